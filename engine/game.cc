@@ -1,0 +1,355 @@
+#include "engine/game.h"
+
+#include "absl/strings/str_cat.h"
+
+namespace trix::engine {
+namespace {
+
+absl::Status Illegal(absl::string_view message) {
+  return absl::FailedPreconditionError(message);
+}
+
+const char* PhaseName(Phase phase) {
+  switch (phase) {
+    case Phase::kDealing:
+      return "dealing";
+    case Phase::kChoosingContract:
+      return "contract choice";
+    case Phase::kDoubling:
+      return "doubling";
+    case Phase::kPlaying:
+      return "play";
+    case Phase::kGameOver:
+      return "game over";
+  }
+  return "?";
+}
+
+uint32_t ContractBit(Contract c) { return 1u << static_cast<int>(c); }
+
+}  // namespace
+
+Action Action::Deal(const Hands& hands) {
+  Action a;
+  a.type = ActionType::kDeal;
+  a.hands = hands;
+  return a;
+}
+Action Action::ChooseContract(int seat, Contract contract) {
+  Action a;
+  a.type = ActionType::kChooseContract;
+  a.seat = static_cast<int8_t>(seat);
+  a.contract = contract;
+  return a;
+}
+Action Action::SelectDoubles(int seat, CardSet cards) {
+  Action a;
+  a.type = ActionType::kSelectDoubles;
+  a.seat = static_cast<int8_t>(seat);
+  a.cards = cards;
+  return a;
+}
+Action Action::Ready(int seat) {
+  Action a;
+  a.type = ActionType::kReady;
+  a.seat = static_cast<int8_t>(seat);
+  return a;
+}
+Action Action::PlayCard(int seat, Card card) {
+  Action a;
+  a.type = ActionType::kPlayCard;
+  a.seat = static_cast<int8_t>(seat);
+  a.card = card;
+  return a;
+}
+
+Game::Game(const Rules& rules) : rules_(rules) {
+  events_.reserve(256);
+  log_.reserve(128);
+}
+
+absl::StatusOr<Game> Game::Replay(const Rules& rules, const std::vector<Action>& log) {
+  Game game(rules);
+  for (size_t i = 0; i < log.size(); ++i) {
+    absl::Status status = game.Apply(log[i]);
+    if (!status.ok()) {
+      return absl::Status(status.code(),
+                          absl::StrCat("action ", i, ": ", status.message()));
+    }
+  }
+  return game;
+}
+
+bool Game::CanAct(int seat) const {
+  if (seat < 0 || seat >= kNumSeats) return false;
+  switch (phase_) {
+    case Phase::kChoosingContract:
+      return seat == owner_;
+    case Phase::kDoubling:
+      return !ready_[seat];
+    case Phase::kPlaying:
+      return seat == deal_.to_play();
+    default:
+      return false;
+  }
+}
+
+int Game::ToAct() const {
+  if (phase_ == Phase::kChoosingContract) return owner_;
+  if (phase_ == Phase::kPlaying) return deal_.to_play();
+  return -1;
+}
+
+uint32_t Game::AvailableContracts() const {
+  if (phase_ != Phase::kChoosingContract) return 0;
+  uint32_t bits = 0;
+  for (Contract c : ContractsOf(rules_.variant.format)) bits |= ContractBit(c);
+  return bits & ~contracts_played_;
+}
+
+CardSet Game::DoublableFor(int seat) const {
+  if (phase_ != Phase::kDoubling || !CanAct(seat)) return 0;
+  return dealt_[seat] & DoublableCards(contract_, rules_.options);
+}
+
+CardSet Game::LegalCards(int seat) const {
+  if (phase_ != Phase::kPlaying || seat != deal_.to_play()) return 0;
+  return deal_.LegalCards();
+}
+
+absl::Status Game::CheckAction(const Action& action) const {
+  if (phase_ == Phase::kGameOver) return Illegal("the game is over");
+  if (action.type == ActionType::kDeal) {
+    if (phase_ != Phase::kDealing) {
+      return Illegal(absl::StrCat("cannot deal during ", PhaseName(phase_)));
+    }
+    return ValidateHands(action.hands);
+  }
+  if (action.seat < 0 || action.seat >= kNumSeats) {
+    return absl::InvalidArgumentError(absl::StrCat("seat ", action.seat, " is not 0-3"));
+  }
+  const std::string seat = absl::StrCat("seat ", action.seat);
+  switch (action.type) {
+    case ActionType::kChooseContract: {
+      if (phase_ != Phase::kChoosingContract) {
+        return Illegal(absl::StrCat("no contract is being chosen during ",
+                                    PhaseName(phase_)));
+      }
+      if (action.seat != owner_) {
+        return Illegal(absl::StrCat(seat, " does not own this kingdom; seat ", owner_,
+                                    " picks its contracts"));
+      }
+      if (!InFormat(action.contract, rules_.variant.format)) {
+        return Illegal(absl::StrCat(ContractName(action.contract), " is not played in ",
+                                    FormatName(rules_.variant.format), " games"));
+      }
+      if (contracts_played_ & ContractBit(action.contract)) {
+        return Illegal(absl::StrCat(ContractName(action.contract),
+                                    " was already played in this kingdom"));
+      }
+      return absl::OkStatus();
+    }
+    case ActionType::kSelectDoubles:
+    case ActionType::kReady: {
+      if (phase_ != Phase::kDoubling) {
+        return Illegal(absl::StrCat("doubling is not open during ", PhaseName(phase_)));
+      }
+      if (ready_[action.seat]) return Illegal(absl::StrCat(seat, " is already ready"));
+      if (action.type == ActionType::kReady) return absl::OkStatus();
+      const CardSet bad = action.cards & ~(dealt_[action.seat] &
+                                           DoublableCards(contract_, rules_.options));
+      if (bad) {
+        const Card card = Lowest(bad);
+        if (!(Bit(card) & kAllCards)) {
+          return absl::InvalidArgumentError("the doubles hold a non-card");
+        }
+        if (!(Bit(card) & DoublableCards(contract_, rules_.options))) {
+          return Illegal(absl::StrCat("cannot double ", CardName(card), " in ",
+                                      ContractName(contract_)));
+        }
+        return Illegal(absl::StrCat(seat, " cannot double ", CardName(card),
+                                    ": only its holder may double a card"));
+      }
+      return absl::OkStatus();
+    }
+    case ActionType::kPlayCard: {
+      if (phase_ != Phase::kPlaying) {
+        return Illegal(absl::StrCat("no card may be played during ", PhaseName(phase_)));
+      }
+      if (action.seat != deal_.to_play()) {
+        return Illegal(absl::StrCat("it is seat ", deal_.to_play(), "'s turn, not ",
+                                    seat, "'s"));
+      }
+      return deal_.CheckPlay(action.card);
+    }
+    case ActionType::kDeal:
+      break;
+  }
+  return absl::InvalidArgumentError("unknown action");
+}
+
+absl::Status Game::Apply(const Action& action) {
+  if (absl::Status status = CheckAction(action); !status.ok()) return status;
+  log_.push_back(action);
+  switch (action.type) {
+    case ActionType::kDeal:
+      StartDeal(action.hands);
+      break;
+    case ActionType::kChooseContract:
+      ChooseContract(action.contract, action.autopilot);
+      break;
+    case ActionType::kSelectDoubles: {
+      selected_[action.seat] = action.cards;
+      Event e = MakeEvent(EventType::kDoublesSelected, action.seat);
+      e.cards = action.cards;
+      e.automatic = action.autopilot;
+      events_.push_back(e);
+      break;
+    }
+    case ActionType::kReady: {
+      ready_[action.seat] = true;
+      Event e = MakeEvent(EventType::kReady, action.seat);
+      e.automatic = action.autopilot;
+      events_.push_back(e);
+      if (ready_[0] && ready_[1] && ready_[2] && ready_[3]) {
+        for (int s = 0; s < kNumSeats; ++s) {
+          if (!selected_[s]) continue;
+          Event r = MakeEvent(EventType::kDoublesRevealed, s);
+          r.cards = selected_[s];
+          events_.push_back(r);
+        }
+        StartPlay();
+      }
+      break;
+    }
+    case ActionType::kPlayCard:
+      PlayCard(action.seat, action.card, action.autopilot);
+      break;
+  }
+  return absl::OkStatus();
+}
+
+Event Game::MakeEvent(EventType type, int seat) const {
+  Event e;
+  e.type = type;
+  e.seat = static_cast<int8_t>(seat);
+  e.deal = static_cast<int8_t>(deals_started_ - 1);
+  e.kingdom = static_cast<int8_t>(kingdom_);
+  e.contract = contract_;
+  return e;
+}
+
+void Game::StartDeal(const Hands& hands) {
+  const int per_kingdom = static_cast<int>(ContractsOf(rules_.variant.format).size());
+  if (first_owner_ < 0) {
+    first_owner_ = 0;
+    while (!(hands[first_owner_] & Bit(kSevenOfHearts))) ++first_owner_;
+  }
+  kingdom_ = deals_started_ / per_kingdom;
+  if (deals_started_ % per_kingdom == 0) contracts_played_ = 0;
+  owner_ = (first_owner_ + kingdom_) % kNumSeats;
+  ++deals_started_;
+  dealt_ = hands;
+  selected_ = {};
+  ready_ = {};
+  contract_ = kNoContract;
+  phase_ = Phase::kChoosingContract;
+
+  events_.push_back(MakeEvent(EventType::kDealStarted, owner_));
+  Event hand = MakeEvent(EventType::kHandShown, owner_);
+  hand.cards = dealt_[owner_];
+  events_.push_back(hand);
+
+  const uint32_t left = AvailableContracts();
+  if ((left & (left - 1)) == 0) {
+    ChooseContract(static_cast<Contract>(__builtin_ctz(left)), /*automatic=*/true);
+  }
+}
+
+void Game::ChooseContract(Contract contract, bool automatic) {
+  contract_ = contract;
+  contracts_played_ |= ContractBit(contract);
+  Event chosen = MakeEvent(EventType::kContractChosen, owner_);
+  chosen.automatic = automatic;
+  events_.push_back(chosen);
+  for (int i = 1; i < kNumSeats; ++i) {
+    const int seat = (owner_ + i) % kNumSeats;
+    Event hand = MakeEvent(EventType::kHandShown, seat);
+    hand.cards = dealt_[seat];
+    events_.push_back(hand);
+  }
+  if (DoublableCards(contract_, rules_.options)) {
+    phase_ = Phase::kDoubling;
+  } else {
+    StartPlay();
+  }
+}
+
+void Game::StartPlay() {
+  deal_ = Deal(rules_, contract_, owner_, dealt_, selected_);
+  phase_ = Phase::kPlaying;
+  if (TwosShown(rules_.variant, contract_, dealt_)) {
+    for (int s = 0; s < kNumSeats; ++s) {
+      if (!(dealt_[s] & kTwos)) continue;
+      Event twos = MakeEvent(EventType::kTwosShown, s);
+      twos.cards = dealt_[s] & kTwos;
+      events_.push_back(twos);
+    }
+  }
+  EmitPasses();
+  events_.push_back(MakeEvent(EventType::kPlayStarted, deal_.to_play()));
+}
+
+void Game::EmitPasses() {
+  for (int i = 0; i < deal_.recent_passes(); ++i) {
+    Event pass = MakeEvent(EventType::kPassed, deal_.recent_pass(i));
+    pass.automatic = true;
+    events_.push_back(pass);
+  }
+}
+
+void Game::PlayCard(int seat, Card card, bool autopilot) {
+  const int tricks_before = deal_.tricks_played();
+  const int out_before = deal_.seats_out();
+  deal_.Play(card);
+
+  Event played = MakeEvent(EventType::kCardPlayed, seat);
+  played.card = card;
+  played.automatic = autopilot;
+  events_.push_back(played);
+  if (deal_.tricks_played() != tricks_before) {
+    Event taken = MakeEvent(EventType::kTrickTaken, deal_.last_trick_winner());
+    taken.cards = deal_.last_trick();
+    events_.push_back(taken);
+  }
+  for (int i = out_before; i < deal_.seats_out(); ++i) {
+    const int out = deal_.out_order()[i];
+    Event e = MakeEvent(EventType::kSeatOut, out);
+    e.values[out] = kTrixPlacePoints[i];
+    events_.push_back(e);
+  }
+  if (deal_.over()) {
+    FinishDeal();
+  } else if (contract_ == Contract::kTrix) {
+    EmitPasses();
+  }
+}
+
+void Game::FinishDeal() {
+  const Scores& scores = deal_.scores();
+  deal_scores_.push_back(scores);
+  for (int s = 0; s < kNumSeats; ++s) totals_[s] += scores[s];
+  Event ended = MakeEvent(EventType::kDealEnded, -1);
+  ended.values = scores;
+  events_.push_back(ended);
+  if (deals_started_ == total_deals()) {
+    phase_ = Phase::kGameOver;
+    Event over = MakeEvent(EventType::kGameEnded, -1);
+    over.values = totals_;
+    events_.push_back(over);
+  } else {
+    phase_ = Phase::kDealing;
+  }
+}
+
+}  // namespace trix::engine
