@@ -128,7 +128,8 @@ absl::Status Game::CheckAction(const Action& action) const {
   if (action.seat < 0 || action.seat >= kNumSeats) {
     return absl::InvalidArgumentError(absl::StrCat("seat ", action.seat, " is not 0-3"));
   }
-  const std::string seat = absl::StrCat("seat ", action.seat);
+  // Spelled out only when an action is refused: the accepted path stays cheap.
+  const auto seat = [&action] { return absl::StrCat("seat ", action.seat); };
   switch (action.type) {
     case ActionType::kChooseContract: {
       if (phase_ != Phase::kChoosingContract) {
@@ -136,7 +137,7 @@ absl::Status Game::CheckAction(const Action& action) const {
                                     PhaseName(phase_)));
       }
       if (action.seat != owner_) {
-        return Illegal(absl::StrCat(seat, " does not own this kingdom; seat ", owner_,
+        return Illegal(absl::StrCat(seat(), " does not own this kingdom; seat ", owner_,
                                     " picks its contracts"));
       }
       if (!InFormat(action.contract, rules_.variant.format)) {
@@ -154,7 +155,7 @@ absl::Status Game::CheckAction(const Action& action) const {
       if (phase_ != Phase::kDoubling) {
         return Illegal(absl::StrCat("doubling is not open during ", PhaseName(phase_)));
       }
-      if (ready_[action.seat]) return Illegal(absl::StrCat(seat, " is already ready"));
+      if (ready_[action.seat]) return Illegal(absl::StrCat(seat(), " is already ready"));
       if (action.type == ActionType::kReady) return absl::OkStatus();
       const CardSet bad = action.cards & ~(dealt_[action.seat] &
                                            DoublableCards(contract_, rules_.options));
@@ -167,7 +168,7 @@ absl::Status Game::CheckAction(const Action& action) const {
           return Illegal(absl::StrCat("cannot double ", CardName(card), " in ",
                                       ContractName(contract_)));
         }
-        return Illegal(absl::StrCat(seat, " cannot double ", CardName(card),
+        return Illegal(absl::StrCat(seat(), " cannot double ", CardName(card),
                                     ": only its holder may double a card"));
       }
       return absl::OkStatus();
@@ -178,7 +179,7 @@ absl::Status Game::CheckAction(const Action& action) const {
       }
       if (action.seat != deal_.to_play()) {
         return Illegal(absl::StrCat("it is seat ", deal_.to_play(), "'s turn, not ",
-                                    seat, "'s"));
+                                    seat(), "'s"));
       }
       return deal_.CheckPlay(action.card);
     }

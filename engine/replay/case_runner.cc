@@ -54,7 +54,13 @@ absl::StatusOr<Rules> ParseRules(const json& c) {
     } else if (key == "end_early" && it->is_boolean()) {
       rules.options.end_early = it->get<bool>();
     } else if (key == "kingdoms" && it->is_number_integer()) {
-      rules.options.kingdoms = it->get<int>();
+      // Range-check before narrowing: get<int>() would wrap 2^32 + 1 to 1.
+      const int64_t kingdoms = it->get<int64_t>();
+      if (kingdoms < 1 || kingdoms > 4) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("kingdoms must be 1 to 4, not ", it->dump()));
+      }
+      rules.options.kingdoms = static_cast<int>(kingdoms);
     } else if (key == "kh_heart_lead" && it->is_string()) {
       absl::StatusOr<HeartLead> lead = ParseHeartLead(it->get<std::string>());
       if (!lead.ok()) return lead.status();
@@ -96,6 +102,9 @@ absl::StatusOr<Hands> ParseDoubles(const json& obj, const Hands& hands,
     if (!card.ok()) return card.status();
     if (!(DoublableCards(contract, options) & Bit(*card))) {
       return absl::InvalidArgumentError(absl::StrCat("cannot double ", CardName(*card)));
+    }
+    if ((by_seat[0] | by_seat[1] | by_seat[2] | by_seat[3]) & Bit(*card)) {
+      return absl::InvalidArgumentError(absl::StrCat(CardName(*card), " is doubled twice"));
     }
     for (int s = 0; s < kNumSeats; ++s) {
       if (hands[s] & Bit(*card)) by_seat[s] |= Bit(*card);
@@ -142,8 +151,9 @@ json RunDeal(const json& c, const json& id) {
   absl::StatusOr<Rules> rules = ParseRules(c);
   if (!rules.ok()) return setup(rules.status());
   auto owner = c.find("owner");
-  if (owner == c.end() || !owner->is_number_integer() || owner->get<int>() < 0 ||
-      owner->get<int>() >= kNumSeats) {
+  // get<int64_t>, not get<int>: an owner of 2^32 must not wrap to seat 0.
+  if (owner == c.end() || !owner->is_number_integer() || owner->get<int64_t>() < 0 ||
+      owner->get<int64_t>() >= kNumSeats) {
     return setup(absl::InvalidArgumentError("'owner' must be a seat 0-3"));
   }
   absl::StatusOr<Contract> contract = ParseCaseContract(c, rules->variant.format);

@@ -1,0 +1,91 @@
+// trix-selfplay: plays one whole game between four autopilot seats with the
+// engine alone and prints every public event, then the result.
+//
+//   trix-selfplay [--mode complex-partner] [--seed 7] [--stakes 100,0,300,0]
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "engine/autopilot.h"
+#include "engine/describe.h"
+#include "engine/observation.h"
+#include "engine/random.h"
+#include "engine/result.h"
+
+namespace trix::engine {
+namespace {
+
+int Usage(const std::string& problem) {
+  std::cerr << problem << "\nusage: trix-selfplay [--mode classic-solo|classic-partner|"
+               "complex-solo|complex-partner] [--seed N] [--stakes a,b,c,d]\n";
+  return 2;
+}
+
+int Main(int argc, char** argv) {
+  Rules rules{{Team::kPartner, Format::kComplex}, Options{}};
+  uint64_t seed = 1;
+  Stakes stakes{};
+  for (int i = 1; i + 1 < argc; i += 2) {
+    const std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--mode") {
+      std::vector<std::string> parts = absl::StrSplit(value, '-');
+      if (parts.size() != 2) return Usage("bad --mode " + value);
+      absl::StatusOr<Format> format = ParseFormat(parts[0]);
+      absl::StatusOr<Team> team = ParseTeam(parts[1]);
+      if (!format.ok() || !team.ok()) return Usage("bad --mode " + value);
+      rules.variant = {*team, *format};
+    } else if (flag == "--seed") {
+      if (!absl::SimpleAtoi(value, &seed)) return Usage("bad --seed " + value);
+    } else if (flag == "--stakes") {
+      std::vector<std::string> parts = absl::StrSplit(value, ',');
+      if (parts.size() != kNumSeats) return Usage("--stakes takes 4 amounts");
+      for (int s = 0; s < kNumSeats; ++s) {
+        if (!absl::SimpleAtoi(parts[s], &stakes[s])) return Usage("bad stake " + parts[s]);
+      }
+    } else {
+      return Usage("unknown flag " + flag);
+    }
+  }
+
+  Game game(rules);
+  size_t shown = 0;
+  while (game.phase() != Phase::kGameOver) {
+    Action action;
+    if (game.phase() == Phase::kDealing) {
+      action = Action::Deal(ShuffledHands(seed, game.deals_started()));
+    } else {
+      int seat = 0;
+      while (!game.CanAct(seat)) ++seat;
+      action = AutopilotAction(game, seat);
+    }
+    if (absl::Status s = game.Apply(action); !s.ok()) {
+      std::cerr << "engine rejected its own autopilot: " << s << "\n";
+      return 1;
+    }
+    for (; shown < game.events().size(); ++shown) {
+      const Event& e = game.events()[shown];
+      if (VisibleTo(e, kSpectator)) std::cout << DescribeEvent(e) << "\n";
+    }
+  }
+  const GameResult r = ResultOf(rules.variant, game.totals(), stakes);
+  std::cout << ModeName(rules.variant) << " seed " << seed << "\n"
+            << "totals:  " << absl::StrJoin(r.totals, " ") << "\n"
+            << "places:  " << absl::StrJoin(r.places, " ") << "\n";
+  if (rules.variant.team == Team::kPartner) {
+    std::cout << "teams:   " << absl::StrJoin(r.team_totals, " ") << "  winner: "
+              << (r.winner_team < 0 ? std::string("draw")
+                                    : "team " + std::to_string(r.winner_team))
+              << "\n";
+  }
+  std::cout << "payouts: " << absl::StrJoin(r.payouts, " ") << "\n";
+  return 0;
+}
+
+}  // namespace
+}  // namespace trix::engine
+
+int main(int argc, char** argv) { return trix::engine::Main(argc, argv); }

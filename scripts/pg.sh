@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL 15 server for tests and local runs.
+#
+#   scripts/pg.sh start DIR PORT   # initdb into DIR (if new) and start on PORT
+#   scripts/pg.sh stop DIR
+#
+# The server listens on 127.0.0.1 and a socket in DIR, trusts local connections, and
+# has a database "mamlaka". PostgreSQL refuses to run as root, so as root it runs as
+# the "postgres" system user that the postgresql-15 package creates.
+set -euo pipefail
+
+bindir=/usr/lib/postgresql/15/bin
+cmd=${1:?usage: pg.sh start DIR PORT | stop DIR}
+dir=${2:?data folder}
+
+as_pg() {
+  if [ "$(id -u)" -eq 0 ]; then
+    runuser -u postgres -- "$@"
+  else
+    "$@"
+  fi
+}
+
+case "$cmd" in
+  start)
+    port=${3:?port}
+    mkdir -p "$dir"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
+    if [ ! -f "$dir/data/PG_VERSION" ]; then
+      as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 >"$dir/initdb.log"
+    fi
+    as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
+    as_pg "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -tAc \
+      "SELECT 1 FROM pg_database WHERE datname='mamlaka'" | grep -q 1 ||
+      as_pg "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres mamlaka
+    echo "postgresql://postgres@127.0.0.1:$port/mamlaka"
+    ;;
+  stop)
+    if [ -f "$dir/data/postmaster.pid" ]; then
+      as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
+    fi
+    ;;
+  *)
+    echo "usage: pg.sh start DIR PORT | stop DIR" >&2
+    exit 2
+    ;;
+esac
