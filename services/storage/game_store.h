@@ -1,0 +1,187 @@
+// Durable storage of games in PostgreSQL: each game's configuration and seats, its
+// append-only action log, the lease that says which table-service instance owns
+// it, its decision deadline, and, once it ends, its result row and an outbox
+// record for the ratings service.
+//
+// The table service appends every accepted action here before it acknowledges or
+// broadcasts it. Appends from all games are group-committed: one writer takes
+// every append waiting at that moment and commits them in one transaction, so many
+// tables share one flush; if that batch fails, each append is retried in its own
+// transaction, so one game's bad write never fails another's. An append that the
+// callback reports OK is durable.
+//
+// The payloads are opaque bytes: the table service owns their format.
+//
+//   auto store = GameStore::Open({.url = url, .instance_id = "table-1"});
+//   (*store)->Migrate();
+//   (*store)->CreateGame(game);
+//   (*store)->Append({game_id, {entry}}, [](absl::Status s) { ... });
+//
+// Errors: absl::Status; libpqxx exceptions never leave this layer. A database that
+// cannot be reached is UNAVAILABLE; a unique-key clash (a duplicate request id) is
+// ALREADY_EXISTS; an unknown game NOT_FOUND.
+#ifndef TRIX_SERVICES_STORAGE_GAME_STORE_H_
+#define TRIX_SERVICES_STORAGE_GAME_STORE_H_
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+
+namespace trix::storage {
+
+struct StoreOptions {
+  std::string url;              // postgresql://user@host:port/db
+  std::string instance_id;      // this process, for leases
+  int connections = 4;          // pool size (the group-commit writer has its own)
+  int max_batch = 512;          // appends per group commit at most
+  absl::Duration lease_ttl = absl::Seconds(15);  // the lease CreateGame takes
+};
+
+struct SeatRecord {
+  std::string player_id;
+  std::string display_name;
+  bool bot = false;
+  int64_t stake = 0;
+  std::string token_hash;       // SHA-256 of the seat token, hex; never the token
+};
+
+struct NewGame {
+  std::string game_id;
+  std::string request_id;       // CreateTable idempotency key
+  std::string mode;             // "complex-partner", ...
+  std::string config;           // opaque: the table's settings (rules, clocks, seed)
+  std::array<SeatRecord, 4> seats;
+};
+
+// One entry of a game's log, in order.
+struct LogEntry {
+  int64_t index = 0;            // 0-based, dense: the n-th entry of the game
+  int seat = -1;                // the acting seat, -1 for the server
+  std::string request_id;       // the client's key, "" for server entries
+  std::string payload;          // opaque: what happened
+  std::string response;         // opaque: the answer given, repeated for a retry
+  absl::Time time;
+};
+
+// The end of a game, written in the same transaction as its last entries.
+struct GameEnd {
+  std::string result;           // opaque (JSON): totals, places, teams, payouts
+  std::array<int32_t, 4> totals{};
+  std::array<int32_t, 4> places{};
+  std::string outbox_payload;   // what the ratings service consumes (JSON)
+};
+
+struct AppendRequest {
+  std::string game_id;
+  std::vector<LogEntry> entries;  // consecutive indexes, continuing the log
+  // The decision clock after these entries: the moment the autopilot acts, or
+  // nullopt when no clock runs.
+  std::optional<absl::Time> deadline;
+  std::optional<GameEnd> end;
+};
+
+struct StoredGame {
+  NewGame game;
+  absl::Time created;
+  std::vector<LogEntry> entries;
+  std::optional<absl::Time> deadline;
+  bool finished = false;
+  std::string result;           // when finished
+};
+
+struct GameListing {
+  std::string game_id;
+  std::string mode;
+  int seat = -1;
+  int32_t total = 0;
+  int32_t place = 0;
+  std::string result;
+  absl::Time created;
+  std::optional<absl::Time> finished;
+  // Opaque: pass the last listing's cursor as ListFinished's `before` for the
+  // next page. Empty for active games.
+  std::string cursor;
+};
+
+// Counters of the group-commit writer, for metrics and tests.
+struct AppendStats {
+  int64_t requests = 0;       // appends answered, OK or not
+  int64_t failed = 0;         // of which answered with an error
+  int64_t entries = 0;        // log entries written
+  int64_t commits = 0;        // transactions committed that wrote appends
+  int64_t retried_alone = 0;  // appends retried in their own transaction
+};
+
+class GameStore {
+ public:
+  // Checks the options (INVALID_ARGUMENT) but does not connect: connections open on
+  // first use, so a service can start before its database and report readiness
+  // through CheckReady(). The destructor writes every queued append first.
+  static absl::StatusOr<std::unique_ptr<GameStore>> Open(const StoreOptions& options);
+  ~GameStore();
+
+  // Applies the numbered SQL files of migrations/ not yet recorded, in order, under
+  // an advisory lock (safe when several instances start at once).
+  absl::Status Migrate(const std::string& migrations_dir);
+  // OK when the database answers and every migration is applied.
+  absl::Status CheckReady();
+
+  // Creates a game and takes its lease for this instance. A request_id seen before
+  // returns ALREADY_EXISTS with the existing game id in `existing_game_id`.
+  absl::Status CreateGame(const NewGame& game, std::string* existing_game_id = nullptr);
+
+  // Queues entries for the next group commit; `done` runs on the writer thread once
+  // they are durable (OK) or rejected (nothing of this request was written).
+  //
+  // Rejections: NOT_FOUND (no such game), FAILED_PRECONDITION (the lease is not
+  // this instance's or lapsed: "lease lost"; the game has ended; the first index
+  // would leave a gap), ALREADY_EXISTS (the first index, or a seat's request id,
+  // is already in the log), INVALID_ARGUMENT (indexes not consecutive, a seat
+  // outside -1..3, a result or outbox payload that is not JSON), UNAVAILABLE (no
+  // database; the writer reconnects by itself). One exception to "nothing was
+  // written": if the connection broke during COMMIT and the writer could not look
+  // afterwards, the answer is UNAVAILABLE with "outcome is unknown" in the message;
+  // LoadGame() tells. Appends to one game are written in the order they were
+  // queued. `done` must not throw, and should not block: every game waits on it.
+  void Append(AppendRequest request, std::function<void(absl::Status)> done);
+  absl::Status AppendSync(AppendRequest request);
+  AppendStats append_stats() const;
+
+  absl::StatusOr<StoredGame> LoadGame(const std::string& game_id);
+
+  // Leases: the instance holding a game's unexpired lease is the only one that may
+  // append to it. Renew extends every lease this instance holds; Claim takes up to
+  // `limit` unfinished games whose lease lapsed (a dead instance's) and returns them.
+  absl::Status RenewLeases(absl::Duration ttl);
+  absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl, int limit);
+  // Makes a game this instance holds claimable at once (graceful shutdown);
+  // FAILED_PRECONDITION when another instance holds it, NOT_FOUND when unknown.
+  absl::Status ReleaseLease(const std::string& game_id);
+
+  // Unfinished games the player sits in (once per seat), newest first.
+  absl::StatusOr<std::vector<GameListing>> ListActive(const std::string& player_id);
+  // Finished games, newest first; `before` is the page cursor from the last page
+  // (GameListing::cursor of its last listing), "" for the first. A page holds
+  // min(limit, 500) listings; a shorter page is the last.
+  absl::StatusOr<std::vector<GameListing>> ListFinished(const std::string& player_id,
+                                                        int limit,
+                                                        const std::string& before);
+
+ private:
+  struct Impl;
+  explicit GameStore(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace trix::storage
+
+#endif  // TRIX_SERVICES_STORAGE_GAME_STORE_H_

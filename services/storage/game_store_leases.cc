@@ -1,0 +1,159 @@
+// GameStore's leases and a player's listings (see game_store.h).
+#include <pqxx/result>
+#include <pqxx/transaction>
+#include <utility>
+
+#include "absl/strings/escaping.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "services/storage/game_store.h"
+#include "services/storage/game_store_impl.h"
+#include "services/storage/game_store_sql.h"
+
+namespace trix::storage {
+namespace {
+
+// A page cursor: where the last page ended in ListFinished's order. Opaque to
+// callers (web-safe base64) so the key can change without changing the API.
+struct Cursor {
+  int64_t finished_micros = 0;
+  int seat = 0;
+  std::string game_id;
+};
+
+std::string EncodeCursor(const Cursor& cursor) {
+  return absl::WebSafeBase64Escape(
+      absl::StrCat(cursor.finished_micros, ",", cursor.seat, ",", cursor.game_id));
+}
+
+absl::StatusOr<Cursor> DecodeCursor(const std::string& text) {
+  std::string plain;
+  Cursor cursor;
+  if (absl::WebSafeBase64Unescape(text, &plain)) {
+    std::vector<std::string> parts = absl::StrSplit(plain, absl::MaxSplits(',', 2));
+    if (parts.size() == 3 && absl::SimpleAtoi(parts[0], &cursor.finished_micros) &&
+        absl::SimpleAtoi(parts[1], &cursor.seat) && cursor.seat >= 0 &&
+        cursor.seat <= 3) {
+      cursor.game_id = std::move(parts[2]);
+      return cursor;
+    }
+  }
+  return absl::InvalidArgumentError("bad page cursor");
+}
+
+// Keeps a listing page's size sane whatever the client asked for.
+constexpr int kMaxPage = 500;
+
+}  // namespace
+
+absl::Status GameStore::RenewLeases(absl::Duration ttl) {
+  if (ttl <= absl::ZeroDuration())
+    return absl::InvalidArgumentError("ttl must be positive");
+  return impl_->pool.Run("renewing leases", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec_params0(sql::kRenewLeases, impl_->options.instance_id,
+                    absl::ToInt64Microseconds(ttl));
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<std::vector<std::string>> GameStore::ClaimOrphans(absl::Duration ttl,
+                                                                 int limit) {
+  if (ttl <= absl::ZeroDuration())
+    return absl::InvalidArgumentError("ttl must be positive");
+  if (limit < 1) return absl::InvalidArgumentError("limit must be at least 1");
+  std::vector<std::string> claimed;
+  absl::Status status =
+      impl_->pool.Run("claiming orphaned games", [&](pqxx::connection& c) {
+        pqxx::work tx(c);
+        const pqxx::result rows =
+            tx.exec_params(sql::kClaimOrphans, impl_->options.instance_id,
+                           absl::ToInt64Microseconds(ttl), limit);
+        tx.commit();
+        for (const pqxx::row& row : rows) claimed.push_back(row[0].as<std::string>());
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return claimed;
+}
+
+absl::Status GameStore::ReleaseLease(const std::string& game_id) {
+  return impl_->pool.Run("releasing a lease", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    if (!tx.exec_params(sql::kReleaseLease, game_id, impl_->options.instance_id)
+             .empty()) {
+      tx.commit();
+      return absl::OkStatus();
+    }
+    const pqxx::result owner =
+        tx.exec_params("SELECT lease_owner FROM games WHERE id = $1", game_id);
+    if (owner.empty())
+      return absl::NotFoundError(absl::StrCat("game ", game_id, " not found"));
+    return absl::FailedPreconditionError(absl::StrCat("game ", game_id, " is leased to ",
+                                                      owner[0][0].as<std::string>(),
+                                                      ", not to us"));
+  });
+}
+
+absl::StatusOr<std::vector<GameListing>> GameStore::ListActive(
+    const std::string& player_id) {
+  std::vector<GameListing> listings;
+  absl::Status status = impl_->pool.Run("listing active games", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    for (const pqxx::row& row : tx.exec_params(sql::kListActive, player_id)) {
+      GameListing listing;
+      listing.game_id = row[0].as<std::string>();
+      listing.mode = row[1].as<std::string>();
+      listing.seat = row[2].as<int>();
+      listing.created = absl::FromUnixMicros(row[3].as<int64_t>());
+      listings.push_back(std::move(listing));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return listings;
+}
+
+absl::StatusOr<std::vector<GameListing>> GameStore::ListFinished(
+    const std::string& player_id, int limit, const std::string& before) {
+  if (limit < 1) return absl::InvalidArgumentError("limit must be at least 1");
+  limit = std::min(limit, kMaxPage);
+  std::optional<Cursor> cursor;
+  if (!before.empty()) {
+    absl::StatusOr<Cursor> decoded = DecodeCursor(before);
+    if (!decoded.ok()) return decoded.status();
+    cursor = *std::move(decoded);
+  }
+  std::vector<GameListing> listings;
+  absl::Status status =
+      impl_->pool.Run("listing finished games", [&](pqxx::connection& c) {
+        pqxx::read_transaction tx(c);
+        const pqxx::result rows =
+            cursor.has_value()
+                ? tx.exec_params(sql::kListFinished, player_id, cursor->finished_micros,
+                                 cursor->game_id, cursor->seat, limit)
+                : tx.exec_params(sql::kListFinished, player_id, nullptr, nullptr, nullptr,
+                                 limit);
+        for (const pqxx::row& row : rows) {
+          GameListing listing;
+          listing.game_id = row[0].as<std::string>();
+          listing.mode = row[1].as<std::string>();
+          listing.seat = row[2].as<int>();
+          listing.total = row[3].as<int32_t>();
+          listing.place = row[4].as<int32_t>();
+          listing.result = row[5].as<std::string>();
+          listing.created = absl::FromUnixMicros(row[6].as<int64_t>());
+          const int64_t finished = row[7].as<int64_t>();
+          listing.finished = absl::FromUnixMicros(finished);
+          listing.cursor = EncodeCursor({finished, listing.seat, listing.game_id});
+          listings.push_back(std::move(listing));
+        }
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return listings;
+}
+
+}  // namespace trix::storage

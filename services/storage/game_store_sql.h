@@ -1,0 +1,99 @@
+// The SQL of GameStore's pooled calls, kept together so the queries can be read
+// against the schema in migrations/ in one place. (The group-commit writer's
+// statements live in log_writer.cc.)
+//
+// Times cross the wire as bigint microseconds since the Unix epoch, converted in
+// SQL, so no result depends on the session's TimeZone or DateStyle and none loses
+// precision.
+#ifndef TRIX_SERVICES_STORAGE_GAME_STORE_SQL_H_
+#define TRIX_SERVICES_STORAGE_GAME_STORE_SQL_H_
+
+namespace trix::storage::sql {
+
+// $1 id, $2 request id ('' for none), $3 mode, $4 config, $5 owner, $6 lease µs.
+// DO NOTHING on any conflict: the caller then tells a request-id replay from a
+// game-id clash.
+inline constexpr const char* kInsertGame = R"sql(
+INSERT INTO games (id, request_id, mode, config, lease_owner, lease_until)
+VALUES ($1, NULLIF($2, ''), $3, $4, $5, now() + $6::bigint * interval '1 microsecond')
+ON CONFLICT DO NOTHING
+RETURNING id)sql";
+
+// $1 game id, then one array per column, one element per seat.
+inline constexpr const char* kInsertSeats = R"sql(
+INSERT INTO game_seats (game_id, seat, player_id, display_name, bot, stake, token_hash)
+SELECT $1::text, u.*
+FROM unnest($2::int2[], $3::text[], $4::text[], $5::bool[], $6::int8[], $7::text[]) AS u)sql";
+
+inline constexpr const char* kSelectGame = R"sql(
+SELECT request_id, mode, config,
+       (extract(epoch FROM created) * 1000000)::bigint,
+       (extract(epoch FROM deadline) * 1000000)::bigint,
+       result::text
+FROM games WHERE id = $1)sql";
+
+inline constexpr const char* kSelectSeats = R"sql(
+SELECT seat, player_id, display_name, bot, stake, token_hash
+FROM game_seats WHERE game_id = $1 ORDER BY seat)sql";
+
+inline constexpr const char* kSelectLog = R"sql(
+SELECT idx, seat, request_id, payload, response,
+       (extract(epoch FROM time) * 1000000)::bigint
+FROM game_log WHERE game_id = $1 ORDER BY idx)sql";
+
+// $1 owner, $2 ttl µs. Rows are locked in id order, as the writer locks them, so
+// a renewal and a batch never deadlock.
+inline constexpr const char* kRenewLeases = R"sql(
+WITH mine AS (
+  SELECT id FROM games
+  WHERE lease_owner = $1 AND finished IS NULL
+  ORDER BY id FOR NO KEY UPDATE)
+UPDATE games AS g SET lease_until = now() + $2::bigint * interval '1 microsecond'
+FROM mine WHERE g.id = mine.id)sql";
+
+// $1 owner, $2 ttl µs, $3 limit. SKIP LOCKED: two instances claiming at once take
+// disjoint games, and a game whose owner is writing to it right now (the writer
+// holds its row lock) is not taken from under it. The row lock is held until
+// commit, and a concurrent claimer that waited re-checks lease_until on the new
+// row version, so a game is never claimed twice.
+inline constexpr const char* kClaimOrphans = R"sql(
+WITH lapsed AS (
+  SELECT id FROM games
+  WHERE finished IS NULL AND lease_until < now()
+  ORDER BY lease_until LIMIT $3
+  FOR NO KEY UPDATE SKIP LOCKED)
+UPDATE games AS g
+SET lease_owner = $1, lease_until = now() + $2::bigint * interval '1 microsecond'
+FROM lapsed WHERE g.id = lapsed.id
+RETURNING g.id)sql";
+
+// $1 game, $2 owner. -infinity: claimable at once by anyone.
+inline constexpr const char* kReleaseLease = R"sql(
+UPDATE games SET lease_until = '-infinity'
+WHERE id = $1 AND lease_owner = $2
+RETURNING id)sql";
+
+inline constexpr const char* kListActive = R"sql(
+SELECT g.id, g.mode, s.seat, (extract(epoch FROM g.created) * 1000000)::bigint
+FROM game_seats AS s JOIN games AS g ON g.id = s.game_id
+WHERE s.player_id = $1 AND g.finished IS NULL
+ORDER BY g.created DESC, g.id, s.seat)sql";
+
+// $1 player, $2..$4 the cursor (finished µs, game id, seat; NULLs for the first
+// page), $5 limit. Keyset pagination: newest first, and a seat is the last key
+// because one bot account may sit at several seats of one game.
+inline constexpr const char* kListFinished = R"sql(
+SELECT g.id, g.mode, s.seat, coalesce(s.total, 0), coalesce(s.place, 0), g.result::text,
+       (extract(epoch FROM g.created) * 1000000)::bigint,
+       (extract(epoch FROM g.finished) * 1000000)::bigint
+FROM game_seats AS s JOIN games AS g ON g.id = s.game_id
+WHERE s.player_id = $1 AND g.finished IS NOT NULL
+  AND ($2::bigint IS NULL OR
+       (g.finished, g.id, s.seat) <
+       (timestamptz 'epoch' + $2::bigint * interval '1 microsecond', $3::text, $4::int2))
+ORDER BY g.finished DESC, g.id DESC, s.seat DESC
+LIMIT $5)sql";
+
+}  // namespace trix::storage::sql
+
+#endif  // TRIX_SERVICES_STORAGE_GAME_STORE_SQL_H_

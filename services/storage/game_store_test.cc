@@ -1,0 +1,257 @@
+// GameStore: options, games, the log, game ends. Group commit is tested in
+// log_writer_test.cc; leases, listings and outages in game_store_leases_test.cc.
+#include "services/storage/game_store.h"
+
+#include <pqxx/result>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "services/storage/connection_pool.h"
+#include "services/storage/testing/sample_games.h"
+#include "services/storage/testing/store_test.h"
+#include "services/storage/testing/test_database.h"
+
+namespace trix::storage {
+namespace {
+
+TEST(GameStoreOpenTest, RejectsBadOptions) {
+  EXPECT_EQ(GameStore::Open({.url = "", .instance_id = "t"}).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      GameStore::Open({.url = "postgresql://h/db", .instance_id = ""}).status().code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      GameStore::Open({.url = "postgresql://h/db", .instance_id = "t", .connections = 0})
+          .status()
+          .code(),
+      absl::StatusCode::kInvalidArgument);
+  const absl::Status bad_url =
+      GameStore::Open({.url = "postgresql://h/db?nosuchoption=1", .instance_id = "t"})
+          .status();
+  EXPECT_EQ(bad_url.code(), absl::StatusCode::kInvalidArgument) << bad_url;
+  EXPECT_NE(bad_url.message().find("nosuchoption"), absl::string_view::npos) << bad_url;
+}
+
+TEST(GameStoreOpenTest, AddsConnectionDefaultsTheUrlDoesNotSet) {
+  EXPECT_EQ(*ConnectionUrl("postgresql://u@h:5/db"),
+            "postgresql://u@h:5/db?connect_timeout=5&keepalives_idle=30"
+            "&keepalives_interval=10&keepalives_count=3");
+  EXPECT_EQ(*ConnectionUrl("postgresql://h/db?connect_timeout=1&keepalives_idle=7"),
+            "postgresql://h/db?connect_timeout=1&keepalives_idle=7"
+            "&keepalives_interval=10&keepalives_count=3");
+  EXPECT_EQ(*ConnectionUrl("host=h dbname=db keepalives_count=9"),
+            "host=h dbname=db keepalives_count=9 connect_timeout=5 keepalives_idle=30 "
+            "keepalives_interval=10");
+  EXPECT_EQ(ConnectionUrl("host=h oops").status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(GameStoreOpenTest, OpensWithoutADatabaseAndReportsUnavailable) {
+  // Port 1 refuses connections: the store opens, and its calls say UNAVAILABLE.
+  absl::StatusOr<std::unique_ptr<GameStore>> store = GameStore::Open(
+      {.url = "postgresql://postgres@127.0.0.1:1/none", .instance_id = "t"});
+  ASSERT_TRUE(store.ok()) << store.status();
+  EXPECT_EQ((*store)->CheckReady().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ((*store)->LoadGame("g").status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ((*store)->AppendSync(SampleAppend("g", 0, 1)).code(),
+            absl::StatusCode::kUnavailable);
+}
+
+class GameStoreTest : public StoreTest {};
+
+TEST_F(GameStoreTest, CreateAndLoadRoundTrip) {
+  const NewGame game = SampleGame("g1", "create-1");
+  const absl::Time before = absl::Now();
+  ASSERT_OK(store_->CreateGame(game));
+  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_EQ(stored->game.game_id, "g1");
+  EXPECT_EQ(stored->game.request_id, "create-1");
+  EXPECT_EQ(stored->game.mode, "complex-partner");
+  EXPECT_EQ(stored->game.config, game.config);
+  EXPECT_EQ(stored->game.config.size(), std::string("config of g1").size() + 3);
+  for (int seat = 0; seat < 4; ++seat) {
+    SCOPED_TRACE(seat);
+    const SeatRecord& got = stored->game.seats[seat];
+    EXPECT_EQ(got.player_id, "p" + std::to_string(seat));
+    EXPECT_EQ(got.display_name, game.seats[seat].display_name);
+    EXPECT_EQ(got.bot, seat == 3);
+    EXPECT_EQ(got.stake, 100 * (seat + 1));
+    EXPECT_EQ(got.token_hash, "hash-g1-" + std::to_string(seat));
+  }
+  EXPECT_GE(stored->created, before - absl::Seconds(5));
+  EXPECT_LE(stored->created, absl::Now() + absl::Seconds(5));
+  EXPECT_TRUE(stored->entries.empty());
+  EXPECT_FALSE(stored->deadline.has_value());
+  EXPECT_FALSE(stored->finished);
+  EXPECT_EQ(stored->result, "");
+}
+
+TEST_F(GameStoreTest, LoadingAnUnknownGameIsNotFound) {
+  EXPECT_EQ(store_->LoadGame("nope").status().code(), absl::StatusCode::kNotFound);
+}
+
+TEST_F(GameStoreTest, ARepeatedRequestIdReturnsTheExistingGame) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1", "req-7")));
+  std::string existing = "stale";
+  const absl::Status status = store_->CreateGame(SampleGame("g2", "req-7"), &existing);
+  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
+  EXPECT_EQ(existing, "g1");
+  EXPECT_EQ(store_->LoadGame("g2").status().code(), absl::StatusCode::kNotFound);
+  EXPECT_EQ(Sql("SELECT count(*) FROM game_seats")[0][0].as<int>(), 4);
+}
+
+TEST_F(GameStoreTest, ARepeatedGameIdIsAlreadyExistsWithoutAnExistingId) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1", "req-1")));
+  std::string existing = "stale";
+  const absl::Status status = store_->CreateGame(SampleGame("g1", "req-2"), &existing);
+  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
+  EXPECT_EQ(existing, "");
+}
+
+TEST_F(GameStoreTest, GamesWithoutRequestIdsDoNotClash) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->CreateGame(SampleGame("g2")));
+  EXPECT_EQ(Sql("SELECT count(*) FROM games WHERE request_id IS NULL")[0][0].as<int>(),
+            2);
+  EXPECT_EQ(store_->CreateGame(SampleGame("")).code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(GameStoreTest, AppendsComeBackInOrderWithEveryField) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 1, 3)));
+  AppendRequest server = SampleAppend("g1", 4, 1);
+  server.entries[0].seat = -1;
+  server.entries[0].request_id = "";
+  ASSERT_OK(store_->AppendSync(server));
+
+  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->entries.size(), 5u);
+  for (int i = 0; i < 4; ++i) {
+    SCOPED_TRACE(i);
+    const LogEntry want = SampleEntry("g1", i);
+    const LogEntry& got = stored->entries[i];
+    EXPECT_EQ(got.index, i);
+    EXPECT_EQ(got.seat, want.seat);
+    EXPECT_EQ(got.request_id, want.request_id);
+    EXPECT_EQ(got.payload, want.payload);
+    EXPECT_EQ(got.response, want.response);
+    EXPECT_EQ(got.time, want.time);
+  }
+  EXPECT_EQ(stored->entries[4].seat, -1);
+  EXPECT_EQ(stored->entries[4].request_id, "");
+  ASSERT_TRUE(stored->deadline.has_value());
+  EXPECT_EQ(*stored->deadline, SampleEntry("g1", 4).time + absl::Minutes(1));
+
+  // No clock after an append: the deadline is cleared.
+  AppendRequest no_clock = SampleAppend("g1", 5, 1);
+  no_clock.deadline.reset();
+  ASSERT_OK(store_->AppendSync(no_clock));
+  stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_FALSE(stored->deadline.has_value());
+  EXPECT_EQ(stored->entries.size(), 6u);
+}
+
+TEST_F(GameStoreTest, AppendsThatDoNotContinueTheLogAreRefused) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 2)));
+
+  EXPECT_EQ(store_->AppendSync(SampleAppend("g1", 1, 1)).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(store_->AppendSync(SampleAppend("g1", 3, 1)).code(),
+            absl::StatusCode::kFailedPrecondition);
+  AppendRequest skipping = SampleAppend("g1", 2, 2);
+  skipping.entries[1].index = 5;
+  EXPECT_EQ(store_->AppendSync(skipping).code(), absl::StatusCode::kInvalidArgument);
+  AppendRequest bad_seat = SampleAppend("g1", 2, 1);
+  bad_seat.entries[0].seat = 4;
+  EXPECT_EQ(store_->AppendSync(bad_seat).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->AppendSync(SampleAppend("nope", 0, 1)).code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(store_->AppendSync(SampleAppend("", 0, 1)).code(),
+            absl::StatusCode::kInvalidArgument);
+
+  // None of them wrote anything, and the log still continues at 2.
+  EXPECT_EQ(Sql("SELECT count(*) FROM game_log")[0][0].as<int>(), 2);
+  EXPECT_EQ(Sql("SELECT log_length FROM games")[0][0].as<int>(), 2);
+  EXPECT_OK(store_->AppendSync(SampleAppend("g1", 2, 1)));
+}
+
+TEST_F(GameStoreTest, ARepeatedClientRequestIdIsAlreadyExists) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
+  AppendRequest retry = SampleAppend("g1", 1, 1);
+  retry.entries[0].seat = 0;
+  retry.entries[0].request_id = "g1-r0";  // seat 0's request of entry 0
+  const absl::Status status = store_->AppendSync(retry);
+  EXPECT_EQ(status.code(), absl::StatusCode::kAlreadyExists) << status;
+  // The same request id from another seat is a different request.
+  retry.entries[0].seat = 1;
+  EXPECT_OK(store_->AppendSync(retry));
+}
+
+TEST_F(GameStoreTest, AGameEndWritesResultSeatsAndOutboxWithTheLastEntries) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 3)));
+  AppendRequest last = SampleAppend("g1", 3, 2);
+  last.deadline.reset();
+  last.end = SampleEnd("g1");
+  ASSERT_OK(store_->AppendSync(last));
+
+  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_TRUE(stored->finished);
+  EXPECT_EQ(stored->entries.size(), 5u);
+  EXPECT_FALSE(stored->deadline.has_value());
+  // jsonb keeps the value, not the spelling: keys sorted by length, then bytes.
+  EXPECT_EQ(stored->result, R"({"game": "g1", "totals": [10, 20, 30, 40]})");
+  const pqxx::result seats =
+      Sql("SELECT seat, total, place FROM game_seats ORDER BY seat");
+  ASSERT_EQ(seats.size(), 4u);
+  for (int seat = 0; seat < 4; ++seat) {
+    EXPECT_EQ(seats[seat][1].as<int>(), 10 * (seat + 1));
+    EXPECT_EQ(seats[seat][2].as<int>(), 4 - seat);
+  }
+  const pqxx::result outbox =
+      Sql("SELECT game_id, payload->>'mode', consumed_at IS NULL, "
+          "created = (SELECT finished FROM games) FROM game_results");
+  ASSERT_EQ(outbox.size(), 1u);
+  EXPECT_EQ(outbox[0][0].as<std::string>(), "g1");
+  EXPECT_EQ(outbox[0][1].as<std::string>(), "complex-partner");
+  EXPECT_TRUE(outbox[0][2].as<bool>());
+  EXPECT_TRUE(outbox[0][3].as<bool>());  // one transaction: one now()
+
+  const absl::Status after = store_->AppendSync(SampleAppend("g1", 5, 1));
+  EXPECT_EQ(after.code(), absl::StatusCode::kFailedPrecondition) << after;
+  EXPECT_NE(after.message().find("has ended"), absl::string_view::npos) << after;
+}
+
+TEST_F(GameStoreTest, ABadGameEndWritesNothingOfItsAppend) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
+  AppendRequest last = SampleAppend("g1", 1, 2);
+  last.end = SampleEnd("g1");
+  last.end->outbox_payload = "{not json";
+  const absl::Status status = store_->AppendSync(last);
+  EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
+
+  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  EXPECT_FALSE(stored->finished);
+  EXPECT_EQ(stored->entries.size(), 1u);
+  EXPECT_EQ(Sql("SELECT count(*) FROM game_results")[0][0].as<int>(), 0);
+  EXPECT_EQ(
+      Sql("SELECT count(*) FROM game_seats WHERE total IS NOT NULL")[0][0].as<int>(), 0);
+}
+
+TEST_F(GameStoreTest, CheckReadyAfterMigrate) {
+  ASSERT_OK(store_->Migrate(TestDatabase::MigrationsDir()));
+  EXPECT_OK(store_->CheckReady());
+}
+
+}  // namespace
+}  // namespace trix::storage

@@ -1,0 +1,95 @@
+// The group-commit writer behind GameStore::Append: one thread, one connection,
+// every append waiting at the moment written in one transaction.
+//
+// Why: a commit waits for the server's WAL flush, and a thousand tables each
+// flushing alone would spend their time waiting on the disk. Here, while one batch
+// commits, the next one queues; the writer then takes up to max_batch requests
+// and writes them together, so the flush is shared and the batch grows with load.
+//
+// One transaction per batch:
+//   1. lock the batch's games (FOR NO KEY UPDATE, in id order, so two writers or a
+//      lease renewal never deadlock) and read each one's lease, end and log length;
+//   2. check each request in queue order: the game exists, this instance holds its
+//      unexpired lease, it has not ended, and the entries continue its log exactly;
+//      a request that fails a check is answered with that error and skipped, and
+//      nothing of it is written;
+//   3. insert every entry of the accepted requests with one INSERT ... unnest(...)
+//      of binary arrays (pg_array.h), set each game's deadline and log length with
+//      one UPDATE, and for games that ended set result, seat totals and places and
+//      insert the outbox row;
+//   4. commit, then answer every request.
+// If the batch fails anyway (a constraint the checks do not cover, bad JSON), each
+// request is retried in its own transaction, in order, so only the bad one fails.
+// If the connection broke, the writer reconnects and retries the batch once; if the
+// break came during COMMIT, it first looks whether the batch landed. Requests for
+// one game are written in the order they were queued: the queue is FIFO and
+// batches and retries keep its order.
+#ifndef TRIX_SERVICES_STORAGE_LOG_WRITER_H_
+#define TRIX_SERVICES_STORAGE_LOG_WRITER_H_
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <pqxx/connection>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "services/storage/game_store.h"
+
+namespace trix::storage {
+
+class LogWriter {
+ public:
+  LogWriter(std::string url, std::string instance_id, int max_batch);
+  // Writes everything queued, then stops the thread.
+  ~LogWriter();
+  LogWriter(const LogWriter&) = delete;
+  LogWriter& operator=(const LogWriter&) = delete;
+
+  void Append(AppendRequest request, std::function<void(absl::Status)> done);
+  AppendStats stats() const;
+
+ private:
+  struct Pending {
+    AppendRequest request;
+    std::function<void(absl::Status)> done;
+    absl::Status status;
+  };
+  // What one transaction attempt did.
+  struct Attempt {
+    absl::Status status;             // of the transaction as a whole
+    bool in_doubt = false;           // the connection broke during COMMIT
+    std::vector<Pending*> accepted;  // the requests it tried to write
+  };
+
+  void Run();
+  void Write(std::vector<Pending>& batch);
+  // Writes `group` with the retries described above; sets each request's status
+  // and returns the transaction's.
+  absl::Status WriteGroup(const std::vector<Pending*>& group);
+  Attempt WriteOnce(const std::vector<Pending*>& group);
+  // After an in-doubt commit: did the attempt's entries reach the database?
+  bool Landed(const Attempt& attempt);
+  pqxx::connection& Connection();
+
+  const std::string url_;
+  const std::string instance_id_;
+  const int max_batch_;
+  std::unique_ptr<pqxx::connection> connection_;  // writer thread only
+
+  mutable std::mutex mu_;
+  std::condition_variable queued_;
+  std::deque<Pending> queue_;
+  bool stopping_ = false;
+  AppendStats stats_;
+
+  std::thread thread_;  // last: starts after every member above exists
+};
+
+}  // namespace trix::storage
+
+#endif  // TRIX_SERVICES_STORAGE_LOG_WRITER_H_

@@ -1,0 +1,284 @@
+// Group commit (log_writer.h), through GameStore::Append.
+#include "services/storage/log_writer.h"
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <iostream>
+#include <mutex>
+#include <pqxx/connection>
+#include <pqxx/nontransaction>
+#include <pqxx/result>
+#include <pqxx/transaction>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+#include "services/storage/testing/sample_games.h"
+#include "services/storage/testing/store_test.h"
+
+namespace trix::storage {
+namespace {
+
+// Collects the answers to asynchronous appends.
+class Answers {
+ public:
+  std::function<void(absl::Status)> Slot(int i) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (static_cast<int>(statuses_.size()) <= i) statuses_.resize(i + 1);
+      ++pending_;
+    }
+    return [this, i](absl::Status status) {
+      std::lock_guard<std::mutex> lock(mu_);
+      statuses_[i] = std::move(status);
+      if (--pending_ == 0) all_done_.notify_all();
+    };
+  }
+  // Every status, once every slot was answered.
+  std::vector<absl::Status> Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    all_done_.wait(lock, [&] { return pending_ == 0; });
+    return statuses_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable all_done_;
+  std::vector<absl::Status> statuses_;
+  int pending_ = 0;
+};
+
+class GameStoreAppendTest : public StoreTest {
+ protected:
+  // Makes the writer's next batch wait: a transaction of the test's own holds
+  // the row lock of game "blocker", an append to it is queued, and once the
+  // writer waits on that lock, everything appended until Unblock() queues up and
+  // is taken as one batch.
+  void Block() {
+    ASSERT_OK(store_->CreateGame(SampleGame("blocker")));
+    lock_connection_ = std::make_unique<pqxx::connection>(db_->url());
+    lock_tx_ = std::make_unique<pqxx::work>(*lock_connection_);
+    lock_tx_->exec("SELECT 1 FROM games WHERE id = 'blocker' FOR UPDATE");
+    store_->Append(SampleAppend("blocker", 0, 1),
+                   [this](absl::Status s) { blocker_ = s; });
+    pqxx::connection watcher(db_->url());
+    for (int i = 0; i < 1000; ++i) {
+      pqxx::nontransaction tx(watcher);
+      if (tx.exec("SELECT 1 FROM pg_stat_activity WHERE application_name = "
+                  "'mamlaka writer table-1' AND wait_event_type = 'Lock'")
+              .size() == 1) {
+        return;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+    FAIL() << "the writer never waited for the blocker's lock";
+  }
+  void Unblock() {
+    lock_tx_->commit();
+    lock_tx_.reset();
+    lock_connection_.reset();
+  }
+
+  std::vector<LogEntry> Log(const std::string& game_id) {
+    absl::StatusOr<StoredGame> stored = store_->LoadGame(game_id);
+    EXPECT_TRUE(stored.ok()) << stored.status();
+    return stored.ok() ? stored->entries : std::vector<LogEntry>{};
+  }
+
+  absl::Status blocker_;
+  std::unique_ptr<pqxx::connection> lock_connection_;
+  std::unique_ptr<pqxx::work> lock_tx_;
+};
+
+TEST_F(GameStoreAppendTest, ConcurrentAppendsShareCommitsAndStayInOrder) {
+  constexpr int kGames = 100, kThreads = 8, kPerGame = 20;
+  for (int g = 0; g < kGames; ++g)
+    ASSERT_OK(store_->CreateGame(SampleGame(absl::StrCat("g", g))));
+  Answers answers;
+  std::vector<std::function<void(absl::Status)>> slots;
+  for (int i = 0; i < kGames * kPerGame; ++i) slots.push_back(answers.Slot(i));
+  // Each game belongs to one thread, which appends its entries in index order.
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < kPerGame; ++round) {
+        for (int g = t; g < kGames; g += kThreads) {
+          store_->Append(SampleAppend(absl::StrCat("g", g), round, 1),
+                         slots[g * kPerGame + round]);
+        }
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  const std::vector<absl::Status> statuses = answers.Wait();
+  for (int i = 0; i < kGames * kPerGame; ++i) {
+    ASSERT_TRUE(statuses[i].ok()) << "append " << i << ": " << statuses[i];
+  }
+
+  const AppendStats stats = store_->append_stats();
+  EXPECT_EQ(stats.requests, kGames * kPerGame);
+  EXPECT_EQ(stats.entries, kGames * kPerGame);
+  EXPECT_EQ(stats.failed, 0);
+  EXPECT_EQ(stats.retried_alone, 0);
+  EXPECT_GE(stats.commits, 1);
+  EXPECT_LT(stats.commits, kGames * kPerGame / 4) << "group commit did not batch";
+  std::cout << kGames * kPerGame << " appends in " << stats.commits << " commits\n";
+  for (int g = 0; g < kGames; ++g) {
+    const std::string id = absl::StrCat("g", g);
+    const std::vector<LogEntry> log = Log(id);
+    ASSERT_EQ(log.size(), static_cast<size_t>(kPerGame)) << id;
+    for (int i = 0; i < kPerGame; ++i) {
+      EXPECT_EQ(log[i].index, i);
+      EXPECT_EQ(log[i].payload, SampleEntry(id, i).payload);
+    }
+  }
+}
+
+TEST_F(GameStoreAppendTest, ManyAppendsToOneGameInOneBatchKeepTheirOrder) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_NO_FATAL_FAILURE(Block());
+  const int64_t commits_before = store_->append_stats().commits;
+  Answers answers;
+  for (int i = 0; i < 10; ++i) store_->Append(SampleAppend("g1", i, 1), answers.Slot(i));
+  Unblock();
+  for (const absl::Status& status : answers.Wait()) EXPECT_OK(status);
+  EXPECT_OK(blocker_);
+  // The blocker's batch, then one batch for all ten.
+  EXPECT_EQ(store_->append_stats().commits - commits_before, 2);
+  const std::vector<LogEntry> log = Log("g1");
+  ASSERT_EQ(log.size(), 10u);
+  for (int i = 0; i < 10; ++i)
+    EXPECT_EQ(log[i].request_id, SampleEntry("g1", i).request_id);
+  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->deadline, SampleEntry("g1", 9).time + absl::Minutes(1));  // the last
+}
+
+TEST_F(GameStoreAppendTest, ADuplicateIndexInABatchFailsAloneWithoutARetry) {
+  for (const char* id : {"g1", "g2", "g3"}) ASSERT_OK(store_->CreateGame(SampleGame(id)));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g2", 0, 1)));
+  ASSERT_NO_FATAL_FAILURE(Block());
+  Answers answers;
+  store_->Append(SampleAppend("g1", 0, 1), answers.Slot(0));
+  store_->Append(SampleAppend("g2", 0, 1), answers.Slot(1));  // entry 0 again
+  store_->Append(SampleAppend("g3", 0, 2), answers.Slot(2));
+  Unblock();
+  const std::vector<absl::Status> statuses = answers.Wait();
+  EXPECT_OK(statuses[0]);
+  EXPECT_EQ(statuses[1].code(), absl::StatusCode::kAlreadyExists) << statuses[1];
+  EXPECT_OK(statuses[2]);
+  EXPECT_EQ(store_->append_stats().retried_alone, 0);
+  EXPECT_EQ(Log("g1").size(), 1u);
+  EXPECT_EQ(Log("g2").size(), 1u);
+  EXPECT_EQ(Log("g3").size(), 2u);
+}
+
+TEST_F(GameStoreAppendTest, AFailingBatchIsRetriedOneByOneInOrder) {
+  for (const char* id : {"g1", "g2", "g3", "g4"})
+    ASSERT_OK(store_->CreateGame(SampleGame(id)));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g4", 0, 1)));
+  ASSERT_NO_FATAL_FAILURE(Block());
+  Answers answers;
+  store_->Append(SampleAppend("g1", 0, 1), answers.Slot(0));
+  AppendRequest bad_end = SampleAppend("g2", 0, 2);
+  bad_end.end = SampleEnd("g2");
+  bad_end.end->result = "not json";  // only the server finds out
+  store_->Append(bad_end, answers.Slot(1));
+  store_->Append(SampleAppend("g3", 0, 1), answers.Slot(2));
+  store_->Append(SampleAppend("g2", 2, 1), answers.Slot(3));  // follows the bad one
+  AppendRequest retried = SampleAppend("g4", 1, 1);
+  retried.entries[0].seat = 0;
+  retried.entries[0].request_id = "g4-r0";  // seat 0 already sent this request
+  store_->Append(retried, answers.Slot(4));
+  store_->Append(SampleAppend("g1", 1, 1), answers.Slot(5));
+  Unblock();
+  const std::vector<absl::Status> statuses = answers.Wait();
+  EXPECT_OK(statuses[0]);
+  EXPECT_EQ(statuses[1].code(), absl::StatusCode::kInvalidArgument) << statuses[1];
+  EXPECT_OK(statuses[2]);
+  EXPECT_EQ(statuses[3].code(), absl::StatusCode::kFailedPrecondition) << statuses[3];
+  EXPECT_EQ(statuses[4].code(), absl::StatusCode::kAlreadyExists) << statuses[4];
+  EXPECT_OK(statuses[5]);
+  const AppendStats stats = store_->append_stats();
+  EXPECT_EQ(stats.retried_alone, 6);
+  EXPECT_EQ(stats.failed, 3);
+  EXPECT_EQ(Log("g1").size(), 2u);
+  EXPECT_EQ(Log("g2").size(), 0u);
+  EXPECT_EQ(Log("g3").size(), 1u);
+  EXPECT_EQ(Log("g4").size(), 1u);
+  EXPECT_EQ(Sql("SELECT count(*) FROM games WHERE finished IS NOT NULL")[0][0].as<int>(),
+            0);
+}
+
+TEST_F(GameStoreAppendTest, AnAppendWithoutTheLeaseFailsAndWritesNothing) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->CreateGame(SampleGame("g2")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
+  // The lease lapses (this instance stalled): appends stop at once...
+  Sql("UPDATE games SET lease_until = now() - interval '1 second' WHERE id = 'g1'");
+  absl::Status status = store_->AppendSync(SampleAppend("g1", 1, 1));
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_NE(status.message().find("lease lost"), absl::string_view::npos) << status;
+  // ...and once another instance takes the game over, only it may append.
+  std::unique_ptr<GameStore> other = OpenStore("table-2");
+  absl::StatusOr<std::vector<std::string>> claimed =
+      other->ClaimOrphans(absl::Minutes(1), 10);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  EXPECT_EQ(*claimed, std::vector<std::string>{"g1"});
+  ASSERT_NO_FATAL_FAILURE(Block());
+  Answers answers;
+  store_->Append(SampleAppend("g1", 1, 1), answers.Slot(0));
+  store_->Append(SampleAppend("g2", 0, 1), answers.Slot(1));
+  Unblock();
+  const std::vector<absl::Status> statuses = answers.Wait();
+  EXPECT_EQ(statuses[0].code(), absl::StatusCode::kFailedPrecondition) << statuses[0];
+  EXPECT_OK(statuses[1]);
+  EXPECT_EQ(store_->append_stats().retried_alone, 0);
+
+  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok());
+  EXPECT_EQ(stored->entries.size(), 1u);
+  EXPECT_EQ(stored->deadline, SampleEntry("g1", 0).time + absl::Minutes(1));  // untouched
+  EXPECT_OK(other->AppendSync(SampleAppend("g1", 1, 1)));
+}
+
+TEST_F(GameStoreAppendTest, ClosingTheStoreWritesWhatIsQueued) {
+  constexpr int kGames = 5, kPerGame = 40;
+  for (int g = 0; g < kGames; ++g)
+    ASSERT_OK(store_->CreateGame(SampleGame(absl::StrCat("g", g))));
+  Answers answers;
+  for (int i = 0; i < kPerGame; ++i) {
+    for (int g = 0; g < kGames; ++g) {
+      store_->Append(SampleAppend(absl::StrCat("g", g), i, 1),
+                     answers.Slot(g * kPerGame + i));
+    }
+  }
+  store_.reset();
+  for (const absl::Status& status : answers.Wait()) EXPECT_OK(status);
+  store_ = OpenStore("table-1");
+  for (int g = 0; g < kGames; ++g) EXPECT_EQ(Log(absl::StrCat("g", g)).size(), 40u);
+}
+
+TEST_F(GameStoreAppendTest, AppendsFromInsideACallbackAreWritten) {
+  // The table service appends its next entry when the last one is durable.
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  std::promise<absl::Status> last;
+  std::function<void(int64_t)> append_from = [&](int64_t index) {
+    store_->Append(SampleAppend("g1", index, 1), [&, index](absl::Status s) {
+      if (!s.ok() || index == 9) {
+        last.set_value(s);
+      } else {
+        append_from(index + 1);
+      }
+    });
+  };
+  append_from(0);
+  EXPECT_OK(last.get_future().get());
+  EXPECT_EQ(Log("g1").size(), 10u);
+}
+
+}  // namespace
+}  // namespace trix::storage

@@ -1,0 +1,232 @@
+#include "services/storage/migrations.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <memory>
+#include <pqxx/connection>
+#include <pqxx/nontransaction>
+#include <pqxx/result>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "services/storage/game_store.h"
+#include "services/storage/testing/test_database.h"
+
+namespace trix::storage {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A scratch folder of migration files, removed at the end of the test.
+class MigrationFolder {
+ public:
+  MigrationFolder() {
+    const ::testing::TestInfo* test =
+        ::testing::UnitTest::GetInstance()->current_test_info();
+    path_ = fs::temp_directory_path() / (std::string("mamlaka-migrations-") +
+                                         test->name() + "-" + std::to_string(::getpid()));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~MigrationFolder() { fs::remove_all(path_); }
+
+  void Write(const std::string& file, const std::string& text) {
+    std::ofstream(path_ / file) << text;
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+TEST(StoreMigrationsTest, ReadsSqlFilesInNumericOrder) {
+  MigrationFolder folder;
+  folder.Write("10_later.sql", "SELECT 10;");
+  folder.Write("9_earlier.sql", "SELECT 9;");
+  folder.Write("README.md", "not a migration");
+  absl::StatusOr<std::vector<Migration>> migrations = ReadMigrations(folder.path());
+  ASSERT_TRUE(migrations.ok()) << migrations.status();
+  ASSERT_EQ(migrations->size(), 2u);
+  EXPECT_EQ((*migrations)[0].version, 9);
+  EXPECT_EQ((*migrations)[0].name, "earlier");
+  EXPECT_EQ((*migrations)[0].sql, "SELECT 9;");
+  EXPECT_EQ((*migrations)[1].version, 10);
+  EXPECT_EQ((*migrations)[1].name, "later");
+}
+
+TEST(StoreMigrationsTest, RejectsBadFolders) {
+  EXPECT_EQ(ReadMigrations("/nonexistent/migrations").status().code(),
+            absl::StatusCode::kNotFound);
+  {
+    MigrationFolder folder;
+    EXPECT_EQ(ReadMigrations(folder.path()).status().code(), absl::StatusCode::kNotFound);
+  }
+  {
+    MigrationFolder folder;
+    folder.Write("games.sql", "SELECT 1;");
+    EXPECT_EQ(ReadMigrations(folder.path()).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+  {
+    MigrationFolder folder;
+    folder.Write("0001_a.sql", "SELECT 1;");
+    folder.Write("1_b.sql", "SELECT 2;");
+    absl::Status status = ReadMigrations(folder.path()).status();
+    EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(status.message().find("share version 1"), absl::string_view::npos)
+        << status;
+  }
+  {
+    MigrationFolder folder;
+    folder.Write("0001_empty.sql", " \n");
+    EXPECT_EQ(ReadMigrations(folder.path()).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+}
+
+// Against a fresh database that no migration has touched.
+class StoreMigrationsDbTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<std::unique_ptr<TestDatabase>> db =
+        TestDatabase::Create({.migrate = false});
+    ASSERT_TRUE(db.ok()) << db.status();
+    db_ = *std::move(db);
+    store_ = OpenStore("migrator");
+  }
+
+  std::unique_ptr<GameStore> OpenStore(const std::string& instance) {
+    absl::StatusOr<std::unique_ptr<GameStore>> store =
+        GameStore::Open({.url = db_->url(), .instance_id = instance});
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  pqxx::result Query(const std::string& sql) {
+    pqxx::connection connection(db_->url());
+    pqxx::nontransaction tx(connection);
+    return tx.exec(sql);
+  }
+
+  // "version:name" of every recorded migration, in order.
+  std::vector<std::string> Recorded() {
+    std::vector<std::string> out;
+    for (const pqxx::row& row :
+         Query("SELECT version, name FROM schema_migrations ORDER BY version")) {
+      out.push_back(row[0].as<std::string>() + ":" + row[1].as<std::string>());
+    }
+    return out;
+  }
+
+  std::unique_ptr<TestDatabase> db_;
+  std::unique_ptr<GameStore> store_;
+};
+
+TEST_F(StoreMigrationsDbTest, AppliesTheProjectMigrationsOnce) {
+  EXPECT_EQ(store_->CheckReady().code(), absl::StatusCode::kFailedPrecondition);
+  ASSERT_OK(store_->Migrate(TestDatabase::MigrationsDir()));
+  EXPECT_EQ(Recorded(),
+            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results"}));
+  EXPECT_EQ(Query("SELECT count(*) FROM information_schema.tables WHERE table_name IN "
+                  "('games', 'game_seats', 'game_log', 'game_results')")[0][0]
+                .as<int>(),
+            4);
+  EXPECT_OK(store_->CheckReady());
+  // Idempotent: a second run (a restart) applies nothing and changes nothing.
+  const std::string applied_at =
+      Query("SELECT max(applied_at)::text FROM schema_migrations")[0][0]
+          .as<std::string>();
+  ASSERT_OK(store_->Migrate(TestDatabase::MigrationsDir()));
+  EXPECT_EQ(Recorded().size(), 3u);
+  EXPECT_EQ(Query("SELECT max(applied_at)::text FROM schema_migrations")[0][0]
+                .as<std::string>(),
+            applied_at);
+}
+
+TEST_F(StoreMigrationsDbTest, ConcurrentInstancesApplyEachMigrationOnce) {
+  MigrationFolder folder;
+  // The sleep widens the window in which unlocked instances would both apply 2.
+  folder.Write("1_counter.sql", "CREATE TABLE applied (n int);");
+  folder.Write("2_bump.sql", "SELECT pg_sleep(0.2); INSERT INTO applied VALUES (2);");
+  folder.Write("3_bump.sql", "INSERT INTO applied VALUES (3);");
+  constexpr int kInstances = 8;
+  std::vector<std::unique_ptr<GameStore>> stores;
+  for (int i = 0; i < kInstances; ++i)
+    stores.push_back(OpenStore("i" + std::to_string(i)));
+  std::vector<absl::Status> statuses(kInstances);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kInstances; ++i) {
+    threads.emplace_back([&, i] { statuses[i] = stores[i]->Migrate(folder.path()); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& status : statuses) EXPECT_OK(status);
+  EXPECT_EQ(Query("SELECT string_agg(n::text, ',' ORDER BY n) FROM applied")[0][0]
+                .as<std::string>(),
+            "2,3");
+  EXPECT_EQ(Recorded(), (std::vector<std::string>{"1:counter", "2:bump", "3:bump"}));
+}
+
+TEST_F(StoreMigrationsDbTest, ConcurrentInstancesMigrateTheProjectSchema) {
+  constexpr int kInstances = 8;
+  std::vector<std::unique_ptr<GameStore>> stores;
+  for (int i = 0; i < kInstances; ++i)
+    stores.push_back(OpenStore("i" + std::to_string(i)));
+  std::vector<absl::Status> statuses(kInstances);
+  std::vector<std::thread> threads;
+  for (int i = 0; i < kInstances; ++i) {
+    threads.emplace_back(
+        [&, i] { statuses[i] = stores[i]->Migrate(TestDatabase::MigrationsDir()); });
+  }
+  for (std::thread& thread : threads) thread.join();
+  for (const absl::Status& status : statuses) EXPECT_OK(status);
+  EXPECT_EQ(Recorded(),
+            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results"}));
+  for (const auto& store : stores) EXPECT_OK(store->CheckReady());
+}
+
+TEST_F(StoreMigrationsDbTest, AFailedMigrationLeavesNoTraceAndStopsTheRun) {
+  MigrationFolder folder;
+  folder.Write("1_good.sql", "CREATE TABLE good (n int);");
+  folder.Write("2_bad.sql", "CREATE TABLE half (n int); SELEC broken;");
+  folder.Write("3_never.sql", "CREATE TABLE never (n int);");
+  const absl::Status status = store_->Migrate(folder.path());
+  EXPECT_EQ(status.code(), absl::StatusCode::kInternal) << status;
+  EXPECT_NE(status.message().find("syntax error"), absl::string_view::npos) << status;
+  EXPECT_EQ(Recorded(), (std::vector<std::string>{"1:good"}));
+  EXPECT_EQ(Query("SELECT count(*) FROM information_schema.tables WHERE table_name IN "
+                  "('good', 'half', 'never')")[0][0]
+                .as<int>(),
+            1);
+  EXPECT_EQ(store_->CheckReady().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(StoreMigrationsDbTest, AChangedAppliedMigrationIsRefused) {
+  MigrationFolder folder;
+  folder.Write("1_a.sql", "CREATE TABLE a (n int);");
+  ASSERT_OK(store_->Migrate(folder.path()));
+  folder.Write("1_a.sql", "CREATE TABLE a (n bigint);");
+  folder.Write("2_b.sql", "CREATE TABLE b (n int);");
+  const absl::Status status = store_->Migrate(folder.path());
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_NE(status.message().find("1_a changed"), absl::string_view::npos) << status;
+  EXPECT_EQ(Recorded(), (std::vector<std::string>{"1:a"}));
+}
+
+TEST_F(StoreMigrationsDbTest, LaterMigrationsBuildOnEarlierOnes) {
+  MigrationFolder folder;
+  folder.Write("9_table.sql", "CREATE TABLE t (n int);");
+  folder.Write("10_column.sql", "ALTER TABLE t ADD COLUMN m int;");
+  ASSERT_OK(store_->Migrate(folder.path()));
+  EXPECT_EQ(Recorded(), (std::vector<std::string>{"9:table", "10:column"}));
+  // A newer file appears later (the next release): only it is applied.
+  folder.Write("11_index.sql", "CREATE INDEX t_m ON t (m);");
+  ASSERT_OK(store_->Migrate(folder.path()));
+  EXPECT_EQ(Recorded(), (std::vector<std::string>{"9:table", "10:column", "11:index"}));
+}
+
+}  // namespace
+}  // namespace trix::storage
