@@ -11,7 +11,7 @@ set -euo pipefail
 
 bindir=/usr/lib/postgresql/15/bin
 cmd=${1:?usage: pg.sh start DIR PORT | stop DIR}
-dir=${2:?data folder}
+dir=$(realpath -m "${2:?data folder}")  # the server puts its socket here: absolute
 
 as_pg() {
   if [ "$(id -u)" -eq 0 ]; then

@@ -1,10 +1,112 @@
 #!/usr/bin/env bash
-# The main job: install what is missing, build, and play a whole game of Trix
-# between four autopilot seats on the engine, printing the table as it goes and the
-# result at the end.
+# The main command: installs what is missing, builds, starts a local deployment — a
+# throwaway PostgreSQL and the table service (which applies the migrations as it
+# starts), both under .local/ — and plays a few games between trix-bot processes,
+# one of them shown live, then prints every game's recorded result. Everything
+# started here is stopped on exit, Ctrl-C included.
+#
+#   scripts/run-local.sh                          # 3 games, about a minute
+#   GAMES=5 MODES=classic-partner,complex-solo scripts/run-local.sh
+#   PACE=0s KINGDOMS=1 scripts/run-local.sh       # as fast as the bots can play
+#   scripts/run-local.sh --watch=-1 --seed=7      # extra flags go to trix-demo
+#
+# Settings (environment): GAMES (3), MODES (complex-partner,classic-solo,complex-solo),
+# STAKED (index of the staked game, 1), WATCH (index of the game shown, 0), PACE (how
+# long the watched table's bots think, 120ms), KINGDOMS (4), KEEP_DATA=1 keeps the
+# database folder. trix-demo --help lists the rest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
 scripts/install-deps.sh
 scripts/build.sh
-build/bin/trix-selfplay --mode "${MODE:-complex-partner}" --seed "${SEED:-$RANDOM}" \
-  --stakes 100,0,300,0
+
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# PostgreSQL runs as the "postgres" user when we are root: it must reach .local/.
+mkdir -p .local
+chmod 755 .local
+run_dir=$PWD/.local/run  # absolute: PostgreSQL puts its socket there
+pg_dir=$run_dir/pg
+log_dir=$run_dir/logs
+service_pid=""
+demo_pid=""
+
+cleanup() {
+  local status=$?
+  trap - EXIT INT TERM
+  if [ -n "$demo_pid" ] && kill -0 "$demo_pid" 2>/dev/null; then
+    kill -TERM "$demo_pid" 2>/dev/null || true
+    wait "$demo_pid" 2>/dev/null || true
+  fi
+  if [ -n "$service_pid" ] && kill -0 "$service_pid" 2>/dev/null; then
+    kill -TERM "$service_pid" 2>/dev/null || true  # drains, then exits
+    wait "$service_pid" 2>/dev/null || true
+  fi
+  scripts/pg.sh stop "$pg_dir" 2>/dev/null || true
+  if [ "${KEEP_DATA:-0}" != 1 ]; then rm -rf "$pg_dir"; fi
+  echo "run-local: stopped everything (logs in $log_dir)"
+  exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# A fresh database each run (the previous run's leftovers, if it was killed hard).
+scripts/pg.sh stop "$pg_dir" 2>/dev/null || true
+rm -rf "$pg_dir" "$log_dir"
+mkdir -p "$pg_dir" "$log_dir"
+chmod 755 "$run_dir" "$pg_dir"
+pg_port=$(free_port)
+database_url=$(scripts/pg.sh start "$pg_dir" "$pg_port")
+
+service_port=$(free_port)
+metrics_port=$(free_port)
+service_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
+address=127.0.0.1:$service_port
+echo "run-local: PostgreSQL on 127.0.0.1:$pg_port, table service on $address," \
+  "metrics on http://127.0.0.1:$metrics_port/metrics"
+
+# Secrets go through the environment, not the command line (visible to ps).
+# Every bot connects from 127.0.0.1, so the per-address rate limit is lifted.
+MAMLAKA_DATABASE_URL=$database_url MAMLAKA_SERVICE_TOKEN=$service_token \
+  build/bin/table-service \
+  --listen="$address" \
+  --instance_id=local-1 \
+  --migrations_dir=migrations \
+  --metrics_port="$metrics_port" \
+  --peer_rate=100000 --peer_burst=100000 \
+  >"$log_dir/table-service.log" 2>&1 &
+service_pid=$!
+
+for _ in $(seq 1 150); do
+  grep -q '"msg":"serving"' "$log_dir/table-service.log" 2>/dev/null && break
+  if ! kill -0 "$service_pid" 2>/dev/null; then
+    echo "run-local: the table service exited; its log:" >&2
+    cat "$log_dir/table-service.log" >&2
+    exit 1
+  fi
+  sleep 0.2
+done
+grep -q '"msg":"serving"' "$log_dir/table-service.log" || {
+  echo "run-local: the table service is not serving after 30 s; its log:" >&2
+  tail -n 20 "$log_dir/table-service.log" >&2
+  exit 1
+}
+
+MAMLAKA_DEMO_SERVICE_TOKEN=$service_token build/bin/trix-demo \
+  --address="$address" \
+  --games="${GAMES:-3}" \
+  --modes="${MODES:-complex-partner,classic-solo,complex-solo}" \
+  --staked="${STAKED:-1}" \
+  --watch="${WATCH:-0}" \
+  --pace="${PACE:-120ms}" \
+  --kingdoms="${KINGDOMS:-4}" \
+  --log_dir="$log_dir" \
+  "$@" &
+demo_pid=$!
+# `wait` returns early when a signal arrives, so the traps run at once.
+demo_status=0
+wait "$demo_pid" || demo_status=$?
+demo_pid=""
+exit "$demo_status"

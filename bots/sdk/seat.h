@@ -1,0 +1,147 @@
+// Seat: plays one seat of a table for a Bot over the table service's gRPC API, so
+// that a bot developer writes only the Bot (bot.h).
+//
+// The loop: Subscribe with the seat token and keep the seat's view (SeatTracker);
+// tell the bot every event; when a Prompt says the seat must act, ask the bot and
+// send Act with a fresh request id. Failures are expected and handled:
+//   - Act answered UNAVAILABLE / DEADLINE_EXCEEDED / RESOURCE_EXHAUSTED / ABORTED:
+//     retried with the same request id (the server applies it once), with backoff;
+//   - Act answered FAILED_PRECONDITION: the game moved on without us (a clock ran
+//     out and the autopilot acted): resubscribe from the last event seen; if the
+//     same decision is still open, answer it with the first legal option instead
+//     of asking the bot again;
+//   - the stream breaks (server restart, drain, overflow): resubscribe with
+//     after_seq = the last event seen, with jittered exponential backoff, so that
+//     no event is missed or applied twice;
+//   - a gap in the numbering or a malformed update: a fresh snapshot.
+// Play() returns the game's result after GameEnded, or an error when the token is
+// refused, when Stop() was called, or after `give_up_after` without progress.
+//
+//   RandomBot bot(seed);
+//   Seat seat(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()),
+//             {.table_id = id, .seat_token = token}, &bot);
+//   absl::StatusOr<v1::GameResult> result = seat.Play();
+#ifndef TRIX_BOTS_SDK_SEAT_H_
+#define TRIX_BOTS_SDK_SEAT_H_
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "bots/sdk/bot.h"
+#include "bots/sdk/seat_state.h"
+#include "grpcpp/channel.h"
+#include "grpcpp/client_context.h"
+#include "trix/v1/table.grpc.pb.h"
+
+namespace trix::bots {
+
+enum class LogLevel { kDebug, kInfo, kWarn, kError };
+using LogSink = std::function<void(LogLevel, absl::string_view)>;
+
+struct SeatConfig {
+  std::string table_id;
+  std::string seat_token;
+  absl::Duration act_timeout = absl::Seconds(5);  // one Act attempt
+  absl::Duration backoff_initial = absl::Milliseconds(100);
+  absl::Duration backoff_max = absl::Seconds(2);
+  // Play() fails after this long without receiving anything or acting.
+  absl::Duration give_up_after = absl::Minutes(2);
+  // A pause before each decision, so that people can follow a demo table.
+  absl::Duration think = absl::ZeroDuration();
+  // Warnings and errors go to stderr when unset.
+  LogSink log;
+};
+
+struct SeatStats {
+  int64_t actions = 0;       // accepted
+  int64_t act_retries = 0;   // same request id sent again
+  int64_t rejected = 0;      // FAILED_PRECONDITION / INVALID_ARGUMENT
+  int64_t replaced = 0;      // the bot's answer was not an option
+  int64_t resubscribes = 0;  // streams opened after the first
+  int64_t snapshots = 0;
+};
+
+class Seat {
+ public:
+  // `bot` must outlive the Seat.
+  Seat(std::shared_ptr<grpc::ChannelInterface> channel, SeatConfig config, Bot* bot);
+  Seat(const Seat&) = delete;
+  Seat& operator=(const Seat&) = delete;
+
+  absl::StatusOr<v1::GameResult> Play();
+  // Makes Play() return CANCELLED soon; callable from any thread.
+  void Stop();
+
+  // Valid once Play() has returned.
+  const SeatState& state() const { return tracker_.state(); }
+  SeatStats stats() const;
+
+ private:
+  enum class StreamEnd { kGameOver, kReconnect, kResync, kFatal, kStopped };
+  struct StreamOutcome {
+    StreamEnd end = StreamEnd::kReconnect;
+    absl::Status status;
+    bool progressed = false;
+  };
+  enum class Answered { kOk, kResync, kFatal };
+  // An action sent but not acknowledged: resent as is if the same decision comes
+  // back after a reconnect, so that the server applies it at most once.
+  struct Unacknowledged {
+    uint64_t prompt_seq = 0;
+    v1::ActRequest request;
+  };
+
+  StreamOutcome RunStream();
+  Answered Answer(absl::Status* fatal);
+  absl::StatusOr<v1::ActResponse> SendAct(const v1::ActRequest& request,
+                                          absl::Time retry_until);
+  // Classifies how a stream ended when the game is not over.
+  StreamOutcome StreamClosed(const absl::Status& status, uint64_t after_seq,
+                             bool progressed);
+  // False when stopped while sleeping.
+  bool Sleep(absl::Duration duration);
+  absl::Duration Jitter(absl::Duration d);
+  std::string NextRequestId();
+  void Log(LogLevel level, absl::string_view message) const;
+
+  const std::shared_ptr<grpc::ChannelInterface> channel_;
+  const std::unique_ptr<v1::TableService::Stub> stub_;
+  const SeatConfig config_;
+  Bot* const bot_;
+  SeatTracker tracker_;
+
+  bool force_snapshot_ = false;
+  int malformed_in_a_row_ = 0;
+  uint64_t acked_seq_ = 0;     // the seq an accepted action's answer named
+  uint64_t rejected_seq_ = 0;  // a decision whose answer the server refused
+  int rejected_count_ = 0;     // refusals for rejected_seq_
+  std::optional<Unacknowledged> unacknowledged_;
+  std::string request_prefix_;
+  uint64_t request_counter_ = 0;
+  uint64_t jitter_state_;
+
+  std::atomic<bool> stopped_{false};
+  absl::Notification stop_;
+  mutable absl::Mutex mu_;
+  grpc::ClientContext* stream_context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  grpc::ClientContext* act_context_ ABSL_GUARDED_BY(mu_) = nullptr;
+  SeatStats stats_ ABSL_GUARDED_BY(mu_);
+};
+
+// A channel for `address` ("host:port"), plaintext: the table service is reached
+// inside the cluster or on loopback (TLS is the deployment's, see the report).
+std::shared_ptr<grpc::Channel> TableChannel(const std::string& address);
+
+}  // namespace trix::bots
+
+#endif  // TRIX_BOTS_SDK_SEAT_H_

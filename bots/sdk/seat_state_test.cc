@@ -1,0 +1,292 @@
+#include "bots/sdk/seat_state.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "bots/sdk/bot.h"
+#include "bots/sdk/testing/local_table.h"
+#include "bots/sdk/wire.h"
+#include "engine/random.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace trix::bots {
+namespace {
+
+// Answers every prompt with a random option.
+class CoinBot : public Bot {
+ public:
+  explicit CoinBot(uint64_t seed) : rng_(seed) {}
+  Decision Decide(const SeatState& s) override {
+    const SeatOptions& o = s.options;
+    switch (o.phase) {
+      case engine::Phase::kChoosingContract: {
+        uint32_t b = o.contracts;
+        int n = rng_.Below(__builtin_popcount(b));
+        while (n-- > 0) b &= b - 1;
+        return Decision::ChooseContract(static_cast<engine::Contract>(__builtin_ctz(b)));
+      }
+      case engine::Phase::kDoubling: {
+        engine::CardSet pick = 0;
+        for (engine::CardSet b = o.doublable; b;) {
+          const engine::Card c = engine::PopLowest(b);
+          if (rng_.Below(2)) pick |= engine::Bit(c);
+        }
+        return Decision::SelectDoubles(pick);
+      }
+      default:
+        return Decision::PlayCard(
+            engine::NthCard(o.legal, rng_.Below(engine::Count(o.legal))));
+    }
+  }
+
+ private:
+  engine::Rng rng_;
+};
+
+std::string Cards(engine::CardSet s) { return engine::CardsText(s); }
+engine::CardSet Set(const CardNames& names) { return CardSetFromWire(names).value(); }
+
+// Every difference between the tracked state and the server's own view of the
+// seat, as text (empty when they agree).
+std::string Differences(const SeatState& s, const v1::TableView& v) {
+  std::vector<std::string> diffs;
+  auto check = [&](const std::string& what, const auto& mine, const auto& server) {
+    if (!(mine == server)) {
+      diffs.push_back(absl::StrCat(what, ": tracked ", mine, ", server ", server));
+    }
+  };
+  check("seq", s.seq, v.seq());
+  check("phase", static_cast<int>(s.phase),
+        static_cast<int>(PhaseFromWire(v.phase()).value()));
+  check("deal", s.deal, v.deal());
+  check("deals_per_game", s.deals_per_game, v.deals_per_game());
+  check("kingdom", s.kingdom, v.kingdom());
+  check("owner", s.owner, v.owner());
+  check("contract", static_cast<int>(ContractToWire(s.contract)),
+        static_cast<int>(v.contract()));
+  check("contracts_played", s.contracts_played,
+        ContractBitsFromWire(v.contracts_played()).value());
+  check("hand", Cards(s.hand), Cards(Set(v.hand())));
+  check("my_doubles", Cards(s.my_doubles), Cards(Set(v.my_doubles())));
+  check("my_ready", s.my_ready, v.my_ready());
+  check("layout", Cards(s.layout), Cards(Set(v.layout())));
+  check("out_order", absl::StrJoin(s.out_order, ","), absl::StrJoin(v.out_order(), ","));
+  check("turn", absl::StrJoin(s.turn, ","), absl::StrJoin(v.turn().seats(), ","));
+  const bool playing = s.phase == engine::Phase::kPlaying;
+  if (playing) check("leader", s.leader, v.leader());
+  if (v.trick_size() == 4) {
+    for (int i = 0; i < 4; ++i) {
+      check(absl::StrCat("trick[", i, "]"),
+            s.trick[i] == engine::kNoCard ? std::string() : engine::CardName(s.trick[i]),
+            v.trick(i));
+    }
+  } else {
+    check("trick size", s.trick_size(), 0);
+  }
+  for (int i = 0; i < 4; ++i) {
+    const SeatInfo& mine = s.seats[i];
+    const v1::SeatView& server = v.seats(i);
+    const std::string seat = absl::StrCat("seat ", i, " ");
+    check(seat + "player_id", mine.player_id, server.player_id());
+    check(seat + "left", mine.left, server.left());
+    check(seat + "hand_size", mine.hand_size, server.hand_size());
+    check(seat + "doubled", Cards(mine.doubled), Cards(Set(server.doubled())));
+    check(seat + "twos_shown", Cards(mine.twos_shown), Cards(Set(server.twos_shown())));
+    check(seat + "taken", Cards(mine.taken), Cards(Set(server.taken())));
+    check(seat + "tricks_won", mine.tricks_won, server.tricks_won());
+    check(seat + "total", mine.total, server.total());
+    check(seat + "stake", mine.stake, server.stake());
+    // Trick by trick the points are not streamed (see SeatInfo::deal_score).
+    if (!playing || s.contract == engine::Contract::kTrix) {
+      check(seat + "deal_score", mine.deal_score, server.deal_score());
+    }
+  }
+  check("game_over", s.game_over, v.phase() == v1::PHASE_GAME_OVER);
+  // Everything played this deal is public, so the tracker's `played` must be the
+  // union of what the view shows.
+  if (playing) {
+    engine::CardSet shown = Set(v.layout());
+    for (const v1::SeatView& seat : v.seats()) shown |= Set(seat.taken());
+    for (const std::string& c : v.trick()) {
+      if (!c.empty()) shown |= engine::Bit(CardFromWire(c).value());
+    }
+    check("played", Cards(s.played), Cards(shown));
+  }
+  return absl::StrJoin(diffs, "; ");
+}
+
+struct Case {
+  std::string mode;
+  uint64_t seed;
+};
+
+class TrackerAgreesWithServer : public ::testing::TestWithParam<Case> {};
+
+// The tracker, fed a seat's stream, agrees with the server's view of that seat
+// after every single update, through a whole game.
+TEST_P(TrackerAgreesWithServer, AfterEveryUpdate) {
+  LocalTable table(
+      {.mode = GetParam().mode, .seed = GetParam().seed, .stakes = {100, 0, 50, 0}});
+  CoinBot b0(1), b1(2), b2(3), b3(4);
+  int checks = 0;
+  absl::Status played =
+      table.PlayToEnd({&b0, &b1, &b2, &b3}, [&](int seat, const SeatTracker& tracker) {
+        const v1::TableView view = table.View(seat);
+        // Mid-batch the tracker is behind the server by design.
+        if (tracker.state().seq != view.seq()) return;
+        ++checks;
+        const std::string diffs = Differences(tracker.state(), view);
+        ASSERT_EQ(diffs, "") << "seat " << seat << " at event " << tracker.state().seq;
+        const SeatOptions& o = tracker.state().options;
+        if (!o.pending) return;
+        const v1::TableView& v = view;
+        EXPECT_EQ(o.legal, Set(v.legal_cards()));
+        EXPECT_EQ(o.doublable, Set(v.doublable()));
+        EXPECT_EQ(o.contracts, ContractBitsFromWire(v.available_contracts()).value());
+      });
+  ASSERT_TRUE(played.ok()) << played;
+  EXPECT_GT(checks, 400);
+  for (int seat = 0; seat < 4; ++seat) {
+    const SeatState& s = table.tracker(seat).state();
+    EXPECT_TRUE(s.game_over);
+    ASSERT_EQ(s.result.totals_size(), 4);
+    int sum = 0;
+    for (int t : s.result.totals()) sum += t;
+    EXPECT_EQ(sum, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, TrackerAgreesWithServer,
+                         ::testing::Values(Case{"complex-partner", 7},
+                                           Case{"complex-solo", 8},
+                                           Case{"classic-solo", 9},
+                                           Case{"classic-partner", 10}),
+                         [](const auto& info) {
+                           std::string name = info.param.mode;
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+// A seat that starts watching from a snapshot in the middle of a deal keeps up.
+TEST(SeatTrackerTest, StartsFromAMidGameSnapshot) {
+  LocalTable table({.mode = "classic-solo", .seed = 3});
+  CoinBot b0(1), b1(2), b2(3), b3(4);
+  std::array<Bot*, 4> bots = {&b0, &b1, &b2, &b3};
+  std::array<SeatTracker, 4> trackers;
+  // Play 60 decisions by hand, then start a fresh tracker for seat 2.
+  int decisions = 0;
+  while (decisions < 60) {
+    for (int seat = 0; seat < 4; ++seat) {
+      for (const v1::TableUpdate& u : table.Updates(seat)) {
+        auto applied = trackers[seat].Apply(u);
+        ASSERT_TRUE(applied.ok()) << applied.status();
+        if (*applied != SeatTracker::Applied::kPrompt) continue;
+        ASSERT_TRUE(table.Act(seat, bots[seat]->Decide(trackers[seat].state())).ok());
+        ++decisions;
+      }
+    }
+  }
+  SeatTracker late;
+  v1::TableUpdate snapshot;
+  *snapshot.mutable_snapshot() = table.View(2);
+  ASSERT_TRUE(late.Apply(snapshot).ok());
+  EXPECT_EQ(Differences(late.state(), table.View(2)), "");
+  // The seat that followed every event agrees with the late one.
+  for (const v1::TableUpdate& u : table.Updates(2))
+    ASSERT_TRUE(trackers[2].Apply(u).ok());
+  EXPECT_EQ(late.state().seq, trackers[2].state().seq);
+  EXPECT_EQ(late.state().hand, trackers[2].state().hand);
+  EXPECT_EQ(late.state().played, trackers[2].state().played);
+}
+
+v1::Event CardPlayed(uint64_t seq, int seat, const std::string& card) {
+  v1::Event e;
+  e.set_seq(seq);
+  e.mutable_card_played()->set_seat(seat);
+  e.mutable_card_played()->set_card(card);
+  return e;
+}
+
+class SeatTrackerInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    LocalTable table({.mode = "complex-solo", .seed = 5});
+    for (const v1::TableUpdate& u : table.Updates(1)) ASSERT_TRUE(tracker_.Apply(u).ok());
+    seq_ = tracker_.state().seq;
+  }
+  SeatTracker tracker_;
+  uint64_t seq_ = 0;
+};
+
+TEST_F(SeatTrackerInputTest, AnUnknownCardIsAnErrorAndChangesNothing) {
+  const SeatState before = tracker_.state();
+  absl::StatusOr<SeatTracker::Applied> applied =
+      tracker_.ApplyEvent(CardPlayed(seq_ + 1, 0, "1X"));
+  EXPECT_EQ(applied.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(tracker_.state().seq, before.seq);
+  EXPECT_EQ(tracker_.state().played, before.played);
+}
+
+TEST_F(SeatTrackerInputTest, ASeatOutOfRangeIsAnError) {
+  absl::StatusOr<SeatTracker::Applied> applied =
+      tracker_.ApplyEvent(CardPlayed(seq_ + 1, 7, "2C"));
+  EXPECT_EQ(applied.status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(SeatTrackerInputTest, AGapIsOutOfRange) {
+  absl::StatusOr<SeatTracker::Applied> applied =
+      tracker_.ApplyEvent(CardPlayed(seq_ + 2, 0, "2C"));
+  EXPECT_EQ(applied.status().code(), absl::StatusCode::kOutOfRange);
+}
+
+TEST_F(SeatTrackerInputTest, AnOldEventIsADuplicate) {
+  absl::StatusOr<SeatTracker::Applied> applied =
+      tracker_.ApplyEvent(CardPlayed(seq_, 0, "2C"));
+  ASSERT_TRUE(applied.ok());
+  EXPECT_EQ(*applied, SeatTracker::Applied::kDuplicate);
+}
+
+TEST_F(SeatTrackerInputTest, AnOldPromptIsStale) {
+  v1::Prompt prompt;
+  prompt.set_seq(seq_ - 1);
+  prompt.set_phase(v1::PHASE_PLAYING);
+  prompt.add_legal_cards("2C");
+  const SeatOptions before = tracker_.state().options;
+  absl::StatusOr<SeatTracker::Applied> applied = tracker_.ApplyPrompt(prompt);
+  ASSERT_TRUE(applied.ok());
+  EXPECT_EQ(*applied, SeatTracker::Applied::kStalePrompt);
+  EXPECT_EQ(tracker_.state().options.pending, before.pending);
+  EXPECT_EQ(tracker_.state().options.legal, before.legal);
+}
+
+TEST_F(SeatTrackerInputTest, APromptWithoutOptionsIsAnError) {
+  v1::Prompt prompt;
+  prompt.set_seq(seq_);
+  prompt.set_phase(v1::PHASE_PLAYING);
+  EXPECT_EQ(tracker_.ApplyPrompt(prompt).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SeatTrackerTest, AnEventBeforeAnySnapshotIsRefused) {
+  SeatTracker tracker;
+  EXPECT_EQ(tracker.ApplyEvent(CardPlayed(1, 0, "2C")).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST(SeatTrackerTest, ASnapshotWithoutSeatsIsRefused) {
+  SeatTracker tracker;
+  v1::TableView view;
+  view.mutable_mode()->set_team(v1::TEAM_SOLO);
+  view.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
+  view.set_phase(v1::PHASE_PLAYING);
+  view.set_viewer(0);
+  EXPECT_EQ(tracker.ApplySnapshot(view).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(tracker.started());
+}
+
+}  // namespace
+}  // namespace trix::bots

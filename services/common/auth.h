@@ -1,0 +1,46 @@
+// Secrets and their checks: seat tokens, ids, the service token of trusted callers.
+//
+// A seat token is 256 bits from the operating system's CSPRNG (OpenSSL RAND_bytes),
+// base64url-encoded. The server hands it out once, when the table is created, and
+// keeps only its SHA-256 hash, so a leaked database does not let anyone act for a
+// seat. Every comparison of a secret (hashes, the service token) runs in constant
+// time so that response timing reveals nothing about a near miss.
+//
+//   std::string token = NewSeatToken();
+//   seat.token_hash = TokenHash(token);           // store this, never the token
+//   if (TokenMatches(presented, seat.token_hash)) ...
+//   absl::Status s = CheckBearer(metadata_value, service_token);
+#ifndef TRIX_SERVICES_COMMON_AUTH_H_
+#define TRIX_SERVICES_COMMON_AUTH_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/string_view.h"
+
+namespace trix::service {
+
+// 32 random bytes, base64url without padding (43 characters).
+std::string NewSeatToken();
+// A random (version 4) UUID in its text form, for table and game ids.
+std::string NewUuid();
+// A uniformly random 64-bit number (deal seeds).
+uint64_t RandomUint64();
+
+// SHA-256 of the token, lower-case hex (64 characters).
+std::string TokenHash(absl::string_view token);
+// Whether `a` equals `b`; the time taken depends only on the lengths.
+bool ConstantTimeEquals(absl::string_view a, absl::string_view b);
+// Whether `token` hashes to `stored_hash`, in constant time.
+bool TokenMatches(absl::string_view token, absl::string_view stored_hash);
+
+// Checks an "authorization" metadata value of the form "Bearer <token>" against
+// the configured service token: UNAUTHENTICATED when absent or malformed,
+// PERMISSION_DENIED when the token is wrong. An empty `expected` token denies
+// everything (a service that was not given one trusts nobody).
+absl::Status CheckBearer(absl::string_view authorization, absl::string_view expected);
+
+}  // namespace trix::service
+
+#endif  // TRIX_SERVICES_COMMON_AUTH_H_

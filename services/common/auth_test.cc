@@ -1,0 +1,61 @@
+#include "services/common/auth.h"
+
+#include <set>
+#include <string>
+
+#include "gtest/gtest.h"
+
+namespace trix::service {
+namespace {
+
+TEST(AuthTest, SeatTokensAreLongAndDistinct) {
+  std::set<std::string> seen;
+  for (int i = 0; i < 1000; ++i) {
+    const std::string token = NewSeatToken();
+    EXPECT_EQ(token.size(), 43u);
+    EXPECT_EQ(
+        token.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                                "0123456789-_"),
+        std::string::npos);
+    EXPECT_TRUE(seen.insert(token).second);
+  }
+}
+
+TEST(AuthTest, UuidHasVersionFourForm) {
+  const std::string id = NewUuid();
+  ASSERT_EQ(id.size(), 36u);
+  EXPECT_EQ(id[8], '-');
+  EXPECT_EQ(id[14], '4');
+  EXPECT_NE(NewUuid(), id);
+}
+
+TEST(AuthTest, HashIsSha256Hex) {
+  // SHA-256("abc"), FIPS 180-2 appendix B.1.
+  EXPECT_EQ(TokenHash("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+  const std::string token = NewSeatToken();
+  EXPECT_TRUE(TokenMatches(token, TokenHash(token)));
+  EXPECT_FALSE(TokenMatches(token + "x", TokenHash(token)));
+  EXPECT_FALSE(TokenMatches("", TokenHash(token)));
+}
+
+TEST(AuthTest, ConstantTimeEquals) {
+  EXPECT_TRUE(ConstantTimeEquals("", ""));
+  EXPECT_TRUE(ConstantTimeEquals("abc", "abc"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abd"));
+  EXPECT_FALSE(ConstantTimeEquals("abc", "abcd"));
+}
+
+TEST(AuthTest, CheckBearer) {
+  EXPECT_TRUE(CheckBearer("Bearer s3cret", "s3cret").ok());
+  EXPECT_EQ(CheckBearer("", "s3cret").code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(CheckBearer("s3cret", "s3cret").code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(CheckBearer("Bearer ", "s3cret").code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(CheckBearer("Bearer s3cre", "s3cret").code(),
+            absl::StatusCode::kPermissionDenied);
+  // No configured token: nobody is trusted.
+  EXPECT_EQ(CheckBearer("Bearer x", "").code(), absl::StatusCode::kPermissionDenied);
+}
+
+}  // namespace
+}  // namespace trix::service

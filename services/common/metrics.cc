@@ -1,0 +1,37 @@
+#include "services/common/metrics.h"
+
+#include <exception>
+
+#include "absl/strings/str_cat.h"
+#include "prometheus/exposer.h"
+
+namespace trix::service {
+
+absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Start(const std::string& address,
+                                                        int port) {
+  std::unique_ptr<Metrics> metrics(new Metrics);
+  metrics->registry_ = std::make_shared<prometheus::Registry>();
+  if (port < 0) return metrics;
+  // civetweb reports a port it cannot bind by throwing; it must not escape.
+  try {
+    metrics->exposer_ = std::make_unique<prometheus::Exposer>(
+        absl::StrCat(address, ":", port), /*num_threads=*/1);
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot serve metrics on ", address, ":", port, ": ", e.what()));
+  }
+  metrics->exposer_->RegisterCollectable(metrics->registry_);
+  const std::vector<int> ports = metrics->exposer_->GetListeningPorts();
+  metrics->port_ = ports.empty() ? port : ports.front();
+  return metrics;
+}
+
+Metrics::~Metrics() = default;
+
+std::vector<double> Metrics::LatencyBuckets() {
+  std::vector<double> buckets;
+  for (double b = 50e-6; b < 4; b *= 2) buckets.push_back(b);
+  return buckets;
+}
+
+}  // namespace trix::service

@@ -1,0 +1,60 @@
+// Per-client rate limits: one token bucket per key (a seat token's hash, a peer
+// address), so that a client flooding the service is refused with
+// RESOURCE_EXHAUSTED while every other client keeps its full rate.
+//
+// Buckets live in a few independently locked shards so that checks from many
+// threads rarely contend; a key idle long enough to have refilled its bucket is
+// forgotten when a shard grows past its share of `max_keys`, which bounds memory
+// whatever the number of distinct keys an attacker invents.
+//
+//   RateLimiter limiter({.per_second = 50, .burst = 100});
+//   if (!limiter.Allow(peer)) return absl::ResourceExhaustedError("slow down");
+#ifndef TRIX_SERVICES_COMMON_RATE_LIMIT_H_
+#define TRIX_SERVICES_COMMON_RATE_LIMIT_H_
+
+#include <array>
+#include <cstddef>
+#include <string>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+
+namespace trix::service {
+
+struct RateLimit {
+  double per_second = 50;  // sustained rate; <= 0 turns the limit off
+  double burst = 100;      // bucket size
+  size_t max_keys = 100000;
+};
+
+class RateLimiter {
+ public:
+  explicit RateLimiter(const RateLimit& limit);
+
+  // Takes one token from `key`'s bucket; false when it is empty.
+  bool Allow(absl::string_view key, absl::Time now = absl::Now());
+
+ private:
+  struct Bucket {
+    double tokens;
+    absl::Time updated;
+  };
+  struct Shard {
+    absl::Mutex mu;
+    absl::flat_hash_map<std::string, Bucket> buckets ABSL_GUARDED_BY(mu);
+  };
+  static constexpr int kShards = 16;
+
+  void Forget(Shard& shard, absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(shard.mu);
+
+  const RateLimit limit_;
+  std::array<Shard, kShards> shards_;
+};
+
+}  // namespace trix::service
+
+#endif  // TRIX_SERVICES_COMMON_RATE_LIMIT_H_

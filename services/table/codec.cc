@@ -1,0 +1,370 @@
+#include "services/table/codec.h"
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "engine/cards.h"
+#include "google/protobuf/util/time_util.h"
+#include "nlohmann/json.hpp"
+
+namespace trix::table {
+namespace {
+
+using engine::Card;
+using engine::CardSet;
+using engine::Contract;
+using v1::internal::ActionKind;
+
+absl::Status Corrupt(absl::string_view what) {
+  return absl::DataLossError(absl::StrCat("log record: ", what));
+}
+
+}  // namespace
+
+void AddCards(CardSet cards, CardNames* out) {
+  while (cards) out->Add(engine::CardName(engine::PopLowest(cards)));
+}
+
+absl::StatusOr<Card> CardFromProto(const std::string& name) {
+  // Echoing a megabyte of garbage back in an error helps nobody.
+  if (name.size() > 3) {
+    return absl::InvalidArgumentError(
+        "not a card: a card is a rank 23456789TJQKA then a suit CDHS, e.g. \"TD\"");
+  }
+  return engine::ParseCard(name);
+}
+
+absl::StatusOr<CardSet> CardSetFromProto(const CardNames& names) {
+  if (names.size() > engine::kHandSize) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(names.size(), " cards listed; a hand holds at most 13"));
+  }
+  CardSet set = 0;
+  for (const std::string& name : names) {
+    absl::StatusOr<Card> card = CardFromProto(name);
+    if (!card.ok()) return card.status();
+    if (set & engine::Bit(*card)) {
+      return absl::InvalidArgumentError(absl::StrCat(name, " is listed twice"));
+    }
+    set |= engine::Bit(*card);
+  }
+  return set;
+}
+
+v1::Contract ContractToProto(Contract contract) {
+  switch (contract) {
+    case Contract::kKingOfHearts:
+      return v1::CONTRACT_KING_OF_HEARTS;
+    case Contract::kQueens:
+      return v1::CONTRACT_QUEENS;
+    case Contract::kDiamonds:
+      return v1::CONTRACT_DIAMONDS;
+    case Contract::kTricks:
+      return v1::CONTRACT_TRICKS;
+    case Contract::kTrix:
+      return v1::CONTRACT_TRIX;
+    case Contract::kComplex:
+      return v1::CONTRACT_COMPLEX;
+  }
+  return v1::CONTRACT_UNSPECIFIED;
+}
+
+absl::StatusOr<Contract> ContractFromProto(v1::Contract contract) {
+  switch (contract) {
+    case v1::CONTRACT_KING_OF_HEARTS:
+      return Contract::kKingOfHearts;
+    case v1::CONTRACT_QUEENS:
+      return Contract::kQueens;
+    case v1::CONTRACT_DIAMONDS:
+      return Contract::kDiamonds;
+    case v1::CONTRACT_TRICKS:
+      return Contract::kTricks;
+    case v1::CONTRACT_TRIX:
+      return Contract::kTrix;
+    case v1::CONTRACT_COMPLEX:
+      return Contract::kComplex;
+    default:
+      return absl::InvalidArgumentError(
+          absl::StrCat("contract ", static_cast<int>(contract), " is not a contract"));
+  }
+}
+
+void AddContracts(uint32_t bits, google::protobuf::RepeatedField<int>* out) {
+  for (int c = 0; c < engine::kNumContracts; ++c) {
+    if (bits & (1u << c)) out->Add(ContractToProto(static_cast<Contract>(c)));
+  }
+}
+
+v1::Phase PhaseToProto(engine::Phase phase) {
+  switch (phase) {
+    case engine::Phase::kDealing:
+      return v1::PHASE_DEALING;
+    case engine::Phase::kChoosingContract:
+      return v1::PHASE_CHOOSING_CONTRACT;
+    case engine::Phase::kDoubling:
+      return v1::PHASE_DOUBLING;
+    case engine::Phase::kPlaying:
+      return v1::PHASE_PLAYING;
+    case engine::Phase::kGameOver:
+      return v1::PHASE_GAME_OVER;
+  }
+  return v1::PHASE_UNSPECIFIED;
+}
+
+absl::StatusOr<engine::Rules> RulesFromProto(const v1::Mode& mode,
+                                             const v1::HouseRules& rules) {
+  engine::Rules out;
+  switch (mode.team()) {
+    case v1::TEAM_SOLO:
+      out.variant.team = engine::Team::kSolo;
+      break;
+    case v1::TEAM_PARTNER:
+      out.variant.team = engine::Team::kPartner;
+      break;
+    default:
+      return absl::InvalidArgumentError("mode.team must be TEAM_SOLO or TEAM_PARTNER");
+  }
+  switch (mode.format()) {
+    case v1::FORMAT_CLASSIC:
+      out.variant.format = engine::Format::kClassic;
+      break;
+    case v1::FORMAT_COMPLEX:
+      out.variant.format = engine::Format::kComplex;
+      break;
+    default:
+      return absl::InvalidArgumentError(
+          "mode.format must be FORMAT_CLASSIC or FORMAT_COMPLEX");
+  }
+  if (rules.has_doubling()) out.options.doubling = rules.doubling();
+  if (rules.has_end_early()) out.options.end_early = rules.end_early();
+  if (rules.has_kingdoms()) out.options.kingdoms = rules.kingdoms();
+  switch (rules.kh_heart_lead()) {
+    case v1::HEART_LEAD_UNSPECIFIED:
+    case v1::HEART_LEAD_ANY:
+      out.options.kh_heart_lead = engine::HeartLead::kAny;
+      break;
+    case v1::HEART_LEAD_ONLY_IF_ALL_HEARTS:
+      out.options.kh_heart_lead = engine::HeartLead::kOnlyIfAllHearts;
+      break;
+    case v1::HEART_LEAD_AFTER_BROKEN:
+      out.options.kh_heart_lead = engine::HeartLead::kAfterBroken;
+      break;
+    default:
+      return absl::InvalidArgumentError("rules.kh_heart_lead is not a heart-lead rule");
+  }
+  if (absl::Status s = engine::ValidateOptions(out.options); !s.ok()) {
+    return absl::InvalidArgumentError(absl::StrCat("rules.", s.message()));
+  }
+  return out;
+}
+
+std::string ModeName(const v1::Mode& mode) {
+  absl::StatusOr<engine::Rules> rules = RulesFromProto(mode, v1::HouseRules());
+  return rules.ok() ? engine::ModeName(rules->variant) : "unknown";
+}
+
+v1::Mode ModeFromName(const std::string& name) {
+  v1::Mode mode;
+  std::vector<std::string> parts = absl::StrSplit(name, '-');
+  if (parts.size() != 2) return mode;
+  absl::StatusOr<engine::Format> format = engine::ParseFormat(parts[0]);
+  absl::StatusOr<engine::Team> team = engine::ParseTeam(parts[1]);
+  if (!format.ok() || !team.ok()) return mode;
+  mode.set_format(*format == engine::Format::kClassic ? v1::FORMAT_CLASSIC
+                                                      : v1::FORMAT_COMPLEX);
+  mode.set_team(*team == engine::Team::kSolo ? v1::TEAM_SOLO : v1::TEAM_PARTNER);
+  return mode;
+}
+
+google::protobuf::Timestamp TimeToProto(absl::Time time) {
+  return google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+      absl::ToUnixMicros(time));
+}
+
+v1::internal::LoggedAction ActionToLog(const engine::Action& action) {
+  v1::internal::LoggedAction out;
+  out.set_seat(action.seat);
+  out.set_autopilot(action.autopilot);
+  switch (action.type) {
+    case engine::ActionType::kDeal:
+      out.set_kind(v1::internal::ACTION_KIND_DEAL);
+      for (CardSet hand : action.hands) out.add_hands(engine::CardsText(hand));
+      break;
+    case engine::ActionType::kChooseContract:
+      out.set_kind(v1::internal::ACTION_KIND_CHOOSE_CONTRACT);
+      out.set_contract(ContractToProto(action.contract));
+      break;
+    case engine::ActionType::kSelectDoubles:
+      out.set_kind(v1::internal::ACTION_KIND_SELECT_DOUBLES);
+      AddCards(action.cards, out.mutable_cards());
+      break;
+    case engine::ActionType::kReady:
+      out.set_kind(v1::internal::ACTION_KIND_READY);
+      break;
+    case engine::ActionType::kPlayCard:
+      out.set_kind(v1::internal::ACTION_KIND_PLAY_CARD);
+      out.set_card(engine::CardName(action.card));
+      break;
+  }
+  return out;
+}
+
+absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& logged) {
+  engine::Action action;
+  const int seat = logged.seat();
+  const bool seated = seat >= 0 && seat < engine::kNumSeats;
+  switch (logged.kind()) {
+    case v1::internal::ACTION_KIND_DEAL: {
+      if (logged.hands_size() != engine::kNumSeats)
+        return Corrupt("a deal needs 4 hands");
+      engine::Hands hands{};
+      for (int s = 0; s < engine::kNumSeats; ++s) {
+        absl::StatusOr<CardSet> hand = engine::ParseCards(logged.hands(s));
+        if (!hand.ok()) return Corrupt(hand.status().message());
+        hands[s] = *hand;
+      }
+      action = engine::Action::Deal(hands);
+      break;
+    }
+    case v1::internal::ACTION_KIND_CHOOSE_CONTRACT: {
+      absl::StatusOr<Contract> contract = ContractFromProto(logged.contract());
+      if (!contract.ok() || !seated) return Corrupt("bad contract choice");
+      action = engine::Action::ChooseContract(seat, *contract);
+      break;
+    }
+    case v1::internal::ACTION_KIND_SELECT_DOUBLES: {
+      absl::StatusOr<CardSet> cards = CardSetFromProto(logged.cards());
+      if (!cards.ok() || !seated) return Corrupt("bad doubles selection");
+      action = engine::Action::SelectDoubles(seat, *cards);
+      break;
+    }
+    case v1::internal::ACTION_KIND_READY:
+      if (!seated) return Corrupt("bad ready");
+      action = engine::Action::Ready(seat);
+      break;
+    case v1::internal::ACTION_KIND_PLAY_CARD: {
+      absl::StatusOr<Card> card = CardFromProto(logged.card());
+      if (!card.ok() || !seated) return Corrupt("bad card play");
+      action = engine::Action::PlayCard(seat, *card);
+      break;
+    }
+    default:
+      return Corrupt(absl::StrCat("unknown action kind ", logged.kind()));
+  }
+  action.autopilot = logged.autopilot();
+  return action;
+}
+
+v1::GameResult ResultToProto(const engine::GameResult& result) {
+  v1::GameResult out;
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    out.add_totals(result.totals[s]);
+    out.add_places(result.places[s]);
+    out.add_payouts(result.payouts[s]);
+  }
+  for (int32_t t : result.team_totals) out.add_team_totals(t);
+  out.set_winner_team(result.winner_team);
+  return out;
+}
+
+std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
+                       const engine::Stakes& stakes) {
+  nlohmann::json j;
+  j["mode"] = engine::ModeName(variant);
+  j["totals"] = result.totals;
+  j["places"] = result.places;
+  if (variant.team == engine::Team::kPartner) {
+    j["team_totals"] = result.team_totals;
+    j["winner_team"] = result.winner_team;
+  }
+  j["stakes"] = stakes;
+  j["payouts"] = result.payouts;
+  return j.dump();
+}
+
+absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json) {
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  if (!j.is_object()) return absl::DataLossError("a result that is not a JSON object");
+  v1::GameResult out;
+  auto ints = [&](const char* key, google::protobuf::RepeatedField<int32_t>* field) {
+    if (!j.contains(key) || !j[key].is_array()) return;
+    for (const auto& v : j[key]) {
+      if (v.is_number_integer()) field->Add(v.get<int32_t>());
+    }
+  };
+  ints("totals", out.mutable_totals());
+  ints("places", out.mutable_places());
+  ints("team_totals", out.mutable_team_totals());
+  out.set_winner_team(-1);
+  if (j.contains("winner_team") && j["winner_team"].is_number_integer()) {
+    out.set_winner_team(j["winner_team"].get<int32_t>());
+  }
+  if (j.contains("payouts") && j["payouts"].is_array()) {
+    for (const auto& v : j["payouts"]) {
+      if (v.is_number()) out.add_payouts(v.get<double>());
+    }
+  }
+  return out;
+}
+
+v1::Event EngineEventToProto(const engine::Event& e, const engine::GameResult& result) {
+  v1::Event out;
+  out.set_deal(e.deal);
+  out.set_kingdom(e.kingdom);
+  out.set_automatic(e.automatic);
+  switch (e.type) {
+    case engine::EventType::kDealStarted:
+      out.mutable_deal_started()->set_owner(e.seat);
+      break;
+    case engine::EventType::kHandShown:
+      out.mutable_hand_shown()->set_seat(e.seat);
+      AddCards(e.cards, out.mutable_hand_shown()->mutable_cards());
+      break;
+    case engine::EventType::kContractChosen:
+      out.mutable_contract_chosen()->set_owner(e.seat);
+      out.mutable_contract_chosen()->set_contract(ContractToProto(e.contract));
+      break;
+    case engine::EventType::kDoublesSelected:
+      out.mutable_doubles_selected()->set_seat(e.seat);
+      AddCards(e.cards, out.mutable_doubles_selected()->mutable_cards());
+      break;
+    case engine::EventType::kReady:
+      out.mutable_ready()->set_seat(e.seat);
+      break;
+    case engine::EventType::kDoublesRevealed:
+      out.mutable_doubles_revealed()->set_seat(e.seat);
+      AddCards(e.cards, out.mutable_doubles_revealed()->mutable_cards());
+      break;
+    case engine::EventType::kTwosShown:
+      out.mutable_twos_shown()->set_seat(e.seat);
+      AddCards(e.cards, out.mutable_twos_shown()->mutable_cards());
+      break;
+    case engine::EventType::kPlayStarted:
+      out.mutable_play_started()->set_seat(e.seat);
+      break;
+    case engine::EventType::kCardPlayed:
+      out.mutable_card_played()->set_seat(e.seat);
+      out.mutable_card_played()->set_card(engine::CardName(e.card));
+      break;
+    case engine::EventType::kPassed:
+      out.mutable_passed()->set_seat(e.seat);
+      break;
+    case engine::EventType::kTrickTaken:
+      out.mutable_trick_taken()->set_seat(e.seat);
+      AddCards(e.cards, out.mutable_trick_taken()->mutable_cards());
+      break;
+    case engine::EventType::kSeatOut:
+      out.mutable_seat_out()->set_seat(e.seat);
+      out.mutable_seat_out()->set_points(e.values[e.seat]);
+      break;
+    case engine::EventType::kDealEnded:
+      for (int32_t v : e.values) out.mutable_deal_ended()->add_scores(v);
+      break;
+    case engine::EventType::kGameEnded:
+      *out.mutable_game_ended()->mutable_result() = ResultToProto(result);
+      break;
+  }
+  return out;
+}
+
+}  // namespace trix::table

@@ -1,0 +1,71 @@
+#include "services/table/deadline_timer.h"
+
+#include <utility>
+
+#include "absl/time/clock.h"
+
+namespace trix::table {
+
+DeadlineTimer::DeadlineTimer(std::function<void(const std::string&)> fire)
+    : fire_(std::move(fire)), thread_([this] { Run(); }) {}
+
+DeadlineTimer::~DeadlineTimer() { Stop(); }
+
+void DeadlineTimer::Schedule(const std::string& key, absl::Time when) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_) return;
+  queue_.push({when, key});
+}
+
+void DeadlineTimer::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+  }
+  if (thread_.joinable()) thread_.join();
+}
+
+size_t DeadlineTimer::pending() const {
+  absl::MutexLock lock(&mu_);
+  return queue_.size();
+}
+
+void DeadlineTimer::Run() {
+  absl::MutexLock lock(&mu_);
+  while (!stopping_) {
+    if (queue_.empty()) {
+      // Wakes on Schedule (the queue changes) or Stop.
+      mu_.AwaitWithTimeout(absl::Condition(
+                               +[](DeadlineTimer* t) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                 return t->stopping_ || !t->queue_.empty();
+                               },
+                               this),
+                           absl::Seconds(1));
+      continue;
+    }
+    const absl::Time next = queue_.top().when;
+    const absl::Time now = absl::Now();
+    if (next > now) {
+      // Wakes early when an earlier deadline is scheduled or on Stop.
+      struct Args {
+        DeadlineTimer* timer;
+        absl::Time next;
+      } args{this, next};
+      mu_.AwaitWithDeadline(absl::Condition(
+                                +[](Args* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
+                                  return a->timer->stopping_ ||
+                                         a->timer->queue_.top().when < a->next;
+                                },
+                                &args),
+                            next);
+      continue;
+    }
+    std::string key = queue_.top().key;
+    queue_.pop();
+    mu_.Unlock();
+    fire_(key);
+    mu_.Lock();
+  }
+}
+
+}  // namespace trix::table

@@ -1,0 +1,164 @@
+#include "services/table/grpc_service.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "services/common/auth.h"
+#include "services/table/update_stream.h"
+
+namespace trix::table {
+namespace {
+
+// A finished reply: the response (if OK) and the status, on the reactor.
+template <typename T>
+Reply<T> Finisher(grpc::ServerUnaryReactor* reactor, T* response) {
+  return [reactor, response](absl::StatusOr<T> result) {
+    if (result.ok()) *response = *std::move(result);
+    reactor->Finish(ToGrpcStatus(result.status()));
+  };
+}
+
+// "ipv4:10.0.0.7:53422" -> "ipv4:10.0.0.7": the port changes per connection, and a
+// client must not get a fresh bucket by reconnecting.
+std::string PeerKey(const std::string& peer) {
+  const size_t colon = peer.rfind(':');
+  const size_t first = peer.find(':');
+  if (colon == std::string::npos || colon == first) return peer;
+  return peer.substr(0, colon);
+}
+
+std::string Metadata(grpc::CallbackServerContext* context, absl::string_view key) {
+  const auto& metadata = context->client_metadata();
+  auto it = metadata.find(grpc::string_ref(key.data(), key.size()));
+  if (it == metadata.end()) return "";
+  return std::string(it->second.data(), it->second.size());
+}
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const absl::Status& status) {
+  if (status.ok()) return grpc::Status::OK;
+  // absl and gRPC share the canonical code numbering.
+  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
+                      std::string(status.message()));
+}
+
+TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
+    : host_(host),
+      options_(std::move(options)),
+      seat_limiter_(options_.seat_rate),
+      peer_limiter_(options_.peer_rate) {}
+
+absl::Status TableGrpcService::CheckRate(grpc::CallbackServerContext* context,
+                                         const std::string& seat_token) {
+  if (!peer_limiter_.Allow(PeerKey(context->peer()))) {
+    return absl::ResourceExhaustedError("too many requests from this address; slow down");
+  }
+  if (!seat_token.empty() && !seat_limiter_.Allow(seat_token)) {
+    return absl::ResourceExhaustedError("too many requests for this seat; slow down");
+  }
+  return absl::OkStatus();
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
+    grpc::CallbackServerContext* context, const v1::CreateTableRequest* request,
+    v1::CreateTableResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  absl::Status allowed =
+      service::CheckBearer(Metadata(context, "authorization"), options_.service_token);
+  if (allowed.ok()) allowed = CheckRate(context, "");
+  if (!allowed.ok()) {
+    reactor->Finish(ToGrpcStatus(allowed));
+    return reactor;
+  }
+  host_->CreateTable(*request, Finisher(reactor, response));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::GetTable(grpc::CallbackServerContext* context,
+                                                     const v1::GetTableRequest* request,
+                                                     v1::TableView* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
+  }
+  host_->GetTable(*request, Finisher(reactor, response));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::ListPlayerTables(
+    grpc::CallbackServerContext* context, const v1::ListPlayerTablesRequest* request,
+    v1::ListPlayerTablesResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
+  }
+  host_->ListPlayerTables(*request, Finisher(reactor, response));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::Act(grpc::CallbackServerContext* context,
+                                                const v1::ActRequest* request,
+                                                v1::ActResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status s = CheckRate(context, request->seat_token()); !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
+  }
+  host_->Act(*request, Finisher(reactor, response));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(
+    grpc::CallbackServerContext* context, const v1::GetGameRecordRequest* request,
+    v1::GameRecord* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status s = CheckRate(context, request->seat_token()); !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
+  }
+  host_->GetGameRecord(*request, Finisher(reactor, response));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::ListPlayerGames(
+    grpc::CallbackServerContext* context, const v1::ListPlayerGamesRequest* request,
+    v1::ListPlayerGamesResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
+  }
+  host_->ListPlayerGames(*request, Finisher(reactor, response));
+  return reactor;
+}
+
+grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::OpenStream(
+    grpc::CallbackServerContext* context, const std::string& table_id,
+    const std::string& seat_token, bool spectator, uint64_t after_seq) {
+  auto* stream = new UpdateStream(options_.stream_buffer, &host_->metrics());
+  std::shared_ptr<StreamSink> sink = stream->sink();
+  if (absl::Status s = CheckRate(context, seat_token); !s.ok()) {
+    sink->Close(s);
+    return stream;
+  }
+  host_->Subscribe(table_id, seat_token, spectator, after_seq, std::move(sink));
+  return stream;
+}
+
+grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::Subscribe(
+    grpc::CallbackServerContext* context, const v1::SubscribeRequest* request) {
+  return OpenStream(context, request->table_id(), request->seat_token(),
+                    /*spectator=*/false, request->after_seq());
+}
+
+grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::Watch(
+    grpc::CallbackServerContext* context, const v1::WatchRequest* request) {
+  return OpenStream(context, request->table_id(), "", /*spectator=*/true,
+                    request->after_seq());
+}
+
+}  // namespace trix::table

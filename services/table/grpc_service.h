@@ -1,0 +1,86 @@
+// The thin gRPC wiring of the table service: trix.v1.TableService on the callback
+// API, so that thousands of open streams and pending answers hold no thread. Each
+// handler checks what only the network layer knows (the service token in the
+// metadata, the caller's rate), hands the request to TableHost, and turns its
+// absl::Status into a grpc::Status; no game logic lives here.
+//
+// Streams: UpdateStream is a ServerWriteReactor with a bounded queue. The host
+// pushes updates without waiting; a client that reads so slowly that more than
+// `stream_buffer` live updates queue up is cut off with RESOURCE_EXHAUSTED (and can
+// resume with after_seq), so one slow client never holds up a table.
+//
+//   TableGrpcService service(&host, options);
+//   builder.RegisterService(&service);
+#ifndef TRIX_SERVICES_TABLE_GRPC_SERVICE_H_
+#define TRIX_SERVICES_TABLE_GRPC_SERVICE_H_
+
+#include <cstddef>
+#include <string>
+
+#include "absl/status/status.h"
+#include "grpcpp/grpcpp.h"
+#include "services/common/rate_limit.h"
+#include "services/table/table_host.h"
+#include "trix/v1/table.grpc.pb.h"
+
+namespace trix::table {
+
+struct GrpcOptions {
+  // CreateTable requires "authorization: Bearer <service_token>".
+  std::string service_token;
+  // Per seat token, for Act and Subscribe: a flood from one seat is refused.
+  service::RateLimit seat_rate{.per_second = 50, .burst = 100};
+  // Per client address, for every call.
+  service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
+  // Live updates a stream may queue before it is cut off.
+  size_t stream_buffer = 1024;
+};
+
+grpc::Status ToGrpcStatus(const absl::Status& status);
+
+class TableGrpcService final : public v1::TableService::CallbackService {
+ public:
+  // `host` must outlive the service.
+  TableGrpcService(TableHost* host, GrpcOptions options);
+
+  grpc::ServerUnaryReactor* CreateTable(grpc::CallbackServerContext* context,
+                                        const v1::CreateTableRequest* request,
+                                        v1::CreateTableResponse* response) override;
+  grpc::ServerUnaryReactor* GetTable(grpc::CallbackServerContext* context,
+                                     const v1::GetTableRequest* request,
+                                     v1::TableView* response) override;
+  grpc::ServerUnaryReactor* ListPlayerTables(
+      grpc::CallbackServerContext* context, const v1::ListPlayerTablesRequest* request,
+      v1::ListPlayerTablesResponse* response) override;
+  grpc::ServerWriteReactor<v1::TableUpdate>* Subscribe(
+      grpc::CallbackServerContext* context, const v1::SubscribeRequest* request) override;
+  grpc::ServerWriteReactor<v1::TableUpdate>* Watch(
+      grpc::CallbackServerContext* context, const v1::WatchRequest* request) override;
+  grpc::ServerUnaryReactor* Act(grpc::CallbackServerContext* context,
+                                const v1::ActRequest* request,
+                                v1::ActResponse* response) override;
+  grpc::ServerUnaryReactor* GetGameRecord(grpc::CallbackServerContext* context,
+                                          const v1::GetGameRecordRequest* request,
+                                          v1::GameRecord* response) override;
+  grpc::ServerUnaryReactor* ListPlayerGames(
+      grpc::CallbackServerContext* context, const v1::ListPlayerGamesRequest* request,
+      v1::ListPlayerGamesResponse* response) override;
+
+ private:
+  // RESOURCE_EXHAUSTED when the caller's address (and, if given, seat token) is
+  // over its rate.
+  absl::Status CheckRate(grpc::CallbackServerContext* context,
+                         const std::string& seat_token);
+  grpc::ServerWriteReactor<v1::TableUpdate>* OpenStream(
+      grpc::CallbackServerContext* context, const std::string& table_id,
+      const std::string& seat_token, bool spectator, uint64_t after_seq);
+
+  TableHost* const host_;
+  const GrpcOptions options_;
+  service::RateLimiter seat_limiter_;
+  service::RateLimiter peer_limiter_;
+};
+
+}  // namespace trix::table
+
+#endif  // TRIX_SERVICES_TABLE_GRPC_SERVICE_H_

@@ -1,0 +1,53 @@
+#include "services/table/host_metrics.h"
+
+#include "services/common/metrics.h"
+
+namespace trix::table {
+namespace {
+
+prometheus::Family<prometheus::Counter>& Actions(prometheus::Registry& r) {
+  return prometheus::BuildCounter()
+      .Name("trix_table_actions_total")
+      .Help("Client actions by outcome")
+      .Register(r);
+}
+
+}  // namespace
+
+HostMetrics::HostMetrics(prometheus::Registry& r)
+    : actions_ok(Actions(r).Add({{"result", "ok"}})),
+      actions_rejected(Actions(r).Add({{"result", "rejected"}})),
+      actions_duplicate(Actions(r).Add({{"result", "duplicate"}})),
+      actions_failed(Actions(r).Add({{"result", "error"}})),
+      autopilot(prometheus::BuildCounter()
+                    .Name("trix_table_autopilot_total")
+                    .Help("Moves the server made for a seat (clock ran out, seat left)")
+                    .Register(r)
+                    .Add({})),
+      append_seconds(prometheus::BuildHistogram()
+                         .Name("trix_table_append_seconds")
+                         .Help("From a step's append to its durability")
+                         .Register(r)
+                         .Add({}, service::Metrics::LatencyBuckets())),
+      append_failures(prometheus::BuildCounter()
+                          .Name("trix_table_append_failures_total")
+                          .Help("Appends the store rejected")
+                          .Register(r)
+                          .Add({})),
+      tables(prometheus::BuildGauge()
+                 .Name("trix_table_tables")
+                 .Help("Tables hosted by this instance")
+                 .Register(r)
+                 .Add({})),
+      streams(prometheus::BuildGauge()
+                  .Name("trix_table_streams")
+                  .Help("Open event streams")
+                  .Register(r)
+                  .Add({})),
+      recovered(prometheus::BuildCounter()
+                    .Name("trix_table_recovered_total")
+                    .Help("Tables rebuilt from their logs (claimed or reloaded)")
+                    .Register(r)
+                    .Add({})) {}
+
+}  // namespace trix::table

@@ -1,0 +1,37 @@
+// The table host's Prometheus metrics, created once in the process registry.
+//
+//   trix_table_actions_total{result}      client actions: ok, rejected, duplicate, error
+//   trix_table_autopilot_total            moves the server made for a seat
+//   trix_table_append_seconds             action accepted -> durable (group commit)
+//   trix_table_append_failures_total
+//   trix_table_tables                     tables hosted
+//   trix_table_streams                    open event streams
+//   trix_table_recovered_total            tables rebuilt from their logs
+#ifndef TRIX_SERVICES_TABLE_HOST_METRICS_H_
+#define TRIX_SERVICES_TABLE_HOST_METRICS_H_
+
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+
+namespace trix::table {
+
+struct HostMetrics {
+  explicit HostMetrics(prometheus::Registry& registry);
+
+  prometheus::Counter& actions_ok;
+  prometheus::Counter& actions_rejected;
+  prometheus::Counter& actions_duplicate;
+  prometheus::Counter& actions_failed;
+  prometheus::Counter& autopilot;
+  prometheus::Histogram& append_seconds;
+  prometheus::Counter& append_failures;
+  prometheus::Gauge& tables;
+  prometheus::Gauge& streams;
+  prometheus::Counter& recovered;
+};
+
+}  // namespace trix::table
+
+#endif  // TRIX_SERVICES_TABLE_HOST_METRICS_H_

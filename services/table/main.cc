@@ -1,0 +1,221 @@
+// table-service: hosts Trix tables over gRPC (see server.h and table_host.h).
+//
+//   table-service --database_url=postgresql://... --service_token=... [--listen=...]
+//   table-service --migrate_only --database_url=...   # apply migrations and exit
+//
+// Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
+// Start-up: the server listens at once with health NOT_SERVING (and every call
+// UNAVAILABLE) while it waits for the database, applies migrations, and resumes the
+// tables whose lease lapsed; then it reports SERVING. SIGTERM or SIGINT drains it:
+// NOT_SERVING, streams end UNAVAILABLE (clients resume elsewhere), leases are
+// released, and it exits.
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "services/common/auth.h"
+#include "services/common/config.h"
+#include "services/common/logging.h"
+#include "services/common/metrics.h"
+#include "services/storage/game_store.h"
+#include "services/table/server.h"
+#include "services/table/table_host.h"
+#include "services/table/table_store.h"
+
+namespace trix::table {
+namespace {
+
+struct Flags {
+  std::string listen = "0.0.0.0:50051";
+  std::string database_url;
+  std::string instance_id;
+  std::string service_token;
+  std::string migrations_dir = "migrations";
+  bool migrate = true;
+  bool migrate_only = false;
+  absl::Duration lease_ttl = absl::Seconds(15);
+  int default_contract_ms = 30000;
+  int default_doubling_ms = 20000;
+  int default_card_ms = 20000;
+  int metrics_port = 9464;
+  int max_message_bytes = 64 * 1024;
+  int stream_buffer = 1024;
+  double seat_rate = 50;
+  double seat_burst = 100;
+  double peer_rate = 500;
+  double peer_burst = 1000;
+  int workers = 2;
+  int io_threads = 4;
+  int db_connections = 4;
+  int max_tables = 20000;
+  std::string log_level = "info";
+  absl::Duration shutdown_grace = absl::Seconds(10);
+};
+
+void Bind(service::Config& c, Flags& f) {
+  c.Bind("listen", &f.listen, "address:port for gRPC");
+  c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
+  c.Bind("instance_id", &f.instance_id,
+         "this instance's name for table leases (default: the host name, which is the "
+         "pod name on Kubernetes); a restart with the same id resumes its tables");
+  c.Bind("service_token", &f.service_token,
+         "bearer token trusted callers present to CreateTable (required)");
+  c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
+  c.Bind("migrate", &f.migrate, "apply migrations at start-up");
+  c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
+  c.Bind("lease_ttl", &f.lease_ttl, "how long a table's lease lasts unrenewed");
+  c.Bind("default_contract_ms", &f.default_contract_ms, "contract clock default");
+  c.Bind("default_doubling_ms", &f.default_doubling_ms, "doubling clock default");
+  c.Bind("default_card_ms", &f.default_card_ms, "card clock default");
+  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  c.Bind("max_message_bytes", &f.max_message_bytes, "largest request accepted");
+  c.Bind("stream_buffer", &f.stream_buffer, "updates a slow stream may queue");
+  c.Bind("seat_rate", &f.seat_rate, "requests per second per seat token");
+  c.Bind("seat_burst", &f.seat_burst, "burst per seat token");
+  c.Bind("peer_rate", &f.peer_rate, "requests per second per client address");
+  c.Bind("peer_burst", &f.peer_burst, "burst per client address");
+  c.Bind("workers", &f.workers, "threads running table steps");
+  c.Bind("io_threads", &f.io_threads, "threads for blocking database reads");
+  c.Bind("db_connections", &f.db_connections, "database connection pool size");
+  c.Bind("max_tables", &f.max_tables, "tables this instance hosts at most");
+  c.Bind("log_level", &f.log_level, "debug, info, warn, error");
+  c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
+}
+
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0) return "table-0";
+  return name;
+}
+
+// Waits up to `timeout` for SIGINT/SIGTERM (blocked in every thread).
+bool WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
+  timespec ts = absl::ToTimespec(timeout);
+  return sigtimedwait(&signals, nullptr, &ts) > 0;
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  service::Config config("table-service", "MAMLAKA_");
+  Bind(config, flags);
+  if (absl::Status s = config.Parse(argc, argv); !s.ok()) {
+    std::cerr << s.message() << "\n\n" << config.Usage();
+    return 2;
+  }
+  if (config.help()) {
+    std::cout << config.Usage();
+    return 0;
+  }
+  service::InitLogging("table-service", flags.log_level);
+  if (flags.instance_id.empty()) flags.instance_id = HostName();
+  if (flags.database_url.empty()) {
+    service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
+    return 2;
+  }
+  service::LogInfo("starting", {{"config", config.Describe()}});
+
+  // Signals go to sigtimedwait, not to a random thread: block them before any
+  // thread starts.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  // The lease owner is this run of the instance (see HostOptions::instance_id): a
+  // restart under the same name resumes its old tables once their leases lapse.
+  const std::string lease_owner =
+      absl::StrCat(flags.instance_id, "#", absl::Hex(service::RandomUint64() >> 32));
+  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
+      storage::GameStore::Open({.url = flags.database_url,
+                                .instance_id = lease_owner,
+                                .connections = flags.db_connections,
+                                .lease_ttl = flags.lease_ttl});
+  if (!store.ok()) {
+    service::LogError("cannot open the store", {{"error", store.status().ToString()}});
+    return 1;
+  }
+  if (flags.migrate_only) {
+    absl::Status s = (*store)->Migrate(flags.migrations_dir);
+    if (!s.ok()) {
+      service::LogError("migration failed", {{"error", s.ToString()}});
+      return 1;
+    }
+    service::LogInfo("migrations applied", {{"dir", flags.migrations_dir}});
+    return 0;
+  }
+  if (flags.service_token.empty()) {
+    service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
+    return 2;
+  }
+
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  std::unique_ptr<TableStore> tables = PostgresTableStore(store->get());
+  HostOptions host_options;
+  host_options.instance_id = lease_owner;
+  host_options.default_contract_ms = flags.default_contract_ms;
+  host_options.default_doubling_ms = flags.default_doubling_ms;
+  host_options.default_card_ms = flags.default_card_ms;
+  host_options.lease_ttl = flags.lease_ttl;
+  host_options.maintenance_every = flags.lease_ttl / 3;
+  host_options.worker_threads = flags.workers;
+  host_options.io_threads = flags.io_threads;
+  host_options.max_tables = flags.max_tables;
+  TableHost host(host_options, tables.get(), &(*metrics)->registry());
+
+  ServerOptions server_options;
+  server_options.listen_address = flags.listen;
+  server_options.max_receive_message_bytes = flags.max_message_bytes;
+  server_options.grpc.service_token = flags.service_token;
+  server_options.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
+  server_options.grpc.seat_rate = {.per_second = flags.seat_rate,
+                                   .burst = flags.seat_burst};
+  server_options.grpc.peer_rate = {.per_second = flags.peer_rate,
+                                   .burst = flags.peer_burst};
+  absl::StatusOr<std::unique_ptr<TableServer>> server =
+      TableServer::Start(server_options, &host);
+  if (!server.ok()) {
+    service::LogError("cannot start the server", {{"error", server.status().ToString()}});
+    return 1;
+  }
+
+  // NOT_SERVING until the database is ready and the orphaned tables are resumed.
+  for (;;) {
+    absl::Status ready =
+        flags.migrate ? (*store)->Migrate(flags.migrations_dir) : absl::OkStatus();
+    if (ready.ok()) ready = host.Start();
+    if (ready.ok()) break;
+    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
+    if (WaitForSignal(signals, absl::Seconds(2))) {
+      (*server)->Shutdown(flags.shutdown_grace);
+      return 0;
+    }
+  }
+  (*server)->SetServing(true);
+  service::LogInfo("serving", {{"port", (*server)->port()},
+                               {"instance", lease_owner},
+                               {"tables", static_cast<int64_t>(host.table_count())}});
+
+  while (!WaitForSignal(signals, absl::Hours(1))) {
+  }
+  service::LogInfo("draining");
+  (*server)->Shutdown(flags.shutdown_grace);
+  service::LogInfo("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace trix::table
+
+int main(int argc, char** argv) { return trix::table::Run(argc, argv); }

@@ -1,0 +1,74 @@
+#include "services/table/server.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "services/common/logging.h"
+
+namespace trix::table {
+namespace {
+
+constexpr char kServiceName[] = "trix.v1.TableService";
+
+}  // namespace
+
+TableServer::TableServer(TableHost* host, const GrpcOptions& options)
+    : host_(host), service_(host, options) {}
+
+TableServer::~TableServer() { Shutdown(absl::ZeroDuration()); }
+
+absl::StatusOr<std::unique_ptr<TableServer>> TableServer::Start(
+    const ServerOptions& options, TableHost* host) {
+  // Both are process-wide switches that must precede building a server.
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+
+  std::unique_ptr<TableServer> server(new TableServer(host, options.grpc));
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
+                           &server->port_);
+  builder.RegisterService(&server->service_);
+  builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  // Dead clients' streams are noticed and closed, not kept forever.
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                             10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  server->server_ = builder.BuildAndStart();
+  if (!server->server_ || server->port_ == 0) {
+    return absl::UnavailableError(
+        absl::StrCat("cannot listen on ", options.listen_address));
+  }
+  server->SetServing(false);
+  // While the database is away the instance cannot accept actions: load balancers
+  // should send new clients elsewhere.
+  TableServer* raw = server.get();
+  host->SetReadinessListener([raw](bool ready) {
+    if (!raw->shut_down_.load()) raw->SetServing(ready);
+  });
+  service::LogInfo("table service listening",
+                   {{"address", options.listen_address}, {"port", server->port_}});
+  return server;
+}
+
+void TableServer::SetServing(bool serving) {
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus(serving);  // the overall status ("")
+  health->SetServingStatus(kServiceName, serving);
+}
+
+void TableServer::Shutdown(absl::Duration grace) {
+  if (!server_ || shut_down_.exchange(true)) return;
+  SetServing(false);
+  host_->Shutdown();
+  host_->SetReadinessListener(nullptr);
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
+  server_->Wait();
+}
+
+}  // namespace trix::table

@@ -1,0 +1,63 @@
+// INTERNAL to TableHost: one hosted table and its strand.
+//
+// The mutex guards only the command queue and the strand's flags. Everything else
+// belongs to the strand: exactly one command runs at a time for a table (and none
+// while its append is in flight), so the table and its subscribers need no lock.
+// The atomics are what other threads may read without the strand (listings,
+// maintenance).
+#ifndef TRIX_SERVICES_TABLE_SLOT_H_
+#define TRIX_SERVICES_TABLE_SLOT_H_
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "services/table/table.h"
+#include "services/table/table_host.h"
+
+namespace trix::table {
+
+struct TableHost::Slot {
+  explicit Slot(std::string table_id) : id(std::move(table_id)) {}
+
+  const std::string id;
+
+  absl::Mutex mu;
+  std::deque<Command> queue ABSL_GUARDED_BY(mu);
+  bool running ABSL_GUARDED_BY(mu) = false;  // a Drain is scheduled or running
+  bool waiting ABSL_GUARDED_BY(mu) = false;  // an append or reload is in flight
+  // Who of the suspending work and the completion has arrived (0..2); the second
+  // runs `continuation` (see TableHost::Drain).
+  int arrivals ABSL_GUARDED_BY(mu) = 0;
+  std::function<void()> continuation ABSL_GUARDED_BY(mu);
+  // After a failed reload, this many queued commands get load_status; then the
+  // next command tries to load again.
+  int failed_budget ABSL_GUARDED_BY(mu) = 0;
+
+  // Strand state.
+  std::unique_ptr<Table> table;  // null: must be (re)loaded from the store
+  absl::Status load_status;      // why `table` is null
+  bool evicted = false;          // no longer hosted; commands get load_status
+  struct Subscriber {
+    int viewer;
+    std::shared_ptr<UpdateSink> sink;
+  };
+  std::vector<Subscriber> subscribers;
+  size_t broadcast = 0;  // events [0, broadcast) were streamed
+
+  // Readable from any thread.
+  std::atomic<int> phase{0};  // v1::Phase
+  std::atomic<bool> finished{false};
+  std::atomic<int64_t> finished_at_us{0};
+};
+
+}  // namespace trix::table
+
+#endif  // TRIX_SERVICES_TABLE_SLOT_H_

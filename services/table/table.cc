@@ -1,0 +1,421 @@
+#include "services/table/table.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "engine/autopilot.h"
+#include "engine/observation.h"
+#include "engine/random.h"
+#include "nlohmann/json.hpp"
+#include "services/common/auth.h"
+
+namespace trix::table {
+namespace {
+
+using engine::Phase;
+
+constexpr size_t kMaxRequestIdBytes = 128;
+
+// Storage keeps microseconds; live times are cut to the same precision so that a
+// replayed table computes exactly the deadlines the live one announced.
+absl::Time Micros(absl::Time t) { return absl::FromUnixMicros(absl::ToUnixMicros(t)); }
+
+// The engine rejected its own autopilot or deal, or a checked action failed on
+// its second half: the table can no longer be trusted and this is a bug.
+[[noreturn]] void Fatal(absl::string_view what, const absl::Status& status) {
+  std::fprintf(stderr, "FATAL table invariant: %.*s: %s\n", static_cast<int>(what.size()),
+               what.data(), status.ToString().c_str());
+  std::abort();
+}
+
+engine::Stakes StakesOf(const std::array<storage::SeatRecord, engine::kNumSeats>& seats) {
+  engine::Stakes stakes{};
+  for (int s = 0; s < engine::kNumSeats; ++s) stakes[s] = seats[s].stake;
+  return stakes;
+}
+
+}  // namespace
+
+Table::Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
+             std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created)
+    : id_(std::move(id)),
+      settings_(std::move(settings)),
+      seats_(std::move(seats)),
+      created_(created),
+      game_(rules) {}
+
+absl::StatusOr<std::unique_ptr<Table>> Table::Create(
+    std::string id, v1::internal::TableSettings settings,
+    std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created) {
+  absl::StatusOr<engine::Rules> rules = RulesFromProto(settings.mode(), settings.rules());
+  if (!rules.ok()) return rules.status();
+  const v1::Clocks& c = settings.clocks();
+  if (c.contract_ms() <= 0 || c.doubling_ms() <= 0 || c.card_ms() <= 0) {
+    return absl::InvalidArgumentError(
+        "every clock must be resolved to a positive length");
+  }
+  return std::unique_ptr<Table>(
+      new Table(std::move(id), std::move(settings), *rules, std::move(seats), created));
+}
+
+absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const storage::StoredGame& stored) {
+  v1::internal::TableSettings settings;
+  if (!settings.ParseFromString(stored.game.config)) {
+    return absl::DataLossError(
+        absl::StrCat("game ", stored.game.game_id, ": unreadable settings"));
+  }
+  absl::StatusOr<std::unique_ptr<Table>> table =
+      Create(stored.game.game_id, settings, stored.game.seats, stored.created);
+  if (!table.ok()) {
+    return absl::DataLossError(absl::StrCat(
+        "game ", stored.game.game_id, ": bad settings: ", table.status().message()));
+  }
+  Table& t = **table;
+  for (size_t i = 0; i < stored.entries.size(); ++i) {
+    const storage::LogEntry& entry = stored.entries[i];
+    auto corrupt = [&](absl::string_view why) {
+      return absl::DataLossError(
+          absl::StrCat("game ", stored.game.game_id, " entry ", i, ": ", why));
+    };
+    if (entry.index != static_cast<int64_t>(i)) return corrupt("index out of order");
+    if (entry.seat < -1 || entry.seat >= engine::kNumSeats) return corrupt("bad seat");
+    v1::internal::LogRecord record;
+    if (!record.ParseFromString(entry.payload)) return corrupt("unreadable payload");
+    if (absl::Status s = t.ApplyEntry(entry.seat, record, Micros(entry.time)); !s.ok()) {
+      return corrupt(s.message());
+    }
+    if (!entry.request_id.empty() && entry.seat >= 0) {
+      v1::ActResponse answer;
+      if (!answer.ParseFromString(entry.response)) return corrupt("unreadable response");
+      t.answers_[entry.seat][entry.request_id] = answer;
+    }
+  }
+  // The stored deadline is the one clients were told; replay derives the same one.
+  if (!t.over() && stored.deadline && t.deadline_) t.deadline_ = Micros(*stored.deadline);
+  return table;
+}
+
+absl::StatusOr<int> Table::SeatOf(const std::string& token) const {
+  if (token.empty()) return absl::UnauthenticatedError("seat_token is required");
+  const std::string hash = service::TokenHash(token);
+  int seat = -1;
+  // No early exit: every seat's hash is compared, in constant time.
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    if (service::ConstantTimeEquals(hash, seats_[s].token_hash)) seat = s;
+  }
+  if (seat < 0) {
+    return absl::PermissionDeniedError("the seat token is not one of this table's");
+  }
+  return seat;
+}
+
+const v1::ActResponse* Table::FindAnswer(int seat, const std::string& request_id) const {
+  auto it = answers_[seat].find(request_id);
+  return it == answers_[seat].end() ? nullptr : &it->second;
+}
+
+absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
+    int seat, const v1::ActRequest& request) const {
+  v1::internal::LogRecord record;
+  auto add = [&](const engine::Action& a) { *record.add_actions() = ActionToLog(a); };
+  switch (request.action_case()) {
+    case v1::ActRequest::kChooseContract: {
+      absl::StatusOr<engine::Contract> contract =
+          ContractFromProto(request.choose_contract().contract());
+      if (!contract.ok()) return contract.status();
+      add(engine::Action::ChooseContract(seat, *contract));
+      break;
+    }
+    case v1::ActRequest::kSelectDoubles: {
+      absl::StatusOr<engine::CardSet> cards =
+          CardSetFromProto(request.select_doubles().cards());
+      if (!cards.ok()) return cards.status();
+      add(engine::Action::SelectDoubles(seat, *cards));
+      if (request.select_doubles().ready()) add(engine::Action::Ready(seat));
+      break;
+    }
+    case v1::ActRequest::kPlayCard: {
+      absl::StatusOr<engine::Card> card = CardFromProto(request.play_card().card());
+      if (!card.ok()) return card.status();
+      add(engine::Action::PlayCard(seat, *card));
+      break;
+    }
+    case v1::ActRequest::kLeave:
+      record.set_leave(true);
+      break;
+    case v1::ActRequest::ACTION_NOT_SET:
+      return absl::InvalidArgumentError(
+          "the request names no action (choose_contract, select_doubles, play_card or "
+          "leave)");
+  }
+  return record;
+}
+
+absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::Time now) {
+  now = Micros(now);
+  if (request.request_id().empty()) {
+    return absl::InvalidArgumentError("request_id is required");
+  }
+  if (request.request_id().size() > kMaxRequestIdBytes) {
+    return absl::InvalidArgumentError("request_id is longer than 128 bytes");
+  }
+  absl::StatusOr<v1::internal::LogRecord> record = RecordFor(seat, request);
+  if (!record.ok()) return record.status();
+  if (over()) return absl::FailedPreconditionError("the game is over");
+  if (left_[seat]) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("seat ", seat, " left the table; the autopilot plays for it"));
+  }
+
+  const size_t actions_before = game_.log().size();
+  storage::LogEntry entry;
+  entry.index = log_length_;
+  entry.seat = seat;
+  entry.request_id = request.request_id();
+  entry.time = now;
+  if (absl::Status s = ApplyEntry(seat, *record, now); !s.ok()) {
+    // Only the first action of a request can be refused (a selection that is legal
+    // is always followed by a legal ready): the engine then changed nothing.
+    if (game_.log().size() != actions_before) Fatal("second action refused", s);
+    return s;
+  }
+  Step step;
+  step.response.set_seq(last_seq(seat));
+  entry.payload = record->SerializeAsString();
+  entry.response = step.response.SerializeAsString();
+  answers_[seat][entry.request_id] = step.response;
+  step.entries.push_back(std::move(entry));
+  RunServerMoves(now, step);
+  Finish(step, /*was_over=*/false);
+  return step;
+}
+
+Step Table::Advance(absl::Time now) {
+  now = Micros(now);
+  Step step;
+  const bool was_over = over();
+  if (!was_over && deadline_ && now >= *deadline_) {
+    // Every seat that must act on this clock: one seat, or each seat not yet ready
+    // while doubling (the autopilot commits its current selection). The loop ends
+    // as soon as the decision changes.
+    const std::array<int, 4> key = turn_key_;
+    for (int s = 0; s < engine::kNumSeats && turn_key_ == key; ++s) {
+      if (game_.CanAct(s))
+        AddServerEntry(s, engine::AutopilotAction(game_, s), now, step);
+    }
+  }
+  RunServerMoves(now, step);
+  Finish(step, was_over);
+  return step;
+}
+
+void Table::RunServerMoves(absl::Time now, Step& step) {
+  // Bounded: a game of seats that all left is at most ~1100 actions.
+  for (int guard = 0; guard < 100000; ++guard) {
+    if (over()) return;
+    if (game_.phase() == Phase::kDealing) {
+      const engine::Hands hands =
+          engine::ShuffledHands(settings_.seed(), game_.deals_started());
+      AddServerEntry(-1, engine::Action::Deal(hands), now, step);
+      continue;
+    }
+    int seat = -1;
+    for (int s = 0; s < engine::kNumSeats && seat < 0; ++s) {
+      if (left_[s] && game_.CanAct(s)) seat = s;
+    }
+    if (seat < 0) return;
+    AddServerEntry(seat, engine::AutopilotAction(game_, seat), now, step);
+  }
+  Fatal("server moves did not end", absl::InternalError(id_));
+}
+
+void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time now,
+                           Step& step) {
+  v1::internal::LogRecord record;
+  *record.add_actions() = ActionToLog(action);
+  storage::LogEntry entry;
+  entry.index = log_length_;
+  entry.seat = seat;
+  entry.time = now;
+  entry.payload = record.SerializeAsString();
+  if (absl::Status s = ApplyEntry(seat, record, now); !s.ok()) Fatal("server move", s);
+  step.entries.push_back(std::move(entry));
+}
+
+void Table::Finish(Step& step, bool was_over) const {
+  step.deadline = deadline_;
+  if (was_over || !over()) return;
+  const engine::GameResult result = Result();
+  storage::GameEnd end;
+  end.result = ResultJson(game_.rules().variant, result, StakesOf(seats_));
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    end.totals[s] = result.totals[s];
+    end.places[s] = result.places[s];
+  }
+  // What the ratings service consumes: who played which seat and how it ended.
+  nlohmann::json outbox;
+  outbox["game_id"] = id_;
+  outbox["mode"] = engine::ModeName(game_.rules().variant);
+  outbox["finished_unix_ms"] =
+      step.entries.empty() ? 0 : absl::ToUnixMillis(step.entries.back().time);
+  outbox["seats"] = nlohmann::json::array();
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    outbox["seats"].push_back({{"seat", s},
+                               {"player_id", seats_[s].player_id},
+                               {"bot", seats_[s].bot},
+                               {"team", engine::TeamOf(s)},
+                               {"stake", seats_[s].stake},
+                               {"total", result.totals[s]},
+                               {"place", result.places[s]},
+                               {"payout", result.payouts[s]}});
+  }
+  outbox["result"] = nlohmann::json::parse(end.result);
+  end.outbox_payload = outbox.dump();
+  step.end = std::move(end);
+}
+
+engine::GameResult Table::Result() const {
+  return engine::ResultOf(game_.rules().variant, game_.totals(), StakesOf(seats_));
+}
+
+absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
+                               absl::Time time) {
+  entry_time_ = time;
+  if (record.leave()) {
+    if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || record.actions_size()) {
+      return absl::DataLossError("bad leave");
+    }
+    left_[seat] = true;
+    ServiceEvent left;
+    left.kind = ServiceEvent::kSeatLeft;
+    left.seat = static_cast<int8_t>(seat);
+    AddServiceEvent(left);
+  }
+  for (const v1::internal::LoggedAction& logged : record.actions()) {
+    absl::StatusOr<engine::Action> action = ActionFromLog(logged);
+    if (!action.ok()) return action.status();
+    if (action->type != engine::ActionType::kDeal && action->seat != seat) {
+      return absl::DataLossError("an action for another seat");
+    }
+    if (absl::Status s = game_.Apply(*action); !s.ok()) return s;
+  }
+  const std::vector<engine::Event>& engine_events = game_.events();
+  for (; engine_events_seen_ < engine_events.size(); ++engine_events_seen_) {
+    const engine::Event& e = engine_events[engine_events_seen_];
+    uint8_t visible = 0;
+    for (int v = 0; v < engine::kNumSeats; ++v) {
+      if (engine::VisibleTo(e, v)) visible |= 1 << v;
+    }
+    if (engine::VisibleTo(e, engine::kSpectator))
+      visible |= 1 << Slot(engine::kSpectator);
+    AddEngineEvent(static_cast<int32_t>(engine_events_seen_), visible);
+  }
+  UpdateClock(time);
+  ++log_length_;
+  return absl::OkStatus();
+}
+
+void Table::AddEngineEvent(int32_t engine_index, uint8_t visible) {
+  AddEvent({engine_index, -1, absl::ToUnixMicros(entry_time_), visible});
+}
+
+void Table::AddServiceEvent(ServiceEvent event) {
+  event.deal = static_cast<int8_t>(game_.deals_started() - 1);
+  event.kingdom = static_cast<int8_t>(game_.kingdom());
+  service_events_.push_back(event);
+  constexpr uint8_t kEveryone = (1 << kViewers) - 1;
+  AddEvent({-1, static_cast<int32_t>(service_events_.size() - 1),
+            absl::ToUnixMicros(entry_time_), kEveryone});
+}
+
+void Table::AddEvent(EventRef ref) {
+  const int32_t index = static_cast<int32_t>(events_.size());
+  events_.push_back(ref);
+  for (int slot = 0; slot < kViewers; ++slot) {
+    if (ref.visible & (1 << slot)) positions_[slot].push_back(index);
+  }
+}
+
+absl::Duration Table::ClockFor(Phase phase) const {
+  const v1::Clocks& c = settings_.clocks();
+  switch (phase) {
+    case Phase::kChoosingContract:
+      return absl::Milliseconds(c.contract_ms());
+    case Phase::kDoubling:
+      return absl::Milliseconds(c.doubling_ms());
+    default:
+      return absl::Milliseconds(c.card_ms());
+  }
+}
+
+void Table::UpdateClock(absl::Time time) {
+  const Phase phase = game_.phase();
+  if (phase == Phase::kDealing || phase == Phase::kGameOver) {
+    deadline_.reset();
+    turn_key_ = {-1, -1, -1, -1};
+    return;
+  }
+  // Doubling is one clock for all four seats, whoever selects or readies; in play
+  // every card (or run of Trix passes) starts the next seat's clock.
+  const std::array<int, 4> key = {
+      static_cast<int>(phase), game_.deals_started(),
+      phase == Phase::kDoubling ? -1 : game_.ToAct(),
+      phase == Phase::kPlaying ? game_.deal().cards_played() : 0};
+  if (key == turn_key_) return;
+  turn_key_ = key;
+  deadline_ = time + ClockFor(phase);
+  ServiceEvent turn;
+  turn.seats =
+      phase == Phase::kDoubling ? 0x0F : static_cast<uint8_t>(1 << game_.ToAct());
+  turn.deadline = *deadline_;
+  AddServiceEvent(turn);
+}
+
+std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
+  const EventRef& ref = events_[i];
+  const int slot = Slot(viewer);
+  if (!(ref.visible & (1 << slot))) return std::nullopt;
+  v1::Event out;
+  if (ref.engine_index >= 0) {
+    const engine::Event& e = game_.events()[ref.engine_index];
+    out = EngineEventToProto(
+        e, e.type == engine::EventType::kGameEnded ? Result() : engine::GameResult{});
+  } else {
+    const ServiceEvent& s = service_events_[ref.service_index];
+    if (s.kind == ServiceEvent::kSeatLeft) {
+      out.mutable_seat_left()->set_seat(s.seat);
+    } else {
+      v1::Turn* turn = out.mutable_turn_started()->mutable_turn();
+      for (int seat = 0; seat < engine::kNumSeats; ++seat) {
+        if (s.seats & (1 << seat)) turn->add_seats(seat);
+      }
+      *turn->mutable_deadline() = TimeToProto(s.deadline);
+    }
+    out.set_deal(s.deal);
+    out.set_kingdom(s.kingdom);
+  }
+  const std::vector<int32_t>& mine = positions_[slot];
+  out.set_seq(std::lower_bound(mine.begin(), mine.end(), static_cast<int32_t>(i)) -
+              mine.begin() + 1);
+  *out.mutable_time() = TimeToProto(absl::FromUnixMicros(ref.time_us));
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::Event>> Table::EventsAfter(int viewer,
+                                                          uint64_t after_seq) const {
+  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  if (after_seq > mine.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "after_seq ", after_seq, " is beyond this stream's last event, ", mine.size()));
+  }
+  std::vector<v1::Event> out;
+  out.reserve(mine.size() - after_seq);
+  for (size_t k = after_seq; k < mine.size(); ++k)
+    out.push_back(*EventFor(mine[k], viewer));
+  return out;
+}
+
+}  // namespace trix::table

@@ -1,0 +1,175 @@
+// One table: the engine's Game, the four seats, the table's event list with every
+// viewer's sequence numbers, the answers given to each seat's requests, and the
+// decision clock. It is the synchronous, single-threaded core of the table service:
+// no locks, no I/O, no gRPC; the host (table_host.h) serializes calls per table,
+// writes each Step to the store, and streams the events once they are durable.
+//
+// Everything that changes a table is a log entry. A Step is the entries one call
+// produced: the client's action, then the server's own moves that follow from it
+// (the next deal, a left seat's autopilot turn), each applied to the table as it is
+// made. Restore() applies a stored log through the same ApplyEntry(), with the
+// entries' own timestamps, so a table rebuilt on another instance has the very same
+// events, sequence numbers and deadline.
+//
+// Visibility is the engine's: an engine event reaches viewer v only when
+// engine::VisibleTo(event, v); snapshots come from engine::Observe. The table's own
+// events (TurnStarted, SeatLeft) are public.
+//
+//   auto table = Table::Create(id, settings, seats);
+//   Step first = table->Advance(absl::Now());        // deals the first deal
+//   absl::StatusOr<Step> step = table->Act(seat, request, absl::Now());
+//   std::vector<v1::Event> missed = table->EventsAfter(seat, after_seq).value();
+#ifndef TRIX_SERVICES_TABLE_TABLE_H_
+#define TRIX_SERVICES_TABLE_TABLE_H_
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "engine/game.h"
+#include "engine/result.h"
+#include "services/storage/game_store.h"
+#include "services/table/codec.h"
+
+namespace trix::table {
+
+// Viewers are seats 0..3 and engine::kSpectator; kViewers indexes them 0..4.
+inline constexpr int kViewers = engine::kNumSeats + 1;
+
+// What one call added to the table, to be written to the store in one append.
+struct Step {
+  std::vector<storage::LogEntry> entries;
+  std::optional<absl::Time> deadline;   // the clock after these entries
+  std::optional<storage::GameEnd> end;  // set when these entries end the game
+  v1::ActResponse response;             // Act's answer
+  bool empty() const { return entries.empty(); }
+};
+
+class Table {
+ public:
+  // A new table with an empty log; Advance() then deals the first deal. Settings
+  // must be resolved (every clock > 0) and valid.
+  static absl::StatusOr<std::unique_ptr<Table>> Create(
+      std::string id, v1::internal::TableSettings settings,
+      std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created);
+  // Rebuilds a table from its stored game. A log that does not replay is DATA_LOSS.
+  static absl::StatusOr<std::unique_ptr<Table>> Restore(
+      const storage::StoredGame& stored);
+
+  // The seat `token` acts for: UNAUTHENTICATED when it is empty, PERMISSION_DENIED
+  // when it is none of this table's tokens. Constant time per seat.
+  absl::StatusOr<int> SeatOf(const std::string& token) const;
+  // The answer already given to `seat`'s accepted request `request_id`, if any.
+  const v1::ActResponse* FindAnswer(int seat, const std::string& request_id) const;
+
+  // A seat's action. A malformed request is INVALID_ARGUMENT; an action the rules
+  // forbid now is FAILED_PRECONDITION with the engine's message. On error nothing
+  // changed.
+  absl::StatusOr<Step> Act(int seat, const v1::ActRequest& request, absl::Time now);
+  // The server's moves due at `now`: the autopilot for every seat whose clock ran
+  // out, then deals and the turns of seats that left. Empty when nothing is due.
+  Step Advance(absl::Time now);
+
+  const std::string& id() const { return id_; }
+  const v1::internal::TableSettings& settings() const { return settings_; }
+  const std::array<storage::SeatRecord, engine::kNumSeats>& seats() const {
+    return seats_;
+  }
+  bool left(int seat) const { return left_[seat]; }
+  const engine::Game& game() const { return game_; }
+  bool over() const { return game_.phase() == engine::Phase::kGameOver; }
+  std::optional<absl::Time> deadline() const { return deadline_; }
+  int64_t log_length() const { return log_length_; }
+  absl::Time created() const { return created_; }
+  engine::GameResult Result() const;
+
+  // Events, in table order; index i is the i-th event of the table.
+  size_t event_count() const { return events_.size(); }
+  // The i-th event as `viewer` receives it (with its seq), or nullopt when the
+  // viewer may not see it.
+  std::optional<v1::Event> EventFor(size_t i, int viewer) const;
+  // The viewer's last sequence number.
+  uint64_t last_seq(int viewer) const { return positions_[Slot(viewer)].size(); }
+  // The viewer's events with seq > after_seq; INVALID_ARGUMENT beyond last_seq.
+  absl::StatusOr<std::vector<v1::Event>> EventsAfter(int viewer,
+                                                     uint64_t after_seq) const;
+  // The table as `viewer` sees it now.
+  v1::TableView View(int viewer) const;
+  // The decision `seat` faces now, or nullopt when it has none (or left).
+  std::optional<v1::Prompt> PromptFor(int seat) const;
+
+ private:
+  // A table-level event (not the engine's); always public.
+  struct ServiceEvent {
+    enum Kind : uint8_t { kTurnStarted, kSeatLeft } kind = kTurnStarted;
+    int8_t deal = -1;  // when it happened
+    int8_t kingdom = 0;
+    int8_t seat = -1;     // SeatLeft
+    uint8_t seats = 0;    // TurnStarted: bit s = seat s must act
+    absl::Time deadline;  // TurnStarted
+  };
+  // One event of the table: an engine event (by index into game_.events()) or a
+  // service event, when it happened, and who may see it. Kept small: a classic game
+  // has thousands of events and a process hosts thousands of tables.
+  struct EventRef {
+    int32_t engine_index;   // >= 0: game_.events()[engine_index]
+    int32_t service_index;  // when engine_index < 0
+    int64_t time_us;
+    uint8_t visible;  // bit Slot(v): viewer v may see it
+  };
+
+  Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
+        std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created);
+  static int Slot(int viewer) { return viewer < 0 ? engine::kNumSeats : viewer; }
+
+  // Applies one entry (live or replayed): its engine actions, a leave, the events
+  // they make and the clock. On error the table may be part-changed: live callers
+  // check the action first; Restore() drops the table.
+  absl::Status ApplyEntry(int seat, const v1::internal::LogRecord& record,
+                          absl::Time time);
+  // Builds, applies and adds to `step` a server entry.
+  void AddServerEntry(int seat, const engine::Action& action, absl::Time now, Step& step);
+  // Deals and left seats' turns until a present seat must act or the game is over.
+  void RunServerMoves(absl::Time now, Step& step);
+  void Finish(Step& step, bool was_over) const;
+  void AddEngineEvent(int32_t engine_index, uint8_t visible);
+  void AddServiceEvent(ServiceEvent event);
+  void AddEvent(EventRef ref);
+  void UpdateClock(absl::Time time);
+  absl::Duration ClockFor(engine::Phase phase) const;
+  absl::StatusOr<v1::internal::LogRecord> RecordFor(int seat,
+                                                    const v1::ActRequest& request) const;
+
+  const std::string id_;
+  const v1::internal::TableSettings settings_;
+  const std::array<storage::SeatRecord, engine::kNumSeats> seats_;
+  const absl::Time created_;
+  engine::Game game_;
+  std::array<bool, engine::kNumSeats> left_{};
+  int64_t log_length_ = 0;
+  absl::Time entry_time_;  // of the entry being applied: its events' time
+
+  std::vector<EventRef> events_;
+  std::vector<ServiceEvent> service_events_;
+  size_t engine_events_seen_ = 0;
+  // positions_[slot][k] = index of the viewer's event number k + 1.
+  std::array<std::vector<int32_t>, kViewers> positions_;
+
+  // The clock: which decision it times (phase, deal, seat, cards played) and when
+  // it runs out.
+  std::array<int, 4> turn_key_{-1, -1, -1, -1};
+  std::optional<absl::Time> deadline_;
+
+  std::array<absl::flat_hash_map<std::string, v1::ActResponse>, engine::kNumSeats>
+      answers_;
+};
+
+}  // namespace trix::table
+
+#endif  // TRIX_SERVICES_TABLE_TABLE_H_

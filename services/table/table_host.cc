@@ -1,0 +1,433 @@
+// TableHost: strands, commits, broadcasts, clocks, actions and streams. Creation,
+// recovery and shutdown are in table_host_lifecycle.cc; history and listings in
+// table_host_queries.cc.
+#include "services/table/table_host.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "engine/observation.h"
+#include "services/common/logging.h"
+#include "services/table/slot.h"
+
+namespace trix::table {
+
+using service::LogWarn;
+
+TableHost::TableHost(HostOptions options, TableStore* store,
+                     prometheus::Registry* registry)
+    : options_(std::move(options)),
+      store_(store),
+      metrics_(*registry),
+      workers_("table", options_.worker_threads),
+      io_("table-io", options_.io_threads),
+      timer_([this](const std::string& id) { OnClock(id); }) {}
+
+TableHost::~TableHost() { Shutdown(); }
+
+absl::Status TableHost::Available() const {
+  if (draining_.load()) {
+    return absl::UnavailableError(
+        "the server is shutting down; retry on another instance");
+  }
+  if (!started_.load()) return absl::UnavailableError("the server is starting");
+  return absl::OkStatus();
+}
+
+std::shared_ptr<TableHost::Slot> TableHost::FindSlot(const std::string& table_id) const {
+  absl::MutexLock lock(&mu_);
+  auto it = slots_.find(table_id);
+  return it == slots_.end() ? nullptr : it->second;
+}
+
+size_t TableHost::table_count() const {
+  absl::MutexLock lock(&mu_);
+  return slots_.size();
+}
+
+// --- The strand -----------------------------------------------------------------
+//
+// A strand runs one piece of work at a time for its table: a queued command, or the
+// continuation of an append or reload. Work that starts such an operation suspends
+// the strand (Suspend); the operation's completion hands its continuation back
+// (Complete). The two can finish in either order on different threads, so both
+// "arrive" at the suspension, and the second to arrive runs the continuation and
+// drains on: never two threads at once, and no work of the table in between.
+
+void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command) {
+  bool start = false;
+  {
+    absl::MutexLock lock(&slot->mu);
+    slot->queue.push_back(std::move(command));
+    start = !slot->running;
+    slot->running = true;
+  }
+  if (start) workers_.Post([this, slot] { Drain(slot); });
+}
+
+void TableHost::Suspend(Slot& slot) {
+  absl::MutexLock lock(&slot.mu);
+  slot.waiting = true;
+  slot.arrivals = 0;
+  slot.continuation = nullptr;
+}
+
+void TableHost::Complete(const std::shared_ptr<Slot>& slot,
+                         std::function<void()> continuation) {
+  bool last = false;
+  {
+    absl::MutexLock lock(&slot->mu);
+    slot->continuation = std::move(continuation);
+    last = ++slot->arrivals == 2;
+  }
+  // Off the completing thread (the store's writer must get back to committing).
+  if (last) workers_.Post([this, slot] { Drain(slot); });
+}
+
+void TableHost::Drain(std::shared_ptr<Slot> slot) {
+  for (;;) {
+    std::function<void()> work;
+    {
+      absl::MutexLock lock(&slot->mu);
+      if (slot->waiting) {
+        // Either the work just run suspended the strand (the first arrival: the
+        // completion will continue), or the completion arrived first and posted us.
+        if (slot->arrivals < 2 && ++slot->arrivals < 2) return;
+        slot->waiting = false;
+        work = std::move(slot->continuation);
+      } else if (slot->queue.empty()) {
+        slot->running = false;
+        return;
+      } else if (!slot->table && !slot->evicted && slot->failed_budget == 0) {
+        // The table must be rebuilt from the store first; the strand waits.
+        slot->waiting = true;
+        slot->arrivals = 1;
+        slot->continuation = nullptr;
+        io_.Post([this, slot] { Reload(slot); });
+        return;
+      } else {
+        absl::Status status;
+        if (!slot->table) {
+          if (slot->failed_budget > 0) --slot->failed_budget;
+          status = slot->load_status;
+        }
+        work = [slot, status, command = std::move(slot->queue.front())] {
+          command(*slot, status);
+        };
+        slot->queue.pop_front();
+      }
+    }
+    work();
+  }
+}
+
+void TableHost::Reload(std::shared_ptr<Slot> slot) {
+  // On the io pool: a blocking read. The strand is suspended meanwhile.
+  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(slot->id);
+  auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
+      stored.ok() ? Table::Restore(*stored) : stored.status());
+  Complete(slot, [this, slot, table] {
+    if (table->ok()) {
+      slot->table = std::move(**table);
+      metrics_.recovered.Increment();
+      if (slot->table->event_count() < slot->broadcast) {
+        LogWarn("reloaded table has fewer events than were streamed",
+                {{"table", slot->id}});
+        slot->broadcast = slot->table->event_count();
+      }
+      // An append reported as failed may still have been written: stream what the
+      // log holds beyond what was sent.
+      Broadcast(*slot);
+      Kick(slot, /*restart_clock=*/true);
+      return;
+    }
+    LogWarn("table reload failed",
+            {{"table", slot->id}, {"error", table->status().ToString()}});
+    absl::MutexLock lock(&slot->mu);
+    slot->load_status = absl::UnavailableError(
+        absl::StrCat("table ", slot->id, " is unavailable: ", table->status().message()));
+    // The commands waiting now get the error; the next one tries again.
+    slot->failed_budget = static_cast<int>(slot->queue.size());
+  });
+}
+
+void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
+                       std::function<void(const absl::Status&)> after) {
+  if (step.empty()) {
+    after(absl::OkStatus());
+    return;
+  }
+  for (const storage::LogEntry& e : step.entries) {
+    if (e.seat >= 0 && e.request_id.empty()) metrics_.autopilot.Increment();
+  }
+  storage::AppendRequest request;
+  request.game_id = slot->id;
+  request.entries = std::move(step.entries);
+  request.deadline = step.deadline;
+  request.end = std::move(step.end);
+  Suspend(*slot);
+  const absl::Time start = absl::Now();
+  store_->Append(std::move(request), [this, slot, after = std::move(after),
+                                      start](absl::Status status) {
+    Complete(slot, [this, slot, after, start, status] {
+      metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
+      if (status.ok()) {
+        Broadcast(*slot);
+        ScheduleClock(*slot);
+        after(status);
+        return;
+      }
+      metrics_.append_failures.Increment();
+      LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
+      // Memory ran ahead of the log: drop it; the next command reloads.
+      slot->table.reset();
+      slot->load_status = absl::UnavailableError("the table is being reloaded");
+      after(absl::UnavailableError(
+          absl::StrCat("the action could not be saved; retry with the same request_id: ",
+                       status.message())));
+      // The lease is gone, or the log moved on without us.
+      if (status.code() == absl::StatusCode::kFailedPrecondition) Evict(*slot, status);
+    });
+  });
+}
+
+namespace {
+
+// Sends `seat` its prompt, if it faces a decision.
+bool SendPrompt(const Table& table, int seat, UpdateSink& sink, bool catch_up) {
+  std::optional<v1::Prompt> prompt = table.PromptFor(seat);
+  if (!prompt) return true;
+  v1::TableUpdate update;
+  *update.mutable_prompt() = *std::move(prompt);
+  return sink.Send(update, catch_up);
+}
+
+}  // namespace
+
+void TableHost::Broadcast(Slot& slot) {
+  Table& table = *slot.table;
+  for (Slot::Subscriber& sub : slot.subscribers) {
+    bool sent = false;
+    for (size_t i = slot.broadcast; i < table.event_count() && sub.sink; ++i) {
+      std::optional<v1::Event> event = table.EventFor(i, sub.viewer);
+      if (!event) continue;
+      v1::TableUpdate update;
+      *update.mutable_event() = *std::move(event);
+      if (!sub.sink->Send(update, /*catch_up=*/false)) sub.sink = nullptr;
+      sent = true;
+    }
+    // Only after an event this seat saw: a prompt after nothing would tell it that
+    // another seat made a secret move.
+    if (sent && sub.sink && sub.viewer >= 0 &&
+        !SendPrompt(table, sub.viewer, *sub.sink, /*catch_up=*/false)) {
+      sub.sink = nullptr;
+    }
+  }
+  slot.broadcast = table.event_count();
+  slot.subscribers.erase(
+      std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
+                     [](const Slot::Subscriber& s) { return !s.sink; }),
+      slot.subscribers.end());
+  slot.phase.store(static_cast<int>(PhaseToProto(table.game().phase())));
+  if (table.over() && !slot.finished.load()) {
+    slot.finished_at_us.store(absl::ToUnixMicros(absl::Now()));
+    slot.finished.store(true);
+    service::LogInfo("table finished",
+                     {{"table", slot.id}, {"entries", table.log_length()}});
+  }
+  if (table.over()) CloseStreams(slot, absl::OkStatus());
+}
+
+void TableHost::CloseStreams(Slot& slot, const absl::Status& status) {
+  for (Slot::Subscriber& sub : slot.subscribers) {
+    if (sub.sink) sub.sink->Close(status);
+  }
+  slot.subscribers.clear();
+}
+
+void TableHost::ScheduleClock(Slot& slot) {
+  if (slot.table && slot.table->deadline())
+    timer_.Schedule(slot.id, *slot.table->deadline());
+}
+
+void TableHost::OnClock(const std::string& table_id) {
+  if (std::shared_ptr<Slot> slot = FindSlot(table_id)) Kick(slot, /*restart_clock=*/false);
+}
+
+void TableHost::Kick(const std::shared_ptr<Slot>& slot, bool restart_clock) {
+  Post(slot, [this, slot, restart_clock](Slot& s, const absl::Status& status) {
+    if (!status.ok() || draining_.load()) return;
+    // Only a table that was just loaded needs its clock scheduled here: a clock
+    // that fired must not schedule itself again (every firing would add one).
+    if (restart_clock) ScheduleClock(s);
+    Commit(slot, s.table->Advance(absl::Now()), [](const absl::Status&) {});
+  });
+}
+
+void TableHost::Evict(Slot& slot, const absl::Status& why) {
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = slots_.find(slot.id);
+    if (it != slots_.end() && it->second.get() == &slot) slots_.erase(it);
+    metrics_.tables.Set(static_cast<double>(slots_.size()));
+  }
+  slot.evicted = true;
+  slot.load_status = absl::UnavailableError(
+      absl::StrCat("table ", slot.id, " is no longer hosted here: ", why.message()));
+  CloseStreams(slot, slot.load_status);
+  // If the lease is still ours, make the table claimable at once (by us again, or
+  // by another instance); if it is not, this fails harmlessly.
+  const std::string id = slot.id;
+  {
+    absl::MutexLock lock(&mu_);
+    evicted_.insert(id);
+  }
+  io_.Post([this, id] { store_->ReleaseLease(id).IgnoreError(); });
+}
+
+// --- Actions and streams ----------------------------------------------------------
+
+void TableHost::Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply) {
+  if (absl::Status s = Available(); !s.ok()) return reply(s);
+  if (request.seat_token().empty()) {
+    return reply(absl::UnauthenticatedError("seat_token is required"));
+  }
+  std::shared_ptr<Slot> slot = FindSlot(request.table_id());
+  if (!slot) {
+    return reply(
+        absl::NotFoundError(absl::StrCat("table \"", request.table_id().substr(0, 64),
+                                         "\" is not open on this instance")));
+  }
+  Post(slot, [this, slot, request, reply = std::move(reply)](Slot& s,
+                                                             const absl::Status& status) {
+    if (!status.ok()) {
+      metrics_.actions_failed.Increment();
+      return reply(status);
+    }
+    Table& table = *s.table;
+    absl::StatusOr<int> seat = table.SeatOf(request.seat_token());
+    if (!seat.ok()) {
+      metrics_.actions_rejected.Increment();
+      return reply(seat.status());
+    }
+    if (const v1::ActResponse* answer = table.FindAnswer(*seat, request.request_id())) {
+      metrics_.actions_duplicate.Increment();
+      return reply(*answer);
+    }
+    absl::StatusOr<Step> step = table.Act(*seat, request, absl::Now());
+    if (!step.ok()) {
+      metrics_.actions_rejected.Increment();
+      return reply(step.status());
+    }
+    const v1::ActResponse response = step->response;
+    Commit(slot, *std::move(step), [this, reply, response](const absl::Status& done) {
+      if (done.ok()) {
+        metrics_.actions_ok.Increment();
+        reply(response);
+      } else {
+        metrics_.actions_failed.Increment();
+        reply(done);
+      }
+    });
+  });
+}
+
+void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply) {
+  if (absl::Status s = Available(); !s.ok()) return reply(s);
+  if (std::shared_ptr<Slot> slot = FindSlot(request.table_id())) {
+    Post(slot, [reply](Slot& s, const absl::Status& status) {
+      if (!status.ok()) return reply(status);
+      reply(s.table->View(engine::kSpectator));
+    });
+    return;
+  }
+  // Not hosted here (finished long ago, or on another instance): the log says all.
+  io_.Post([this, id = request.table_id(), reply] {
+    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
+    if (!stored.ok()) return reply(stored.status());
+    absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+    if (!table.ok()) return reply(table.status());
+    reply((*table)->View(engine::kSpectator));
+  });
+}
+
+namespace {
+
+// Sends a new stream its start: a snapshot, or the events after `after_seq`.
+absl::Status StartStream(const Table& table, int viewer, uint64_t after_seq,
+                         UpdateSink& sink) {
+  if (after_seq == 0) {
+    v1::TableUpdate update;
+    *update.mutable_snapshot() = table.View(viewer);
+    if (sink.Send(update, /*catch_up=*/true) && viewer >= 0) {
+      SendPrompt(table, viewer, sink, /*catch_up=*/true);
+    }
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::vector<v1::Event>> missed = table.EventsAfter(viewer, after_seq);
+  if (!missed.ok()) return missed.status();
+  for (v1::Event& event : *missed) {
+    v1::TableUpdate update;
+    *update.mutable_event() = std::move(event);
+    if (!sink.Send(update, /*catch_up=*/true)) return absl::OkStatus();
+  }
+  // A seat resuming in the middle of its decision is told its options again.
+  if (viewer >= 0) SendPrompt(table, viewer, sink, /*catch_up=*/true);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void TableHost::Subscribe(const std::string& table_id, const std::string& seat_token,
+                          bool spectator, uint64_t after_seq,
+                          std::shared_ptr<UpdateSink> sink) {
+  if (absl::Status s = Available(); !s.ok()) return sink->Close(s);
+  if (!spectator && seat_token.empty()) {
+    return sink->Close(absl::UnauthenticatedError("seat_token is required"));
+  }
+  std::shared_ptr<Slot> slot = FindSlot(table_id);
+  if (!slot) return SubscribeFromStore(table_id, seat_token, spectator, after_seq, sink);
+  Post(slot,
+       [seat_token, spectator, after_seq, sink](Slot& s, const absl::Status& status) {
+         if (!status.ok()) return sink->Close(status);
+         Table& table = *s.table;
+         int viewer = engine::kSpectator;
+         if (!spectator) {
+           absl::StatusOr<int> seat = table.SeatOf(seat_token);
+           if (!seat.ok()) return sink->Close(seat.status());
+           viewer = *seat;
+         }
+         if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
+             !started.ok()) {
+           return sink->Close(started);
+         }
+         if (table.over()) return sink->Close(absl::OkStatus());
+         s.subscribers.push_back({viewer, sink});
+       });
+}
+
+void TableHost::SubscribeFromStore(const std::string& table_id,
+                                   const std::string& seat_token, bool spectator,
+                                   uint64_t after_seq, std::shared_ptr<UpdateSink> sink) {
+  io_.Post([this, table_id, seat_token, spectator, after_seq, sink] {
+    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
+    if (!stored.ok()) return sink->Close(stored.status());
+    if (!stored->finished) {
+      // Live play happens only where the table is hosted.
+      return sink->Close(absl::UnavailableError(
+          absl::StrCat("table ", table_id, " is not hosted on this instance")));
+    }
+    absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+    if (!table.ok()) return sink->Close(table.status());
+    int viewer = engine::kSpectator;
+    if (!spectator) {
+      absl::StatusOr<int> seat = (*table)->SeatOf(seat_token);
+      if (!seat.ok()) return sink->Close(seat.status());
+      viewer = *seat;
+    }
+    sink->Close(StartStream(**table, viewer, after_seq, *sink));
+  });
+}
+
+}  // namespace trix::table

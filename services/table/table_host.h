@@ -1,0 +1,217 @@
+// The table service's logic: hosts many tables in one process, with no knowledge
+// of gRPC (the wiring is grpc_service.h). It owns
+//   - the tables, each behind its own strand: the table's commands (an action, a
+//     clock that ran out, a new subscriber) run strictly one after another, and a
+//     command that changed the table holds the strand until its log entries are
+//     durable, so nothing is broadcast or answered before it is written, and the
+//     next action is judged on durable state. Different tables never wait for each
+//     other: strands run on a small worker pool and appends are group-committed by
+//     the store without holding any thread;
+//   - the clocks (one DeadlineTimer for all tables);
+//   - the streams (UpdateSink), fed after each durable append with exactly the
+//     events each viewer may see;
+//   - recovery: at start and periodically it claims tables whose lease lapsed (a
+//     dead instance's, or its own after a restart), rebuilds them from their logs
+//     and resumes their clocks; it renews its leases.
+//
+// If an append fails, the table is rebuilt from the store before its next command,
+// so memory never runs ahead of the log (the failed action is answered UNAVAILABLE
+// and may be retried with the same request id).
+//
+//   TableHost host(options, store.get(), &registry);
+//   host.Start();
+//   host.Act(request, [](absl::StatusOr<v1::ActResponse> r) { ... });
+//   host.Shutdown();
+#ifndef TRIX_SERVICES_TABLE_TABLE_HOST_H_
+#define TRIX_SERVICES_TABLE_TABLE_HOST_H_
+
+#include <atomic>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "prometheus/registry.h"
+#include "services/table/deadline_timer.h"
+#include "services/table/host_metrics.h"
+#include "services/table/table.h"
+#include "services/table/table_store.h"
+#include "services/table/worker_pool.h"
+#include "trix/v1/table.pb.h"
+
+namespace trix::table {
+
+struct HostOptions {
+  // This process's name as a lease owner. It must differ between two runs of the
+  // same instance (main appends a boot id): the store renews every lease its owner
+  // holds, so a restarted process under the old name would keep renewing the
+  // leases of tables it does not host, and they would never be resumed.
+  std::string instance_id = "table-0";
+  // Used for every clock a CreateTable request leaves at zero.
+  int default_contract_ms = 30000;
+  int default_doubling_ms = 20000;
+  int default_card_ms = 20000;
+  int max_clock_ms = 3600000;
+  absl::Duration lease_ttl = absl::Seconds(15);
+  // How often leases are renewed and orphans claimed (a third of the ttl is safe).
+  absl::Duration maintenance_every = absl::Seconds(5);
+  int claim_batch = 200;
+  int worker_threads = 2;
+  int io_threads = 4;
+  int max_tables = 20000;
+  // A finished table stays in memory this long for late subscribers.
+  absl::Duration finished_linger = absl::Minutes(2);
+  // How long a CreateTable answer (with its seat tokens) is kept for retries.
+  absl::Duration create_answer_memory = absl::Minutes(10);
+  // Shutdown waits this long at most for appends in flight.
+  absl::Duration drain_timeout = absl::Seconds(10);
+};
+
+// A stream of TableUpdates to one viewer, as the host sees it. Implementations
+// must not block: they queue, and bound their queue.
+class UpdateSink {
+ public:
+  virtual ~UpdateSink() = default;
+  // Queues an update. `catch_up` marks the missed events and snapshot sent when a
+  // stream starts, which may exceed the live bound. False when the sink is closed
+  // (the client left, or fell too far behind and was told RESOURCE_EXHAUSTED); the
+  // host then forgets it.
+  virtual bool Send(const v1::TableUpdate& update, bool catch_up) = 0;
+  // Ends the stream with `status` once what is queued has been delivered.
+  virtual void Close(const absl::Status& status) = 0;
+};
+
+template <typename T>
+using Reply = std::function<void(absl::StatusOr<T>)>;
+
+class TableHost {
+ public:
+  // `store` and `registry` must outlive the host.
+  TableHost(HostOptions options, TableStore* store, prometheus::Registry* registry);
+  ~TableHost();  // Shutdown()
+
+  // Claims and resumes orphaned tables, then starts the clock and maintenance
+  // threads. Until then every call answers UNAVAILABLE.
+  absl::Status Start();
+  // Drains: refuses new work, lets queued commands and appends finish (for up to
+  // `drain_timeout`), ends every stream with UNAVAILABLE (clients resume elsewhere
+  // with after_seq), and releases the leases so another instance can take the
+  // tables at once.
+  void Shutdown();
+  bool serving() const { return started_.load() && !draining_.load(); }
+
+  // Each reply runs exactly once, on some host thread; it must not block.
+  void CreateTable(const v1::CreateTableRequest& request,
+                   Reply<v1::CreateTableResponse> reply);
+  void Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply);
+  void GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply);
+  // `seat_token` empty: a spectator (Watch). Errors end the sink.
+  void Subscribe(const std::string& table_id, const std::string& seat_token,
+                 bool spectator, uint64_t after_seq, std::shared_ptr<UpdateSink> sink);
+  void ListPlayerTables(const v1::ListPlayerTablesRequest& request,
+                        Reply<v1::ListPlayerTablesResponse> reply);
+  void ListPlayerGames(const v1::ListPlayerGamesRequest& request,
+                       Reply<v1::ListPlayerGamesResponse> reply);
+  void GetGameRecord(const v1::GetGameRecordRequest& request,
+                     Reply<v1::GameRecord> reply);
+
+  // Called from the maintenance thread whenever the store's readiness changes
+  // (the database went away or came back), for the health service.
+  void SetReadinessListener(std::function<void(bool ready)> listener) {
+    absl::MutexLock lock(&mu_);
+    readiness_listener_ = std::move(listener);
+  }
+
+  // For tests and metrics.
+  size_t table_count() const;
+  HostMetrics& metrics() { return metrics_; }
+  // Runs one maintenance round now (claim orphans, renew leases, drop finished).
+  void RunMaintenance();
+
+ private:
+  struct Slot;
+  // A strand command. `status` is OK when slot.table is loaded, else why not.
+  using Command = std::function<void(Slot& slot, const absl::Status& status)>;
+
+  std::shared_ptr<Slot> FindSlot(const std::string& table_id) const;
+  void Post(const std::shared_ptr<Slot>& slot, Command command);
+  void Drain(std::shared_ptr<Slot> slot);
+  // Strand work that starts an append or a reload suspends the strand; the
+  // operation's completion passes the rest of the work to Complete().
+  void Suspend(Slot& slot);
+  void Complete(const std::shared_ptr<Slot>& slot, std::function<void()> continuation);
+  // Writes `step` and then runs `after` on the strand: OK once durable, else the
+  // store's error (the table is then reloaded before its next command).
+  void Commit(const std::shared_ptr<Slot>& slot, Step step,
+              std::function<void(const absl::Status&)> after);
+  void Broadcast(Slot& slot);
+  void ScheduleClock(Slot& slot);
+  void OnClock(const std::string& table_id);
+  // Posts a command that makes the server's due moves (deals, autopilot), after
+  // scheduling the table's clock if `restart_clock` (a table just loaded).
+  void Kick(const std::shared_ptr<Slot>& slot, bool restart_clock);
+  void Reload(std::shared_ptr<Slot> slot);
+  // On the strand: stops hosting the table (its lease is gone or its log moved on
+  // without us); streams end UNAVAILABLE and the lease is released for a reclaim.
+  void Evict(Slot& slot, const absl::Status& why);
+  void CloseStreams(Slot& slot, const absl::Status& status);
+
+  // Recovery.
+  void ClaimOrphans();
+  void ReleaseEvicted();
+  void Adopt(const std::string& table_id);
+  absl::Status AddSlot(std::unique_ptr<Table> table, std::shared_ptr<Slot>* out);
+  void MaintenanceLoop();
+
+  absl::Status ResolveSettings(const v1::CreateTableRequest& request,
+                               v1::internal::TableSettings* settings) const;
+  absl::Status CheckCreate(const v1::CreateTableRequest& request) const;
+  void CreateStored(v1::CreateTableRequest request, storage::NewGame game,
+                    std::unique_ptr<Table> table, v1::CreateTableResponse response,
+                    Reply<v1::CreateTableResponse> reply);
+  // Answers a repeated CreateTable from memory; false when it is not remembered.
+  bool AnswerRepeat(const std::string& request_id, Reply<v1::CreateTableResponse>& reply);
+  void SubscribeFromStore(const std::string& table_id, const std::string& seat_token,
+                          bool spectator, uint64_t after_seq,
+                          std::shared_ptr<UpdateSink> sink);
+  absl::Status Available() const;
+
+  const HostOptions options_;
+  TableStore* const store_;
+  HostMetrics metrics_;
+  WorkerPool workers_;
+  WorkerPool io_;
+  DeadlineTimer timer_;
+
+  mutable absl::Mutex mu_;
+  absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
+  // Games that would not load (corrupt logs): not retried on every claim.
+  absl::flat_hash_map<std::string, absl::Status> broken_ ABSL_GUARDED_BY(mu_);
+  // Tables evicted while their lease may still be ours (see ReleaseEvicted).
+  absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
+  struct CreateAnswer {
+    v1::CreateTableResponse response;
+    absl::Time expires;
+  };
+  absl::flat_hash_map<std::string, CreateAnswer> create_answers_ ABSL_GUARDED_BY(mu_);
+
+  std::function<void(bool)> readiness_listener_ ABSL_GUARDED_BY(mu_);
+  bool store_ready_ = true;  // maintenance thread only
+  std::atomic<bool> started_{false};
+  std::atomic<bool> draining_{false};
+  absl::Notification stop_maintenance_;
+  std::thread maintenance_;
+};
+
+}  // namespace trix::table
+
+#endif  // TRIX_SERVICES_TABLE_TABLE_HOST_H_

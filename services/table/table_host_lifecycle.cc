@@ -1,0 +1,365 @@
+// TableHost: creating tables, recovering them from the store, leases, maintenance
+// and shutdown.
+#include <algorithm>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "engine/observation.h"
+#include "services/common/auth.h"
+#include "services/common/logging.h"
+#include "services/table/slot.h"
+#include "services/table/table_host.h"
+
+namespace trix::table {
+
+using service::LogError;
+using service::LogInfo;
+using service::LogWarn;
+
+namespace {
+
+constexpr size_t kMaxIdBytes = 128;
+constexpr size_t kMaxNameBytes = 64;
+
+}  // namespace
+
+// --- Start, maintenance, shutdown ---------------------------------------------------
+
+absl::Status TableHost::Start() {
+  if (started_.load()) return absl::OkStatus();
+  if (absl::Status ready = store_->CheckReady(); !ready.ok()) return ready;
+  started_.store(true);
+  ClaimOrphans();
+  maintenance_ = std::thread([this] { MaintenanceLoop(); });
+  LogInfo("table host started", {{"instance", options_.instance_id},
+                                 {"tables", static_cast<int64_t>(table_count())}});
+  return absl::OkStatus();
+}
+
+void TableHost::MaintenanceLoop() {
+  while (!stop_maintenance_.WaitForNotificationWithTimeout(options_.maintenance_every)) {
+    RunMaintenance();
+  }
+}
+
+void TableHost::RunMaintenance() {
+  if (draining_.load()) return;
+  const bool ready = store_->CheckReady().ok();
+  if (ready != store_ready_) {
+    store_ready_ = ready;
+    LogWarn(ready ? "the database is back" : "the database is unreachable");
+    std::function<void(bool)> listener;
+    {
+      absl::MutexLock lock(&mu_);
+      listener = readiness_listener_;
+    }
+    if (listener) listener(ready);
+  }
+  ClaimOrphans();
+  if (absl::Status s = store_->RenewLeases(options_.lease_ttl); !s.ok()) {
+    LogWarn("lease renewal failed", {{"error", s.ToString()}});
+  }
+  ReleaseEvicted();
+  const absl::Time now = absl::Now();
+  absl::MutexLock lock(&mu_);
+  absl::erase_if(slots_, [&](const auto& entry) {
+    const Slot& slot = *entry.second;
+    return slot.finished.load() &&
+           absl::FromUnixMicros(slot.finished_at_us.load()) + options_.finished_linger <
+               now;
+  });
+  metrics_.tables.Set(static_cast<double>(slots_.size()));
+  absl::erase_if(create_answers_,
+                 [&](const auto& entry) { return entry.second.expires < now; });
+}
+
+void TableHost::ClaimOrphans() {
+  absl::StatusOr<std::vector<std::string>> claimed =
+      store_->ClaimOrphans(options_.lease_ttl, options_.claim_batch);
+  if (!claimed.ok()) {
+    LogWarn("claiming orphaned tables failed", {{"error", claimed.status().ToString()}});
+    return;
+  }
+  for (const std::string& id : *claimed) Adopt(id);
+}
+
+void TableHost::ReleaseEvicted() {
+  // The store renews every lease this instance holds, so an evicted table whose
+  // release raced with a renewal would stay ours and unhosted for good: release
+  // again until someone (maybe this instance) has claimed it.
+  std::vector<std::string> ids;
+  {
+    absl::MutexLock lock(&mu_);
+    ids.assign(evicted_.begin(), evicted_.end());
+  }
+  for (const std::string& id : ids) {
+    if (FindSlot(id) != nullptr || !store_->ReleaseLease(id).ok()) {
+      absl::MutexLock lock(&mu_);
+      evicted_.erase(id);  // hosted again here, or no longer ours
+    }
+  }
+}
+
+void TableHost::Adopt(const std::string& table_id) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (broken_.contains(table_id)) return;
+  }
+  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
+  absl::StatusOr<std::unique_ptr<Table>> table =
+      stored.ok() ? Table::Restore(*stored) : stored.status();
+  if (!table.ok()) {
+    LogError("cannot resume table",
+             {{"table", table_id}, {"error", table.status().ToString()}});
+    if (table.status().code() == absl::StatusCode::kDataLoss) {
+      absl::MutexLock lock(&mu_);
+      broken_[table_id] = table.status();
+    }
+    return;
+  }
+  std::shared_ptr<Slot> slot;
+  if (!AddSlot(*std::move(table), &slot).ok()) return;  // already hosted here
+  metrics_.recovered.Increment();
+  LogInfo("table resumed", {{"table", table_id},
+                            {"entries", static_cast<int64_t>(stored->entries.size())}});
+  Kick(slot, /*restart_clock=*/true);  // and plays what is due
+}
+
+absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
+                                std::shared_ptr<Slot>* out) {
+  auto slot = std::make_shared<Slot>(table->id());
+  // Set up before the slot is published: from then on only its strand touches it.
+  // Events already in the log were streamed by whoever wrote them; clients resume
+  // with after_seq.
+  slot->broadcast = table->event_count();
+  slot->phase.store(static_cast<int>(PhaseToProto(table->game().phase())));
+  slot->table = std::move(table);
+  absl::MutexLock lock(&mu_);
+  if (!slots_.emplace(slot->id, slot).second) {
+    return absl::AlreadyExistsError(absl::StrCat("table ", slot->id, " is hosted"));
+  }
+  metrics_.tables.Set(static_cast<double>(slots_.size()));
+  *out = std::move(slot);
+  return absl::OkStatus();
+}
+
+void TableHost::Shutdown() {
+  if (draining_.exchange(true)) return;
+  stop_maintenance_.Notify();
+  if (maintenance_.joinable()) maintenance_.join();
+  timer_.Stop();
+  std::vector<std::shared_ptr<Slot>> slots;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, slot] : slots_) slots.push_back(slot);
+  }
+  // Each table's queued commands and in-flight append finish first; then its
+  // streams end, telling clients to resume elsewhere.
+  struct Drained {
+    absl::Mutex mu;
+    size_t left ABSL_GUARDED_BY(mu);
+  };
+  auto drained = std::make_shared<Drained>();
+  drained->left = slots.size();
+  for (const std::shared_ptr<Slot>& slot : slots) {
+    Post(slot, [this, drained](Slot& s, const absl::Status&) {
+      CloseStreams(s, absl::UnavailableError(
+                          "the server is shutting down; resume with after_seq"));
+      absl::MutexLock lock(&drained->mu);
+      --drained->left;
+    });
+  }
+  {
+    // A store that no longer answers must not keep the process from exiting.
+    absl::MutexLock lock(&drained->mu);
+    auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(drained->mu) {
+      return drained->left == 0;
+    };
+    if (!drained->mu.AwaitWithTimeout(absl::Condition(&done), options_.drain_timeout)) {
+      LogWarn("shutdown: appends still in flight", {{"tables", drained->left}});
+    }
+  }
+  for (const std::shared_ptr<Slot>& slot : slots) {
+    if (started_.load() && !slot->finished.load()) {
+      store_->ReleaseLease(slot->id).IgnoreError();
+    }
+  }
+  workers_.Stop();
+  io_.Stop();
+  LogInfo("table host stopped", {{"tables", static_cast<int64_t>(slots.size())}});
+}
+
+// --- CreateTable ------------------------------------------------------------------
+
+absl::Status TableHost::ResolveSettings(const v1::CreateTableRequest& request,
+                                        v1::internal::TableSettings* settings) const {
+  *settings->mutable_mode() = request.mode();
+  *settings->mutable_rules() = request.rules();
+  if (absl::StatusOr<engine::Rules> rules =
+          RulesFromProto(request.mode(), request.rules());
+      !rules.ok()) {
+    return rules.status();
+  }
+  v1::Clocks* clocks = settings->mutable_clocks();
+  auto resolve = [&](int32_t asked, int fallback, const char* name,
+                     void (v1::Clocks::*set)(int32_t)) -> absl::Status {
+    if (asked < 0 || asked > options_.max_clock_ms) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "clocks.", name, " must be 0 (the default) to ", options_.max_clock_ms));
+    }
+    (clocks->*set)(asked == 0 ? fallback : asked);
+    return absl::OkStatus();
+  };
+  const v1::Clocks& asked = request.clocks();
+  if (absl::Status s = resolve(asked.contract_ms(), options_.default_contract_ms,
+                               "contract_ms", &v1::Clocks::set_contract_ms);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = resolve(asked.doubling_ms(), options_.default_doubling_ms,
+                               "doubling_ms", &v1::Clocks::set_doubling_ms);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = resolve(asked.card_ms(), options_.default_card_ms, "card_ms",
+                               &v1::Clocks::set_card_ms);
+      !s.ok()) {
+    return s;
+  }
+  settings->set_seed(request.has_seed() ? request.seed() : service::RandomUint64());
+  return absl::OkStatus();
+}
+
+absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const {
+  if (request.request_id().empty()) {
+    return absl::InvalidArgumentError("request_id is required");
+  }
+  if (request.request_id().size() > kMaxIdBytes) {
+    return absl::InvalidArgumentError("request_id is longer than 128 bytes");
+  }
+  if (request.seats_size() != engine::kNumSeats) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("a table needs exactly 4 seats, not ", request.seats_size()));
+  }
+  absl::flat_hash_set<std::string> people;
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    const v1::SeatAssignment& seat = request.seats(s);
+    const std::string at = absl::StrCat("seats[", s, "]");
+    if (seat.player_id().empty() || seat.player_id().size() > kMaxIdBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".player_id is required (at most 128 bytes)"));
+    }
+    if (seat.display_name().size() > kMaxNameBytes) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".display_name is longer than 64 bytes"));
+    }
+    if (seat.stake() < 0) {
+      return absl::InvalidArgumentError(absl::StrCat(at, ".stake is negative"));
+    }
+    if (seat.bot() && seat.stake() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(at, ": bots never stake"));
+    }
+    // One person, one seat; a bot account may fill several.
+    if (!seat.bot() && !people.insert(seat.player_id()).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": player ", seat.player_id(), " already has a seat"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+bool TableHost::AnswerRepeat(const std::string& request_id,
+                             Reply<v1::CreateTableResponse>& reply) {
+  v1::CreateTableResponse response;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = create_answers_.find(request_id);
+    if (it == create_answers_.end()) return false;
+    response = it->second.response;
+  }
+  std::shared_ptr<Slot> slot = FindSlot(response.table_id());
+  if (!slot) {
+    reply(response);
+    return true;
+  }
+  Post(slot, [response, reply](Slot& s, const absl::Status& status) mutable {
+    if (status.ok()) *response.mutable_table() = s.table->View(engine::kSpectator);
+    reply(response);
+  });
+  return true;
+}
+
+void TableHost::CreateTable(const v1::CreateTableRequest& request,
+                            Reply<v1::CreateTableResponse> reply) {
+  if (absl::Status s = Available(); !s.ok()) return reply(s);
+  if (absl::Status s = CheckCreate(request); !s.ok()) return reply(s);
+  if (AnswerRepeat(request.request_id(), reply)) return;
+  v1::internal::TableSettings settings;
+  if (absl::Status s = ResolveSettings(request, &settings); !s.ok()) return reply(s);
+  if (table_count() >= static_cast<size_t>(options_.max_tables)) {
+    return reply(
+        absl::ResourceExhaustedError("this instance hosts its maximum of tables"));
+  }
+
+  storage::NewGame game;
+  game.game_id = service::NewUuid();
+  game.request_id = request.request_id();
+  game.mode = ModeName(request.mode());
+  game.config = settings.SerializeAsString();
+  v1::CreateTableResponse response;
+  response.set_table_id(game.game_id);
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    const v1::SeatAssignment& seat = request.seats(s);
+    const std::string token = service::NewSeatToken();
+    response.add_seat_tokens(token);
+    game.seats[s] = {seat.player_id(), seat.display_name(), seat.bot(), seat.stake(),
+                     service::TokenHash(token)};
+  }
+  absl::StatusOr<std::unique_ptr<Table>> table =
+      Table::Create(game.game_id, settings, game.seats, absl::Now());
+  if (!table.ok()) return reply(table.status());
+  // CreateGame is a blocking write: off the caller's thread.
+  io_.Post([this, request, game = std::move(game),
+            table = std::make_shared<std::unique_ptr<Table>>(*std::move(table)),
+            response = std::move(response), reply = std::move(reply)]() mutable {
+    CreateStored(std::move(request), std::move(game), std::move(*table),
+                 std::move(response), std::move(reply));
+  });
+}
+
+void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame game,
+                             std::unique_ptr<Table> table,
+                             v1::CreateTableResponse response,
+                             Reply<v1::CreateTableResponse> reply) {
+  std::string existing;
+  absl::Status created = store_->CreateGame(game, &existing);
+  if (created.code() == absl::StatusCode::kAlreadyExists) {
+    if (AnswerRepeat(request.request_id(), reply)) return;
+    return reply(absl::AlreadyExistsError(
+        absl::StrCat("table ", existing,
+                     " was already created by this request_id; its seat tokens "
+                     "are handed out once and no longer known to this instance")));
+  }
+  if (!created.ok()) return reply(created);
+  {
+    absl::MutexLock lock(&mu_);
+    create_answers_[request.request_id()] = {response,
+                                             absl::Now() + options_.create_answer_memory};
+  }
+  std::shared_ptr<Slot> slot;
+  if (absl::Status s = AddSlot(std::move(table), &slot); !s.ok()) return reply(s);
+  LogInfo("table created", {{"table", game.game_id}, {"mode", game.mode}});
+  // The first deal is the table's first log entry, written before the answer.
+  Post(slot, [this, slot, response, reply](Slot& s, const absl::Status& status) {
+    if (!status.ok()) return reply(status);
+    Commit(slot, s.table->Advance(absl::Now()),
+           [slot, response, reply](const absl::Status& done) mutable {
+             if (!done.ok()) return reply(done);
+             *response.mutable_table() = slot->table->View(engine::kSpectator);
+             reply(response);
+           });
+  });
+}
+
+}  // namespace trix::table

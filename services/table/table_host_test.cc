@@ -1,0 +1,566 @@
+// TableHost over the in-memory store: creation, play, durability before answers,
+// append failures, idempotency, clocks, leaving, streams, recovery and history.
+#include "services/table/table_host.h"
+
+#include <future>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "engine/random.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/table/testing/memory_store.h"
+#include "services/table/testing/table_client.h"
+
+namespace trix::table {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename T>
+absl::StatusOr<T> Wait(std::function<void(Reply<T>)> call) {
+  auto promise = std::make_shared<std::promise<absl::StatusOr<T>>>();
+  std::future<absl::StatusOr<T>> future = promise->get_future();
+  call([promise](absl::StatusOr<T> r) { promise->set_value(std::move(r)); });
+  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    return absl::DeadlineExceededError("no reply within 10 s");
+  }
+  return future.get();
+}
+
+HostOptions Options(const std::string& instance) {
+  HostOptions o;
+  o.instance_id = instance;
+  o.lease_ttl = absl::Milliseconds(600);
+  o.maintenance_every = absl::Milliseconds(100);
+  o.finished_linger = absl::Seconds(30);
+  return o;
+}
+
+v1::CreateTableRequest CreateRequest(const std::string& request_id, v1::Team team,
+                                     v1::Format format, uint64_t seed, int clock_ms = 0) {
+  v1::CreateTableRequest r;
+  r.set_request_id(request_id);
+  r.mutable_mode()->set_team(team);
+  r.mutable_mode()->set_format(format);
+  r.set_seed(seed);
+  r.mutable_clocks()->set_contract_ms(clock_ms);
+  r.mutable_clocks()->set_doubling_ms(clock_ms);
+  r.mutable_clocks()->set_card_ms(clock_ms);
+  for (int s = 0; s < 4; ++s) {
+    v1::SeatAssignment* seat = r.add_seats();
+    seat->set_player_id("player-" + std::to_string(s));
+    seat->set_display_name("P" + std::to_string(s));
+  }
+  return r;
+}
+
+class HostTest : public ::testing::Test {
+ protected:
+  HostTest() : db_(std::make_shared<MemoryDatabase>()) {}
+  void SetUp() override { StartHost("table-a"); }
+
+  void StartHost(const std::string& instance) {
+    host_.reset();
+    store_ = std::make_unique<MemoryStore>(db_, instance, absl::Seconds(1));
+    host_ = std::make_unique<TableHost>(Options(instance), store_.get(), &registry_);
+    ASSERT_TRUE(host_->Start().ok());
+  }
+
+  absl::StatusOr<v1::CreateTableResponse> Create(const v1::CreateTableRequest& r) {
+    return Wait<v1::CreateTableResponse>(
+        [&](auto reply) { host_->CreateTable(r, reply); });
+  }
+  absl::StatusOr<v1::ActResponse> Act(const v1::ActRequest& r) {
+    return Wait<v1::ActResponse>([&](auto reply) { host_->Act(r, reply); });
+  }
+  std::shared_ptr<RecordingSink> Subscribe(const std::string& table,
+                                           const std::string& token,
+                                           uint64_t after_seq = 0, size_t capacity = 0) {
+    auto sink = std::make_shared<RecordingSink>(capacity);
+    host_->Subscribe(table, token, token.empty(), after_seq, sink);
+    return sink;
+  }
+  v1::ActRequest ActFor(const v1::CreateTableResponse& table, int seat,
+                        const std::string& request_id, v1::ActRequest action) {
+    action.set_table_id(table.table_id());
+    action.set_seat_token(table.seat_tokens(seat));
+    action.set_request_id(request_id);
+    return action;
+  }
+
+  // Plays until every stream has ended (or `max_actions`), acting on each seat's
+  // latest prompt. Returns the number of actions sent.
+  int Play(const v1::CreateTableResponse& table,
+           std::array<std::shared_ptr<RecordingSink>, 4>& sinks, uint64_t seed,
+           int max_actions = 100000) {
+    engine::Rng rng(seed);
+    std::array<size_t, 4> handled{};
+    int actions = 0;
+    for (int idle = 0; idle < 2000 && actions < max_actions;) {
+      bool acted = false, all_closed = true;
+      for (int s = 0; s < 4; ++s) {
+        all_closed &= sinks[s]->closed();
+        std::vector<v1::TableUpdate> updates = sinks[s]->updates();
+        if (updates.size() <= handled[s] || !updates.back().has_prompt()) continue;
+        handled[s] = updates.size();
+        absl::StatusOr<v1::ActResponse> r =
+            Act(ActFor(table, s, absl::StrCat("a", seed, "-", actions),
+                       RandomAction(updates.back().prompt(), rng)));
+        EXPECT_TRUE(r.ok()) << r.status();
+        ++actions;
+        acted = true;
+      }
+      if (all_closed) break;
+      if (acted) {
+        idle = 0;
+      } else {
+        ++idle;
+        absl::SleepFor(absl::Milliseconds(1));
+      }
+    }
+    return actions;
+  }
+
+  prometheus::Registry registry_;
+  std::shared_ptr<MemoryDatabase> db_;
+  std::unique_ptr<MemoryStore> store_;
+  std::unique_ptr<TableHost> host_;
+};
+
+// Seat events numbered 1, 2, 3, ... from the start of the stream.
+void ExpectContiguous(const RecordingSink& sink, uint64_t first_seq) {
+  uint64_t next = first_seq;
+  for (const v1::TableUpdate& u : sink.updates()) {
+    if (u.has_snapshot()) next = u.snapshot().seq() + 1;
+    if (u.has_event()) ASSERT_EQ(u.event().seq(), next++);
+  }
+}
+
+TEST_F(HostTest, CreateTableChecksItsRequest) {
+  auto code = [&](v1::CreateTableRequest r) { return Create(r).status().code(); };
+  v1::CreateTableRequest r = CreateRequest("", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
+  EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
+  r = CreateRequest("x", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
+  r.mutable_seats()->RemoveLast();
+  EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
+  r = CreateRequest("x", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
+  r.mutable_seats(1)->set_bot(true);
+  r.mutable_seats(1)->set_stake(5);
+  EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
+  r = CreateRequest("x", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
+  r.mutable_seats(1)->set_player_id("player-0");
+  EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
+  r = CreateRequest("x", v1::TEAM_UNSPECIFIED, v1::FORMAT_COMPLEX, 1);
+  EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
+  r = CreateRequest("x", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1, -5);
+  EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host_->table_count(), 0u);
+}
+
+TEST_F(HostTest, CreateTableIsIdempotent) {
+  v1::CreateTableRequest r =
+      CreateRequest("once", v1::TEAM_PARTNER, v1::FORMAT_COMPLEX, 1);
+  v1::CreateTableResponse first = Create(r).value();
+  ASSERT_EQ(first.seat_tokens_size(), 4);
+  EXPECT_EQ(first.table().phase(), v1::PHASE_CHOOSING_CONTRACT);
+  EXPECT_EQ(first.table().clocks().card_ms(), 20000);  // the server default
+  v1::CreateTableResponse again = Create(r).value();
+  EXPECT_EQ(again.table_id(), first.table_id());
+  EXPECT_EQ(again.seat_tokens(2), first.seat_tokens(2));
+  EXPECT_EQ(host_->table_count(), 1u);
+}
+
+TEST_F(HostTest, FourSeatsPlayAWholeGame) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("g", v1::TEAM_PARTNER, v1::FORMAT_COMPLEX, 3)).value();
+  std::array<std::shared_ptr<RecordingSink>, 4> sinks;
+  for (int s = 0; s < 4; ++s)
+    sinks[s] = Subscribe(table.table_id(), table.seat_tokens(s));
+  auto watcher = Subscribe(table.table_id(), "");
+  const int actions = Play(table, sinks, 3);
+  EXPECT_GT(actions, 50);
+  for (int s = 0; s < 4; ++s) {
+    ASSERT_TRUE(
+        sinks[s]->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+    EXPECT_TRUE(sinks[s]->status().ok()) << sinks[s]->status();
+    EXPECT_TRUE(sinks[s]->events().back().has_game_ended());
+    ExpectContiguous(*sinks[s], 1);
+  }
+  ASSERT_TRUE(
+      watcher->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  for (const v1::Event& e : watcher->events()) {
+    EXPECT_FALSE(e.has_hand_shown() || e.has_doubles_selected() || e.has_ready());
+  }
+  // The record matches what the seat saw live.
+  v1::GetGameRecordRequest rr;
+  rr.set_game_id(table.table_id());
+  rr.set_seat_token(table.seat_tokens(1));
+  v1::GameRecord record =
+      Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); }).value();
+  // The stream began with a snapshot covering the first events.
+  std::vector<v1::Event> live = sinks[1]->events();
+  const int skipped = static_cast<int>(live.front().seq()) - 1;
+  ASSERT_EQ(record.events_size(), skipped + static_cast<int>(live.size()));
+  for (size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(record.events(skipped + i).SerializeAsString(),
+              live[i].SerializeAsString());
+  }
+  EXPECT_EQ(record.result().totals_size(), 4);
+  rr.set_seat_token("not-a-token");
+  EXPECT_EQ(Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); })
+                .status()
+                .code(),
+            absl::StatusCode::kPermissionDenied);
+}
+
+TEST_F(HostTest, AppendsAnsweredBeforeTheyReturnKeepTheStrand) {
+  store_->SetInlineAppends(true);
+  v1::CreateTableResponse table =
+      Create(CreateRequest("inline", v1::TEAM_SOLO, v1::FORMAT_CLASSIC, 4)).value();
+  std::array<std::shared_ptr<RecordingSink>, 4> sinks;
+  for (int s = 0; s < 4; ++s)
+    sinks[s] = Subscribe(table.table_id(), table.seat_tokens(s));
+  Play(table, sinks, 4);
+  for (int s = 0; s < 4; ++s) {
+    ASSERT_TRUE(
+        sinks[s]->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+    EXPECT_TRUE(sinks[s]->events().back().has_game_ended());
+    ExpectContiguous(*sinks[s], 1);
+  }
+}
+
+TEST_F(HostTest, NothingIsAnsweredOrStreamedBeforeItIsDurable) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("d", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 5)).value();
+  const int owner = table.table().owner();
+  auto sink = Subscribe(table.table_id(), table.seat_tokens(owner));
+  ASSERT_TRUE(
+      sink->WaitUntil([](const RecordingSink& k) { return k.size_locked() >= 2; }));
+  const size_t before = sink->updates().size();
+  store_->HoldAppends(true);
+  v1::ActRequest choose;
+  choose.mutable_choose_contract()->set_contract(v1::CONTRACT_COMPLEX);
+  auto promise = std::make_shared<std::promise<absl::StatusOr<v1::ActResponse>>>();
+  host_->Act(ActFor(table, owner, "c", choose),
+             [promise](absl::StatusOr<v1::ActResponse> r) { promise->set_value(r); });
+  auto future = promise->get_future();
+  EXPECT_EQ(future.wait_for(std::chrono::milliseconds(200)), std::future_status::timeout);
+  EXPECT_EQ(sink->updates().size(), before);
+  EXPECT_EQ(store_->held_appends(), 1u);
+  store_->HoldAppends(false);
+  ASSERT_EQ(future.wait_for(std::chrono::seconds(5)), std::future_status::ready);
+  EXPECT_TRUE(future.get().ok());
+  EXPECT_TRUE(
+      sink->WaitUntil([&](const RecordingSink& k) { return k.size_locked() > before; }));
+}
+
+TEST_F(HostTest, FailedAppendIsUnavailableAndTheTableReloads) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("f", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 6)).value();
+  const int owner = table.table().owner();
+  auto sink = Subscribe(table.table_id(), table.seat_tokens(owner));
+  v1::ActRequest choose;
+  choose.mutable_choose_contract()->set_contract(v1::CONTRACT_TRIX);
+  store_->FailNextAppends(1, absl::UnavailableError("disk full"));
+  absl::StatusOr<v1::ActResponse> failed = Act(ActFor(table, owner, "c", choose));
+  EXPECT_EQ(failed.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_THAT(failed.status().message(), HasSubstr("disk full"));
+  // Memory did not run ahead of the log: the retry is judged on the durable state
+  // (still choosing) and succeeds once.
+  absl::StatusOr<v1::ActResponse> retried = Act(ActFor(table, owner, "c", choose));
+  ASSERT_TRUE(retried.ok()) << retried.status();
+  EXPECT_EQ(Act(ActFor(table, owner, "c", choose)).value().seq(), retried->seq());
+  ExpectContiguous(*sink, 1);
+  int chosen = 0;
+  for (const v1::Event& e : sink->events()) chosen += e.has_contract_chosen();
+  EXPECT_EQ(chosen, 1);
+}
+
+TEST_F(HostTest, TokensAndTablesAreChecked) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("t", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 7)).value();
+  v1::CreateTableResponse other =
+      Create(CreateRequest("u", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 8)).value();
+  v1::ActRequest leave;
+  leave.mutable_leave();
+  v1::ActRequest r = ActFor(table, 0, "x", leave);
+  r.clear_seat_token();
+  EXPECT_EQ(Act(r).status().code(), absl::StatusCode::kUnauthenticated);
+  r.set_seat_token(other.seat_tokens(0));  // another table's token
+  EXPECT_EQ(Act(r).status().code(), absl::StatusCode::kPermissionDenied);
+  r.set_table_id("no-such-table");
+  EXPECT_EQ(Act(r).status().code(), absl::StatusCode::kNotFound);
+  auto sink = Subscribe(table.table_id(), other.seat_tokens(1));
+  ASSERT_TRUE(sink->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_EQ(sink->status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_TRUE(sink->updates().empty());
+}
+
+TEST_F(HostTest, ClocksRunOutAndTheAutopilotPlays) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("c", v1::TEAM_PARTNER, v1::FORMAT_COMPLEX, 9, 30)).value();
+  auto watcher = Subscribe(table.table_id(), "");
+  // Nobody acts: within a second the autopilot has chosen, doubled and played.
+  ASSERT_TRUE(watcher->WaitUntil(
+      [](const RecordingSink& k) { return k.size_locked() > 25; }, absl::Seconds(5)));
+  int automatic_cards = 0;
+  for (const v1::Event& e : watcher->events()) {
+    if (e.has_card_played()) {
+      EXPECT_TRUE(e.automatic());
+      ++automatic_cards;
+    }
+  }
+  EXPECT_GT(automatic_cards, 3);
+}
+
+TEST_F(HostTest, LeavingSeatIsPlayedAtOnce) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("l", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 10)).value();
+  std::array<std::shared_ptr<RecordingSink>, 4> sinks;
+  for (int s = 0; s < 4; ++s)
+    sinks[s] = Subscribe(table.table_id(), table.seat_tokens(s));
+  v1::ActRequest leave;
+  leave.mutable_leave();
+  ASSERT_TRUE(Act(ActFor(table, 2, "bye", leave)).ok());
+  ASSERT_TRUE(Act(ActFor(table, 3, "bye", leave)).ok());
+  EXPECT_EQ(Act(ActFor(table, 3, "again", leave)).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  Play(table, sinks, 10);
+  for (int s = 0; s < 4; ++s) {
+    ASSERT_TRUE(
+        sinks[s]->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+    EXPECT_TRUE(sinks[s]->events().back().has_game_ended());
+  }
+}
+
+TEST_F(HostTest, SlowStreamIsCutAndResumesExactly) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("s", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 11)).value();
+  std::array<std::shared_ptr<RecordingSink>, 4> sinks;
+  for (int s = 0; s < 4; ++s)
+    sinks[s] = Subscribe(table.table_id(), table.seat_tokens(s));
+  auto slow = Subscribe(table.table_id(), table.seat_tokens(0), 0, /*capacity=*/12);
+  Play(table, sinks, 11, /*max_actions=*/30);
+  ASSERT_TRUE(slow->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_EQ(slow->status().code(), absl::StatusCode::kResourceExhausted);
+  uint64_t last = 0;
+  for (const v1::TableUpdate& u : slow->updates()) {
+    if (u.has_event()) last = u.event().seq();
+    if (u.has_snapshot()) last = u.snapshot().seq();
+  }
+  auto resumed = Subscribe(table.table_id(), table.seat_tokens(0), last);
+  std::vector<v1::Event> full = sinks[0]->events();
+  ASSERT_TRUE(resumed->WaitUntil(
+      [&](const RecordingSink& k) { return k.last_seq_locked() >= full.back().seq(); }));
+  std::vector<v1::Event> tail = resumed->events();
+  ASSERT_FALSE(tail.empty());
+  EXPECT_EQ(tail.front().seq(), last + 1);
+  for (const v1::Event& e : tail) {
+    ASSERT_LE(e.seq(), full.size() + (full.front().seq() - 1));
+  }
+  auto beyond = Subscribe(table.table_id(), table.seat_tokens(0), 1000000);
+  ASSERT_TRUE(
+      beyond->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_EQ(beyond->status().code(), absl::StatusCode::kInvalidArgument);
+}
+
+TEST_F(HostTest, AnotherInstanceResumesAfterShutdown) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("r", v1::TEAM_PARTNER, v1::FORMAT_CLASSIC, 12)).value();
+  std::array<std::shared_ptr<RecordingSink>, 4> sinks;
+  for (int s = 0; s < 4; ++s)
+    sinks[s] = Subscribe(table.table_id(), table.seat_tokens(s));
+  Play(table, sinks, 12, /*max_actions=*/25);
+  host_->Shutdown();
+  for (int s = 0; s < 4; ++s) {
+    ASSERT_TRUE(
+        sinks[s]->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+    EXPECT_EQ(sinks[s]->status().code(), absl::StatusCode::kUnavailable);
+  }
+  std::array<uint64_t, 4> last{};
+  for (int s = 0; s < 4; ++s) last[s] = sinks[s]->events().back().seq();
+
+  StartHost("table-b");  // claims the released lease at once
+  ASSERT_EQ(host_->table_count(), 1u);
+  std::array<std::shared_ptr<RecordingSink>, 4> resumed;
+  for (int s = 0; s < 4; ++s) {
+    resumed[s] = Subscribe(table.table_id(), table.seat_tokens(s), last[s]);
+  }
+  Play(table, resumed, 13);
+  for (int s = 0; s < 4; ++s) {
+    ASSERT_TRUE(
+        resumed[s]->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+    EXPECT_TRUE(resumed[s]->status().ok());
+    ExpectContiguous(*resumed[s], last[s] + 1);
+    EXPECT_TRUE(resumed[s]->events().back().has_game_ended());
+  }
+}
+
+TEST_F(HostTest, LostLeaseEvictsTheTable) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("lease", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 14)).value();
+  auto sink = Subscribe(table.table_id(), table.seat_tokens(0));
+  ASSERT_TRUE(
+      sink->WaitUntil([](const RecordingSink& k) { return k.size_locked() > 0; }));
+  {
+    // Another instance took the table (as if our renewals had failed).
+    absl::MutexLock lock(&db_->mu);
+    db_->games[table.table_id()].lease_owner = "table-z";
+  }
+  const int owner = table.table().owner();
+  v1::ActRequest choose;
+  choose.mutable_choose_contract()->set_contract(v1::CONTRACT_TRIX);
+  EXPECT_EQ(Act(ActFor(table, owner, "c", choose)).status().code(),
+            absl::StatusCode::kUnavailable);
+  ASSERT_TRUE(sink->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_EQ(sink->status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(host_->table_count(), 0u);
+}
+
+TEST_F(HostTest, HistoryAndListings) {
+  std::vector<std::string> ids;
+  for (int g = 0; g < 3; ++g) {
+    v1::CreateTableRequest r =
+        CreateRequest("h" + std::to_string(g), v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 20 + g);
+    r.mutable_rules()->set_kingdoms(1);
+    v1::CreateTableResponse table = Create(r).value();
+    ids.push_back(table.table_id());
+    v1::ActRequest leave;
+    leave.mutable_leave();
+    for (int s = 0; s < 4; ++s) ASSERT_TRUE(Act(ActFor(table, s, "bye", leave)).ok());
+  }
+  v1::CreateTableResponse active =
+      Create(CreateRequest("active", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 30)).value();
+  v1::ListPlayerTablesRequest tables;
+  tables.set_player_id("player-1");
+  v1::ListPlayerTablesResponse listed =
+      Wait<v1::ListPlayerTablesResponse>([&](auto reply) {
+        host_->ListPlayerTables(tables, reply);
+      }).value();
+  ASSERT_EQ(listed.tables_size(), 1);
+  EXPECT_EQ(listed.tables(0).table_id(), active.table_id());
+  EXPECT_EQ(listed.tables(0).seat(), 1);
+  EXPECT_EQ(listed.tables(0).phase(), v1::PHASE_CHOOSING_CONTRACT);
+
+  v1::ListPlayerGamesRequest games;
+  games.set_player_id("player-2");
+  games.set_page_size(2);
+  auto page = [&]() {
+    return Wait<v1::ListPlayerGamesResponse>(
+               [&](auto reply) { host_->ListPlayerGames(games, reply); })
+        .value();
+  };
+  v1::ListPlayerGamesResponse first = page();
+  ASSERT_EQ(first.games_size(), 2);
+  EXPECT_FALSE(first.next_page_token().empty());
+  EXPECT_EQ(first.games(0).seat(), 2);
+  EXPECT_EQ(first.games(0).result().totals_size(), 4);
+  games.set_page_token(first.next_page_token());
+  v1::ListPlayerGamesResponse second = page();
+  ASSERT_EQ(second.games_size(), 1);
+  EXPECT_TRUE(second.next_page_token().empty());
+
+  // A public record holds no hand.
+  v1::GetGameRecordRequest rr;
+  rr.set_game_id(ids[0]);
+  v1::GameRecord record =
+      Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); }).value();
+  EXPECT_EQ(record.viewer(), -1);
+  ASSERT_GT(record.events_size(), 10);
+  for (const v1::Event& e : record.events()) EXPECT_FALSE(e.has_hand_shown());
+  rr.set_game_id("missing");
+  EXPECT_EQ(Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); })
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(HostTest, FinishedTablesLeaveMemoryAndAreServedFromTheLog) {
+  HostOptions options = Options("linger");
+  options.finished_linger = absl::ZeroDuration();
+  host_ = std::make_unique<TableHost>(options, store_.get(), &registry_);
+  ASSERT_TRUE(host_->Start().ok());
+  v1::CreateTableRequest r = CreateRequest("fin", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 40);
+  r.mutable_rules()->set_kingdoms(1);
+  v1::CreateTableResponse table = Create(r).value();
+  v1::ActRequest leave;
+  leave.mutable_leave();
+  for (int s = 0; s < 4; ++s) ASSERT_TRUE(Act(ActFor(table, s, "bye", leave)).ok());
+  auto live = Subscribe(table.table_id(), table.seat_tokens(2), 1);
+  ASSERT_TRUE(live->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  host_->RunMaintenance();
+  EXPECT_EQ(host_->table_count(), 0u);
+  auto stored = Subscribe(table.table_id(), table.seat_tokens(2), 1);
+  ASSERT_TRUE(
+      stored->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_TRUE(stored->status().ok()) << stored->status();
+  ASSERT_EQ(stored->events().size(), live->events().size());
+  for (size_t i = 0; i < live->events().size(); ++i) {
+    EXPECT_EQ(stored->events()[i].SerializeAsString(),
+              live->events()[i].SerializeAsString());
+  }
+  v1::GetTableRequest get;
+  get.set_table_id(table.table_id());
+  v1::TableView view =
+      Wait<v1::TableView>([&](auto reply) { host_->GetTable(get, reply); }).value();
+  EXPECT_EQ(view.phase(), v1::PHASE_GAME_OVER);
+  EXPECT_EQ(view.result().totals_size(), 4);
+  EXPECT_EQ(Act(ActFor(table, 0, "late", leave)).status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(HostTest, UnavailableUntilStartedAndWhileDraining) {
+  TableHost cold(Options("cold"), store_.get(), &registry_);
+  EXPECT_EQ(Wait<v1::CreateTableResponse>([&](auto reply) {
+              cold.CreateTable(CreateRequest("z", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1),
+                               reply);
+            })
+                .status()
+                .code(),
+            absl::StatusCode::kUnavailable);
+  host_->Shutdown();
+  EXPECT_FALSE(host_->serving());
+  EXPECT_EQ(
+      Create(CreateRequest("z", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1)).status().code(),
+      absl::StatusCode::kUnavailable);
+}
+
+}  // namespace
+}  // namespace trix::table
+
+namespace trix::table {
+namespace {
+
+TEST(HostReadinessTest, ReportsTheDatabaseGoingAndComing) {
+  prometheus::Registry registry;
+  auto db = std::make_shared<MemoryDatabase>();
+  MemoryStore store(db, "r");
+  HostOptions options = Options("r");
+  options.maintenance_every = absl::Milliseconds(20);
+  TableHost host(options, &store, &registry);
+  absl::Mutex mu;
+  std::vector<bool> seen;
+  host.SetReadinessListener([&](bool ready) {
+    absl::MutexLock lock(&mu);
+    seen.push_back(ready);
+  });
+  ASSERT_TRUE(host.Start().ok());
+  store.SetUnavailable(true);
+  auto wait_for = [&](size_t n) {
+    absl::MutexLock lock(&mu);
+    auto cond = [&]() { return seen.size() >= n; };
+    return mu.AwaitWithTimeout(absl::Condition(&cond), absl::Seconds(5));
+  };
+  ASSERT_TRUE(wait_for(1));
+  store.SetUnavailable(false);
+  ASSERT_TRUE(wait_for(2));
+  absl::MutexLock lock(&mu);
+  EXPECT_EQ(seen, (std::vector<bool>{false, true}));
+}
+
+}  // namespace
+}  // namespace trix::table

@@ -1,0 +1,52 @@
+// What the table service needs from durable storage, as an interface, so that the
+// host can be tested without PostgreSQL (an in-memory store with fault injection,
+// testing/memory_store.h) and run in production on storage::GameStore
+// (PostgresTableStore below, a plain forwarder). The contract of every method is
+// GameStore's (services/storage/game_store.h): Append's callback reports OK only
+// once the entries are durable, and a rejected append wrote nothing.
+//
+//   std::unique_ptr<TableStore> store = PostgresTableStore(game_store.get());
+//   store->Append(std::move(request), [](absl::Status s) { ... });
+#ifndef TRIX_SERVICES_TABLE_TABLE_STORE_H_
+#define TRIX_SERVICES_TABLE_TABLE_STORE_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/storage/game_store.h"
+
+namespace trix::table {
+
+class TableStore {
+ public:
+  virtual ~TableStore() = default;
+
+  virtual absl::Status CheckReady() = 0;
+  // ALREADY_EXISTS (with the id in `existing_game_id`) for a request_id seen before.
+  virtual absl::Status CreateGame(const storage::NewGame& game,
+                                  std::string* existing_game_id) = 0;
+  // `done` may run on any thread, and must not block.
+  virtual void Append(storage::AppendRequest request,
+                      std::function<void(absl::Status)> done) = 0;
+  virtual absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) = 0;
+  virtual absl::Status RenewLeases(absl::Duration ttl) = 0;
+  virtual absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
+                                                                int limit) = 0;
+  virtual absl::Status ReleaseLease(const std::string& game_id) = 0;
+  virtual absl::StatusOr<std::vector<storage::GameListing>> ListActive(
+      const std::string& player_id) = 0;
+  virtual absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
+      const std::string& player_id, int limit, const std::string& before) = 0;
+};
+
+// Forwards to `store`, which must outlive the result.
+std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store);
+
+}  // namespace trix::table
+
+#endif  // TRIX_SERVICES_TABLE_TABLE_STORE_H_

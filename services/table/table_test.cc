@@ -1,0 +1,400 @@
+#include "services/table/table.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "engine/observation.h"
+#include "engine/random.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/common/auth.h"
+#include "services/table/testing/table_client.h"
+
+namespace trix::table {
+namespace {
+
+using ::testing::HasSubstr;
+
+const absl::Time kStart = absl::FromUnixSeconds(1700000000);
+
+v1::Mode Mode(v1::Team team, v1::Format format) {
+  v1::Mode mode;
+  mode.set_team(team);
+  mode.set_format(format);
+  return mode;
+}
+
+// A table and everything written for it, so a test can restore it.
+struct Fixture {
+  std::unique_ptr<Table> table;
+  std::array<std::string, 4> tokens;
+  storage::StoredGame stored;
+
+  void Write(const Step& step) {
+    for (const storage::LogEntry& e : step.entries) {
+      ASSERT_EQ(e.index, static_cast<int64_t>(stored.entries.size()));
+      stored.entries.push_back(e);
+    }
+    stored.deadline = step.deadline;
+    if (step.end) {
+      ASSERT_FALSE(stored.finished) << "the game ended twice";
+      stored.finished = true;
+      stored.result = step.end->result;
+    }
+  }
+};
+
+Fixture MakeTable(v1::Mode mode, uint64_t seed, int kingdoms = 4, int clock_ms = 1000) {
+  Fixture f;
+  v1::internal::TableSettings settings;
+  *settings.mutable_mode() = mode;
+  settings.mutable_rules()->set_kingdoms(kingdoms);
+  settings.mutable_clocks()->set_contract_ms(clock_ms);
+  settings.mutable_clocks()->set_doubling_ms(clock_ms);
+  settings.mutable_clocks()->set_card_ms(clock_ms);
+  settings.set_seed(seed);
+  std::array<storage::SeatRecord, 4> seats;
+  for (int s = 0; s < 4; ++s) {
+    f.tokens[s] = service::NewSeatToken();
+    seats[s] = {"p" + std::to_string(s), "Player", false, s == 0 ? 100 : 0,
+                service::TokenHash(f.tokens[s])};
+  }
+  f.table = Table::Create("t1", settings, seats, kStart).value();
+  f.stored.game.game_id = "t1";
+  f.stored.game.config = settings.SerializeAsString();
+  f.stored.game.seats = seats;
+  f.stored.created = kStart;
+  f.Write(f.table->Advance(kStart));
+  return f;
+}
+
+v1::ActRequest Request(const std::string& id, v1::ActRequest act) {
+  act.set_request_id(id);
+  return act;
+}
+
+v1::ActRequest Play(const std::string& card) {
+  v1::ActRequest act;
+  act.mutable_play_card()->set_card(card);
+  return act;
+}
+
+// The seat that has a decision to make (any, while doubling).
+int SeatToAct(const Table& table) {
+  for (int s = 0; s < 4; ++s) {
+    if (table.PromptFor(s)) return s;
+  }
+  return -1;
+}
+
+// Plays the table to its end with random legal actions from the prompts.
+void PlayOut(Fixture& f, uint64_t seed, absl::Time& now) {
+  engine::Rng rng(seed);
+  for (int n = 0; !f.table->over(); ++n) {
+    ASSERT_LT(n, 5000);
+    const int seat = SeatToAct(*f.table);
+    ASSERT_GE(seat, 0);
+    now += absl::Milliseconds(3);
+    absl::StatusOr<Step> step = f.table->Act(
+        seat,
+        Request("r" + std::to_string(n), RandomAction(*f.table->PromptFor(seat), rng)),
+        now);
+    ASSERT_TRUE(step.ok()) << step.status();
+    f.Write(*step);
+  }
+}
+
+void ExpectSameEvents(const Table& a, const Table& b) {
+  ASSERT_EQ(a.event_count(), b.event_count());
+  for (int viewer = -1; viewer < 4; ++viewer) {
+    ASSERT_EQ(a.last_seq(viewer), b.last_seq(viewer));
+    for (size_t i = 0; i < a.event_count(); ++i) {
+      std::optional<v1::Event> x = a.EventFor(i, viewer), y = b.EventFor(i, viewer);
+      ASSERT_EQ(x.has_value(), y.has_value());
+      if (x) ASSERT_EQ(x->SerializeAsString(), y->SerializeAsString()) << i;
+    }
+  }
+}
+
+TEST(TableTest, CreationDealsAndStartsTheOwnersClock) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), 11);
+  ASSERT_EQ(f.stored.entries.size(), 1u);
+  EXPECT_EQ(f.stored.entries[0].seat, -1);
+  const Table& t = *f.table;
+  EXPECT_EQ(t.game().phase(), engine::Phase::kChoosingContract);
+  ASSERT_TRUE(t.deadline().has_value());
+  EXPECT_EQ(*t.deadline(), kStart + absl::Seconds(1));
+  const int owner = t.game().owner();
+  // The owner sees its hand; the others do not yet; spectators never.
+  for (int v = -1; v < 4; ++v) {
+    v1::TableView view = t.View(v);
+    EXPECT_EQ(view.hand_size(), v == owner ? 13 : 0) << v;
+  }
+  std::vector<v1::Event> owner_events = t.EventsAfter(owner, 0).value();
+  ASSERT_EQ(owner_events.size(), 3u);  // DealStarted, HandShown, TurnStarted
+  EXPECT_TRUE(owner_events[1].has_hand_shown());
+  EXPECT_EQ(owner_events[2].turn_started().turn().seats(0), owner);
+  EXPECT_EQ(t.EventsAfter(engine::kSpectator, 0).value().size(), 2u);
+  // Sequence numbers have no gaps for any viewer.
+  for (size_t i = 0; i < owner_events.size(); ++i)
+    EXPECT_EQ(owner_events[i].seq(), i + 1);
+  EXPECT_EQ(t.PromptFor(owner)->available_contracts_size(), 2);
+  EXPECT_FALSE(t.PromptFor((owner + 1) % 4).has_value());
+}
+
+TEST(TableTest, TokensMapToSeats) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 1);
+  for (int s = 0; s < 4; ++s) EXPECT_EQ(f.table->SeatOf(f.tokens[s]).value(), s);
+  EXPECT_EQ(f.table->SeatOf("").status().code(), absl::StatusCode::kUnauthenticated);
+  EXPECT_EQ(f.table->SeatOf(service::NewSeatToken()).status().code(),
+            absl::StatusCode::kPermissionDenied);
+}
+
+TEST(TableTest, BadRequestsChangeNothing) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), 5);
+  Table& t = *f.table;
+  const int owner = t.game().owner();
+  const int other = (owner + 1) % 4;
+  const size_t events = t.event_count();
+  auto expect = [&](int seat, v1::ActRequest request, absl::StatusCode code,
+                    const std::string& message) {
+    absl::StatusOr<Step> step = t.Act(seat, request, kStart);
+    EXPECT_EQ(step.status().code(), code) << step.status();
+    EXPECT_THAT(step.status().message(), HasSubstr(message));
+    EXPECT_EQ(t.event_count(), events);
+    EXPECT_EQ(t.log_length(), 1);
+  };
+  v1::ActRequest choose;
+  choose.mutable_choose_contract()->set_contract(v1::CONTRACT_TRIX);
+  expect(owner, choose, absl::StatusCode::kInvalidArgument, "request_id is required");
+  expect(owner, Request(std::string(129, 'x'), choose),
+         absl::StatusCode::kInvalidArgument, "128");
+  expect(owner, Request("a", v1::ActRequest()), absl::StatusCode::kInvalidArgument,
+         "names no action");
+  expect(owner, Request("a", Play("ZZ")), absl::StatusCode::kInvalidArgument,
+         "not a card");
+  v1::ActRequest unspecified;
+  unspecified.mutable_choose_contract();
+  expect(owner, Request("a", unspecified), absl::StatusCode::kInvalidArgument,
+         "not a contract");
+  expect(other, Request("a", choose), absl::StatusCode::kFailedPrecondition,
+         "does not own this kingdom");
+  expect(owner, Request("a", Play("2C")), absl::StatusCode::kFailedPrecondition,
+         "no card may be played");
+  v1::ActRequest complex;
+  complex.mutable_choose_contract()->set_contract(v1::CONTRACT_COMPLEX);
+  expect(owner, Request("a", complex), absl::StatusCode::kFailedPrecondition,
+         "not played in classic");
+  EXPECT_EQ(t.FindAnswer(owner, "a"), nullptr);
+}
+
+TEST(TableTest, AnswersAreKeptPerSeat) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 3);
+  Table& t = *f.table;
+  const int owner = t.game().owner();
+  v1::ActRequest choose;
+  choose.mutable_choose_contract()->set_contract(v1::CONTRACT_TRIX);
+  absl::StatusOr<Step> step = t.Act(owner, Request("same", choose), kStart);
+  ASSERT_TRUE(step.ok()) << step.status();
+  ASSERT_NE(t.FindAnswer(owner, "same"), nullptr);
+  EXPECT_EQ(t.FindAnswer(owner, "same")->seq(), step->response.seq());
+  // The last event the action produced (here: the clock of the first card).
+  EXPECT_EQ(step->response.seq(), t.last_seq(owner));
+  EXPECT_TRUE(t.EventsAfter(owner, 0).value().back().has_turn_started());
+  EXPECT_EQ(t.FindAnswer((owner + 1) % 4, "same"), nullptr);
+  EXPECT_EQ(step->entries[0].request_id, "same");
+}
+
+TEST(TableTest, FullGamesOfEveryModeReplayExactly) {
+  const v1::Mode modes[] = {Mode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC),
+                            Mode(v1::TEAM_PARTNER, v1::FORMAT_CLASSIC),
+                            Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX),
+                            Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX)};
+  uint64_t seed = 100;
+  for (const v1::Mode& mode : modes) {
+    SCOPED_TRACE(ModeName(mode));
+    Fixture f = MakeTable(mode, ++seed);
+    absl::Time now = kStart;
+    PlayOut(f, seed, now);
+    ASSERT_TRUE(f.stored.finished);
+    EXPECT_FALSE(f.table->deadline().has_value());
+    EXPECT_THAT(f.stored.result, HasSubstr("\"payouts\""));
+    std::unique_ptr<Table> restored = Table::Restore(f.stored).value();
+    ExpectSameEvents(*f.table, *restored);
+    EXPECT_TRUE(restored->over());
+    EXPECT_EQ(restored->View(0).SerializeAsString(),
+              f.table->View(0).SerializeAsString());
+    // Every viewer's stream ends with GameEnded.
+    for (int v = -1; v < 4; ++v) {
+      EXPECT_TRUE(f.table->EventsAfter(v, 0).value().back().has_game_ended());
+    }
+    // After the end, nothing more.
+    EXPECT_EQ(f.table->Act(0, Request("late", Play("2C")), now).status().code(),
+              absl::StatusCode::kFailedPrecondition);
+    EXPECT_TRUE(f.table->Advance(now + absl::Hours(1)).empty());
+  }
+}
+
+TEST(TableTest, RestoreMidGameResumesClockAndAnswers) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_CLASSIC), 77);
+  engine::Rng rng(9);
+  absl::Time now = kStart;
+  for (int n = 0; n < 40; ++n) {
+    const int seat = SeatToAct(*f.table);
+    now += absl::Milliseconds(10);
+    Step step = f.table
+                    ->Act(seat,
+                          Request("r" + std::to_string(n),
+                                  RandomAction(*f.table->PromptFor(seat), rng)),
+                          now)
+                    .value();
+    f.Write(step);
+  }
+  std::unique_ptr<Table> restored = Table::Restore(f.stored).value();
+  ExpectSameEvents(*f.table, *restored);
+  EXPECT_EQ(restored->deadline(), f.table->deadline());
+  EXPECT_EQ(restored->log_length(), f.table->log_length());
+  for (int s = 0; s < 4; ++s) {
+    for (int n = 0; n < 40; ++n) {
+      const v1::ActResponse* a = f.table->FindAnswer(s, "r" + std::to_string(n));
+      const v1::ActResponse* b = restored->FindAnswer(s, "r" + std::to_string(n));
+      ASSERT_EQ(a == nullptr, b == nullptr);
+      if (a) EXPECT_EQ(a->seq(), b->seq());
+    }
+  }
+}
+
+TEST(TableTest, CorruptLogsAreDataLoss) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 4);
+  storage::StoredGame bad = f.stored;
+  bad.entries[0].payload = "\xff\xff garbage";
+  EXPECT_EQ(Table::Restore(bad).status().code(), absl::StatusCode::kDataLoss);
+  bad = f.stored;
+  bad.entries[0].index = 3;
+  EXPECT_EQ(Table::Restore(bad).status().code(), absl::StatusCode::kDataLoss);
+  bad = f.stored;
+  bad.entries.push_back(bad.entries[0]);  // a second deal while choosing
+  bad.entries[1].index = 1;
+  EXPECT_EQ(Table::Restore(bad).status().code(), absl::StatusCode::kDataLoss);
+  bad = f.stored;
+  bad.game.config = "nonsense";
+  EXPECT_EQ(Table::Restore(bad).status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(TableTest, ClockExpiryPlaysForTheSeat) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 21);
+  Table& t = *f.table;
+  const int owner = t.game().owner();
+  EXPECT_TRUE(t.Advance(kStart + absl::Milliseconds(999)).empty());
+  Step step = t.Advance(kStart + absl::Seconds(1));
+  ASSERT_EQ(step.entries.size(), 1u);
+  EXPECT_EQ(step.entries[0].seat, owner);
+  EXPECT_TRUE(step.entries[0].request_id.empty());
+  EXPECT_NE(t.game().contract(), engine::kNoContract);
+  std::vector<v1::Event> events = t.EventsAfter(engine::kSpectator, 0).value();
+  bool automatic_choice = false;
+  for (const v1::Event& e : events) {
+    if (e.has_contract_chosen()) automatic_choice = e.automatic();
+  }
+  EXPECT_TRUE(automatic_choice);
+}
+
+TEST(TableTest, DoublingClockReadiesEverySeatAndKeepsReadinessSecret) {
+  // Complex always doubles; find a seed where the owner has a choice to make.
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 8);
+  Table& t = *f.table;
+  const int owner = t.game().owner();
+  v1::ActRequest complex;
+  complex.mutable_choose_contract()->set_contract(v1::CONTRACT_COMPLEX);
+  absl::Time now = kStart + absl::Milliseconds(100);
+  f.Write(t.Act(owner, Request("c", complex), now).value());
+  ASSERT_EQ(t.game().phase(), engine::Phase::kDoubling);
+  for (int s = 0; s < 4; ++s) ASSERT_TRUE(t.PromptFor(s).has_value());
+  const int a = (owner + 1) % 4, b = (owner + 2) % 4;
+  const uint64_t seq_b = t.last_seq(b);
+  const uint64_t seq_spectator = t.last_seq(engine::kSpectator);
+  v1::ActRequest ready;
+  ready.mutable_select_doubles()->set_ready(true);
+  f.Write(t.Act(a, Request("d", ready), now).value());
+  // Seat a's readiness reaches only seat a.
+  EXPECT_EQ(t.last_seq(b), seq_b);
+  EXPECT_EQ(t.last_seq(engine::kSpectator), seq_spectator);
+  EXPECT_EQ(t.Act(a, Request("d2", ready), now).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  // The view shows all four seats on the clock, whoever is ready.
+  EXPECT_EQ(t.View(b).turn().seats_size(), 4);
+  // The clock commits the other three.
+  Step step = t.Advance(now + absl::Seconds(1));
+  ASSERT_EQ(step.entries.size(), 3u);
+  EXPECT_EQ(t.game().phase(), engine::Phase::kPlaying);
+  f.Write(step);
+  ExpectSameEvents(t, *Table::Restore(f.stored).value());
+}
+
+TEST(TableTest, LeavingHandsTheSeatToTheAutopilot) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), 31);
+  Table& t = *f.table;
+  const int owner = t.game().owner();
+  v1::ActRequest leave;
+  leave.mutable_leave();
+  Step step = t.Act(owner, Request("bye", leave), kStart).value();
+  // The owner's contract choice (and its doubling) is made at once for it.
+  ASSERT_GE(step.entries.size(), 2u);
+  EXPECT_EQ(step.entries[1].seat, owner);
+  EXPECT_TRUE(step.entries[1].request_id.empty());
+  EXPECT_NE(t.game().contract(), engine::kNoContract);
+  EXPECT_TRUE(t.left(owner));
+  EXPECT_TRUE(t.View(engine::kSpectator).seats(owner).left());
+  EXPECT_FALSE(t.PromptFor(owner).has_value());
+  EXPECT_THAT(t.Act(owner, Request("back", leave), kStart).status().message(),
+              HasSubstr("left the table"));
+  std::vector<v1::Event> events = t.EventsAfter(engine::kSpectator, 0).value();
+  bool seen = false;
+  for (const v1::Event& e : events)
+    seen |= e.has_seat_left() && e.seat_left().seat() == owner;
+  EXPECT_TRUE(seen);
+}
+
+TEST(TableTest, EveryoneLeavingFinishesTheGame) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), 41);
+  Table& t = *f.table;
+  v1::ActRequest leave;
+  leave.mutable_leave();
+  for (int s = 0; s < 4; ++s) f.Write(t.Act(s, Request("bye", leave), kStart).value());
+  EXPECT_TRUE(t.over());
+  EXPECT_TRUE(f.stored.finished);
+  ExpectSameEvents(t, *Table::Restore(f.stored).value());
+}
+
+TEST(TableTest, ResumeGivesExactlyTheMissedEvents) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 51);
+  absl::Time now = kStart;
+  PlayOut(f, 51, now);
+  for (int v = -1; v < 4; ++v) {
+    std::vector<v1::Event> all = f.table->EventsAfter(v, 0).value();
+    std::vector<v1::Event> tail = f.table->EventsAfter(v, 10).value();
+    ASSERT_EQ(tail.size(), all.size() - 10);
+    EXPECT_EQ(tail.front().SerializeAsString(), all[10].SerializeAsString());
+    EXPECT_TRUE(f.table->EventsAfter(v, all.size()).value().empty());
+    EXPECT_EQ(f.table->EventsAfter(v, all.size() + 1).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+}
+
+TEST(TableTest, StreamsNeverShowAnotherSeatsHand) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_CLASSIC), 61);
+  absl::Time now = kStart;
+  PlayOut(f, 61, now);
+  for (int v = -1; v < 4; ++v) {
+    const std::vector<v1::Event> events = f.table->EventsAfter(v, 0).value();
+    for (const v1::Event& e : events) {
+      if (e.has_hand_shown()) EXPECT_EQ(e.hand_shown().seat(), v);
+      if (e.has_doubles_selected()) EXPECT_EQ(e.doubles_selected().seat(), v);
+      if (e.has_ready()) EXPECT_EQ(e.ready().seat(), v);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace trix::table

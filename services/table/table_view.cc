@@ -1,0 +1,90 @@
+// Table::View: a snapshot of the table for one viewer, built from the engine's
+// Observation for that viewer (so it holds only what the viewer may see) and the
+// table's public facts (seats, clocks, who left).
+#include "engine/observation.h"
+#include "services/table/table.h"
+
+namespace trix::table {
+
+v1::TableView Table::View(int viewer) const {
+  const engine::Observation o = engine::Observe(game_, viewer);
+  v1::TableView view;
+  view.set_table_id(id_);
+  *view.mutable_mode() = settings_.mode();
+  *view.mutable_rules() = settings_.rules();
+  *view.mutable_clocks() = settings_.clocks();
+  view.set_seq(last_seq(viewer));
+  view.set_phase(PhaseToProto(o.phase));
+  view.set_deal(o.deal);
+  view.set_deals_per_game(game_.total_deals());
+  view.set_kingdom(o.kingdom);
+  view.set_owner(o.owner);
+  view.set_contract(ContractToProto(o.contract));
+  AddContracts(o.contracts_played, view.mutable_contracts_played());
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    v1::SeatView* seat = view.add_seats();
+    seat->set_seat(s);
+    seat->set_player_id(seats_[s].player_id);
+    seat->set_display_name(seats_[s].display_name);
+    seat->set_bot(seats_[s].bot);
+    seat->set_left(left_[s]);
+    seat->set_hand_size(o.hand_sizes[s]);
+    AddCards(o.doubled[s], seat->mutable_doubled());
+    AddCards(o.twos_shown[s], seat->mutable_twos_shown());
+    AddCards(o.taken[s], seat->mutable_taken());
+    seat->set_tricks_won(o.tricks_won[s]);
+    seat->set_deal_score(o.deal_scores[s]);
+    seat->set_total(o.totals[s]);
+    seat->set_stake(seats_[s].stake);
+  }
+  if (deadline_ && !over()) {
+    v1::Turn* turn = view.mutable_turn();
+    if (o.phase == engine::Phase::kDoubling) {
+      // All four: who is ready stays secret while the phase is open.
+      for (int s = 0; s < engine::kNumSeats; ++s) turn->add_seats(s);
+    } else if (o.to_act >= 0) {
+      turn->add_seats(o.to_act);
+    }
+    *turn->mutable_deadline() = TimeToProto(*deadline_);
+  }
+  view.set_viewer(viewer);
+  AddCards(o.hand, view.mutable_hand());
+  AddCards(o.my_doubles, view.mutable_my_doubles());
+  view.set_my_ready(o.my_ready);
+  view.set_leader(o.leader);
+  const bool trick_contract = o.contract != engine::kNoContract &&
+                              engine::IsTrickContract(o.contract) &&
+                              o.phase == engine::Phase::kPlaying;
+  if (trick_contract) {
+    for (engine::Card c : o.trick) {
+      view.add_trick(c == engine::kNoCard ? "" : engine::CardName(c));
+    }
+  }
+  AddCards(o.layout, view.mutable_layout());
+  for (int8_t s : o.out_order) {
+    if (s >= 0) view.add_out_order(s);
+  }
+  AddContracts(o.available_contracts, view.mutable_available_contracts());
+  AddCards(o.doublable, view.mutable_doublable());
+  AddCards(o.legal, view.mutable_legal_cards());
+  if (over()) *view.mutable_result() = ResultToProto(Result());
+  return view;
+}
+
+std::optional<v1::Prompt> Table::PromptFor(int seat) const {
+  if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || !game_.CanAct(seat)) {
+    return std::nullopt;
+  }
+  const engine::Observation o = engine::Observe(game_, seat);
+  v1::Prompt prompt;
+  prompt.set_seq(last_seq(seat));
+  prompt.set_phase(PhaseToProto(o.phase));
+  AddContracts(o.available_contracts, prompt.mutable_available_contracts());
+  AddCards(o.doublable, prompt.mutable_doublable());
+  AddCards(o.my_doubles, prompt.mutable_my_doubles());
+  AddCards(o.legal, prompt.mutable_legal_cards());
+  if (deadline_) *prompt.mutable_deadline() = TimeToProto(*deadline_);
+  return prompt;
+}
+
+}  // namespace trix::table

@@ -1,0 +1,261 @@
+#include "services/table/testing/memory_store.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace trix::table {
+
+MemoryStore::MemoryStore(std::shared_ptr<MemoryDatabase> db, std::string instance_id,
+                         absl::Duration lease_ttl)
+    : db_(std::move(db)),
+      instance_id_(std::move(instance_id)),
+      lease_ttl_(lease_ttl),
+      writer_([this] { Writer(); }) {}
+
+MemoryStore::~MemoryStore() {
+  {
+    absl::MutexLock lock(&mu_);
+    stopping_ = true;
+    hold_ = false;
+  }
+  writer_.join();
+}
+
+void MemoryStore::FailNextAppends(int count, absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  fail_count_ = count;
+  fail_status_ = std::move(status);
+}
+
+void MemoryStore::HoldAppends(bool hold) {
+  absl::MutexLock lock(&mu_);
+  hold_ = hold;
+}
+
+size_t MemoryStore::held_appends() const {
+  absl::MutexLock lock(&mu_);
+  return queue_.size();
+}
+
+void MemoryStore::SetUnavailable(bool unavailable) {
+  absl::MutexLock lock(&mu_);
+  unavailable_ = unavailable;
+}
+
+int64_t MemoryStore::appends() const {
+  absl::MutexLock lock(&mu_);
+  return appends_;
+}
+
+absl::Status MemoryStore::CheckReady() {
+  absl::MutexLock lock(&mu_);
+  return unavailable_ ? absl::UnavailableError("memory store is down") : absl::OkStatus();
+}
+
+absl::Status MemoryStore::CreateGame(const storage::NewGame& game,
+                                     std::string* existing_game_id) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  if (!game.request_id.empty()) {
+    auto it = db_->request_ids.find(game.request_id);
+    if (it != db_->request_ids.end()) {
+      if (existing_game_id) *existing_game_id = it->second;
+      return absl::AlreadyExistsError("request id seen before");
+    }
+    db_->request_ids[game.request_id] = game.game_id;
+  }
+  MemoryDatabase::Game& g = db_->games[game.game_id];
+  g.stored.game = game;
+  g.stored.created = absl::FromUnixMicros(absl::ToUnixMicros(absl::Now()));
+  g.lease_owner = instance_id_;
+  g.lease_until = absl::Now() + lease_ttl_;
+  return absl::OkStatus();
+}
+
+void MemoryStore::SetInlineAppends(bool inline_appends) {
+  absl::MutexLock lock(&mu_);
+  inline_ = inline_appends;
+}
+
+void MemoryStore::Append(storage::AppendRequest request,
+                         std::function<void(absl::Status)> done) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (!inline_) {
+      queue_.push_back({std::move(request), std::move(done)});
+      return;
+    }
+    ++appends_;
+  }
+  done(Write(request));
+}
+
+void MemoryStore::Writer() {
+  for (;;) {
+    Pending next;
+    absl::Status status;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stopping_ || (!hold_ && !queue_.empty());
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) return;
+      next = std::move(queue_.front());
+      queue_.pop_front();
+      ++appends_;
+      if (unavailable_) {
+        status = absl::UnavailableError("memory store is down");
+      } else if (fail_count_ > 0) {
+        --fail_count_;
+        status = fail_status_;
+      }
+    }
+    if (status.ok()) status = Write(next.request);
+    next.done(status);
+  }
+}
+
+absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
+  absl::MutexLock lock(&db_->mu);
+  auto it = db_->games.find(request.game_id);
+  if (it == db_->games.end()) return absl::NotFoundError("no such game");
+  MemoryDatabase::Game& g = it->second;
+  if (g.lease_owner != instance_id_ || g.lease_until <= absl::Now()) {
+    return absl::FailedPreconditionError("lease lost");
+  }
+  if (g.stored.finished) return absl::FailedPreconditionError("game has ended");
+  for (size_t i = 0; i < request.entries.size(); ++i) {
+    const storage::LogEntry& e = request.entries[i];
+    if (e.index != static_cast<int64_t>(g.stored.entries.size() + i)) {
+      return absl::FailedPreconditionError("entry index does not continue the log");
+    }
+    if (!e.request_id.empty()) {
+      for (const storage::LogEntry& old : g.stored.entries) {
+        if (old.seat == e.seat && old.request_id == e.request_id) {
+          return absl::AlreadyExistsError("duplicate request id");
+        }
+      }
+    }
+  }
+  for (const storage::LogEntry& e : request.entries) {
+    storage::LogEntry copy = e;
+    copy.time = absl::FromUnixMicros(absl::ToUnixMicros(e.time));
+    g.stored.entries.push_back(std::move(copy));
+  }
+  g.stored.deadline = request.deadline;
+  if (request.end) {
+    g.stored.finished = true;
+    g.stored.result = request.end->result;
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<storage::StoredGame> MemoryStore::LoadGame(const std::string& game_id) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  auto it = db_->games.find(game_id);
+  if (it == db_->games.end()) {
+    return absl::NotFoundError(absl::StrCat("game ", game_id, " not found"));
+  }
+  return it->second.stored;
+}
+
+absl::Status MemoryStore::RenewLeases(absl::Duration ttl) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  // As services/storage does: every unfinished game this instance owns.
+  for (auto& [id, g] : db_->games) {
+    if (g.lease_owner == instance_id_ && !g.stored.finished) {
+      g.lease_until = absl::Now() + ttl;
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<std::string>> MemoryStore::ClaimOrphans(absl::Duration ttl,
+                                                                   int limit) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  std::vector<std::string> claimed;
+  const absl::Time now = absl::Now();
+  for (auto& [id, g] : db_->games) {
+    if (static_cast<int>(claimed.size()) >= limit) break;
+    if (g.stored.finished || g.lease_until >= now) continue;
+    g.lease_owner = instance_id_;
+    g.lease_until = now + ttl;
+    claimed.push_back(id);
+  }
+  return claimed;
+}
+
+absl::Status MemoryStore::ReleaseLease(const std::string& game_id) {
+  absl::MutexLock lock(&db_->mu);
+  auto it = db_->games.find(game_id);
+  if (it == db_->games.end()) return absl::NotFoundError("no such game");
+  if (it->second.lease_owner != instance_id_) {
+    return absl::FailedPreconditionError("not ours");
+  }
+  it->second.lease_until = absl::InfinitePast();
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::vector<storage::GameListing>> MemoryStore::ListActive(
+    const std::string& player_id) {
+  absl::MutexLock lock(&db_->mu);
+  std::vector<storage::GameListing> out;
+  for (const auto& [id, g] : db_->games) {
+    if (g.stored.finished) continue;
+    for (int s = 0; s < 4; ++s) {
+      if (g.stored.game.seats[s].player_id != player_id) continue;
+      storage::GameListing listing;
+      listing.game_id = id;
+      listing.mode = g.stored.game.mode;
+      listing.seat = s;
+      listing.created = g.stored.created;
+      out.push_back(listing);
+    }
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<storage::GameListing>> MemoryStore::ListFinished(
+    const std::string& player_id, int limit, const std::string& before) {
+  absl::MutexLock lock(&db_->mu);
+  std::vector<storage::GameListing> all;
+  for (const auto& [id, g] : db_->games) {
+    if (!g.stored.finished) continue;
+    for (int s = 0; s < 4; ++s) {
+      if (g.stored.game.seats[s].player_id != player_id) continue;
+      storage::GameListing listing;
+      listing.game_id = id;
+      listing.mode = g.stored.game.mode;
+      listing.seat = s;
+      listing.result = g.stored.result;
+      listing.created = g.stored.created;
+      listing.finished = g.stored.entries.back().time;
+      listing.cursor = id;
+      all.push_back(listing);
+    }
+  }
+  // Newest first; the cursor is the game id (ties broken by id).
+  std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
+    return std::tie(*b.finished, b.game_id) < std::tie(*a.finished, a.game_id);
+  });
+  std::vector<storage::GameListing> out;
+  bool after_cursor = before.empty();
+  for (const auto& listing : all) {
+    if (!after_cursor) {
+      after_cursor = listing.cursor == before;
+      continue;
+    }
+    if (static_cast<int>(out.size()) >= limit) break;
+    out.push_back(listing);
+  }
+  return out;
+}
+
+}  // namespace trix::table

@@ -1,0 +1,98 @@
+// An in-memory TableStore for tests of the table logic, with the store's contract
+// (dense logs, leases, idempotent request ids, results on the last append) and
+// knobs to make it misbehave: fail the next appends, or hold appends until the test
+// releases them (to see that nothing is streamed or answered before "durable").
+//
+// Several MemoryStores can share one MemoryDatabase, each with its own instance id,
+// to test two instances and lease takeover.
+//
+//   auto db = std::make_shared<MemoryDatabase>();
+//   MemoryStore store(db, "table-1");
+//   store.FailNextAppends(1, absl::UnavailableError("disk on fire"));
+#ifndef TRIX_SERVICES_TABLE_TESTING_MEMORY_STORE_H_
+#define TRIX_SERVICES_TABLE_TESTING_MEMORY_STORE_H_
+
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/synchronization/mutex.h"
+#include "services/table/table_store.h"
+
+namespace trix::table {
+
+struct MemoryDatabase {
+  struct Game {
+    storage::StoredGame stored;
+    std::string lease_owner;
+    absl::Time lease_until;
+  };
+  absl::Mutex mu;
+  std::map<std::string, Game> games ABSL_GUARDED_BY(mu);
+  std::map<std::string, std::string> request_ids ABSL_GUARDED_BY(mu);  // -> game id
+};
+
+class MemoryStore final : public TableStore {
+ public:
+  MemoryStore(std::shared_ptr<MemoryDatabase> db, std::string instance_id,
+              absl::Duration lease_ttl = absl::Seconds(30));
+  ~MemoryStore() override;
+
+  // Fault injection.
+  void FailNextAppends(int count, absl::Status status);
+  // While held, appends queue and are neither written nor answered.
+  void HoldAppends(bool hold);
+  size_t held_appends() const;
+  void SetUnavailable(bool unavailable);  // every call fails UNAVAILABLE
+  // Answers each append inside Append() itself, before it returns (a store is
+  // allowed to), instead of on the writer thread.
+  void SetInlineAppends(bool inline_appends);
+  int64_t appends() const;
+
+  absl::Status CheckReady() override;
+  absl::Status CreateGame(const storage::NewGame& game,
+                          std::string* existing_game_id) override;
+  void Append(storage::AppendRequest request,
+              std::function<void(absl::Status)> done) override;
+  absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override;
+  absl::Status RenewLeases(absl::Duration ttl) override;
+  absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
+                                                        int limit) override;
+  absl::Status ReleaseLease(const std::string& game_id) override;
+  absl::StatusOr<std::vector<storage::GameListing>> ListActive(
+      const std::string& player_id) override;
+  absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
+      const std::string& player_id, int limit, const std::string& before) override;
+
+ private:
+  struct Pending {
+    storage::AppendRequest request;
+    std::function<void(absl::Status)> done;
+  };
+  absl::Status Write(const storage::AppendRequest& request);
+  void Writer();
+
+  const std::shared_ptr<MemoryDatabase> db_;
+  const std::string instance_id_;
+  const absl::Duration lease_ttl_;
+
+  mutable absl::Mutex mu_;
+  std::deque<Pending> queue_ ABSL_GUARDED_BY(mu_);
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool unavailable_ ABSL_GUARDED_BY(mu_) = false;
+  bool inline_ ABSL_GUARDED_BY(mu_) = false;
+  int fail_count_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Status fail_status_ ABSL_GUARDED_BY(mu_);
+  int64_t appends_ ABSL_GUARDED_BY(mu_) = 0;
+  std::thread writer_;
+};
+
+}  // namespace trix::table
+
+#endif  // TRIX_SERVICES_TABLE_TESTING_MEMORY_STORE_H_

@@ -1,0 +1,104 @@
+#include "services/table/testing/table_client.h"
+
+#include <string>
+
+namespace trix::table {
+
+v1::ActRequest RandomAction(const v1::Prompt& prompt, engine::Rng& rng) {
+  v1::ActRequest act;
+  switch (prompt.phase()) {
+    case v1::PHASE_CHOOSING_CONTRACT: {
+      const int n = prompt.available_contracts_size();
+      act.mutable_choose_contract()->set_contract(
+          static_cast<v1::Contract>(prompt.available_contracts(rng.Below(n))));
+      break;
+    }
+    case v1::PHASE_DOUBLING: {
+      v1::SelectDoubles* select = act.mutable_select_doubles();
+      for (const std::string& card : prompt.doublable()) {
+        if (rng.Below(2)) select->add_cards(card);
+      }
+      select->set_ready(true);
+      break;
+    }
+    default: {
+      const int n = prompt.legal_cards_size();
+      act.mutable_play_card()->set_card(n ? prompt.legal_cards(rng.Below(n)) : "");
+      break;
+    }
+  }
+  return act;
+}
+
+bool RecordingSink::Send(const v1::TableUpdate& update, bool catch_up) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return false;
+  if (overflow_ || (capacity_ > 0 && !catch_up && updates_.size() >= capacity_)) {
+    closed_ = true;
+    status_ = absl::ResourceExhaustedError("stream fell too far behind");
+    return false;
+  }
+  updates_.push_back(update);
+  return true;
+}
+
+void RecordingSink::Close(const absl::Status& status) {
+  absl::MutexLock lock(&mu_);
+  if (closed_) return;
+  closed_ = true;
+  status_ = status;
+}
+
+std::vector<v1::TableUpdate> RecordingSink::updates() const {
+  absl::MutexLock lock(&mu_);
+  return updates_;
+}
+
+std::vector<v1::Event> RecordingSink::events() const {
+  absl::MutexLock lock(&mu_);
+  std::vector<v1::Event> out;
+  for (const v1::TableUpdate& u : updates_) {
+    if (u.has_event()) out.push_back(u.event());
+  }
+  return out;
+}
+
+std::optional<v1::Prompt> RecordingSink::last_prompt() const {
+  absl::MutexLock lock(&mu_);
+  for (auto it = updates_.rbegin(); it != updates_.rend(); ++it) {
+    if (it->has_prompt()) return it->prompt();
+  }
+  return std::nullopt;
+}
+
+uint64_t RecordingSink::last_seq_locked() const {
+  for (auto it = updates_.rbegin(); it != updates_.rend(); ++it) {
+    if (it->has_event()) return it->event().seq();
+    if (it->has_snapshot()) return it->snapshot().seq();
+  }
+  return 0;
+}
+
+bool RecordingSink::closed() const {
+  absl::MutexLock lock(&mu_);
+  return closed_;
+}
+
+absl::Status RecordingSink::status() const {
+  absl::MutexLock lock(&mu_);
+  return status_;
+}
+
+bool RecordingSink::WaitUntil(std::function<bool(const RecordingSink&)> ready,
+                              absl::Duration timeout) const {
+  absl::MutexLock lock(&mu_);
+  auto cond = [&]() { return ready(*this); };
+  return mu_.AwaitWithTimeout(absl::Condition(&cond), timeout);
+}
+
+void RecordingSink::Overflow() {
+  absl::MutexLock lock(&mu_);
+  overflow_ = true;
+}
+
+}  // namespace trix::table

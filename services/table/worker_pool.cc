@@ -1,0 +1,48 @@
+#include "services/table/worker_pool.h"
+
+#include <utility>
+
+namespace trix::table {
+
+WorkerPool::WorkerPool(std::string name, int threads) : name_(std::move(name)) {
+  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Run(); });
+}
+
+WorkerPool::~WorkerPool() { Stop(); }
+
+void WorkerPool::Post(std::function<void()> work) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_ && threads_.empty()) return;
+  queue_.push_back(std::move(work));
+}
+
+void WorkerPool::Stop() {
+  {
+    absl::MutexLock lock(&mu_);
+    if (stopping_) return;
+    stopping_ = true;
+  }
+  for (std::thread& t : threads_) t.join();
+  absl::MutexLock lock(&mu_);
+  threads_.clear();
+  queue_.clear();
+}
+
+void WorkerPool::Run() {
+  for (;;) {
+    std::function<void()> work;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return !queue_.empty() || stopping_;
+      };
+      mu_.Await(absl::Condition(&ready));
+      if (queue_.empty()) return;  // stopping, and nothing left to run
+      work = std::move(queue_.front());
+      queue_.pop_front();
+    }
+    work();
+  }
+}
+
+}  // namespace trix::table

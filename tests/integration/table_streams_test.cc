@@ -1,0 +1,193 @@
+// Streams over gRPC: reconnecting and resuming with after_seq, slow readers, clocks
+// running out, seats leaving.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/seat_client.h"
+#include "tests/integration/service_fixture.h"
+#include "tests/integration/visibility_check.h"
+
+namespace trix::table {
+namespace {
+
+class StreamsTest : public TableServiceTest {
+ protected:
+  // The seat's (or spectators') whole record, as the history API returns it.
+  std::vector<v1::Event> Record(const v1::CreateTableResponse& table, int seat) {
+    v1::GetGameRecordRequest request;
+    request.set_game_id(table.table_id());
+    if (seat >= 0) request.set_seat_token(table.seat_tokens(seat));
+    v1::GameRecord record;
+    grpc::ClientContext context;
+    grpc::Status s = stub_->GetGameRecord(&context, request, &record);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return {record.events().begin(), record.events().end()};
+  }
+};
+
+// `events` are exactly `record` from `first_seq` on (to its end, unless `prefix`).
+void ExpectExactly(const std::vector<v1::Event>& events,
+                   const std::vector<v1::Event>& record, uint64_t first_seq,
+                   bool prefix = false) {
+  if (prefix) {
+    ASSERT_LE(events.size() + first_seq - 1, record.size());
+  } else {
+    ASSERT_EQ(events.size() + first_seq - 1, record.size());
+  }
+  for (size_t i = 0; i < events.size(); ++i) {
+    ASSERT_EQ(events[i].SerializeAsString(),
+              record[first_seq - 1 + i].SerializeAsString())
+        << "at seq " << first_seq + i;
+  }
+}
+
+TEST_F(StreamsTest, AReconnectingSeatGetsExactlyWhatItMissed) {
+  const uint64_t seed = 71;
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed);
+  std::vector<std::unique_ptr<SeatClient>> seats;
+  for (int s = 0; s < 4; ++s) {
+    seats.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(),
+                                                 table.seat_tokens(s), s));
+    seats.back()->Open(0, seed + s);
+  }
+  // Seat 0 drops its connection after a while; the others play on until the game
+  // waits for seat 0.
+  ASSERT_TRUE(seats[0]->WaitUntil([](const auto& u) { return u.size() > 40; },
+                                  absl::Seconds(20)));
+  seats[0]->Close();
+  const uint64_t seen = seats[0]->last_seq();
+  const std::vector<v1::TableUpdate> before = seats[0]->updates();
+  absl::SleepFor(absl::Milliseconds(300));
+
+  SeatClient back(NewChannel(), table.table_id(), table.seat_tokens(0), 0);
+  back.Open(seen, seed + 100);
+  for (int s = 1; s < 4; ++s) ASSERT_TRUE(seats[s]->WaitDone(absl::Seconds(60)).ok());
+  ASSERT_TRUE(back.WaitDone(absl::Seconds(60)).ok());
+
+  // Before + after the reconnection = the seat's whole record, nothing twice.
+  const std::vector<v1::Event> record = Record(table, 0);
+  std::vector<v1::Event> first;
+  for (const v1::TableUpdate& u : before) {
+    if (u.has_event()) first.push_back(u.event());
+  }
+  ExpectExactly(first, record, first.front().seq(), /*prefix=*/true);
+  ASSERT_EQ(first.back().seq(), seen);
+  ExpectExactly(back.events(), record, seen + 1);
+  std::vector<v1::TableUpdate> all = before;
+  for (const v1::TableUpdate& u : back.updates()) all.push_back(u);
+  EXPECT_TRUE(FindLeaks(all, 0, seed).empty());
+}
+
+TEST_F(StreamsTest, ResumingBeyondTheLastEventIsInvalid) {
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 72);
+  SeatClient client(NewChannel(), table.table_id(), table.seat_tokens(1), 1);
+  client.Open(/*after_seq=*/500);
+  EXPECT_EQ(client.WaitDone(absl::Seconds(5)).error_code(),
+            grpc::StatusCode::INVALID_ARGUMENT);
+  SeatClient unknown(NewChannel(), "no-such-table", table.seat_tokens(1), 1);
+  unknown.Open();
+  EXPECT_EQ(unknown.WaitDone(absl::Seconds(5)).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(StreamsTest, ClocksRunOutAndTheAutopilotFinishesTheGame) {
+  // Nobody plays: every decision is the autopilot's once its 15 ms clock runs out.
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), 73, /*clock_ms=*/15,
+                  /*kingdoms=*/1);
+  SeatClient watcher(NewChannel(), table.table_id(), "", -1);
+  watcher.Open();
+  SeatClient idle(NewChannel(), table.table_id(), table.seat_tokens(2), 2);
+  idle.Open();
+  ASSERT_TRUE(watcher.WaitDone(absl::Seconds(60)).ok());
+  ASSERT_TRUE(idle.WaitDone(absl::Seconds(10)).ok());
+  int cards = 0;
+  for (const v1::Event& e : watcher.events()) {
+    if (e.has_card_played()) {
+      EXPECT_TRUE(e.automatic());
+      ++cards;
+    }
+    if (e.has_contract_chosen()) EXPECT_TRUE(e.automatic());
+  }
+  EXPECT_GE(cards, 52);  // the Complex deal plays all 13 tricks
+  EXPECT_TRUE(watcher.events().back().has_game_ended());
+  // The idle seat was prompted every time, and the clock answered for it.
+  int prompts = 0;
+  for (const v1::TableUpdate& u : idle.updates()) prompts += u.has_prompt();
+  EXPECT_GT(prompts, 10);
+  EXPECT_TRUE(FindLeaks(idle.updates(), 2, 73).empty());
+}
+
+TEST_F(StreamsTest, ALeavingSeatIsPlayedByTheAutopilot) {
+  const uint64_t seed = 74;
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), seed, 0, /*kingdoms=*/2);
+  ASSERT_TRUE(Act(table, 3, "bye", Leave()).ok());
+  EXPECT_EQ(Act(table, 3, "back", ChooseContract(v1::CONTRACT_TRIX)).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  std::vector<std::unique_ptr<SeatClient>> seats;
+  for (int s = 0; s < 4; ++s) {
+    seats.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(),
+                                                 table.seat_tokens(s), s));
+    // The seat that left still watches its own seat (no prompts come to it).
+    seats.back()->Open(0, s == 3 ? std::nullopt : std::optional<uint64_t>(seed + s));
+  }
+  for (auto& seat : seats) ASSERT_TRUE(seat->WaitDone(absl::Seconds(60)).ok());
+  int left_cards = 0;
+  for (const v1::TableUpdate& u : seats[3]->updates()) {
+    EXPECT_FALSE(u.has_prompt());
+    if (u.has_event() && u.event().has_card_played() &&
+        u.event().card_played().seat() == 3) {
+      EXPECT_TRUE(u.event().automatic());
+      ++left_cards;
+    }
+  }
+  EXPECT_GT(left_cards, 0);
+  EXPECT_TRUE(GetTable(table.table_id()).seats(3).left());
+}
+
+TEST_F(StreamsTest, ASlowReaderIsCutOffAndResumesWithoutLoss) {
+  ServiceOptions options = DefaultServiceOptions();
+  options.server.grpc.stream_buffer = 3;  // any burst overflows
+  StartService(options);
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 75,
+                  /*clock_ms=*/10, /*kingdoms=*/1);
+  // A spectator that keeps resuming until the game is over.
+  std::vector<v1::Event> seen;
+  int cut = 0;
+  for (int attempt = 0; attempt < 200; ++attempt) {
+    SeatClient watcher(NewChannel(), table.table_id(), "", -1);
+    watcher.Open(seen.empty() ? 0 : seen.back().seq());
+    grpc::Status end = watcher.WaitDone(absl::Seconds(30));
+    for (const v1::Event& e : watcher.events()) {
+      if (!seen.empty()) ASSERT_EQ(e.seq(), seen.back().seq() + 1);
+      seen.push_back(e);
+    }
+    if (end.ok()) break;
+    ASSERT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+        << end.error_message();
+    ++cut;
+  }
+  EXPECT_GT(cut, 0);
+  ASSERT_TRUE(seen.back().has_game_ended());
+  const std::vector<v1::Event> record = Record(table, -1);
+  ExpectExactly(seen, record, seen.front().seq());
+}
+
+TEST_F(StreamsTest, AFinishedTableStreamsItsEventsAndEnds) {
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), 76, 0, /*kingdoms=*/1);
+  for (int s = 0; s < 4; ++s) ASSERT_TRUE(Act(table, s, "bye", Leave()).ok());
+  SeatClient late(NewChannel(), table.table_id(), table.seat_tokens(1), 1);
+  late.Open(/*after_seq=*/3);
+  ASSERT_TRUE(late.WaitDone(absl::Seconds(10)).ok());
+  ExpectExactly(late.events(), Record(table, 1), 4);
+}
+
+}  // namespace
+}  // namespace trix::table

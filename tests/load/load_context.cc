@@ -1,0 +1,24 @@
+#include "tests/load/load_context.h"
+
+namespace trix::load {
+
+Counters::Snapshot Counters::Take() const {
+  auto get = [](const std::atomic<int64_t>& a) { return a.load(); };
+  return {get(tables_created), get(create_errors), get(games_ended),  get(acts_sent),
+          get(act_retries),    get(acks),          get(act_rejected), get(act_failed),
+          get(events),         get(prompts),       get(snapshots),    get(stale_prompts),
+          get(matched),        get(seq_gaps),      get(stream_errors)};
+}
+
+Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
+  return {tables_created - o.tables_created, create_errors - o.create_errors,
+          games_ended - o.games_ended,       acts_sent - o.acts_sent,
+          act_retries - o.act_retries,       acks - o.acks,
+          act_rejected - o.act_rejected,     act_failed - o.act_failed,
+          events - o.events,                 prompts - o.prompts,
+          snapshots - o.snapshots,           stale_prompts - o.stale_prompts,
+          matched - o.matched,               seq_gaps - o.seq_gaps,
+          stream_errors - o.stream_errors};
+}
+
+}  // namespace trix::load

@@ -1,0 +1,118 @@
+#include "tests/load/load_table.h"
+
+#include <chrono>
+#include <cstdio>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "tests/load/load_run.h"
+
+namespace trix::load {
+namespace {
+
+constexpr int kMaxCreateAttempts = 10;
+constexpr auto kCreatePause = std::chrono::milliseconds(200);
+
+void ReportStreamError(const std::string& table_id, int seat, const grpc::Status& status) {
+  static std::atomic<int> printed{0};
+  if (printed.fetch_add(1) >= 10) return;
+  std::fprintf(stderr, "table-load: stream of table %s seat %d ended: %d %s\n",
+               table_id.c_str(), seat, static_cast<int>(status.error_code()),
+               status.error_message().c_str());
+}
+
+}  // namespace
+
+LoadTable::LoadTable(LoadRun* run, LoadContext* context, v1::TableService::Stub* stub,
+                     std::string request_id, v1::Mode mode, uint64_t seed)
+    : run_(run),
+      context_(context),
+      stub_(stub),
+      request_id_(std::move(request_id)),
+      mode_(std::move(mode)),
+      seed_(seed) {}
+
+LoadTable::~LoadTable() = default;
+
+void LoadTable::Create() {
+  create_request_.set_request_id(request_id_);
+  *create_request_.mutable_mode() = mode_;
+  v1::Clocks* clocks = create_request_.mutable_clocks();
+  clocks->set_contract_ms(context_->options.clock_ms);
+  clocks->set_doubling_ms(context_->options.clock_ms);
+  clocks->set_card_ms(context_->options.clock_ms);
+  for (int s = 0; s < 4; ++s) {
+    v1::SeatAssignment* seat = create_request_.add_seats();
+    seat->set_player_id(absl::StrCat(request_id_, "-p", s));
+    seat->set_display_name(absl::StrCat("load ", s));
+    seat->set_bot(true);
+  }
+  create_request_.set_seed(seed_);
+  SendCreate();
+}
+
+void LoadTable::SendCreate() {
+  create_context_ = std::make_unique<grpc::ClientContext>();
+  create_context_->AddMetadata("authorization",
+                               absl::StrCat("Bearer ", context_->options.service_token));
+  create_context_->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  stub_->async()->CreateTable(create_context_.get(), &create_request_, &create_response_,
+                              [this](grpc::Status status) { OnCreateDone(status); });
+}
+
+void LoadTable::OnCreateDone(const grpc::Status& status) {
+  if (status.ok() && create_response_.seat_tokens_size() == 4) {
+    id_ = create_response_.table_id();
+    for (int s = 0; s < 4; ++s) {
+      seats_[s] = std::make_unique<SeatPlayer>(context_, this, stub_, id_, s,
+                                               create_response_.seat_tokens(s),
+                                               seed_ * 4 + static_cast<uint64_t>(s));
+    }
+    created_.store(true);
+    context_->counters.tables_created.fetch_add(1);
+    return run_->OnCreated(this, true);
+  }
+  context_->counters.create_errors.fetch_add(1);
+  const bool retry = !status.ok() && ++create_attempts_ < kMaxCreateAttempts &&
+                     !context_->stopping.load() &&
+                     status.error_code() != grpc::StatusCode::UNAUTHENTICATED &&
+                     status.error_code() != grpc::StatusCode::PERMISSION_DENIED &&
+                     status.error_code() != grpc::StatusCode::INVALID_ARGUMENT;
+  std::fprintf(stderr, "table-load: CreateTable %s: %d %s%s\n", request_id_.c_str(),
+               static_cast<int>(status.error_code()), status.error_message().c_str(),
+               retry ? " (retrying)" : "");
+  if (!retry) return run_->OnCreated(this, false);
+  // Same request id: a create that did land is answered again, not made twice.
+  pause_ = std::make_unique<grpc::Alarm>();
+  pause_->Set(std::chrono::system_clock::now() + kCreatePause,
+              [this](bool) { SendCreate(); });
+}
+
+void LoadTable::StartSeats() {
+  open_streams_.store(4);
+  for (auto& seat : seats_) seat->Start();
+}
+
+void LoadTable::Cancel() {
+  cancelled_.store(true);
+  if (!created_.load()) return;
+  for (auto& seat : seats_) seat->Cancel();
+}
+
+void LoadTable::OnGameEnded() {
+  if (ended_.exchange(true)) return;  // every seat sees GameEnded
+  context_->counters.games_ended.fetch_add(1);
+  run_->OnGameEnded(this);
+}
+
+void LoadTable::OnStreamDone(int seat, const grpc::Status& status) {
+  // A stream ends OK after GameEnded, CANCELLED when we close it; anything else
+  // (RESOURCE_EXHAUSTED: we read too slowly; UNAVAILABLE) is a finding.
+  if (!status.ok() && !cancelled_.load()) {
+    context_->counters.stream_errors.fetch_add(1);
+    ReportStreamError(id_, seat, status);
+  }
+  if (open_streams_.fetch_sub(1) == 1) run_->OnStreamsClosed(this);
+}
+
+}  // namespace trix::load

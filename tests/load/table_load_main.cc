@@ -1,0 +1,289 @@
+// table-load: N concurrent tables of autopilot-like clients against one table-service
+// instance on this machine, measuring accepted actions per second and the latency
+// from an Act sent to its event on the acting seat's stream; then checks that every
+// acknowledged action is in the games' logs. See tests/load/run_load.sh, which
+// starts PostgreSQL and the service and runs it, and docs/benchmarks.md.
+//
+//   table-load --target=127.0.0.1:50051 --service_token=... --tables=1000
+//       --warmup=10s --duration=30s [--metrics=127.0.0.1:9464]
+//       [--cpu_pids=table-service=PID,postgres=PID]
+//
+// Flags also come from the environment (MAMLAKA_LOAD_<FLAG>); the service token
+// also from MAMLAKA_SERVICE_TOKEN, as the service reads it. It prints a summary and,
+// as its last line, the same figures as one JSON object.
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/synchronization/mutex.h"
+#include "services/common/config.h"
+#include "tests/load/durability.h"
+#include "tests/load/load_context.h"
+#include "tests/load/load_run.h"
+#include "tests/load/metrics_scrape.h"
+#include "tests/load/process_cpu.h"
+
+namespace trix::load {
+namespace {
+
+struct Flags {
+  LoadOptions load;
+  std::string metrics;   // the service's /metrics host:port, optional
+  std::string cpu_pids;  // name=pid,... process trees to account CPU to
+  double target_rate = 10000;
+  double target_p99_ms = 10;
+};
+
+void Bind(service::Config& c, Flags& f) {
+  LoadOptions& o = f.load;
+  c.Bind("target", &o.target, "the table service, host:port on loopback");
+  c.Bind("service_token", &o.service_token,
+         "bearer token for CreateTable (default: $MAMLAKA_SERVICE_TOKEN)");
+  c.Bind("tables", &o.tables, "tables in play at once");
+  c.Bind("warmup", &o.warmup, "play before the measurement window opens");
+  c.Bind("duration", &o.duration, "length of the measurement window");
+  c.Bind("games", &o.games, "also close the window once this many games ended (0: no)");
+  c.Bind("mode", &o.mode, "classic-solo, classic-partner, complex-solo, "
+                          "complex-partner, or mixed (the four in turn)");
+  c.Bind("channels", &o.channels, "gRPC connections the tables are spread over");
+  c.Bind("clock_ms", &o.clock_ms, "every decision clock of the tables created");
+  c.Bind("create_concurrency", &o.create_concurrency, "CreateTable calls in flight");
+  c.Bind("act_timeout", &o.act_timeout, "deadline of one Act attempt");
+  c.Bind("drain", &o.drain, "time actions in flight get once the window closes");
+  c.Bind("verify_games", &o.verify_games, "games whose logs are checked (-1: all)");
+  c.Bind("seed", &o.seed, "seeds the deals and the seats' choices");
+  c.Bind("metrics", &f.metrics, "the service's metrics host:port, to report its view");
+  c.Bind("cpu_pids", &f.cpu_pids, "name=pid,... process trees whose CPU to report");
+  c.Bind("target_rate", &f.target_rate, "accepted actions per second the run must reach");
+  c.Bind("target_p99_ms", &f.target_p99_ms, "p99 action-to-event latency to stay under");
+}
+
+// What the window saw: the counters, the server's metrics, the CPU.
+struct Window {
+  double seconds = 0;
+  Counters::Snapshot counts{};
+  std::optional<MetricValues> metrics_from, metrics_to;
+  std::vector<CpuShare> cpu;
+};
+
+void PrintProgress(const LoadContext& context, const LoadRun& run,
+                   Counters::Snapshot& last, Clock::time_point& last_time) {
+  const Counters::Snapshot now = context.counters.Take();
+  const Clock::time_point t = Clock::now();
+  const double seconds = std::chrono::duration<double>(t - last_time).count();
+  const Counters::Snapshot d = now - last;
+  absl::FPrintF(stderr, "table-load: %6.0f actions/s  %lld tables playing  %lld games ended"
+               "  %lld errors\n",
+               seconds > 0 ? static_cast<double>(d.acks) / seconds : 0,
+               static_cast<long long>(run.streaming_tables()),
+               static_cast<long long>(now.games_ended),
+               static_cast<long long>(now.act_rejected + now.act_failed +
+                                      now.stream_errors + now.create_errors));
+  last = now;
+  last_time = t;
+}
+
+// Sleeps until `until` (or `games` games ended), printing progress every 5 s.
+void Play(const LoadContext& context, const LoadRun& run, Clock::time_point until,
+          int64_t games) {
+  Counters::Snapshot last = context.counters.Take();
+  Clock::time_point last_time = Clock::now();
+  while (Clock::now() < until) {
+    if (games > 0 && context.counters.games_ended.load() >= games) return;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    if (Clock::now() - last_time >= std::chrono::seconds(5)) {
+      PrintProgress(context, run, last, last_time);
+    }
+  }
+}
+
+// Beyond the histogram's last bound is +Inf, which JSON cannot say.
+std::string JsonNumber(double v) {
+  return std::isfinite(v) ? absl::StrFormat("%.3f", v) : "null";
+}
+
+std::string CpuJson(const std::vector<CpuShare>& shares) {
+  std::vector<std::string> parts;
+  for (const CpuShare& s : shares) {
+    parts.push_back(absl::StrFormat("\"%s\":{\"cores\":%.3f,\"threads\":%d}", s.name,
+                                    s.cores, s.threads));
+  }
+  return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
+}
+
+void Report(const Flags& flags, const LoadContext& context, const Window& w,
+            const DurabilityReport& durable, int64_t acks_total, bool drained) {
+  const LoadOptions& o = flags.load;
+  const Counters::Snapshot& c = w.counts;
+  const double rate = w.seconds > 0 ? static_cast<double>(c.acks) / w.seconds : 0;
+  const LatencySummary event = context.event_latency.Summarize();
+  const LatencySummary ack = context.ack_latency.Summarize();
+  const double per_action =
+      c.acks > 0 ? static_cast<double>(c.events + c.prompts) / static_cast<double>(c.acks)
+                 : 0;
+  const bool met = rate >= flags.target_rate && event.p99_us < flags.target_p99_ms * 1000 &&
+                   durable.ok() && durable.missing == 0;
+
+  absl::PrintF("table-load: %d tables (%s), %d channels, window %.1f s after %.0f s warm-up\n",
+              o.tables, o.mode.c_str(), o.channels, w.seconds,
+              absl::ToDoubleSeconds(o.warmup));
+  absl::PrintF("  accepted actions   %.0f /s  (%lld in the window; %lld games ended)\n", rate,
+              static_cast<long long>(c.acks), static_cast<long long>(c.games_ended));
+  absl::PrintF("  act -> own event   %s\n", event.Text().c_str());
+  absl::PrintF("  act -> answer      %s\n", ack.Text().c_str());
+  absl::PrintF("  stream messages    %.0f events/s, %.0f prompts/s (%.2f per action)\n",
+              static_cast<double>(c.events) / w.seconds,
+              static_cast<double>(c.prompts) / w.seconds, per_action);
+  absl::PrintF("  problems           rejected %lld, failed %lld, retries %lld, stream errors "
+              "%lld, seq gaps %lld, create errors %lld, stale prompts %lld%s\n",
+              static_cast<long long>(c.act_rejected), static_cast<long long>(c.act_failed),
+              static_cast<long long>(c.act_retries), static_cast<long long>(c.stream_errors),
+              static_cast<long long>(c.seq_gaps), static_cast<long long>(c.create_errors),
+              static_cast<long long>(c.stale_prompts),
+              drained ? "" : "; actions still in flight at the end");
+  std::string server_json = "null";
+  if (w.metrics_from && w.metrics_to) {
+    const MetricValues& a = *w.metrics_from;
+    const MetricValues& b = *w.metrics_to;
+    const double ok = Delta(a, b, "trix_table_actions_total{result=\"ok\"}");
+    const double autopilot = Delta(a, b, "trix_table_autopilot_total");
+    const AppendTimes append = AppendTimesBetween(a, b);
+    absl::PrintF("  server             %.0f actions/s ok, %.0f autopilot moves, %.0f appends/s,"
+                " append mean %.2f ms, p50 <= %.2f ms, p99 <= %.2f ms\n",
+                ok / w.seconds, autopilot, append.count / w.seconds, append.mean_ms,
+                append.p50_le_ms, append.p99_le_ms);
+    server_json = absl::StrFormat(
+        "{\"actions_ok_per_s\":%.1f,\"autopilot\":%.0f,\"appends_per_s\":%.1f,"
+        "\"append_mean_ms\":%.3f,\"append_p50_le_ms\":%s,\"append_p99_le_ms\":%s}",
+        ok / w.seconds, autopilot, append.count / w.seconds, append.mean_ms,
+        JsonNumber(append.p50_le_ms), JsonNumber(append.p99_le_ms));
+  }
+  for (const CpuShare& s : w.cpu) {
+    const std::string detail =
+        s.threads > 0
+            ? absl::StrFormat("  (%d threads, %d processes)", s.threads, s.processes)
+            : "";
+    absl::PrintF("  cpu %-14s %.2f cores%s\n", s.name, s.cores, detail);
+  }
+  absl::PrintF("  durability         %lld games: %lld acknowledged actions, %lld in the log, "
+              "%lld missing, %lld not acknowledged but logged, %lld foreign, %lld errors%s%s\n",
+              static_cast<long long>(durable.games), static_cast<long long>(durable.acked),
+              static_cast<long long>(durable.found), static_cast<long long>(durable.missing),
+              static_cast<long long>(durable.unacked_logged),
+              static_cast<long long>(durable.foreign),
+              static_cast<long long>(durable.record_errors),
+              durable.first_problem.empty() ? "" : "; first: ",
+              durable.first_problem.c_str());
+  absl::PrintF("  targets            %.0f actions/s, p99 < %.0f ms, durable: %s\n",
+              flags.target_rate, flags.target_p99_ms, met ? "MET" : "NOT MET");
+  absl::PrintF(
+      "{\"tables\":%d,\"mode\":\"%s\",\"channels\":%d,\"window_s\":%.3f,"
+      "\"actions_per_s\":%.1f,\"actions\":%lld,\"acks_total\":%lld,\"games_ended\":%lld,"
+      "\"event_latency\":%s,\"act_latency\":%s,\"events_per_s\":%.1f,"
+      "\"prompts_per_s\":%.1f,\"rejected\":%lld,\"failed\":%lld,\"retries\":%lld,"
+      "\"stream_errors\":%lld,\"seq_gaps\":%lld,\"drained\":%s,\"server\":%s,\"cpu\":%s,"
+      "\"durability\":%s,\"targets_met\":%s}\n",
+      o.tables, o.mode, o.channels, w.seconds, rate, static_cast<long long>(c.acks),
+      static_cast<long long>(acks_total), static_cast<long long>(c.games_ended),
+      event.Json(), ack.Json(), static_cast<double>(c.events) / w.seconds,
+      static_cast<double>(c.prompts) / w.seconds, static_cast<long long>(c.act_rejected),
+      static_cast<long long>(c.act_failed), static_cast<long long>(c.act_retries),
+      static_cast<long long>(c.stream_errors), static_cast<long long>(c.seq_gaps),
+      drained ? "true" : "false", server_json, CpuJson(w.cpu), durable.Json(),
+      met ? "true" : "false");
+  std::fflush(stdout);
+}
+
+int Run(int argc, char** argv) {
+  // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
+  // every absl::Mutex (gRPC's included): a graph update per lock, several percent
+  // of the tool's CPU. The tool measures the server, not that.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  Flags flags;
+  service::Config config("table-load", "MAMLAKA_LOAD_");
+  Bind(config, flags);
+  if (absl::Status s = config.Parse(argc, argv); !s.ok()) {
+    std::cerr << s.message() << "\n\n" << config.Usage();
+    return 2;
+  }
+  if (config.help()) {
+    std::cout << config.Usage();
+    return 0;
+  }
+  LoadOptions& o = flags.load;
+  if (o.service_token.empty()) {
+    if (const char* token = std::getenv("MAMLAKA_SERVICE_TOKEN")) o.service_token = token;
+  }
+  absl::Status valid = CheckLoopback(o.target);
+  if (valid.ok() && !flags.metrics.empty()) valid = CheckLoopback(flags.metrics);
+  if (valid.ok() && o.service_token.empty()) {
+    valid = absl::InvalidArgumentError("--service_token (or MAMLAKA_SERVICE_TOKEN) is required");
+  }
+  if (valid.ok() && (o.tables <= 0 || o.duration <= absl::ZeroDuration())) {
+    valid = absl::InvalidArgumentError("--tables and --duration must be positive");
+  }
+  absl::StatusOr<std::vector<ProcessTree>> trees = ParseProcessTrees(flags.cpu_pids);
+  if (valid.ok()) valid = trees.status();
+  if (!valid.ok()) {
+    std::cerr << "table-load: " << valid.message() << "\n";
+    return 2;
+  }
+  const CpuProbe probe(*trees);
+
+  LoadContext context(o);
+  auto run = std::make_unique<LoadRun>(&context);
+  if (absl::Status s = run->Start(); !s.ok()) {
+    std::cerr << "table-load: " << s.message() << "\n";
+    return 1;
+  }
+  absl::FPrintF(stderr, "table-load: creating %d tables on %s\n", o.tables, o.target.c_str());
+  const bool playing = run->WaitPlaying(absl::Seconds(60) + o.tables * absl::Milliseconds(100));
+  if (!playing) absl::FPrintF(stderr, "table-load: not every table started; measuring anyway\n");
+  Play(context, *run, Clock::now() + absl::ToChronoNanoseconds(o.warmup), 0);
+
+  Window w;
+  const Counters::Snapshot before = context.counters.Take();
+  const CpuProbe::Sample cpu_before = probe.Take();
+  if (!flags.metrics.empty()) {
+    absl::StatusOr<MetricValues> m = ScrapeMetrics(flags.metrics);
+    if (m.ok()) w.metrics_from = *std::move(m);
+  }
+  const Clock::time_point open = Clock::now();
+  context.OpenWindow(open);
+  Play(context, *run, open + absl::ToChronoNanoseconds(o.duration),
+       o.games > 0 ? before.games_ended + o.games : 0);
+  const Clock::time_point close = Clock::now();
+  context.CloseWindow(close);
+  w.counts = context.counters.Take() - before;
+  w.cpu = probe.Shares(cpu_before, probe.Take());
+  if (w.metrics_from) {
+    absl::StatusOr<MetricValues> m = ScrapeMetrics(flags.metrics);
+    if (m.ok()) w.metrics_to = *std::move(m);
+  }
+  w.seconds = std::chrono::duration<double>(close - open).count();
+
+  const bool drained = run->Stop(o.drain);
+  const bool closed = drained && run->Close(absl::Seconds(30));
+  const int64_t acks_total = context.counters.acks.load();
+  absl::FPrintF(stderr, "table-load: checking the logs of %s games\n",
+               o.verify_games < 0 ? "all" : std::to_string(o.verify_games).c_str());
+  const DurabilityReport durable = CheckDurability(run->tables(), run->stub(0), o.verify_games);
+  Report(flags, context, w, durable, acks_total, drained);
+  // gRPC may still hold a seat or a table whose call did not end: leave them be.
+  if (!closed) (void)run.release();
+  return playing && durable.ok() ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace trix::load
+
+int main(int argc, char** argv) { return trix::load::Run(argc, argv); }
