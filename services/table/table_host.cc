@@ -252,7 +252,8 @@ void TableHost::ScheduleClock(Slot& slot) {
 }
 
 void TableHost::OnClock(const std::string& table_id) {
-  if (std::shared_ptr<Slot> slot = FindSlot(table_id)) Kick(slot, /*restart_clock=*/false);
+  if (std::shared_ptr<Slot> slot = FindSlot(table_id))
+    Kick(slot, /*restart_clock=*/false);
 }
 
 void TableHost::Kick(const std::shared_ptr<Slot>& slot, bool restart_clock) {

@@ -134,6 +134,7 @@ class TableHost {
   // For tests and metrics.
   size_t table_count() const;
   HostMetrics& metrics() { return metrics_; }
+  size_t pending_clocks() const { return timer_.pending(); }
   // Runs one maintenance round now (claim orphans, renew leases, drop finished).
   void RunMaintenance();
 

@@ -315,6 +315,9 @@ TEST_F(HostTest, ClocksRunOutAndTheAutopilotPlays) {
     }
   }
   EXPECT_GT(automatic_cards, 3);
+  // One clock per table: firings do not multiply (a bug once made each firing
+  // schedule itself again).
+  EXPECT_LE(host_->pending_clocks(), 2u);
 }
 
 TEST_F(HostTest, LeavingSeatIsPlayedAtOnce) {
