@@ -34,7 +34,7 @@
 #include "bots/demo/demo_plan.h"
 #include "bots/demo/table_printer.h"
 #include "bots/sdk/seat.h"
-#include "bots/sdk/wire.h"
+#include "proto/wire/wire.h"
 #include "services/common/config.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -234,8 +234,8 @@ void ReportPlayer(v1::TableService::Stub& stub, const std::string& player_id,
       absl::StrCat(name, "'s finished games (ListPlayerGames ", player_id, "):")};
   for (const v1::GameSummary& g : response.games()) {
     lines.push_back(absl::StrFormat("  %s  %-15s seat %d  total %+5d  place %d",
-                                    g.game_id(), ModeName(g.mode()), g.seat(), g.total(),
-                                    g.place()));
+                                    g.game_id(), wire::ModeName(g.mode()), g.seat(),
+                                    g.total(), g.place()));
   }
   Say(lines);
 }

@@ -2,7 +2,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bots/sdk/wire.h"
+#include "proto/wire/wire.h"
 
 namespace trix::bots {
 namespace {
@@ -18,7 +18,7 @@ absl::StatusOr<std::vector<DemoTable>> PlanTables(const DemoPlan& plan) {
   }
   if (plan.modes.empty()) return absl::InvalidArgumentError("no modes given");
   for (const std::string& mode : plan.modes) {
-    if (absl::StatusOr<v1::Mode> m = ModeFromName(mode); !m.ok()) return m.status();
+    if (absl::StatusOr<v1::Mode> m = wire::ModeFromName(mode); !m.ok()) return m.status();
   }
   std::vector<DemoTable> tables;
   int bot_name = 0;
@@ -50,7 +50,7 @@ absl::StatusOr<std::vector<DemoTable>> PlanTables(const DemoPlan& plan) {
 v1::CreateTableRequest CreateRequest(const DemoPlan& plan, const DemoTable& table) {
   v1::CreateTableRequest request;
   request.set_request_id(absl::StrCat("demo-", plan.run_id, "-", table.index));
-  *request.mutable_mode() = ModeFromName(table.mode).value();
+  *request.mutable_mode() = wire::ModeFromName(table.mode).value();
   request.mutable_rules()->set_kingdoms(plan.kingdoms);
   *request.mutable_clocks() = plan.clocks;
   for (const DemoSeat& seat : table.seats) {

@@ -3,7 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "bots/sdk/wire.h"
+#include "proto/wire/wire.h"
 
 namespace trix::bots {
 namespace {
@@ -29,8 +29,8 @@ engine::CardSet PenaltyCards(v1::Contract contract, engine::CardSet cards) {
 
 std::string Signed(int v) { return v > 0 ? absl::StrCat("+", v) : absl::StrCat(v); }
 
-engine::CardSet Cards(const CardNames& names) {
-  absl::StatusOr<engine::CardSet> set = CardSetFromWire(names);
+engine::CardSet Cards(const wire::CardNames& names) {
+  absl::StatusOr<engine::CardSet> set = wire::CardSetFromProto(names);
   return set.ok() ? *set : 0;
 }
 
@@ -113,8 +113,9 @@ std::vector<std::string> TablePrinter::Lines(const v1::TableUpdate& update) {
   }
   layout_ = Cards(view.layout());
   std::vector<std::string> lines;
-  lines.push_back(absl::StrCat("watching ", view.table_id(), "  ", ModeName(view.mode()),
-                               "  ", deals_per_game_, " deals"));
+  lines.push_back(absl::StrCat("watching ", view.table_id(), "  ",
+                               wire::ModeName(view.mode()), "  ", deals_per_game_,
+                               " deals"));
   if (view.deal() > 0 || view.phase() == v1::PHASE_PLAYING) {
     lines.push_back(absl::StrCat("   (joined in the middle; totals so far ",
                                  ScoresText(totals_), ")"));

@@ -1,7 +1,7 @@
 #include "bots/sdk/bot.h"
 
 #include "absl/strings/str_cat.h"
-#include "bots/sdk/wire.h"
+#include "proto/wire/wire.h"
 
 namespace trix::bots {
 
@@ -75,10 +75,10 @@ std::string DescribeDecision(const Decision& d) {
 void FillAction(const Decision& d, v1::ActRequest* request) {
   switch (d.kind) {
     case Decision::Kind::kChooseContract:
-      request->mutable_choose_contract()->set_contract(ContractToWire(d.contract));
+      request->mutable_choose_contract()->set_contract(wire::ContractToProto(d.contract));
       break;
     case Decision::Kind::kSelectDoubles:
-      AddCards(d.doubles, request->mutable_select_doubles()->mutable_cards());
+      wire::AddCards(d.doubles, request->mutable_select_doubles()->mutable_cards());
       request->mutable_select_doubles()->set_ready(d.ready);
       break;
     case Decision::Kind::kPlayCard:

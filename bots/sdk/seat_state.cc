@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "bots/sdk/wire.h"
+#include "proto/wire/wire.h"
 
 namespace trix::bots {
 namespace {
@@ -121,20 +121,21 @@ absl::StatusOr<SeatTracker::Applied> SeatTracker::Apply(const v1::TableUpdate& u
 absl::Status SeatTracker::ApplySnapshot(const v1::TableView& view) {
   // Built aside and swapped in, so that a malformed view changes nothing.
   SeatState s;
-  absl::StatusOr<engine::Rules> rules = RulesFromWire(view.mode(), view.rules());
+  absl::StatusOr<engine::Rules> rules = wire::RulesFromProto(view.mode(), view.rules());
   if (!rules.ok()) return rules.status();
-  absl::StatusOr<engine::Phase> phase = PhaseFromWire(view.phase());
+  absl::StatusOr<engine::Phase> phase = wire::PhaseFromProto(view.phase());
   if (!phase.ok()) return phase.status();
-  absl::StatusOr<engine::Contract> contract = ContractFromWire(view.contract());
+  absl::StatusOr<engine::Contract> contract =
+      wire::ContractOrNoneFromProto(view.contract());
   if (!contract.ok()) return contract.status();
   absl::StatusOr<uint32_t> played_contracts =
-      ContractBitsFromWire(view.contracts_played());
+      wire::ContractBitsFromProto(view.contracts_played());
   if (!played_contracts.ok()) return played_contracts.status();
-  absl::StatusOr<engine::CardSet> hand = CardSetFromWire(view.hand());
+  absl::StatusOr<engine::CardSet> hand = wire::CardSetFromProto(view.hand());
   if (!hand.ok()) return hand.status();
-  absl::StatusOr<engine::CardSet> my_doubles = CardSetFromWire(view.my_doubles());
+  absl::StatusOr<engine::CardSet> my_doubles = wire::CardSetFromProto(view.my_doubles());
   if (!my_doubles.ok()) return my_doubles.status();
-  absl::StatusOr<engine::CardSet> layout = CardSetFromWire(view.layout());
+  absl::StatusOr<engine::CardSet> layout = wire::CardSetFromProto(view.layout());
   if (!layout.ok()) return layout.status();
   if (absl::Status st = CheckSeat(view.viewer()); !st.ok()) return st;
   if (view.seats_size() != engine::kNumSeats) {
@@ -172,7 +173,7 @@ absl::Status SeatTracker::ApplySnapshot(const v1::TableView& view) {
     for (auto [names, set] : {std::pair{&in.doubled(), &out.doubled},
                               std::pair{&in.twos_shown(), &out.twos_shown},
                               std::pair{&in.taken(), &out.taken}}) {
-      absl::StatusOr<engine::CardSet> cards = CardSetFromWire(*names);
+      absl::StatusOr<engine::CardSet> cards = wire::CardSetFromProto(*names);
       if (!cards.ok()) return cards.status();
       *set = *cards;
     }
@@ -185,7 +186,7 @@ absl::Status SeatTracker::ApplySnapshot(const v1::TableView& view) {
     }
     for (int i = 0; i < engine::kNumSeats; ++i) {
       if (view.trick(i).empty()) continue;
-      absl::StatusOr<engine::Card> card = CardFromWire(view.trick(i));
+      absl::StatusOr<engine::Card> card = wire::CardFromProto(view.trick(i));
       if (!card.ok()) return card.status();
       s.trick[i] = *card;
       s.played |= engine::Bit(*card);
@@ -230,14 +231,15 @@ absl::Status SeatTracker::ApplyEventKind(const v1::Event& e, SeatState& s) const
       StartDeal(s, e.deal(), e.kingdom(), e.deal_started().owner());
       return absl::OkStatus();
     case v1::Event::kHandShown: {
-      absl::StatusOr<engine::CardSet> cards = CardSetFromWire(e.hand_shown().cards());
+      absl::StatusOr<engine::CardSet> cards =
+          wire::CardSetFromProto(e.hand_shown().cards());
       if (!cards.ok()) return cards.status();
       if (e.hand_shown().seat() == s.seat) s.hand = *cards;
       return absl::OkStatus();
     }
     case v1::Event::kContractChosen: {
       absl::StatusOr<engine::Contract> c =
-          ContractFromWire(e.contract_chosen().contract());
+          wire::ContractOrNoneFromProto(e.contract_chosen().contract());
       if (!c.ok()) return c.status();
       if (*c == engine::kNoContract) return absl::InvalidArgumentError("no contract");
       s.contract = *c;
@@ -248,7 +250,7 @@ absl::Status SeatTracker::ApplyEventKind(const v1::Event& e, SeatState& s) const
     }
     case v1::Event::kDoublesSelected: {
       absl::StatusOr<engine::CardSet> cards =
-          CardSetFromWire(e.doubles_selected().cards());
+          wire::CardSetFromProto(e.doubles_selected().cards());
       if (!cards.ok()) return cards.status();
       if (e.doubles_selected().seat() == s.seat) s.my_doubles = *cards;
       return absl::OkStatus();
@@ -260,7 +262,7 @@ absl::Status SeatTracker::ApplyEventKind(const v1::Event& e, SeatState& s) const
       const int seat = e.doubles_revealed().seat();
       if (absl::Status st = seat_of(seat); !st.ok()) return st;
       absl::StatusOr<engine::CardSet> cards =
-          CardSetFromWire(e.doubles_revealed().cards());
+          wire::CardSetFromProto(e.doubles_revealed().cards());
       if (!cards.ok()) return cards.status();
       s.seats[seat].doubled |= *cards;
       return absl::OkStatus();
@@ -268,7 +270,8 @@ absl::Status SeatTracker::ApplyEventKind(const v1::Event& e, SeatState& s) const
     case v1::Event::kTwosShown: {
       const int seat = e.twos_shown().seat();
       if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      absl::StatusOr<engine::CardSet> cards = CardSetFromWire(e.twos_shown().cards());
+      absl::StatusOr<engine::CardSet> cards =
+          wire::CardSetFromProto(e.twos_shown().cards());
       if (!cards.ok()) return cards.status();
       s.seats[seat].twos_shown = *cards;
       return absl::OkStatus();
@@ -285,7 +288,7 @@ absl::Status SeatTracker::ApplyEventKind(const v1::Event& e, SeatState& s) const
     case v1::Event::kCardPlayed: {
       const int seat = e.card_played().seat();
       if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      absl::StatusOr<engine::Card> card = CardFromWire(e.card_played().card());
+      absl::StatusOr<engine::Card> card = wire::CardFromProto(e.card_played().card());
       if (!card.ok()) return card.status();
       const engine::CardSet bit = engine::Bit(*card);
       if (s.played & bit) {
@@ -309,7 +312,8 @@ absl::Status SeatTracker::ApplyEventKind(const v1::Event& e, SeatState& s) const
     case v1::Event::kTrickTaken: {
       const int seat = e.trick_taken().seat();
       if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      absl::StatusOr<engine::CardSet> cards = CardSetFromWire(e.trick_taken().cards());
+      absl::StatusOr<engine::CardSet> cards =
+          wire::CardSetFromProto(e.trick_taken().cards());
       if (!cards.ok()) return cards.status();
       s.seats[seat].taken |= *cards;
       ++s.seats[seat].tricks_won;
@@ -375,15 +379,16 @@ absl::StatusOr<SeatTracker::Applied> SeatTracker::ApplyPrompt(const v1::Prompt& 
         absl::StrCat("a prompt at event ", prompt.seq(), " after event ", state_.seq));
   }
   SeatOptions o;
-  absl::StatusOr<engine::Phase> phase = PhaseFromWire(prompt.phase());
+  absl::StatusOr<engine::Phase> phase = wire::PhaseFromProto(prompt.phase());
   if (!phase.ok()) return phase.status();
-  absl::StatusOr<uint32_t> contracts = ContractBitsFromWire(prompt.available_contracts());
+  absl::StatusOr<uint32_t> contracts =
+      wire::ContractBitsFromProto(prompt.available_contracts());
   if (!contracts.ok()) return contracts.status();
-  absl::StatusOr<engine::CardSet> doublable = CardSetFromWire(prompt.doublable());
+  absl::StatusOr<engine::CardSet> doublable = wire::CardSetFromProto(prompt.doublable());
   if (!doublable.ok()) return doublable.status();
-  absl::StatusOr<engine::CardSet> mine = CardSetFromWire(prompt.my_doubles());
+  absl::StatusOr<engine::CardSet> mine = wire::CardSetFromProto(prompt.my_doubles());
   if (!mine.ok()) return mine.status();
-  absl::StatusOr<engine::CardSet> legal = CardSetFromWire(prompt.legal_cards());
+  absl::StatusOr<engine::CardSet> legal = wire::CardSetFromProto(prompt.legal_cards());
   if (!legal.ok()) return legal.status();
   o.pending = true;
   o.seq = prompt.seq();

@@ -8,47 +8,18 @@
 #include "absl/strings/str_join.h"
 #include "bots/sdk/bot.h"
 #include "bots/sdk/testing/local_table.h"
-#include "bots/sdk/wire.h"
-#include "engine/random.h"
+#include "bots/strategies/random_bot.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire/wire.h"
 
 namespace trix::bots {
 namespace {
 
-// Answers every prompt with a random option.
-class CoinBot : public Bot {
- public:
-  explicit CoinBot(uint64_t seed) : rng_(seed) {}
-  Decision Decide(const SeatState& s) override {
-    const SeatOptions& o = s.options;
-    switch (o.phase) {
-      case engine::Phase::kChoosingContract: {
-        uint32_t b = o.contracts;
-        int n = rng_.Below(__builtin_popcount(b));
-        while (n-- > 0) b &= b - 1;
-        return Decision::ChooseContract(static_cast<engine::Contract>(__builtin_ctz(b)));
-      }
-      case engine::Phase::kDoubling: {
-        engine::CardSet pick = 0;
-        for (engine::CardSet b = o.doublable; b;) {
-          const engine::Card c = engine::PopLowest(b);
-          if (rng_.Below(2)) pick |= engine::Bit(c);
-        }
-        return Decision::SelectDoubles(pick);
-      }
-      default:
-        return Decision::PlayCard(
-            engine::NthCard(o.legal, rng_.Below(engine::Count(o.legal))));
-    }
-  }
-
- private:
-  engine::Rng rng_;
-};
-
 std::string Cards(engine::CardSet s) { return engine::CardsText(s); }
-engine::CardSet Set(const CardNames& names) { return CardSetFromWire(names).value(); }
+engine::CardSet Set(const wire::CardNames& names) {
+  return wire::CardSetFromProto(names).value();
+}
 
 // Every difference between the tracked state and the server's own view of the
 // seat, as text (empty when they agree).
@@ -61,15 +32,15 @@ std::string Differences(const SeatState& s, const v1::TableView& v) {
   };
   check("seq", s.seq, v.seq());
   check("phase", static_cast<int>(s.phase),
-        static_cast<int>(PhaseFromWire(v.phase()).value()));
+        static_cast<int>(wire::PhaseFromProto(v.phase()).value()));
   check("deal", s.deal, v.deal());
   check("deals_per_game", s.deals_per_game, v.deals_per_game());
   check("kingdom", s.kingdom, v.kingdom());
   check("owner", s.owner, v.owner());
-  check("contract", static_cast<int>(ContractToWire(s.contract)),
+  check("contract", static_cast<int>(wire::ContractToProto(s.contract)),
         static_cast<int>(v.contract()));
   check("contracts_played", s.contracts_played,
-        ContractBitsFromWire(v.contracts_played()).value());
+        wire::ContractBitsFromProto(v.contracts_played()).value());
   check("hand", Cards(s.hand), Cards(Set(v.hand())));
   check("my_doubles", Cards(s.my_doubles), Cards(Set(v.my_doubles())));
   check("my_ready", s.my_ready, v.my_ready());
@@ -112,7 +83,7 @@ std::string Differences(const SeatState& s, const v1::TableView& v) {
     engine::CardSet shown = Set(v.layout());
     for (const v1::SeatView& seat : v.seats()) shown |= Set(seat.taken());
     for (const std::string& c : v.trick()) {
-      if (!c.empty()) shown |= engine::Bit(CardFromWire(c).value());
+      if (!c.empty()) shown |= engine::Bit(wire::CardFromProto(c).value());
     }
     check("played", Cards(s.played), Cards(shown));
   }
@@ -131,7 +102,7 @@ class TrackerAgreesWithServer : public ::testing::TestWithParam<Case> {};
 TEST_P(TrackerAgreesWithServer, AfterEveryUpdate) {
   LocalTable table(
       {.mode = GetParam().mode, .seed = GetParam().seed, .stakes = {100, 0, 50, 0}});
-  CoinBot b0(1), b1(2), b2(3), b3(4);
+  RandomBot b0(1), b1(2), b2(3), b3(4);
   int checks = 0;
   absl::Status played =
       table.PlayToEnd({&b0, &b1, &b2, &b3}, [&](int seat, const SeatTracker& tracker) {
@@ -146,7 +117,8 @@ TEST_P(TrackerAgreesWithServer, AfterEveryUpdate) {
         const v1::TableView& v = view;
         EXPECT_EQ(o.legal, Set(v.legal_cards()));
         EXPECT_EQ(o.doublable, Set(v.doublable()));
-        EXPECT_EQ(o.contracts, ContractBitsFromWire(v.available_contracts()).value());
+        EXPECT_EQ(o.contracts,
+                  wire::ContractBitsFromProto(v.available_contracts()).value());
       });
   ASSERT_TRUE(played.ok()) << played;
   EXPECT_GT(checks, 400);
@@ -174,7 +146,7 @@ INSTANTIATE_TEST_SUITE_P(Modes, TrackerAgreesWithServer,
 // A seat that starts watching from a snapshot in the middle of a deal keeps up.
 TEST(SeatTrackerTest, StartsFromAMidGameSnapshot) {
   LocalTable table({.mode = "classic-solo", .seed = 3});
-  CoinBot b0(1), b1(2), b2(3), b3(4);
+  RandomBot b0(1), b1(2), b2(3), b3(4);
   std::array<Bot*, 4> bots = {&b0, &b1, &b2, &b3};
   std::array<SeatTracker, 4> trackers;
   // Play 60 decisions by hand, then start a fresh tracker for seat 2.

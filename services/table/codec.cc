@@ -1,8 +1,6 @@
 #include "services/table/codec.h"
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "engine/cards.h"
 #include "google/protobuf/util/time_util.h"
 #include "nlohmann/json.hpp"
@@ -21,159 +19,16 @@ absl::Status Corrupt(absl::string_view what) {
 
 }  // namespace
 
-void AddCards(CardSet cards, CardNames* out) {
-  while (cards) out->Add(engine::CardName(engine::PopLowest(cards)));
-}
-
-absl::StatusOr<Card> CardFromProto(const std::string& name) {
-  // Echoing a megabyte of garbage back in an error helps nobody.
-  if (name.size() > 3) {
-    return absl::InvalidArgumentError(
-        "not a card: a card is a rank 23456789TJQKA then a suit CDHS, e.g. \"TD\"");
-  }
-  return engine::ParseCard(name);
-}
-
-absl::StatusOr<CardSet> CardSetFromProto(const CardNames& names) {
+absl::StatusOr<CardSet> SeatCardsFromProto(const CardNames& names) {
   if (names.size() > engine::kHandSize) {
     return absl::InvalidArgumentError(
         absl::StrCat(names.size(), " cards listed; a hand holds at most 13"));
   }
-  CardSet set = 0;
-  for (const std::string& name : names) {
-    absl::StatusOr<Card> card = CardFromProto(name);
-    if (!card.ok()) return card.status();
-    if (set & engine::Bit(*card)) {
-      return absl::InvalidArgumentError(absl::StrCat(name, " is listed twice"));
-    }
-    set |= engine::Bit(*card);
-  }
-  return set;
+  return wire::CardSetFromProto(names);
 }
 
-v1::Contract ContractToProto(Contract contract) {
-  switch (contract) {
-    case Contract::kKingOfHearts:
-      return v1::CONTRACT_KING_OF_HEARTS;
-    case Contract::kQueens:
-      return v1::CONTRACT_QUEENS;
-    case Contract::kDiamonds:
-      return v1::CONTRACT_DIAMONDS;
-    case Contract::kTricks:
-      return v1::CONTRACT_TRICKS;
-    case Contract::kTrix:
-      return v1::CONTRACT_TRIX;
-    case Contract::kComplex:
-      return v1::CONTRACT_COMPLEX;
-  }
-  return v1::CONTRACT_UNSPECIFIED;
-}
-
-absl::StatusOr<Contract> ContractFromProto(v1::Contract contract) {
-  switch (contract) {
-    case v1::CONTRACT_KING_OF_HEARTS:
-      return Contract::kKingOfHearts;
-    case v1::CONTRACT_QUEENS:
-      return Contract::kQueens;
-    case v1::CONTRACT_DIAMONDS:
-      return Contract::kDiamonds;
-    case v1::CONTRACT_TRICKS:
-      return Contract::kTricks;
-    case v1::CONTRACT_TRIX:
-      return Contract::kTrix;
-    case v1::CONTRACT_COMPLEX:
-      return Contract::kComplex;
-    default:
-      return absl::InvalidArgumentError(
-          absl::StrCat("contract ", static_cast<int>(contract), " is not a contract"));
-  }
-}
-
-void AddContracts(uint32_t bits, google::protobuf::RepeatedField<int>* out) {
-  for (int c = 0; c < engine::kNumContracts; ++c) {
-    if (bits & (1u << c)) out->Add(ContractToProto(static_cast<Contract>(c)));
-  }
-}
-
-v1::Phase PhaseToProto(engine::Phase phase) {
-  switch (phase) {
-    case engine::Phase::kDealing:
-      return v1::PHASE_DEALING;
-    case engine::Phase::kChoosingContract:
-      return v1::PHASE_CHOOSING_CONTRACT;
-    case engine::Phase::kDoubling:
-      return v1::PHASE_DOUBLING;
-    case engine::Phase::kPlaying:
-      return v1::PHASE_PLAYING;
-    case engine::Phase::kGameOver:
-      return v1::PHASE_GAME_OVER;
-  }
-  return v1::PHASE_UNSPECIFIED;
-}
-
-absl::StatusOr<engine::Rules> RulesFromProto(const v1::Mode& mode,
-                                             const v1::HouseRules& rules) {
-  engine::Rules out;
-  switch (mode.team()) {
-    case v1::TEAM_SOLO:
-      out.variant.team = engine::Team::kSolo;
-      break;
-    case v1::TEAM_PARTNER:
-      out.variant.team = engine::Team::kPartner;
-      break;
-    default:
-      return absl::InvalidArgumentError("mode.team must be TEAM_SOLO or TEAM_PARTNER");
-  }
-  switch (mode.format()) {
-    case v1::FORMAT_CLASSIC:
-      out.variant.format = engine::Format::kClassic;
-      break;
-    case v1::FORMAT_COMPLEX:
-      out.variant.format = engine::Format::kComplex;
-      break;
-    default:
-      return absl::InvalidArgumentError(
-          "mode.format must be FORMAT_CLASSIC or FORMAT_COMPLEX");
-  }
-  if (rules.has_doubling()) out.options.doubling = rules.doubling();
-  if (rules.has_end_early()) out.options.end_early = rules.end_early();
-  if (rules.has_kingdoms()) out.options.kingdoms = rules.kingdoms();
-  switch (rules.kh_heart_lead()) {
-    case v1::HEART_LEAD_UNSPECIFIED:
-    case v1::HEART_LEAD_ANY:
-      out.options.kh_heart_lead = engine::HeartLead::kAny;
-      break;
-    case v1::HEART_LEAD_ONLY_IF_ALL_HEARTS:
-      out.options.kh_heart_lead = engine::HeartLead::kOnlyIfAllHearts;
-      break;
-    case v1::HEART_LEAD_AFTER_BROKEN:
-      out.options.kh_heart_lead = engine::HeartLead::kAfterBroken;
-      break;
-    default:
-      return absl::InvalidArgumentError("rules.kh_heart_lead is not a heart-lead rule");
-  }
-  if (absl::Status s = engine::ValidateOptions(out.options); !s.ok()) {
-    return absl::InvalidArgumentError(absl::StrCat("rules.", s.message()));
-  }
-  return out;
-}
-
-std::string ModeName(const v1::Mode& mode) {
-  absl::StatusOr<engine::Rules> rules = RulesFromProto(mode, v1::HouseRules());
-  return rules.ok() ? engine::ModeName(rules->variant) : "unknown";
-}
-
-v1::Mode ModeFromName(const std::string& name) {
-  v1::Mode mode;
-  std::vector<std::string> parts = absl::StrSplit(name, '-');
-  if (parts.size() != 2) return mode;
-  absl::StatusOr<engine::Format> format = engine::ParseFormat(parts[0]);
-  absl::StatusOr<engine::Team> team = engine::ParseTeam(parts[1]);
-  if (!format.ok() || !team.ok()) return mode;
-  mode.set_format(*format == engine::Format::kClassic ? v1::FORMAT_CLASSIC
-                                                      : v1::FORMAT_COMPLEX);
-  mode.set_team(*team == engine::Team::kSolo ? v1::TEAM_SOLO : v1::TEAM_PARTNER);
-  return mode;
+v1::Mode ModeFromStoredName(const std::string& name) {
+  return wire::ModeFromName(name).value_or(v1::Mode());
 }
 
 google::protobuf::Timestamp TimeToProto(absl::Time time) {
@@ -192,11 +47,11 @@ v1::internal::LoggedAction ActionToLog(const engine::Action& action) {
       break;
     case engine::ActionType::kChooseContract:
       out.set_kind(v1::internal::ACTION_KIND_CHOOSE_CONTRACT);
-      out.set_contract(ContractToProto(action.contract));
+      out.set_contract(wire::ContractToProto(action.contract));
       break;
     case engine::ActionType::kSelectDoubles:
       out.set_kind(v1::internal::ACTION_KIND_SELECT_DOUBLES);
-      AddCards(action.cards, out.mutable_cards());
+      wire::AddCards(action.cards, out.mutable_cards());
       break;
     case engine::ActionType::kReady:
       out.set_kind(v1::internal::ACTION_KIND_READY);
@@ -227,13 +82,13 @@ absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& l
       break;
     }
     case v1::internal::ACTION_KIND_CHOOSE_CONTRACT: {
-      absl::StatusOr<Contract> contract = ContractFromProto(logged.contract());
+      absl::StatusOr<Contract> contract = wire::ContractFromProto(logged.contract());
       if (!contract.ok() || !seated) return Corrupt("bad contract choice");
       action = engine::Action::ChooseContract(seat, *contract);
       break;
     }
     case v1::internal::ACTION_KIND_SELECT_DOUBLES: {
-      absl::StatusOr<CardSet> cards = CardSetFromProto(logged.cards());
+      absl::StatusOr<CardSet> cards = SeatCardsFromProto(logged.cards());
       if (!cards.ok() || !seated) return Corrupt("bad doubles selection");
       action = engine::Action::SelectDoubles(seat, *cards);
       break;
@@ -243,7 +98,7 @@ absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& l
       action = engine::Action::Ready(seat);
       break;
     case v1::internal::ACTION_KIND_PLAY_CARD: {
-      absl::StatusOr<Card> card = CardFromProto(logged.card());
+      absl::StatusOr<Card> card = wire::CardFromProto(logged.card());
       if (!card.ok() || !seated) return Corrupt("bad card play");
       action = engine::Action::PlayCard(seat, *card);
       break;
@@ -318,26 +173,26 @@ v1::Event EngineEventToProto(const engine::Event& e, const engine::GameResult& r
       break;
     case engine::EventType::kHandShown:
       out.mutable_hand_shown()->set_seat(e.seat);
-      AddCards(e.cards, out.mutable_hand_shown()->mutable_cards());
+      wire::AddCards(e.cards, out.mutable_hand_shown()->mutable_cards());
       break;
     case engine::EventType::kContractChosen:
       out.mutable_contract_chosen()->set_owner(e.seat);
-      out.mutable_contract_chosen()->set_contract(ContractToProto(e.contract));
+      out.mutable_contract_chosen()->set_contract(wire::ContractToProto(e.contract));
       break;
     case engine::EventType::kDoublesSelected:
       out.mutable_doubles_selected()->set_seat(e.seat);
-      AddCards(e.cards, out.mutable_doubles_selected()->mutable_cards());
+      wire::AddCards(e.cards, out.mutable_doubles_selected()->mutable_cards());
       break;
     case engine::EventType::kReady:
       out.mutable_ready()->set_seat(e.seat);
       break;
     case engine::EventType::kDoublesRevealed:
       out.mutable_doubles_revealed()->set_seat(e.seat);
-      AddCards(e.cards, out.mutable_doubles_revealed()->mutable_cards());
+      wire::AddCards(e.cards, out.mutable_doubles_revealed()->mutable_cards());
       break;
     case engine::EventType::kTwosShown:
       out.mutable_twos_shown()->set_seat(e.seat);
-      AddCards(e.cards, out.mutable_twos_shown()->mutable_cards());
+      wire::AddCards(e.cards, out.mutable_twos_shown()->mutable_cards());
       break;
     case engine::EventType::kPlayStarted:
       out.mutable_play_started()->set_seat(e.seat);
@@ -351,7 +206,7 @@ v1::Event EngineEventToProto(const engine::Event& e, const engine::GameResult& r
       break;
     case engine::EventType::kTrickTaken:
       out.mutable_trick_taken()->set_seat(e.seat);
-      AddCards(e.cards, out.mutable_trick_taken()->mutable_cards());
+      wire::AddCards(e.cards, out.mutable_trick_taken()->mutable_cards());
       break;
     case engine::EventType::kSeatOut:
       out.mutable_seat_out()->set_seat(e.seat);

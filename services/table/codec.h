@@ -1,5 +1,7 @@
-// Translation between the engine's value types and the trix.v1 protobuf messages:
-// cards, contracts, modes and house rules, log records, events and results.
+// The table service's own translations between engine values and trix.v1
+// messages: log records, events, results, timestamps and the limits the table puts
+// on a client's card lists. The values both the table and the bots use (cards,
+// contracts, phases, modes, house rules) are in proto/wire/wire.h.
 //
 // Input from clients and from the database passes through the *FromProto and
 // *FromLog functions, which never trust it: a malformed card or an unknown enum
@@ -7,8 +9,8 @@
 // take what the engine has already decided a viewer may see; nothing here decides
 // visibility.
 //
-//   ASSIGN_OR_RETURN(engine::Card card, CardFromProto(request.play_card().card()));
-//   v1::Event wire = EngineEventToProto(event, result_of_game);
+//   ASSIGN_OR_RETURN(engine::CardSet cards, SeatCardsFromProto(request.cards()));
+//   v1::Event event_on_wire = EngineEventToProto(event, result_of_game);
 #ifndef TRIX_SERVICES_TABLE_CODEC_H_
 #define TRIX_SERVICES_TABLE_CODEC_H_
 
@@ -19,8 +21,8 @@
 #include "engine/game.h"
 #include "engine/result.h"
 #include "engine/rules.h"
-#include "google/protobuf/repeated_ptr_field.h"
 #include "google/protobuf/timestamp.pb.h"
+#include "proto/wire/wire.h"
 #include "trix/v1/common.pb.h"
 #include "trix/v1/log.pb.h"
 #include "trix/v1/table.pb.h"
@@ -28,26 +30,15 @@
 namespace trix::table {
 
 namespace v1 = ::trix::v1;
-using CardNames = google::protobuf::RepeatedPtrField<std::string>;
+using wire::CardNames;
 
-// Cards: the RULES.md notation ("TD"), sets sorted clubs 2 .. spades A.
-void AddCards(engine::CardSet cards, CardNames* out);
-absl::StatusOr<engine::Card> CardFromProto(const std::string& name);
-// A repeated or unknown card is INVALID_ARGUMENT.
-absl::StatusOr<engine::CardSet> CardSetFromProto(const CardNames& names);
+// One seat's cards from a client or the log: at most a hand's worth, so a huge
+// list is refused before it is read; otherwise as wire::CardSetFromProto.
+absl::StatusOr<engine::CardSet> SeatCardsFromProto(const CardNames& names);
 
-v1::Contract ContractToProto(engine::Contract contract);  // kNoContract: UNSPECIFIED
-absl::StatusOr<engine::Contract> ContractFromProto(v1::Contract contract);
-void AddContracts(uint32_t bits, google::protobuf::RepeatedField<int>* out);
-v1::Phase PhaseToProto(engine::Phase phase);
-
-// The table's rules: both mode fields required, house rules defaulted and checked.
-absl::StatusOr<engine::Rules> RulesFromProto(const v1::Mode& mode,
-                                             const v1::HouseRules& rules);
-// "complex-partner", ...
-std::string ModeName(const v1::Mode& mode);
-// The inverse; an unknown name gives an unspecified mode.
-v1::Mode ModeFromName(const std::string& name);
+// A stored game's mode name; a name this build does not know gives an unspecified
+// mode rather than failing the whole listing.
+v1::Mode ModeFromStoredName(const std::string& name);
 
 google::protobuf::Timestamp TimeToProto(absl::Time time);
 

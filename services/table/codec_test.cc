@@ -12,68 +12,24 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-TEST(CodecTest, CardsRoundTripSorted) {
-  CardNames names;
-  AddCards(engine::ParseCards("AS 2C TD").value(), &names);
-  EXPECT_THAT(names, ElementsAre("2C", "TD", "AS"));
-  EXPECT_EQ(CardSetFromProto(names).value(), engine::ParseCards("AS 2C TD").value());
-}
-
-TEST(CodecTest, MalformedCardsAreInvalidArgument) {
-  EXPECT_EQ(CardFromProto("1X").status().code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(CardFromProto("").status().code(), absl::StatusCode::kInvalidArgument);
-  absl::Status long_card = CardFromProto(std::string(100000, 'A')).status();
-  EXPECT_EQ(long_card.code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_LT(long_card.message().size(), 200u);  // the garbage is not echoed
+// The rest of the card, contract and mode tests are in proto/wire/wire_test.cc.
+TEST(CodecTest, SeatCardsHoldAtMostAHand) {
+  CardNames many;
+  for (int i = 0; i < 14; ++i) many.Add("2C");
+  EXPECT_EQ(SeatCardsFromProto(many).status().code(), absl::StatusCode::kInvalidArgument);
   CardNames twice;
   twice.Add("QS");
   twice.Add("QS");
-  EXPECT_THAT(CardSetFromProto(twice).status().message(), HasSubstr("twice"));
-  CardNames many;
-  for (int i = 0; i < 14; ++i) many.Add("2C");
-  EXPECT_EQ(CardSetFromProto(many).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(SeatCardsFromProto(twice).status().message(), HasSubstr("twice"));
 }
 
-TEST(CodecTest, Contracts) {
-  for (int c = 0; c < engine::kNumContracts; ++c) {
-    const auto contract = static_cast<engine::Contract>(c);
-    EXPECT_EQ(ContractFromProto(ContractToProto(contract)).value(), contract);
-  }
-  EXPECT_EQ(ContractFromProto(v1::CONTRACT_UNSPECIFIED).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(ContractFromProto(static_cast<v1::Contract>(99)).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  google::protobuf::RepeatedField<int> list;
-  AddContracts((1u << 0) | (1u << 4), &list);
-  EXPECT_THAT(list, ElementsAre(v1::CONTRACT_KING_OF_HEARTS, v1::CONTRACT_TRIX));
-}
-
-TEST(CodecTest, RulesDefaultsAndErrors) {
+TEST(CodecTest, StoredModeNames) {
   v1::Mode mode;
   mode.set_team(v1::TEAM_PARTNER);
   mode.set_format(v1::FORMAT_COMPLEX);
-  engine::Rules rules = RulesFromProto(mode, v1::HouseRules()).value();
-  EXPECT_EQ(rules.variant.team, engine::Team::kPartner);
-  EXPECT_TRUE(rules.options.doubling);
-  EXPECT_EQ(rules.options.kingdoms, 4);
-  EXPECT_EQ(ModeName(mode), "complex-partner");
-  EXPECT_EQ(ModeFromName("complex-partner").SerializeAsString(),
+  EXPECT_EQ(ModeFromStoredName("complex-partner").SerializeAsString(),
             mode.SerializeAsString());
-  EXPECT_EQ(ModeFromName("nonsense").team(), v1::TEAM_UNSPECIFIED);
-
-  v1::HouseRules house;
-  house.set_kingdoms(5);
-  EXPECT_EQ(RulesFromProto(mode, house).status().code(),
-            absl::StatusCode::kInvalidArgument);
-  house.set_kingdoms(1);
-  house.set_doubling(false);
-  house.set_kh_heart_lead(v1::HEART_LEAD_AFTER_BROKEN);
-  rules = RulesFromProto(mode, house).value();
-  EXPECT_FALSE(rules.options.doubling);
-  EXPECT_EQ(rules.options.kh_heart_lead, engine::HeartLead::kAfterBroken);
-  mode.set_team(v1::TEAM_UNSPECIFIED);
-  EXPECT_EQ(RulesFromProto(mode, house).status().code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ModeFromStoredName("nonsense").team(), v1::TEAM_UNSPECIFIED);
 }
 
 TEST(CodecTest, ActionsRoundTripThroughTheLog) {

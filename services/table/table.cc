@@ -10,6 +10,7 @@
 #include "engine/observation.h"
 #include "engine/random.h"
 #include "nlohmann/json.hpp"
+#include "proto/wire/wire.h"
 #include "services/common/auth.h"
 
 namespace trix::table {
@@ -50,7 +51,8 @@ Table::Table(std::string id, v1::internal::TableSettings settings, engine::Rules
 absl::StatusOr<std::unique_ptr<Table>> Table::Create(
     std::string id, v1::internal::TableSettings settings,
     std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created) {
-  absl::StatusOr<engine::Rules> rules = RulesFromProto(settings.mode(), settings.rules());
+  absl::StatusOr<engine::Rules> rules =
+      wire::RulesFromProto(settings.mode(), settings.rules());
   if (!rules.ok()) return rules.status();
   const v1::Clocks& c = settings.clocks();
   if (c.contract_ms() <= 0 || c.doubling_ms() <= 0 || c.card_ms() <= 0) {
@@ -124,21 +126,21 @@ absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
   switch (request.action_case()) {
     case v1::ActRequest::kChooseContract: {
       absl::StatusOr<engine::Contract> contract =
-          ContractFromProto(request.choose_contract().contract());
+          wire::ContractFromProto(request.choose_contract().contract());
       if (!contract.ok()) return contract.status();
       add(engine::Action::ChooseContract(seat, *contract));
       break;
     }
     case v1::ActRequest::kSelectDoubles: {
       absl::StatusOr<engine::CardSet> cards =
-          CardSetFromProto(request.select_doubles().cards());
+          SeatCardsFromProto(request.select_doubles().cards());
       if (!cards.ok()) return cards.status();
       add(engine::Action::SelectDoubles(seat, *cards));
       if (request.select_doubles().ready()) add(engine::Action::Ready(seat));
       break;
     }
     case v1::ActRequest::kPlayCard: {
-      absl::StatusOr<engine::Card> card = CardFromProto(request.play_card().card());
+      absl::StatusOr<engine::Card> card = wire::CardFromProto(request.play_card().card());
       if (!card.ok()) return card.status();
       add(engine::Action::PlayCard(seat, *card));
       break;

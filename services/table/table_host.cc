@@ -8,6 +8,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/observation.h"
+#include "proto/wire/wire.h"
 #include "services/common/logging.h"
 #include "services/table/slot.h"
 
@@ -229,7 +230,7 @@ void TableHost::Broadcast(Slot& slot) {
       std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
                      [](const Slot::Subscriber& s) { return !s.sink; }),
       slot.subscribers.end());
-  slot.phase.store(static_cast<int>(PhaseToProto(table.game().phase())));
+  slot.phase.store(static_cast<int>(wire::PhaseToProto(table.game().phase())));
   if (table.over() && !slot.finished.load()) {
     slot.finished_at_us.store(absl::ToUnixMicros(absl::Now()));
     slot.finished.store(true);

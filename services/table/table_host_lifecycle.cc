@@ -6,6 +6,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "engine/observation.h"
+#include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
 #include "services/table/slot.h"
@@ -133,7 +134,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
   slot->broadcast = table->event_count();
-  slot->phase.store(static_cast<int>(PhaseToProto(table->game().phase())));
+  slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
   absl::MutexLock lock(&mu_);
   if (!slots_.emplace(slot->id, slot).second) {
@@ -197,7 +198,7 @@ absl::Status TableHost::ResolveSettings(const v1::CreateTableRequest& request,
   *settings->mutable_mode() = request.mode();
   *settings->mutable_rules() = request.rules();
   if (absl::StatusOr<engine::Rules> rules =
-          RulesFromProto(request.mode(), request.rules());
+          wire::RulesFromProto(request.mode(), request.rules());
       !rules.ok()) {
     return rules.status();
   }
@@ -305,7 +306,7 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
   storage::NewGame game;
   game.game_id = service::NewUuid();
   game.request_id = request.request_id();
-  game.mode = ModeName(request.mode());
+  game.mode = wire::ModeName(request.mode());
   game.config = settings.SerializeAsString();
   v1::CreateTableResponse response;
   response.set_table_id(game.game_id);

@@ -35,7 +35,7 @@ void TableHost::ListPlayerTables(const v1::ListPlayerTablesRequest& request,
     for (const storage::GameListing& listing : *listings) {
       v1::TableSummary* summary = response.add_tables();
       summary->set_table_id(listing.game_id);
-      *summary->mutable_mode() = ModeFromName(listing.mode);
+      *summary->mutable_mode() = ModeFromStoredName(listing.mode);
       summary->set_seat(listing.seat);
       *summary->mutable_created() = TimeToProto(listing.created);
       // Known only for the tables hosted here; elsewhere it stays unspecified.
@@ -67,7 +67,7 @@ void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
       const storage::GameListing& listing = (*listings)[i];
       v1::GameSummary* summary = response.add_games();
       summary->set_game_id(listing.game_id);
-      *summary->mutable_mode() = ModeFromName(listing.mode);
+      *summary->mutable_mode() = ModeFromStoredName(listing.mode);
       summary->set_seat(listing.seat);
       summary->set_total(listing.total);
       summary->set_place(listing.place);

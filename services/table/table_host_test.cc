@@ -136,7 +136,9 @@ void ExpectContiguous(const RecordingSink& sink, uint64_t first_seq) {
   uint64_t next = first_seq;
   for (const v1::TableUpdate& u : sink.updates()) {
     if (u.has_snapshot()) next = u.snapshot().seq() + 1;
-    if (u.has_event()) ASSERT_EQ(u.event().seq(), next++);
+    if (u.has_event()) {
+      ASSERT_EQ(u.event().seq(), next++);
+    }
   }
 }
 

@@ -8,6 +8,7 @@
 #include "engine/random.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/table/testing/table_client.h"
 
@@ -112,7 +113,9 @@ void ExpectSameEvents(const Table& a, const Table& b) {
     for (size_t i = 0; i < a.event_count(); ++i) {
       std::optional<v1::Event> x = a.EventFor(i, viewer), y = b.EventFor(i, viewer);
       ASSERT_EQ(x.has_value(), y.has_value());
-      if (x) ASSERT_EQ(x->SerializeAsString(), y->SerializeAsString()) << i;
+      if (x) {
+        ASSERT_EQ(x->SerializeAsString(), y->SerializeAsString()) << i;
+      }
     }
   }
 }
@@ -213,7 +216,7 @@ TEST(TableTest, FullGamesOfEveryModeReplayExactly) {
                             Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX)};
   uint64_t seed = 100;
   for (const v1::Mode& mode : modes) {
-    SCOPED_TRACE(ModeName(mode));
+    SCOPED_TRACE(wire::ModeName(mode));
     Fixture f = MakeTable(mode, ++seed);
     absl::Time now = kStart;
     PlayOut(f, seed, now);
@@ -260,7 +263,9 @@ TEST(TableTest, RestoreMidGameResumesClockAndAnswers) {
       const v1::ActResponse* a = f.table->FindAnswer(s, "r" + std::to_string(n));
       const v1::ActResponse* b = restored->FindAnswer(s, "r" + std::to_string(n));
       ASSERT_EQ(a == nullptr, b == nullptr);
-      if (a) EXPECT_EQ(a->seq(), b->seq());
+      if (a) {
+        EXPECT_EQ(a->seq(), b->seq());
+      }
     }
   }
 }
@@ -389,9 +394,15 @@ TEST(TableTest, StreamsNeverShowAnotherSeatsHand) {
   for (int v = -1; v < 4; ++v) {
     const std::vector<v1::Event> events = f.table->EventsAfter(v, 0).value();
     for (const v1::Event& e : events) {
-      if (e.has_hand_shown()) EXPECT_EQ(e.hand_shown().seat(), v);
-      if (e.has_doubles_selected()) EXPECT_EQ(e.doubles_selected().seat(), v);
-      if (e.has_ready()) EXPECT_EQ(e.ready().seat(), v);
+      if (e.has_hand_shown()) {
+        EXPECT_EQ(e.hand_shown().seat(), v);
+      }
+      if (e.has_doubles_selected()) {
+        EXPECT_EQ(e.doubles_selected().seat(), v);
+      }
+      if (e.has_ready()) {
+        EXPECT_EQ(e.ready().seat(), v);
+      }
     }
   }
 }

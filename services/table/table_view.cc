@@ -2,6 +2,7 @@
 // Observation for that viewer (so it holds only what the viewer may see) and the
 // table's public facts (seats, clocks, who left).
 #include "engine/observation.h"
+#include "proto/wire/wire.h"
 #include "services/table/table.h"
 
 namespace trix::table {
@@ -14,13 +15,13 @@ v1::TableView Table::View(int viewer) const {
   *view.mutable_rules() = settings_.rules();
   *view.mutable_clocks() = settings_.clocks();
   view.set_seq(last_seq(viewer));
-  view.set_phase(PhaseToProto(o.phase));
+  view.set_phase(wire::PhaseToProto(o.phase));
   view.set_deal(o.deal);
   view.set_deals_per_game(game_.total_deals());
   view.set_kingdom(o.kingdom);
   view.set_owner(o.owner);
-  view.set_contract(ContractToProto(o.contract));
-  AddContracts(o.contracts_played, view.mutable_contracts_played());
+  view.set_contract(wire::ContractToProto(o.contract));
+  wire::AddContracts(o.contracts_played, view.mutable_contracts_played());
   for (int s = 0; s < engine::kNumSeats; ++s) {
     v1::SeatView* seat = view.add_seats();
     seat->set_seat(s);
@@ -29,9 +30,9 @@ v1::TableView Table::View(int viewer) const {
     seat->set_bot(seats_[s].bot);
     seat->set_left(left_[s]);
     seat->set_hand_size(o.hand_sizes[s]);
-    AddCards(o.doubled[s], seat->mutable_doubled());
-    AddCards(o.twos_shown[s], seat->mutable_twos_shown());
-    AddCards(o.taken[s], seat->mutable_taken());
+    wire::AddCards(o.doubled[s], seat->mutable_doubled());
+    wire::AddCards(o.twos_shown[s], seat->mutable_twos_shown());
+    wire::AddCards(o.taken[s], seat->mutable_taken());
     seat->set_tricks_won(o.tricks_won[s]);
     seat->set_deal_score(o.deal_scores[s]);
     seat->set_total(o.totals[s]);
@@ -48,8 +49,8 @@ v1::TableView Table::View(int viewer) const {
     *turn->mutable_deadline() = TimeToProto(*deadline_);
   }
   view.set_viewer(viewer);
-  AddCards(o.hand, view.mutable_hand());
-  AddCards(o.my_doubles, view.mutable_my_doubles());
+  wire::AddCards(o.hand, view.mutable_hand());
+  wire::AddCards(o.my_doubles, view.mutable_my_doubles());
   view.set_my_ready(o.my_ready);
   view.set_leader(o.leader);
   const bool trick_contract = o.contract != engine::kNoContract &&
@@ -60,13 +61,13 @@ v1::TableView Table::View(int viewer) const {
       view.add_trick(c == engine::kNoCard ? "" : engine::CardName(c));
     }
   }
-  AddCards(o.layout, view.mutable_layout());
+  wire::AddCards(o.layout, view.mutable_layout());
   for (int8_t s : o.out_order) {
     if (s >= 0) view.add_out_order(s);
   }
-  AddContracts(o.available_contracts, view.mutable_available_contracts());
-  AddCards(o.doublable, view.mutable_doublable());
-  AddCards(o.legal, view.mutable_legal_cards());
+  wire::AddContracts(o.available_contracts, view.mutable_available_contracts());
+  wire::AddCards(o.doublable, view.mutable_doublable());
+  wire::AddCards(o.legal, view.mutable_legal_cards());
   if (over()) *view.mutable_result() = ResultToProto(Result());
   return view;
 }
@@ -78,11 +79,11 @@ std::optional<v1::Prompt> Table::PromptFor(int seat) const {
   const engine::Observation o = engine::Observe(game_, seat);
   v1::Prompt prompt;
   prompt.set_seq(last_seq(seat));
-  prompt.set_phase(PhaseToProto(o.phase));
-  AddContracts(o.available_contracts, prompt.mutable_available_contracts());
-  AddCards(o.doublable, prompt.mutable_doublable());
-  AddCards(o.my_doubles, prompt.mutable_my_doubles());
-  AddCards(o.legal, prompt.mutable_legal_cards());
+  prompt.set_phase(wire::PhaseToProto(o.phase));
+  wire::AddContracts(o.available_contracts, prompt.mutable_available_contracts());
+  wire::AddCards(o.doublable, prompt.mutable_doublable());
+  wire::AddCards(o.my_doubles, prompt.mutable_my_doubles());
+  wire::AddCards(o.legal, prompt.mutable_legal_cards());
   if (deadline_) *prompt.mutable_deadline() = TimeToProto(*deadline_);
   return prompt;
 }

@@ -18,9 +18,9 @@
 #include "absl/time/clock.h"
 #include "bots/demo/child_process.h"
 #include "bots/sdk/seat.h"
-#include "bots/sdk/wire.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "proto/wire/wire.h"
 #include "services/storage/testing/test_database.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -126,7 +126,7 @@ class BotGamesTest : public ::testing::Test {
                                       const std::array<int64_t, 4>& stakes = {}) {
     v1::CreateTableRequest request;
     request.set_request_id(absl::StrCat("e2e-", mode, "-", port_));
-    *request.mutable_mode() = ModeFromName(mode).value();
+    *request.mutable_mode() = wire::ModeFromName(mode).value();
     request.mutable_clocks()->set_contract_ms(5000);
     request.mutable_clocks()->set_doubling_ms(5000);
     request.mutable_clocks()->set_card_ms(5000);

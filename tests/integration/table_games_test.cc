@@ -32,7 +32,9 @@ void CheckStream(const SeatClient& client, uint64_t seed) {
   ASSERT_TRUE(updates.front().has_snapshot());
   uint64_t next = updates.front().snapshot().seq() + 1;
   for (const v1::TableUpdate& u : updates) {
-    if (u.has_event()) ASSERT_EQ(u.event().seq(), next++);
+    if (u.has_event()) {
+      ASSERT_EQ(u.event().seq(), next++);
+    }
     if (client.seat() < 0) {
       ASSERT_FALSE(u.has_prompt());
       ASSERT_FALSE(u.has_event() &&

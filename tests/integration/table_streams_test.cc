@@ -111,7 +111,9 @@ TEST_F(StreamsTest, ClocksRunOutAndTheAutopilotFinishesTheGame) {
       EXPECT_TRUE(e.automatic());
       ++cards;
     }
-    if (e.has_contract_chosen()) EXPECT_TRUE(e.automatic());
+    if (e.has_contract_chosen()) {
+      EXPECT_TRUE(e.automatic());
+    }
   }
   EXPECT_GE(cards, 52);  // the Complex deal plays all 13 tricks
   EXPECT_TRUE(watcher.events().back().has_game_ended());
@@ -165,7 +167,9 @@ TEST_F(StreamsTest, ASlowReaderIsCutOffAndResumesWithoutLoss) {
     watcher.Open(seen.empty() ? 0 : seen.back().seq());
     grpc::Status end = watcher.WaitDone(absl::Seconds(30));
     for (const v1::Event& e : watcher.events()) {
-      if (!seen.empty()) ASSERT_EQ(e.seq(), seen.back().seq() + 1);
+      if (!seen.empty()) {
+        ASSERT_EQ(e.seq(), seen.back().seq() + 1);
+      }
       seen.push_back(e);
     }
     if (end.ok()) break;

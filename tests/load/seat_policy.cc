@@ -3,27 +3,17 @@
 #include "absl/strings/str_cat.h"
 #include "engine/autopilot.h"
 #include "engine/rules.h"
+#include "proto/wire/wire.h"
 
 namespace trix::load {
 namespace {
 
-// The wire numbers contracts 1..6 in the engine's order 0..5 (common.proto).
-bool ContractToEngine(int wire, engine::Contract* out) {
-  if (wire < v1::CONTRACT_KING_OF_HEARTS || wire > v1::CONTRACT_COMPLEX) return false;
-  *out = static_cast<engine::Contract>(wire - 1);
-  return true;
-}
-
-v1::Contract ContractToWire(engine::Contract contract) {
-  return static_cast<v1::Contract>(static_cast<int>(contract) + 1);
-}
-
 absl::StatusOr<v1::ActRequest> ChooseContract(const v1::Prompt& prompt,
                                               engine::CardSet hand, Expected* expected) {
   uint32_t available = 0;
-  for (int wire : prompt.available_contracts()) {
-    engine::Contract c;
-    if (ContractToEngine(wire, &c)) available |= 1u << static_cast<int>(c);
+  for (int number : prompt.available_contracts()) {
+    absl::StatusOr<engine::Contract> c = wire::ContractFromProto(number);
+    if (c.ok()) available |= 1u << static_cast<int>(*c);
   }
   if (available == 0) {
     return absl::InvalidArgumentError("a contract prompt with no known contract");
@@ -35,8 +25,8 @@ absl::StatusOr<v1::ActRequest> ChooseContract(const v1::Prompt& prompt,
     if (available & (1u << static_cast<int>(pick))) chosen = pick;
   }
   v1::ActRequest request;
-  request.mutable_choose_contract()->set_contract(ContractToWire(chosen));
-  *expected = {Expected::Kind::kContract, ContractToWire(chosen), ""};
+  request.mutable_choose_contract()->set_contract(wire::ContractToProto(chosen));
+  *expected = {Expected::Kind::kContract, wire::ContractToProto(chosen), ""};
   return request;
 }
 

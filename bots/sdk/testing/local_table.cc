@@ -3,15 +3,15 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "bots/sdk/wire.h"
 #include "gtest/gtest.h"
+#include "proto/wire/wire.h"
 
 namespace trix::bots {
 
 LocalTable::LocalTable(const LocalTableOptions& options)
     : now_(absl::FromUnixSeconds(1700000000)) {
   v1::internal::TableSettings settings;
-  *settings.mutable_mode() = ModeFromName(options.mode).value();
+  *settings.mutable_mode() = wire::ModeFromName(options.mode).value();
   settings.mutable_rules()->set_kingdoms(options.kingdoms);
   settings.mutable_rules()->set_doubling(options.doubling);
   settings.mutable_clocks()->set_contract_ms(10000);
