@@ -18,6 +18,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "services/common/auth.h"
 #include "services/common/config.h"
@@ -101,6 +102,11 @@ bool WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
 }
 
 int Run(int argc, char** argv) {
+  // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
+  // every absl::Mutex, gRPC's included: a lock-graph update under one process-wide
+  // lock on every acquisition, measured at a fifth of the service's CPU under load
+  // (docs/benchmarks.md). Lock order is checked by the tests, not in production.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   Flags flags;
   service::Config config("table-service", "MAMLAKA_");
   Bind(config, flags);

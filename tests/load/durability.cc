@@ -49,8 +49,8 @@ void CheckSeat(const LoadTable& table, int seat, v1::TableService::Stub* stub,
   const std::vector<SeatPlayer::SentAction> sent = table.seat(seat).sent();
   size_t j = 0;
   for (size_t i = 0; i < sent.size(); ++i) {
-    const bool repeated_next = !sent[i].acked && i + 1 < sent.size() &&
-                               sent[i + 1].expected == sent[i].expected;
+    const bool repeated_next =
+        !sent[i].acked && i + 1 < sent.size() && sent[i + 1].expected == sent[i].expected;
     const bool in_log =
         !repeated_next && j < logged.size() && logged[j] == sent[i].expected;
     if (in_log) ++j;

@@ -54,8 +54,8 @@ std::string LatencySummary::Json() const {
   return absl::StrFormat(
       "{\"count\":%d,\"mean_ms\":%.3f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,"
       "\"p999_ms\":%.3f,\"max_ms\":%.3f}",
-      count, mean_us / 1000, p50_us / 1000, p90_us / 1000, p99_us / 1000,
-      p999_us / 1000, max_us / 1000);
+      count, mean_us / 1000, p50_us / 1000, p90_us / 1000, p99_us / 1000, p999_us / 1000,
+      max_us / 1000);
 }
 
 }  // namespace trix::load

@@ -11,13 +11,20 @@ Counters::Snapshot Counters::Take() const {
 }
 
 Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
-  return {tables_created - o.tables_created, create_errors - o.create_errors,
-          games_ended - o.games_ended,       acts_sent - o.acts_sent,
-          act_retries - o.act_retries,       acks - o.acks,
-          act_rejected - o.act_rejected,     act_failed - o.act_failed,
-          events - o.events,                 prompts - o.prompts,
-          snapshots - o.snapshots,           stale_prompts - o.stale_prompts,
-          matched - o.matched,               seq_gaps - o.seq_gaps,
+  return {tables_created - o.tables_created,
+          create_errors - o.create_errors,
+          games_ended - o.games_ended,
+          acts_sent - o.acts_sent,
+          act_retries - o.act_retries,
+          acks - o.acks,
+          act_rejected - o.act_rejected,
+          act_failed - o.act_failed,
+          events - o.events,
+          prompts - o.prompts,
+          snapshots - o.snapshots,
+          stale_prompts - o.stale_prompts,
+          matched - o.matched,
+          seq_gaps - o.seq_gaps,
           stream_errors - o.stream_errors};
 }
 

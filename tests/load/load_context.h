@@ -28,14 +28,14 @@ struct LoadOptions {
   int tables = 1000;                       // concurrent tables
   absl::Duration warmup = absl::Seconds(10);
   absl::Duration duration = absl::Seconds(30);  // the measurement window
-  int games = 0;              // also stop once this many games ended (0: no limit)
-  std::string mode = "mixed";  // classic-solo ... complex-partner, or mixed
-  int channels = 4;            // HTTP/2 connections the tables are spread over
-  int clock_ms = 3600000;      // every decision clock: long, so the autopilot never acts
+  int games = 0;                // also stop once this many games ended (0: no limit)
+  std::string mode = "mixed";   // classic-solo ... complex-partner, or mixed
+  int channels = 4;             // HTTP/2 connections the tables are spread over
+  int clock_ms = 3600000;       // every decision clock: long, so the autopilot never acts
   int create_concurrency = 32;  // CreateTable calls in flight at most
   absl::Duration act_timeout = absl::Seconds(10);
   absl::Duration drain = absl::Seconds(10);  // for actions in flight at the end
-  int verify_games = -1;      // games whose logs are checked; -1: all
+  int verify_games = -1;                     // games whose logs are checked; -1: all
   int64_t seed = 1;
 };
 

@@ -24,9 +24,10 @@ absl::Status CheckLoopback(const std::string& target) {
   const bool v4 = absl::StartsWith(host, "127.") &&
                   host.find_first_not_of("0123456789.") == std::string::npos;
   if (v4 || host == "localhost" || host == "::1") return absl::OkStatus();
-  return absl::InvalidArgumentError(absl::StrCat(
-      "--target ", target, " is not a loopback address (127.x.x.x, localhost, [::1]); "
-      "the load tool only loads this machine"));
+  return absl::InvalidArgumentError(
+      absl::StrCat("--target ", target,
+                   " is not a loopback address (127.x.x.x, localhost, [::1]); "
+                   "the load tool only loads this machine"));
 }
 
 absl::StatusOr<std::vector<v1::Mode>> ParseModes(const std::string& text) {
@@ -71,8 +72,8 @@ absl::Status LoadRun::Start() {
     // Each channel its own connection: gRPC would otherwise share one subchannel.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
     args.SetInt("trix.load.channel", i);
-    auto channel =
-        grpc::CreateCustomChannel(options.target, grpc::InsecureChannelCredentials(), args);
+    auto channel = grpc::CreateCustomChannel(options.target,
+                                             grpc::InsecureChannelCredentials(), args);
     if (!channel->WaitForConnected(std::chrono::system_clock::now() +
                                    std::chrono::seconds(10))) {
       return absl::UnavailableError(absl::StrCat("cannot connect to ", options.target));

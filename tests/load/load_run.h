@@ -84,7 +84,7 @@ class LoadRun {
   std::vector<std::unique_ptr<LoadTable>> tables_ ABSL_GUARDED_BY(mu_);
   std::deque<LoadTable*> to_create_ ABSL_GUARDED_BY(mu_);
   int creating_ ABSL_GUARDED_BY(mu_) = 0;
-  int64_t streaming_ ABSL_GUARDED_BY(mu_) = 0;  // tables whose streams are open
+  int64_t streaming_ ABSL_GUARDED_BY(mu_) = 0;       // tables whose streams are open
   bool create_failed_ ABSL_GUARDED_BY(mu_) = false;  // a create failed for good
   bool closing_ ABSL_GUARDED_BY(mu_) = false;
 };

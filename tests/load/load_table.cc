@@ -13,7 +13,8 @@ namespace {
 constexpr int kMaxCreateAttempts = 10;
 constexpr auto kCreatePause = std::chrono::milliseconds(200);
 
-void ReportStreamError(const std::string& table_id, int seat, const grpc::Status& status) {
+void ReportStreamError(const std::string& table_id, int seat,
+                       const grpc::Status& status) {
   static std::atomic<int> printed{0};
   if (printed.fetch_add(1) >= 10) return;
   std::fprintf(stderr, "table-load: stream of table %s seat %d ended: %d %s\n",
@@ -55,7 +56,8 @@ void LoadTable::SendCreate() {
   create_context_ = std::make_unique<grpc::ClientContext>();
   create_context_->AddMetadata("authorization",
                                absl::StrCat("Bearer ", context_->options.service_token));
-  create_context_->set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+  create_context_->set_deadline(std::chrono::system_clock::now() +
+                                std::chrono::seconds(30));
   stub_->async()->CreateTable(create_context_.get(), &create_request_, &create_response_,
                               [this](grpc::Status status) { OnCreateDone(status); });
 }

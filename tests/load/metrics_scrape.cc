@@ -47,7 +47,8 @@ absl::StatusOr<std::string> HttpGet(const std::string& address, const std::strin
   const std::string request =
       absl::StrCat("GET ", path, " HTTP/1.0\r\nHost: ", host, "\r\n\r\n");
   std::string response;
-  if (send(fd, request.data(), request.size(), 0) == static_cast<ssize_t>(request.size())) {
+  if (send(fd, request.data(), request.size(), 0) ==
+      static_cast<ssize_t>(request.size())) {
     char buffer[65536];
     for (ssize_t n; (n = recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
       response.append(buffer, static_cast<size_t>(n));

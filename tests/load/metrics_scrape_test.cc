@@ -33,7 +33,7 @@ TEST(MetricsScrapeTest, DeltasAndAppendTimes) {
   const AppendTimes t = AppendTimesBetween(a, b);
   EXPECT_EQ(t.count, 100);
   EXPECT_NEAR(t.mean_ms, 2.0, 1e-9);
-  EXPECT_NEAR(t.p50_le_ms, 0.8, 1e-9);  // 50 of 100 within 0.8 ms
+  EXPECT_NEAR(t.p50_le_ms, 0.8, 1e-9);   // 50 of 100 within 0.8 ms
   EXPECT_TRUE(std::isinf(t.p99_le_ms));  // 98 within 1.6 ms: the rest beyond
 }
 

@@ -26,8 +26,8 @@ struct ProcessTree {
 
 struct CpuShare {
   std::string name;
-  double cores = 0;   // CPU seconds per wall second over the window
-  int threads = 0;    // at the end of the window, summed over the tree
+  double cores = 0;  // CPU seconds per wall second over the window
+  int threads = 0;   // at the end of the window, summed over the tree
   int processes = 0;
 };
 
@@ -44,7 +44,7 @@ class CpuProbe {
     std::vector<double> cpu_seconds;  // per tree
     std::vector<int> threads;
     std::vector<int> processes;
-    double machine_busy = 0;   // clock ticks, all cores
+    double machine_busy = 0;  // clock ticks, all cores
     double machine_total = 0;
   };
   Sample Take() const;

@@ -87,7 +87,9 @@ void SeatPlayer::OnReadDone(bool ok) {
   StartRead(&update_);
 }
 
-void SeatPlayer::OnDone(const grpc::Status& status) { table_->OnStreamDone(seat_, status); }
+void SeatPlayer::OnDone(const grpc::Status& status) {
+  table_->OnStreamDone(seat_, status);
+}
 
 void SeatPlayer::HandleUpdate(const v1::TableUpdate& update, Clock::time_point now) {
   Counters& counters = context_->counters;

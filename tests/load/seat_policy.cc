@@ -68,8 +68,8 @@ std::optional<Expected> OwnDecision(const v1::Event& event, int seat) {
 }
 
 absl::StatusOr<v1::ActRequest> DecideAction(const v1::Prompt& prompt,
-                                             engine::CardSet hand, engine::Rng& rng,
-                                             Expected* expected) {
+                                            engine::CardSet hand, engine::Rng& rng,
+                                            Expected* expected) {
   switch (prompt.phase()) {
     case v1::PHASE_CHOOSING_CONTRACT:
       return ChooseContract(prompt, hand, expected);

@@ -47,8 +47,8 @@ std::optional<Expected> OwnDecision(const v1::Event& event, int seat);
 // `expected` the event it produces. `hand` is the seat's hand (0 when unknown).
 // INVALID_ARGUMENT when the prompt offers nothing to do.
 absl::StatusOr<v1::ActRequest> DecideAction(const v1::Prompt& prompt,
-                                             engine::CardSet hand, engine::Rng& rng,
-                                             Expected* expected);
+                                            engine::CardSet hand, engine::Rng& rng,
+                                            Expected* expected);
 
 }  // namespace trix::load
 

@@ -28,8 +28,8 @@ TEST(DecideActionTest, ChoosesAnOfferedContract) {
   prompt.add_available_contracts(v1::CONTRACT_TRIX);
   engine::Rng rng(1);
   Expected expected;
-  const engine::CardSet hand = engine::ParseCards("AS KS QS 2H 3H 4H 5D 6D 7D 8C 9C TC JC")
-                                   .value();
+  const engine::CardSet hand =
+      engine::ParseCards("AS KS QS 2H 3H 4H 5D 6D 7D 8C 9C TC JC").value();
   absl::StatusOr<v1::ActRequest> act = DecideAction(prompt, hand, rng, &expected);
   ASSERT_TRUE(act.ok()) << act.status();
   EXPECT_EQ(act->choose_contract().contract(), v1::CONTRACT_TRIX);
@@ -71,8 +71,8 @@ TEST(OwnDecisionTest, MatchesOnlyTheSeatsOwnManualMove) {
 
   v1::Event ready;
   ready.mutable_ready()->set_seat(0);
-  EXPECT_TRUE((Expected{Expected::Kind::kReady, v1::CONTRACT_UNSPECIFIED, ""})
-                  .Matches(ready, 0));
+  EXPECT_TRUE(
+      (Expected{Expected::Kind::kReady, v1::CONTRACT_UNSPECIFIED, ""}).Matches(ready, 0));
   v1::Event turn;
   turn.mutable_turn_started();
   EXPECT_FALSE(OwnDecision(turn, 0).has_value());
