@@ -24,12 +24,11 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-# PostgreSQL runs as the "postgres" user when we are root: it must reach .local/.
-mkdir -p .local
-chmod 755 .local
-run_dir=$PWD/.local/run  # absolute: PostgreSQL puts its socket there
-pg_dir=$run_dir/pg
+run_dir=$PWD/.local/run
 log_dir=$run_dir/logs
+# PostgreSQL runs as the "postgres" user when we are root, and the checkout may sit
+# where that user cannot go (/root is private): its data goes under /tmp.
+pg_dir=$(mktemp -d /tmp/mamlaka-local-pg.XXXXXX)
 service_pid=""
 demo_pid=""
 
@@ -45,18 +44,16 @@ cleanup() {
     wait "$service_pid" 2>/dev/null || true
   fi
   scripts/pg.sh stop "$pg_dir" 2>/dev/null || true
-  if [ "${KEEP_DATA:-0}" != 1 ]; then rm -rf "$pg_dir"; fi
+  if [ "${KEEP_DATA:-0}" != 1 ]; then rm -rf "$pg_dir"; else echo "run-local: data kept in $pg_dir"; fi
   echo "run-local: stopped everything (logs in $log_dir)"
   exit "$status"
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# A fresh database each run (the previous run's leftovers, if it was killed hard).
-scripts/pg.sh stop "$pg_dir" 2>/dev/null || true
-rm -rf "$pg_dir" "$log_dir"
-mkdir -p "$pg_dir" "$log_dir"
-chmod 755 "$run_dir" "$pg_dir"
+rm -rf "$log_dir"
+mkdir -p "$log_dir"
+chmod 755 "$pg_dir"
 pg_port=$(free_port)
 database_url=$(scripts/pg.sh start "$pg_dir" "$pg_port")
 
