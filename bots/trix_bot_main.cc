@@ -50,13 +50,8 @@ int Run(int argc, char** argv) {
   config.Bind("give_up_after", &flags.give_up_after,
               "stop after this long without progress (server unreachable)");
   config.Bind("log_level", &flags.log_level, "debug, info, warn, error or off");
-  if (absl::Status s = config.Parse(argc, argv); !s.ok()) {
-    std::cerr << "trix-bot: " << s.message() << "\n\n" << config.Usage();
-    return 2;
-  }
-  if (config.help()) {
-    std::cout << config.Usage();
-    return 0;
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+    return *exit_code;
   }
   if (flags.table.empty() || flags.token.empty()) {
     std::cerr << "trix-bot: --table and --token (or TRIX_BOT_TABLE, TRIX_BOT_TOKEN) "

@@ -260,13 +260,8 @@ int Run(int argc, char** argv) {
   config.Bind("timeout", &flags.timeout, "stop everything after this long");
   config.Bind("wait_for_service", &flags.wait_for_service,
               "how long the service may take to start");
-  if (absl::Status s = config.Parse(argc, argv); !s.ok()) {
-    std::cerr << "trix-demo: " << s.message() << "\n\n" << config.Usage();
-    return 2;
-  }
-  if (config.help()) {
-    std::cout << config.Usage();
-    return 0;
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+    return *exit_code;
   }
   if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
 

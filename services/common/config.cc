@@ -1,6 +1,7 @@
 #include "services/common/config.h"
 
 #include <cstdlib>
+#include <iostream>
 #include <utility>
 
 #include "absl/strings/ascii.h"
@@ -101,6 +102,7 @@ void Config::Bind(const std::string& name, absl::Duration* value, std::string he
 }
 
 absl::Status Config::Parse(int argc, const char* const* argv, EnvLookup env) {
+  help_ = false;  // each call reads one whole command line
   if (!env) {
     env = [](const std::string& key) -> std::optional<std::string> {
       const char* v = std::getenv(key.c_str());
@@ -148,6 +150,18 @@ absl::Status Config::Parse(int argc, const char* const* argv, EnvLookup env) {
     if (absl::Status status = s->set(*text); !status.ok()) return status;
   }
   return absl::OkStatus();
+}
+
+std::optional<int> Config::ParseCommandLine(int argc, const char* const* argv) {
+  if (absl::Status s = Parse(argc, argv); !s.ok()) {
+    std::cerr << program_ << ": " << s.message() << "\n\n" << Usage();
+    return 2;
+  }
+  if (help_) {
+    std::cout << Usage();
+    return 0;
+  }
+  return std::nullopt;
 }
 
 std::string Config::Usage() const {

@@ -10,8 +10,9 @@
 //   Config config("table-service", "MAMLAKA_");
 //   config.Bind("listen", &o.listen, "address:port to serve gRPC on");
 //   config.Bind("lease_ttl", &o.lease_ttl, "how long a table's lease lasts");
-//   if (absl::Status s = config.Parse(argc, argv); !s.ok()) { ... }
-//   if (config.help()) { std::cout << config.Usage(); return 0; }
+//   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+//     return *exit_code;  // --help, or a bad flag (already reported)
+//   }
 #ifndef TRIX_SERVICES_COMMON_CONFIG_H_
 #define TRIX_SERVICES_COMMON_CONFIG_H_
 
@@ -46,6 +47,11 @@ class Config {
   // Reads the environment (through `env`, the process environment by default),
   // then the flags: "--name=value", "--name value", and "--name" for a bool.
   absl::Status Parse(int argc, const char* const* argv, EnvLookup env = nullptr);
+
+  // Parse() for a program's main: on a bad setting prints it with the usage to
+  // stderr and returns 2, on --help prints the usage and returns 0; otherwise
+  // returns nullopt and the program goes on.
+  std::optional<int> ParseCommandLine(int argc, const char* const* argv);
 
   // --help was given.
   bool help() const { return help_; }

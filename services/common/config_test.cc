@@ -101,5 +101,15 @@ TEST_F(ConfigTest, DescribeHidesSecrets) {
   EXPECT_THAT(config_.Describe(), ::testing::Not(HasSubstr("hunter2")));
 }
 
+TEST_F(ConfigTest, CommandLineStopsOnHelpAndOnBadFlags) {
+  const char* help[] = {"table-service", "--help"};
+  EXPECT_EQ(config_.ParseCommandLine(2, help), 0);
+  const char* bad[] = {"table-service", "--port=many"};
+  EXPECT_EQ(config_.ParseCommandLine(2, bad), 2);
+  const char* fine[] = {"table-service", "--port=7"};
+  EXPECT_EQ(config_.ParseCommandLine(2, fine), std::nullopt);
+  EXPECT_EQ(o_.port, 7);
+}
+
 }  // namespace
 }  // namespace trix::service

@@ -110,13 +110,8 @@ int Run(int argc, char** argv) {
   Flags flags;
   service::Config config("table-service", "MAMLAKA_");
   Bind(config, flags);
-  if (absl::Status s = config.Parse(argc, argv); !s.ok()) {
-    std::cerr << s.message() << "\n\n" << config.Usage();
-    return 2;
-  }
-  if (config.help()) {
-    std::cout << config.Usage();
-    return 0;
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+    return *exit_code;
   }
   service::InitLogging("table-service", flags.log_level);
   if (flags.instance_id.empty()) flags.instance_id = HostName();

@@ -220,13 +220,8 @@ int Run(int argc, char** argv) {
   Flags flags;
   service::Config config("table-load", "MAMLAKA_LOAD_");
   Bind(config, flags);
-  if (absl::Status s = config.Parse(argc, argv); !s.ok()) {
-    std::cerr << s.message() << "\n\n" << config.Usage();
-    return 2;
-  }
-  if (config.help()) {
-    std::cout << config.Usage();
-    return 0;
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+    return *exit_code;
   }
   LoadOptions& o = flags.load;
   if (o.service_token.empty()) {
