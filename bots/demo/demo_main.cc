@@ -113,9 +113,7 @@ void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
                 std::shared_ptr<grpc::ClientContext>* current, absl::Mutex* mu) {
   auto stub = v1::TableService::NewStub(channel);
   TablePrinter printer;
-  uint64_t seen = 0;
-  bool over = false;
-  for (int attempt = 0; !over && !stopping.load() && attempt < 100; ++attempt) {
+  for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
     auto context = std::make_shared<grpc::ClientContext>();
     {
       absl::MutexLock lock(mu);
@@ -123,22 +121,14 @@ void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
     }
     v1::WatchRequest request;
     request.set_table_id(table_id);
-    request.set_after_seq(seen);
+    request.set_after_seq(printer.seq());
     auto reader = stub->Watch(context.get(), request);
     v1::TableUpdate update;
-    while (reader->Read(&update)) {
-      if (update.has_snapshot()) seen = update.snapshot().seq();
-      if (update.has_event()) {
-        if (update.event().seq() <= seen) continue;
-        seen = update.event().seq();
-        over = over || update.event().has_game_ended();
-      }
-      Say(printer.Lines(update));
-    }
+    while (reader->Read(&update)) Say(printer.Lines(update));
     const grpc::Status status = reader->Finish();
-    if (!over && !stopping.load()) {
+    if (!printer.over() && !stopping.load()) {
       Say(absl::StrCat("   (watch stream ended: ", status.error_message(),
-                       "; resuming after event ", seen, ")"));
+                       "; resuming after event ", printer.seq(), ")"));
       absl::SleepFor(absl::Milliseconds(500));
     }
   }

@@ -1,5 +1,7 @@
 #include "bots/demo/table_printer.h"
 
+#include <utility>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -98,9 +100,20 @@ std::string TablePrinter::ScoresText(const std::array<int, 4>& scores) const {
 }
 
 std::vector<std::string> TablePrinter::Lines(const v1::TableUpdate& update) {
-  if (update.has_event()) return EventLines(update.event());
-  if (!update.has_snapshot()) return {};
-  const v1::TableView& view = update.snapshot();
+  std::vector<std::string> lines;
+  if (update.has_snapshot()) lines = SnapshotLines(update.snapshot());
+  for (const v1::Event& e : update.events()) {
+    if (e.seq() <= seq_) continue;  // already printed (a stream resumed too early)
+    seq_ = e.seq();
+    over_ = over_ || e.has_game_ended();
+    for (std::string& line : EventLines(e)) lines.push_back(std::move(line));
+  }
+  return lines;
+}
+
+std::vector<std::string> TablePrinter::SnapshotLines(const v1::TableView& view) {
+  seq_ = view.seq();
+  over_ = view.phase() == v1::PHASE_GAME_OVER;
   partner_ = view.mode().team() == v1::TEAM_PARTNER;
   deals_per_game_ = view.deals_per_game();
   contract_ = view.contract();

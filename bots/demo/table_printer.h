@@ -4,16 +4,18 @@
 // the layout row by row, each deal's scores and the game's result.
 //
 // It keeps only the little state the lines need (names, the contract, the trick
-// so far, the layout) and reads nothing but the public events, so it can print
-// any table a spectator may watch.
+// so far, the layout, the last event's number) and reads nothing but the public
+// events, so it can print any table a spectator may watch.
 //
 //   TablePrinter printer;
 //   while (reader->Read(&update))
 //     for (const std::string& line : printer.Lines(update)) std::cout << line << "\n";
+//   // resume a broken stream with after_seq = printer.seq() unless printer.over()
 #ifndef TRIX_BOTS_DEMO_TABLE_PRINTER_H_
 #define TRIX_BOTS_DEMO_TABLE_PRINTER_H_
 
 #include <array>
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,8 +30,12 @@ namespace v1 = ::trix::v1;
 
 class TablePrinter {
  public:
-  // The lines `update` adds; often none (a card joins its trick's line).
+  // The lines `update` adds (its snapshot, then each of its events); often none (a
+  // card joins its trick's line). An event it already printed is skipped.
   std::vector<std::string> Lines(const v1::TableUpdate& update);
+  // The last event taken in (or the snapshot's), and whether the game is over.
+  uint64_t seq() const { return seq_; }
+  bool over() const { return over_; }
 
   // "C 9-Q  D J  H -  S 5-A": each suit's row on the Trix layout.
   static std::string LayoutText(engine::CardSet layout);
@@ -42,6 +48,7 @@ class TablePrinter {
 
  private:
   std::string Name(int seat) const;
+  std::vector<std::string> SnapshotLines(const v1::TableView& view);
   std::vector<std::string> EventLines(const v1::Event& event);
   std::string DealHeader(int deal, int kingdom, int owner) const;
   std::string ScoresText(const std::array<int, 4>& scores) const;
@@ -57,6 +64,8 @@ class TablePrinter {
   int seats_out_ = 0;
   bool doubles_shown_ = false;
   std::array<int, 4> totals_{};
+  uint64_t seq_ = 0;
+  bool over_ = false;
 };
 
 }  // namespace trix::bots

@@ -27,13 +27,16 @@ std::vector<std::string> PrintGame(const std::string& mode) {
   EXPECT_TRUE(table.PlayToEnd({&b0, &b1, &b2, &b3}).ok());
   TablePrinter printer;
   std::vector<std::string> lines = printer.Lines(snapshot);
-  const std::vector<v1::Event> events =
-      table.EventsAfter(engine::kSpectator, snapshot.snapshot().seq()).value();
-  for (const v1::Event& e : events) {
-    v1::TableUpdate update;
-    *update.mutable_event() = e;
+  // The rest as a resumed Watch stream brings it, in updates of many events.
+  const std::vector<v1::TableUpdate> updates =
+      table.table().StreamStart(engine::kSpectator, snapshot.snapshot().seq()).value();
+  for (const v1::TableUpdate& update : updates) {
     for (std::string& line : printer.Lines(update)) lines.push_back(line);
+    // A repeat prints nothing again.
+    EXPECT_TRUE(printer.Lines(update).empty());
   }
+  EXPECT_TRUE(printer.over());
+  EXPECT_EQ(printer.seq(), table.last_seq(engine::kSpectator));
   return lines;
 }
 
@@ -98,7 +101,9 @@ TEST(TablePrinterTest, IgnoresPrivateAndUnknownUpdates) {
   update.mutable_prompt()->add_legal_cards("2C");
   EXPECT_TRUE(printer.Lines(update).empty());
   v1::TableUpdate odd;
-  odd.mutable_event()->mutable_card_played()->set_card("not a card");
+  v1::Event* e = odd.add_events();
+  e->set_seq(1);
+  e->mutable_card_played()->set_card("not a card");
   // A malformed card in a trick contract is printed as it came, never a crash.
   EXPECT_NO_FATAL_FAILURE(printer.Lines(odd));
 }

@@ -181,58 +181,42 @@ Seat::StreamOutcome Seat::RunStream() {
   v1::TableUpdate update;
   while (reader->Read(&update)) {
     progressed = true;
-    absl::StatusOr<SeatTracker::Applied> applied = tracker_.Apply(update);
-    if (!applied.ok()) {
-      Log(LogLevel::kWarn, absl::StrCat("resyncing: ", applied.status().ToString()));
+    // The bot hears of the snapshot and of each event as the tracker takes it in.
+    absl::StatusOr<bool> must_act = tracker_.Apply(update, bot_);
+    if (!must_act.ok()) {
+      Log(LogLevel::kWarn, absl::StrCat("resyncing: ", must_act.status().ToString()));
       // A gap heals by resuming; anything else (or a gap that keeps coming back)
       // by starting over from a snapshot.
-      force_snapshot_ = applied.status().code() != absl::StatusCode::kOutOfRange ||
+      force_snapshot_ = must_act.status().code() != absl::StatusCode::kOutOfRange ||
                         malformed_in_a_row_ > 0;
       if (++malformed_in_a_row_ > 5) {
         return leave({StreamEnd::kFatal,
                       absl::DataLossError(absl::StrCat("the stream keeps sending updates "
                                                        "that do not apply: ",
-                                                       applied.status().message())),
+                                                       must_act.status().message())),
                       true});
       }
-      return leave({StreamEnd::kResync, applied.status(), false});
+      return leave({StreamEnd::kResync, must_act.status(), false});
     }
-    switch (*applied) {
-      case SeatTracker::Applied::kSnapshot: {
-        force_snapshot_ = false;
-        malformed_in_a_row_ = 0;
-        {
-          absl::MutexLock lock(&mu_);
-          ++stats_.snapshots;
-        }
-        bot_->Restart(tracker_.state());
-        if (tracker_.state().game_over) {
-          return leave({StreamEnd::kGameOver, absl::OkStatus(), true});
-        }
-        break;
+    if (update.has_snapshot() || update.events_size() > 0) malformed_in_a_row_ = 0;
+    if (update.has_snapshot()) {
+      force_snapshot_ = false;
+      absl::MutexLock lock(&mu_);
+      ++stats_.snapshots;
+    }
+    if (tracker_.state().game_over) {
+      return leave({StreamEnd::kGameOver, absl::OkStatus(), true});
+    }
+    if (*must_act) {
+      absl::Status fatal;
+      switch (Answer(&fatal)) {
+        case Answered::kOk:
+          break;
+        case Answered::kResync:
+          return leave({StreamEnd::kResync, absl::OkStatus(), true});
+        case Answered::kFatal:
+          return leave({StreamEnd::kFatal, fatal, true});
       }
-      case SeatTracker::Applied::kEvent:
-        malformed_in_a_row_ = 0;
-        bot_->Observe(update.event(), tracker_.state());
-        if (tracker_.state().game_over) {
-          return leave({StreamEnd::kGameOver, absl::OkStatus(), true});
-        }
-        break;
-      case SeatTracker::Applied::kPrompt: {
-        absl::Status fatal;
-        switch (Answer(&fatal)) {
-          case Answered::kOk:
-            break;
-          case Answered::kResync:
-            return leave({StreamEnd::kResync, absl::OkStatus(), true});
-          case Answered::kFatal:
-            return leave({StreamEnd::kFatal, fatal, true});
-        }
-        break;
-      }
-      case SeatTracker::Applied::kDuplicate:
-      case SeatTracker::Applied::kStalePrompt:
-        break;
     }
     if (stopped_.load()) return leave({StreamEnd::kStopped, absl::OkStatus(), true});
   }

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "bots/sdk/bot.h"
 #include "proto/wire/wire.h"
 
 namespace trix::bots {
@@ -104,18 +105,23 @@ std::string DescribeState(const SeatState& s) {
   return out;
 }
 
-absl::StatusOr<SeatTracker::Applied> SeatTracker::Apply(const v1::TableUpdate& update) {
-  switch (update.update_case()) {
-    case v1::TableUpdate::kSnapshot:
-      if (absl::Status s = ApplySnapshot(update.snapshot()); !s.ok()) return s;
-      return Applied::kSnapshot;
-    case v1::TableUpdate::kEvent:
-      return ApplyEvent(update.event());
-    case v1::TableUpdate::kPrompt:
-      return ApplyPrompt(update.prompt());
-    default:
-      return absl::InvalidArgumentError("an empty TableUpdate");
+absl::StatusOr<bool> SeatTracker::Apply(const v1::TableUpdate& update, Bot* bot) {
+  if (!update.has_snapshot() && update.events().empty() && !update.has_prompt()) {
+    return absl::InvalidArgumentError("an empty TableUpdate");
   }
+  if (update.has_snapshot()) {
+    if (absl::Status s = ApplySnapshot(update.snapshot()); !s.ok()) return s;
+    if (bot != nullptr) bot->Restart(state_);
+  }
+  for (const v1::Event& event : update.events()) {
+    absl::StatusOr<Applied> applied = ApplyEvent(event);
+    if (!applied.ok()) return applied.status();
+    if (bot != nullptr && *applied == Applied::kEvent) bot->Observe(event, state_);
+  }
+  if (!update.has_prompt()) return false;
+  absl::StatusOr<Applied> applied = ApplyPrompt(update.prompt());
+  if (!applied.ok()) return applied.status();
+  return *applied == Applied::kPrompt;
 }
 
 absl::Status SeatTracker::ApplySnapshot(const v1::TableView& view) {
@@ -217,7 +223,8 @@ absl::StatusOr<SeatTracker::Applied> SeatTracker::ApplyEvent(const v1::Event& ev
   SeatState s = state_;
   if (absl::Status st = ApplyEventKind(event, s); !st.ok()) return st;
   s.seq = event.seq();
-  // A prompt always follows the events that leave the seat a decision.
+  // A decision the events leave the seat comes as a prompt after them (in the
+  // same update).
   s.options = SeatOptions();
   state_ = std::move(s);
   return Applied::kEvent;

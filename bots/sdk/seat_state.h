@@ -1,6 +1,6 @@
 // SeatState: one seat's client-side view of its table, and SeatTracker, which keeps
-// it up to date from the seat's stream (a snapshot, then numbered events, and a
-// Prompt whenever the seat must act).
+// it up to date from the seat's stream (updates carrying a snapshot, then numbered
+// events, and a Prompt whenever the seat must act).
 //
 // The view holds exactly what the server lets the seat see: its own hand, public
 // play (tricks, the Trix layout, revealed doubles, shown 2s, scores) and, while the
@@ -13,9 +13,8 @@
 // server's own TableView after every event (seat_state_test.cc).
 //
 //   SeatTracker tracker;
-//   absl::StatusOr<SeatTracker::Applied> applied = tracker.Apply(update);
-//   if (applied.ok() && *applied == SeatTracker::Applied::kPrompt)
-//   Decide(tracker.state());
+//   absl::StatusOr<bool> must_act = tracker.Apply(update, &bot);  // bot.Observe(...)
+//   if (must_act.ok() && *must_act) Decide(tracker.state());
 #ifndef TRIX_BOTS_SDK_SEAT_STATE_H_
 #define TRIX_BOTS_SDK_SEAT_STATE_H_
 
@@ -34,6 +33,8 @@
 namespace trix::bots {
 
 namespace v1 = ::trix::v1;
+
+class Bot;
 
 // The public facts about one seat.
 struct SeatInfo {
@@ -122,16 +123,22 @@ std::string DescribeState(const SeatState& state);
 class SeatTracker {
  public:
   enum class Applied {
-    kSnapshot,     // the state was rebuilt
     kEvent,        // one more event
     kDuplicate,    // an event already taken in (a resumed stream may repeat)
     kPrompt,       // the seat must act: state().options is fresh
     kStalePrompt,  // a prompt older than the state: ignored
   };
 
-  // A malformed update (unknown card, a gap in the numbering, an event before any
-  // snapshot) is an error and changes nothing; the caller resubscribes.
-  absl::StatusOr<Applied> Apply(const v1::TableUpdate& update);
+  // Takes in a whole update in the order the protocol sets: the snapshot if any,
+  // then each event, then the prompt if any. With a `bot`, tells it of each step
+  // as it is taken in (Restart after the snapshot, Observe after each new event),
+  // so that it follows the play one event at a time. True when the seat must act
+  // now (the update's prompt is fresh). A malformed piece (an unknown card, a gap
+  // in the numbering, an event before any snapshot) is an error and changes
+  // nothing itself, but the pieces before it stay taken in; the caller
+  // resubscribes from state().seq (or from a snapshot).
+  absl::StatusOr<bool> Apply(const v1::TableUpdate& update, Bot* bot = nullptr);
+  // One piece of an update each; Apply is these in order.
   absl::Status ApplySnapshot(const v1::TableView& view);
   absl::StatusOr<Applied> ApplyEvent(const v1::Event& event);
   absl::StatusOr<Applied> ApplyPrompt(const v1::Prompt& prompt);

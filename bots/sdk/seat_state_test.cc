@@ -154,9 +154,9 @@ TEST(SeatTrackerTest, StartsFromAMidGameSnapshot) {
   while (decisions < 60) {
     for (int seat = 0; seat < 4; ++seat) {
       for (const v1::TableUpdate& u : table.Updates(seat)) {
-        auto applied = trackers[seat].Apply(u);
-        ASSERT_TRUE(applied.ok()) << applied.status();
-        if (*applied != SeatTracker::Applied::kPrompt) continue;
+        absl::StatusOr<bool> must_act = trackers[seat].Apply(u);
+        ASSERT_TRUE(must_act.ok()) << must_act.status();
+        if (!*must_act) continue;
         ASSERT_TRUE(table.Act(seat, bots[seat]->Decide(trackers[seat].state())).ok());
         ++decisions;
       }
@@ -193,6 +193,75 @@ class SeatTrackerInputTest : public ::testing::Test {
   SeatTracker tracker_;
   uint64_t seq_ = 0;
 };
+
+v1::Event TurnStarted(uint64_t seq, int seat) {
+  v1::Event e;
+  e.set_seq(seq);
+  e.mutable_turn_started()->mutable_turn()->add_seats(seat);
+  return e;
+}
+
+// Remembers what the tracker told it.
+class ListeningBot : public Bot {
+ public:
+  void Restart(const SeatState& state) override { restarts.push_back(state.seq); }
+  void Observe(const v1::Event& event, const SeatState& state) override {
+    EXPECT_EQ(state.seq, event.seq());  // the state has taken the event in
+    observed.push_back(event.seq());
+  }
+  Decision Decide(const SeatState& state) override { return FirstOption(state.options); }
+  std::vector<uint64_t> restarts;
+  std::vector<uint64_t> observed;
+};
+
+// A whole update: the snapshot, then every event in order (the bot hears of each),
+// then the prompt.
+TEST(SeatTrackerTest, AnUpdateIsTakenInPieceByPiece) {
+  LocalTable table({.mode = "complex-solo", .seed = 6});
+  SeatTracker tracker;
+  ListeningBot bot;
+  const int seat = (table.View(0).owner() + 1) % 4;  // not the first to act
+  std::vector<v1::TableUpdate> start = table.Updates(seat);
+  ASSERT_EQ(start.size(), 1u);
+  absl::StatusOr<bool> must_act = tracker.Apply(start[0], &bot);
+  ASSERT_TRUE(must_act.ok()) << must_act.status();
+  EXPECT_EQ(*must_act, table.PromptFor(seat).has_value());
+  const uint64_t first = tracker.state().seq;
+  EXPECT_EQ(bot.restarts, std::vector<uint64_t>{first});
+  EXPECT_TRUE(bot.observed.empty());
+
+  while (!table.PromptFor(seat)) ASSERT_TRUE(table.PlayOthers(seat));
+  std::vector<v1::TableUpdate> step = table.Updates(seat);
+  ASSERT_EQ(step.size(), 1u);
+  ASSERT_GT(step[0].events_size(), 1);
+  ASSERT_TRUE(step[0].has_prompt());
+  must_act = tracker.Apply(step[0], &bot);
+  ASSERT_TRUE(must_act.ok()) << must_act.status();
+  EXPECT_TRUE(*must_act);
+  EXPECT_TRUE(tracker.state().options.pending);
+  ASSERT_EQ(bot.observed.size(), static_cast<size_t>(step[0].events_size()));
+  for (size_t i = 0; i < bot.observed.size(); ++i)
+    EXPECT_EQ(bot.observed[i], first + 1 + i);
+  EXPECT_EQ(tracker.state().seq, table.last_seq(seat));
+  // The same update again (a repeat): nothing new for the bot.
+  bot.observed.clear();
+  must_act = tracker.Apply(step[0], &bot);
+  ASSERT_TRUE(must_act.ok());
+  EXPECT_TRUE(bot.observed.empty());
+}
+
+TEST_F(SeatTrackerInputTest, AGapInsideAnUpdateKeepsWhatCameBefore) {
+  v1::TableUpdate update;
+  *update.add_events() = TurnStarted(seq_ + 1, 0);
+  *update.add_events() = TurnStarted(seq_ + 3, 0);
+  EXPECT_EQ(tracker_.Apply(update).status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_EQ(tracker_.state().seq, seq_ + 1);  // resume from here
+}
+
+TEST_F(SeatTrackerInputTest, AnEmptyUpdateIsAnError) {
+  EXPECT_EQ(tracker_.Apply(v1::TableUpdate()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
 
 TEST_F(SeatTrackerInputTest, AnUnknownCardIsAnErrorAndChangesNothing) {
   const SeatState before = tracker_.state();

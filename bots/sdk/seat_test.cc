@@ -26,11 +26,18 @@ constexpr int kSeat = 0;
 // Plays the lowest legal card, the first contract, no doubles.
 class FirstBot : public Bot {
  public:
+  void Restart(const SeatState& state) override {
+    restart_seq = state.seq;
+    observed = 0;
+  }
+  void Observe(const v1::Event& event, const SeatState& state) override { ++observed; }
   Decision Decide(const SeatState& state) override {
     ++decisions;
     return FirstOption(state.options);
   }
   int decisions = 0;
+  uint64_t restart_seq = 0;
+  uint64_t observed = 0;  // events since the last Restart
 };
 
 // Always answers with a card it does not hold.
@@ -60,13 +67,6 @@ class FakeTableService final : public v1::TableService::Service {
     {
       absl::MutexLock lock(&mu_);
       after_seqs.push_back(seen);
-      table_.PlayOthers(kSeat);
-      v1::TableUpdate update;
-      if (seen == 0) {
-        *update.mutable_snapshot() = table_.View(kSeat);
-        seen = update.snapshot().seq();
-        writer->Write(update);
-      }
     }
     bool first = true;
     int sent = 0;
@@ -76,24 +76,23 @@ class FakeTableService final : public v1::TableService::Service {
       {
         absl::MutexLock lock(&mu_);
         table_.PlayOthers(kSeat);
-        absl::StatusOr<std::vector<v1::Event>> events = table_.EventsAfter(kSeat, seen);
-        if (!events.ok()) return {grpc::StatusCode::INVALID_ARGUMENT, "after_seq"};
-        for (v1::Event& e : *events) *out.emplace_back().mutable_event() = e;
-        if (!out.empty() || first) {
-          if (std::optional<v1::Prompt> p = table_.PromptFor(kSeat)) {
-            *out.emplace_back().mutable_prompt() = *p;
-          }
+        // As the server does: the stream's start, then one update per change.
+        if (first || table_.last_seq(kSeat) > seen) {
+          absl::StatusOr<std::vector<v1::TableUpdate>> updates =
+              table_.table().StreamStart(kSeat, seen);
+          if (!updates.ok()) return {grpc::StatusCode::INVALID_ARGUMENT, "after_seq"};
+          out = *std::move(updates);
         }
         seen = table_.last_seq(kSeat);
         over = table_.over();
         first = false;
       }
       for (const v1::TableUpdate& u : out) {
-        if (break_stream_after > 0 && u.has_event() && sent >= break_stream_after) {
+        if (break_stream_after > 0 && u.events_size() > 0 && sent >= break_stream_after) {
           break_stream_after = 0;
           return {grpc::StatusCode::UNAVAILABLE, "draining"};
         }
-        sent += u.has_event();
+        sent += u.events_size();
         if (!writer->Write(u)) return grpc::Status::CANCELLED;
       }
       if (over) return grpc::Status::OK;
@@ -192,6 +191,8 @@ TEST_F(SeatTest, PlaysAGameToItsResult) {
   ASSERT_TRUE(result.ok()) << result.status();
   EXPECT_TRUE(service_->over());
   EXPECT_EQ(result->totals_size(), 4);
+  // Every event after the snapshot was told to the bot, once.
+  EXPECT_EQ(bot.restart_seq + bot.observed, seat.state().seq);
   EXPECT_GT(bot.decisions, 13);
   EXPECT_EQ(seat.stats().actions, bot.decisions);
   EXPECT_EQ(seat.stats().rejected, 0);

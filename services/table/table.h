@@ -19,6 +19,7 @@
 //   Step first = table->Advance(absl::Now());        // deals the first deal
 //   absl::StatusOr<Step> step = table->Act(seat, request, absl::Now());
 //   std::vector<v1::Event> missed = table->EventsAfter(seat, after_seq).value();
+//   std::vector<v1::TableUpdate> sent = table->StepUpdates(events_before, seat);
 #ifndef TRIX_SERVICES_TABLE_TABLE_H_
 #define TRIX_SERVICES_TABLE_TABLE_H_
 
@@ -41,6 +42,10 @@ namespace trix::table {
 
 // Viewers are seats 0..3 and engine::kSpectator; kViewers indexes them 0..4.
 inline constexpr int kViewers = engine::kNumSeats + 1;
+
+// The most events one TableUpdate carries, so that a message stays small however
+// much a stream catches up on (a classic game has thousands of events).
+inline constexpr size_t kMaxEventsPerUpdate = 256;
 
 // What one call added to the table, to be written to the store in one append.
 struct Step {
@@ -104,6 +109,19 @@ class Table {
   // The decision `seat` faces now, or nullopt when it has none (or left).
   std::optional<v1::Prompt> PromptFor(int seat) const;
 
+  // What a viewer's stream carries for the events [from, event_count()), the ones
+  // one step added: the viewer's events among them in one update (more only past
+  // kMaxEventsPerUpdate) and a seat's prompt in the last. Nothing when the viewer
+  // sees none of them: a prompt after nothing would tell a seat that another seat
+  // made a secret move.
+  std::vector<v1::TableUpdate> StepUpdates(size_t from, int viewer) const;
+  // What a viewer's stream starts with: the snapshot (after_seq 0) or the events
+  // after after_seq, in updates of at most kMaxEventsPerUpdate; a seat's prompt is
+  // in the last, alone when nothing was missed (the seat asked by resuming, so it
+  // learns nothing of other seats). INVALID_ARGUMENT beyond last_seq.
+  absl::StatusOr<std::vector<v1::TableUpdate>> StreamStart(int viewer,
+                                                           uint64_t after_seq) const;
+
  private:
   // A table-level event (not the engine's); always public.
   struct ServiceEvent {
@@ -127,6 +145,8 @@ class Table {
   Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
         std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created);
   static int Slot(int viewer) { return viewer < 0 ? engine::kNumSeats : viewer; }
+  // The viewer's events after its after_seq-th, kMaxEventsPerUpdate per update.
+  std::vector<v1::TableUpdate> EventUpdates(int viewer, uint64_t after_seq) const;
 
   // Applies one entry (live or replayed): its engine actions, a leave, the events
   // they make and the clock. On error the table may be part-changed: live callers

@@ -193,36 +193,16 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
   });
 }
 
-namespace {
-
-// Sends `seat` its prompt, if it faces a decision.
-bool SendPrompt(const Table& table, int seat, UpdateSink& sink, bool catch_up) {
-  std::optional<v1::Prompt> prompt = table.PromptFor(seat);
-  if (!prompt) return true;
-  v1::TableUpdate update;
-  *update.mutable_prompt() = *std::move(prompt);
-  return sink.Send(update, catch_up);
-}
-
-}  // namespace
-
 void TableHost::Broadcast(Slot& slot) {
   Table& table = *slot.table;
   for (Slot::Subscriber& sub : slot.subscribers) {
-    bool sent = false;
-    for (size_t i = slot.broadcast; i < table.event_count() && sub.sink; ++i) {
-      std::optional<v1::Event> event = table.EventFor(i, sub.viewer);
-      if (!event) continue;
-      v1::TableUpdate update;
-      *update.mutable_event() = *std::move(event);
-      if (!sub.sink->Send(update, /*catch_up=*/false)) sub.sink = nullptr;
-      sent = true;
-    }
-    // Only after an event this seat saw: a prompt after nothing would tell it that
-    // another seat made a secret move.
-    if (sent && sub.sink && sub.viewer >= 0 &&
-        !SendPrompt(table, sub.viewer, *sub.sink, /*catch_up=*/false)) {
-      sub.sink = nullptr;
+    // Everything since the last broadcast (one step, or after a reload what the log
+    // held beyond it) in one update per viewer: per-message cost dominates.
+    for (v1::TableUpdate& update : table.StepUpdates(slot.broadcast, sub.viewer)) {
+      if (!sub.sink->Send(std::move(update), /*catch_up=*/false)) {
+        sub.sink = nullptr;
+        break;
+      }
     }
   }
   slot.broadcast = table.event_count();
@@ -359,23 +339,12 @@ namespace {
 // Sends a new stream its start: a snapshot, or the events after `after_seq`.
 absl::Status StartStream(const Table& table, int viewer, uint64_t after_seq,
                          UpdateSink& sink) {
-  if (after_seq == 0) {
-    v1::TableUpdate update;
-    *update.mutable_snapshot() = table.View(viewer);
-    if (sink.Send(update, /*catch_up=*/true) && viewer >= 0) {
-      SendPrompt(table, viewer, sink, /*catch_up=*/true);
-    }
-    return absl::OkStatus();
+  absl::StatusOr<std::vector<v1::TableUpdate>> start =
+      table.StreamStart(viewer, after_seq);
+  if (!start.ok()) return start.status();
+  for (v1::TableUpdate& update : *start) {
+    if (!sink.Send(std::move(update), /*catch_up=*/true)) break;
   }
-  absl::StatusOr<std::vector<v1::Event>> missed = table.EventsAfter(viewer, after_seq);
-  if (!missed.ok()) return missed.status();
-  for (v1::Event& event : *missed) {
-    v1::TableUpdate update;
-    *update.mutable_event() = std::move(event);
-    if (!sink.Send(update, /*catch_up=*/true)) return absl::OkStatus();
-  }
-  // A seat resuming in the middle of its decision is told its options again.
-  if (viewer >= 0) SendPrompt(table, viewer, sink, /*catch_up=*/true);
   return absl::OkStatus();
 }
 

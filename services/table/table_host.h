@@ -8,8 +8,8 @@
 //     other: strands run on a small worker pool and appends are group-committed by
 //     the store without holding any thread;
 //   - the clocks (one DeadlineTimer for all tables);
-//   - the streams (UpdateSink), fed after each durable append with exactly the
-//     events each viewer may see;
+//   - the streams (UpdateSink), fed after each durable append with one update per
+//     viewer: exactly the events it may see, and a seat's prompt;
 //   - recovery: at start and periodically it claims tables whose lease lapsed (a
 //     dead instance's, or its own after a restart), rebuilds them from their logs
 //     and resumes their clocks; it renews its leases.
@@ -81,11 +81,12 @@ struct HostOptions {
 class UpdateSink {
  public:
   virtual ~UpdateSink() = default;
-  // Queues an update. `catch_up` marks the missed events and snapshot sent when a
-  // stream starts, which may exceed the live bound. False when the sink is closed
-  // (the client left, or fell too far behind and was told RESOURCE_EXHAUSTED); the
-  // host then forgets it.
-  virtual bool Send(const v1::TableUpdate& update, bool catch_up) = 0;
+  // Queues an update; taken by value so that it is moved, never copied, into the
+  // queue. `catch_up` marks the missed events and snapshot sent when a stream
+  // starts, which may exceed the live bound. False when the sink is closed (the
+  // client left, or fell too far behind and was told RESOURCE_EXHAUSTED); the host
+  // then forgets it.
+  virtual bool Send(v1::TableUpdate update, bool catch_up) = 0;
   // Ends the stream with `status` once what is queued has been delivered.
   virtual void Close(const absl::Status& status) = 0;
 };

@@ -1,5 +1,6 @@
 #include "services/table/table.h"
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -383,6 +384,103 @@ TEST(TableTest, ResumeGivesExactlyTheMissedEvents) {
     EXPECT_EQ(tail.front().SerializeAsString(), all[10].SerializeAsString());
     EXPECT_TRUE(f.table->EventsAfter(v, all.size()).value().empty());
     EXPECT_EQ(f.table->EventsAfter(v, all.size() + 1).status().code(),
+              absl::StatusCode::kInvalidArgument);
+  }
+}
+
+// Each step reaches a viewer as at most one update, with the step's events it may
+// see numbered on from the last step's, and a seat's prompt only beside them.
+TEST(TableTest, StepUpdatesCarryAStepInOneUpdate) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), 53, /*kingdoms=*/1);
+  Table& t = *f.table;
+  std::array<std::vector<v1::Event>, kViewers> streamed;
+  std::array<int, kViewers> updates{};
+  auto take = [&](size_t from) {
+    for (int v = -1; v < 4; ++v) {
+      std::vector<v1::Event>& mine = streamed[v + 1];
+      const std::vector<v1::TableUpdate> step = t.StepUpdates(from, v);
+      ASSERT_LE(step.size(), 1u);
+      updates[v + 1] += static_cast<int>(step.size());
+      if (step.empty()) continue;
+      ASSERT_GT(step[0].events_size(), 0);
+      EXPECT_FALSE(step[0].has_snapshot());
+      for (const v1::Event& e : step[0].events()) {
+        ASSERT_EQ(e.seq(), mine.size() + 1);
+        mine.push_back(e);
+      }
+      EXPECT_EQ(step[0].has_prompt(), t.PromptFor(v).has_value());
+      if (step[0].has_prompt()) {
+        EXPECT_EQ(step[0].prompt().seq(), mine.size());
+      }
+    }
+  };
+  take(0);  // the first deal
+  engine::Rng rng(53);
+  absl::Time now = kStart;
+  int steps = 1;
+  for (int n = 0; !t.over(); ++n, ++steps) {
+    ASSERT_LT(n, 5000);
+    const int seat = SeatToAct(t);
+    ASSERT_GE(seat, 0);
+    const size_t from = t.event_count();
+    now += absl::Milliseconds(3);
+    ASSERT_TRUE(
+        t.Act(seat,
+              Request("r" + std::to_string(n), RandomAction(*t.PromptFor(seat), rng)),
+              now)
+            .ok());
+    take(from);
+  }
+  for (int v = -1; v < 4; ++v) {
+    const std::vector<v1::Event> all = t.EventsAfter(v, 0).value();
+    ASSERT_EQ(streamed[v + 1].size(), all.size());
+    EXPECT_EQ(streamed[v + 1].back().SerializeAsString(), all.back().SerializeAsString());
+    EXPECT_LE(updates[v + 1], steps);
+  }
+  // Doubling selections are secret: some steps reached only the seat that made them.
+  EXPECT_LT(updates[1], steps);
+}
+
+TEST(TableTest, StreamStartChunksTheMissedEvents) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), 54);
+  Table& t = *f.table;
+  const int owner = SeatToAct(t);
+  ASSERT_GE(owner, 0);
+  // At the start: the snapshot, with the prompt of a seat that must act.
+  std::vector<v1::TableUpdate> start = t.StreamStart(owner, 0).value();
+  ASSERT_EQ(start.size(), 1u);
+  EXPECT_TRUE(start[0].has_snapshot());
+  EXPECT_TRUE(start[0].has_prompt());
+  EXPECT_FALSE(t.StreamStart(engine::kSpectator, 0).value()[0].has_prompt());
+  // Resuming with nothing missed: the prompt alone for the seat that must act (it
+  // could not answer otherwise), nothing for the others.
+  start = t.StreamStart(owner, t.last_seq(owner)).value();
+  ASSERT_EQ(start.size(), 1u);
+  EXPECT_EQ(start[0].events_size(), 0);
+  EXPECT_TRUE(start[0].has_prompt());
+  const int other = (owner + 1) % 4;
+  EXPECT_TRUE(t.StreamStart(other, t.last_seq(other)).value().empty());
+
+  absl::Time now = kStart;
+  PlayOut(f, 54, now);
+  for (int v = -1; v < 4; ++v) {
+    const std::vector<v1::Event> missed = t.EventsAfter(v, 1).value();
+    ASSERT_GT(missed.size(), 2 * kMaxEventsPerUpdate);
+    const std::vector<v1::TableUpdate> chunks = t.StreamStart(v, 1).value();
+    ASSERT_EQ(chunks.size(),
+              (missed.size() + kMaxEventsPerUpdate - 1) / kMaxEventsPerUpdate);
+    size_t k = 0;
+    for (size_t c = 0; c < chunks.size(); ++c) {
+      if (c + 1 < chunks.size()) {
+        EXPECT_EQ(chunks[c].events_size(), static_cast<int>(kMaxEventsPerUpdate));
+      }
+      EXPECT_FALSE(chunks[c].has_prompt());  // the game is over
+      for (const v1::Event& e : chunks[c].events()) {
+        ASSERT_EQ(e.SerializeAsString(), missed[k++].SerializeAsString());
+      }
+    }
+    EXPECT_EQ(k, missed.size());
+    EXPECT_EQ(t.StreamStart(v, t.last_seq(v) + 1).status().code(),
               absl::StatusCode::kInvalidArgument);
   }
 }

@@ -1,6 +1,12 @@
-// Table::View: a snapshot of the table for one viewer, built from the engine's
-// Observation for that viewer (so it holds only what the viewer may see) and the
-// table's public facts (seats, clocks, who left).
+// What a viewer is shown of a table. Table::View: a snapshot of the table for one
+// viewer, built from the engine's Observation for that viewer (so it holds only
+// what the viewer may see) and the table's public facts (seats, clocks, who left).
+// Table::PromptFor: a seat's options. And the stream updates that carry them.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
 #include "engine/observation.h"
 #include "proto/wire/wire.h"
 #include "services/table/table.h"
@@ -86,6 +92,50 @@ std::optional<v1::Prompt> Table::PromptFor(int seat) const {
   wire::AddCards(o.legal, prompt.mutable_legal_cards());
   if (deadline_) *prompt.mutable_deadline() = TimeToProto(*deadline_);
   return prompt;
+}
+
+std::vector<v1::TableUpdate> Table::EventUpdates(int viewer, uint64_t after_seq) const {
+  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  std::vector<v1::TableUpdate> out;
+  for (size_t k = after_seq; k < mine.size(); ++k) {
+    if ((k - after_seq) % kMaxEventsPerUpdate == 0) out.emplace_back();
+    *out.back().add_events() = *EventFor(mine[k], viewer);
+  }
+  return out;
+}
+
+std::vector<v1::TableUpdate> Table::StepUpdates(size_t from, int viewer) const {
+  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  // The viewer's events before the step: those at table positions below `from`.
+  const uint64_t seen =
+      std::lower_bound(mine.begin(), mine.end(), static_cast<int32_t>(from)) -
+      mine.begin();
+  std::vector<v1::TableUpdate> out = EventUpdates(viewer, seen);
+  if (out.empty()) return out;
+  if (std::optional<v1::Prompt> prompt = PromptFor(viewer)) {
+    *out.back().mutable_prompt() = *std::move(prompt);
+  }
+  return out;
+}
+
+absl::StatusOr<std::vector<v1::TableUpdate>> Table::StreamStart(
+    int viewer, uint64_t after_seq) const {
+  std::vector<v1::TableUpdate> out;
+  if (after_seq == 0) {
+    *out.emplace_back().mutable_snapshot() = View(viewer);
+  } else if (after_seq > last_seq(viewer)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("after_seq ", after_seq, " is beyond this stream's last event, ",
+                     last_seq(viewer)));
+  } else {
+    out = EventUpdates(viewer, after_seq);
+  }
+  // A seat resuming in the middle of its decision is told its options again.
+  if (std::optional<v1::Prompt> prompt = PromptFor(viewer)) {
+    if (out.empty()) out.emplace_back();
+    *out.back().mutable_prompt() = *std::move(prompt);
+  }
+  return out;
 }
 
 }  // namespace trix::table

@@ -1,5 +1,7 @@
 #include "services/table/update_stream.h"
 
+#include <utility>
+
 #include "services/table/grpc_service.h"
 
 namespace trix::table {
@@ -26,7 +28,7 @@ void StreamSink::Run(const Op& op) {
   if (op.finish) reactor_->Finish(*op.finish);
 }
 
-bool StreamSink::Send(const v1::TableUpdate& update, bool catch_up) {
+bool StreamSink::Send(v1::TableUpdate update, bool catch_up) {
   Op op;
   bool open;
   {
@@ -35,7 +37,7 @@ bool StreamSink::Send(const v1::TableUpdate& update, bool catch_up) {
     if (catch_up) {
       // The missed events a stream starts with may be many; only what queues
       // behind them counts against the limit.
-      queue_.push_back(update);
+      queue_.push_back(std::move(update));
       limit_ = queue_.size() + capacity_;
     } else if (queue_.size() >= limit_) {
       // Drop all but the write in flight, and tell the client why.
@@ -45,7 +47,7 @@ bool StreamSink::Send(const v1::TableUpdate& update, bool catch_up) {
           grpc::Status(grpc::StatusCode::RESOURCE_EXHAUSTED,
                        "the stream fell too far behind; resume with after_seq");
     } else {
-      queue_.push_back(update);
+      queue_.push_back(std::move(update));
     }
     open = !closing_;
     op = Next();

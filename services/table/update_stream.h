@@ -32,7 +32,7 @@ class StreamSink final : public UpdateSink {
  public:
   StreamSink(UpdateStream* reactor, size_t capacity);
 
-  bool Send(const v1::TableUpdate& update, bool catch_up) override;
+  bool Send(v1::TableUpdate update, bool catch_up) override;
   void Close(const absl::Status& status) override;
 
   // From the reactor.

@@ -117,7 +117,7 @@ std::vector<v1::Event> SeatClient::events() const {
   absl::MutexLock lock(&mu_);
   std::vector<v1::Event> out;
   for (const v1::TableUpdate& u : updates_) {
-    if (u.has_event()) out.push_back(u.event());
+    out.insert(out.end(), u.events().begin(), u.events().end());
   }
   return out;
 }
@@ -125,7 +125,7 @@ std::vector<v1::Event> SeatClient::events() const {
 uint64_t SeatClient::last_seq() const {
   absl::MutexLock lock(&mu_);
   for (auto it = updates_.rbegin(); it != updates_.rend(); ++it) {
-    if (it->has_event()) return it->event().seq();
+    if (it->events_size() > 0) return it->events(it->events_size() - 1).seq();
     if (it->has_snapshot()) return it->snapshot().seq();
   }
   return 0;

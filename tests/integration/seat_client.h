@@ -48,6 +48,7 @@ class SeatClient {
                  absl::Duration timeout);
 
   std::vector<v1::TableUpdate> updates() const;
+  // Every event received, in order, out of all the updates.
   std::vector<v1::Event> events() const;
   uint64_t last_seq() const;  // the last event (or snapshot) seq received
   std::vector<Ack> acks() const;

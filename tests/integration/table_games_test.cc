@@ -24,23 +24,24 @@ struct PlayedTable {
 };
 
 // Checks one stream: OK end after GameEnded, numbering without gaps from the
-// snapshot on, and no card the viewer may not see.
+// snapshot on, no empty update, a prompt only beside events, and no card the
+// viewer may not see.
 void CheckStream(const SeatClient& client, uint64_t seed) {
   SCOPED_TRACE(testing::Message() << "viewer " << client.seat());
   const std::vector<v1::TableUpdate> updates = client.updates();
   ASSERT_FALSE(updates.empty());
   ASSERT_TRUE(updates.front().has_snapshot());
   uint64_t next = updates.front().snapshot().seq() + 1;
-  for (const v1::TableUpdate& u : updates) {
-    if (u.has_event()) {
-      ASSERT_EQ(u.event().seq(), next++);
+  for (size_t i = 0; i < updates.size(); ++i) {
+    const v1::TableUpdate& u = updates[i];
+    ASSERT_TRUE(i == 0 || (!u.has_snapshot() && u.events_size() > 0)) << "update " << i;
+    for (const v1::Event& e : u.events()) {
+      ASSERT_EQ(e.seq(), next++);
+      if (client.seat() < 0) {
+        ASSERT_FALSE(e.has_hand_shown() || e.has_doubles_selected() || e.has_ready());
+      }
     }
-    if (client.seat() < 0) {
-      ASSERT_FALSE(u.has_prompt());
-      ASSERT_FALSE(u.has_event() &&
-                   (u.event().has_hand_shown() || u.event().has_doubles_selected() ||
-                    u.event().has_ready()));
-    }
+    ASSERT_FALSE(client.seat() < 0 && u.has_prompt());
   }
   EXPECT_TRUE(client.events().back().has_game_ended());
   const std::vector<std::string> leaks = FindLeaks(updates, client.seat(), seed);
@@ -111,10 +112,9 @@ TEST_F(GamesTest, AllFourModesPlayedToTheEndByFourClientsEach) {
     EXPECT_EQ(record.viewer(), -1);
     const int skipped = static_cast<int>(spectator.front().seq()) - 1;
     ASSERT_EQ(record.events_size(), skipped + static_cast<int>(spectator.size()));
-    std::vector<v1::TableUpdate> as_updates;
-    for (const v1::Event& e : record.events())
-      *as_updates.emplace_back().mutable_event() = e;
-    EXPECT_TRUE(FindLeaks(as_updates, -1, t.seed).empty());
+    v1::TableUpdate as_update;
+    *as_update.mutable_events() = record.events();
+    EXPECT_TRUE(FindLeaks({as_update}, -1, t.seed).empty());
 
     // And the game is in the players' histories.
     v1::ListPlayerGamesRequest games;
@@ -138,7 +138,7 @@ namespace {
 TEST(FindLeaksTest, CatchesAnotherSeatsCards) {
   const engine::Hands hands = engine::ShuffledHands(5, 0);
   v1::TableUpdate shown;
-  v1::Event* e = shown.mutable_event();
+  v1::Event* e = shown.add_events();
   e->set_deal(0);
   e->mutable_hand_shown()->set_seat(1);
   for (engine::CardSet h = hands[1]; h;) {
@@ -148,7 +148,7 @@ TEST(FindLeaksTest, CatchesAnotherSeatsCards) {
   EXPECT_FALSE(FindLeaks({shown}, 2, 5).empty());
   EXPECT_FALSE(FindLeaks({shown}, -1, 5).empty());
   v1::TableUpdate trick;
-  trick.mutable_event()->mutable_trick_taken()->add_cards(
+  trick.add_events()->mutable_trick_taken()->add_cards(
       engine::CardName(engine::Lowest(hands[3])));
   EXPECT_FALSE(FindLeaks({trick}, 0, 5).empty());  // never played
 }

@@ -72,7 +72,7 @@ TEST_F(StreamsTest, AReconnectingSeatGetsExactlyWhatItMissed) {
   const std::vector<v1::Event> record = Record(table, 0);
   std::vector<v1::Event> first;
   for (const v1::TableUpdate& u : before) {
-    if (u.has_event()) first.push_back(u.event());
+    first.insert(first.end(), u.events().begin(), u.events().end());
   }
   ExpectExactly(first, record, first.front().seq(), /*prefix=*/true);
   ASSERT_EQ(first.back().seq(), seen);
@@ -140,11 +140,10 @@ TEST_F(StreamsTest, ALeavingSeatIsPlayedByTheAutopilot) {
   }
   for (auto& seat : seats) ASSERT_TRUE(seat->WaitDone(absl::Seconds(60)).ok());
   int left_cards = 0;
-  for (const v1::TableUpdate& u : seats[3]->updates()) {
-    EXPECT_FALSE(u.has_prompt());
-    if (u.has_event() && u.event().has_card_played() &&
-        u.event().card_played().seat() == 3) {
-      EXPECT_TRUE(u.event().automatic());
+  for (const v1::TableUpdate& u : seats[3]->updates()) EXPECT_FALSE(u.has_prompt());
+  for (const v1::Event& e : seats[3]->events()) {
+    if (e.has_card_played() && e.card_played().seat() == 3) {
+      EXPECT_TRUE(e.automatic());
       ++left_cards;
     }
   }
@@ -152,35 +151,48 @@ TEST_F(StreamsTest, ALeavingSeatIsPlayedByTheAutopilot) {
   EXPECT_TRUE(GetTable(table.table_id()).seats(3).left());
 }
 
-TEST_F(StreamsTest, ASlowReaderIsCutOffAndResumesWithoutLoss) {
+TEST_F(StreamsTest, AStreamThatFallsBehindIsCutOffAndResumesWithoutLoss) {
   ServiceOptions options = DefaultServiceOptions();
-  options.server.grpc.stream_buffer = 3;  // any burst overflows
+  options.server.grpc.stream_buffer = 1;  // a burst of updates overflows
   StartService(options);
-  v1::CreateTableResponse table =
-      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 75,
-                  /*clock_ms=*/10, /*kingdoms=*/1);
-  // A spectator that keeps resuming until the game is over.
-  std::vector<v1::Event> seen;
-  int cut = 0;
-  for (int attempt = 0; attempt < 200; ++attempt) {
-    SeatClient watcher(NewChannel(), table.table_id(), "", -1);
-    watcher.Open(seen.empty() ? 0 : seen.back().seq());
-    grpc::Status end = watcher.WaitDone(absl::Seconds(30));
-    for (const v1::Event& e : watcher.events()) {
-      if (!seen.empty()) {
-        ASSERT_EQ(e.seq(), seen.back().seq() + 1);
+  // A spectator that keeps resuming until the game is over; returns how often its
+  // stream was cut.
+  auto watch = [&](const v1::CreateTableResponse& table) {
+    std::vector<v1::Event> seen;
+    int cut = 0;
+    for (int attempt = 0; attempt < 200; ++attempt) {
+      SeatClient watcher(NewChannel(), table.table_id(), "", -1);
+      watcher.Open(seen.empty() ? 0 : seen.back().seq());
+      if (attempt == 0) {
+        EXPECT_TRUE(watcher.WaitUntil([](const auto& u) { return !u.empty(); },
+                                      absl::Seconds(10)));
+        // Everyone leaves: the last leave's step is the autopilot playing the
+        // whole game out, thousands of events that come as a burst of updates.
+        for (int s = 0; s < 4; ++s) EXPECT_TRUE(Act(table, s, "bye", Leave()).ok());
       }
-      seen.push_back(e);
+      grpc::Status end = watcher.WaitDone(absl::Seconds(30));
+      for (const v1::Event& e : watcher.events()) {
+        if (!seen.empty()) {
+          EXPECT_EQ(e.seq(), seen.back().seq() + 1);
+        }
+        seen.push_back(e);
+      }
+      if (end.ok()) break;
+      EXPECT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+          << end.error_message();
+      ++cut;
     }
-    if (end.ok()) break;
-    ASSERT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
-        << end.error_message();
-    ++cut;
+    EXPECT_TRUE(!seen.empty() && seen.back().has_game_ended());
+    ExpectExactly(seen, Record(table, -1), seen.front().seq());
+    return cut;
+  };
+  // Whether a burst overflows depends on how fast the writes drain meanwhile: a
+  // few tables make a cut all but certain.
+  int cut = 0;
+  for (uint64_t seed = 75; seed < 79 && cut == 0; ++seed) {
+    cut += watch(CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), seed));
   }
   EXPECT_GT(cut, 0);
-  ASSERT_TRUE(seen.back().has_game_ended());
-  const std::vector<v1::Event> record = Record(table, -1);
-  ExpectExactly(seen, record, seen.front().seq());
 }
 
 TEST_F(StreamsTest, AFinishedTableStreamsItsEventsAndEnds) {

@@ -130,8 +130,9 @@ std::vector<std::string> FindLeaks(const std::vector<v1::TableUpdate>& updates,
                                    int viewer, uint64_t seed) {
   Checker checker(viewer, seed);
   for (const v1::TableUpdate& u : updates) {
-    if (u.has_event()) checker.Event(u.event());
+    // In the order a client applies them.
     if (u.has_snapshot()) checker.Snapshot(u.snapshot());
+    for (const v1::Event& e : u.events()) checker.Event(e);
     if (u.has_prompt()) checker.Prompt(u.prompt());
   }
   return checker.leaks;

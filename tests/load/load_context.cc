@@ -6,8 +6,8 @@ Counters::Snapshot Counters::Take() const {
   auto get = [](const std::atomic<int64_t>& a) { return a.load(); };
   return {get(tables_created), get(create_errors), get(games_ended),  get(acts_sent),
           get(act_retries),    get(acks),          get(act_rejected), get(act_failed),
-          get(events),         get(prompts),       get(snapshots),    get(stale_prompts),
-          get(matched),        get(seq_gaps),      get(stream_errors)};
+          get(updates),        get(events),        get(prompts),      get(snapshots),
+          get(stale_prompts),  get(matched),       get(seq_gaps),     get(stream_errors)};
 }
 
 Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
@@ -19,6 +19,7 @@ Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
           acks - o.acks,
           act_rejected - o.act_rejected,
           act_failed - o.act_failed,
+          updates - o.updates,
           events - o.events,
           prompts - o.prompts,
           snapshots - o.snapshots,

@@ -28,9 +28,12 @@ struct LoadOptions {
   int tables = 1000;                       // concurrent tables
   absl::Duration warmup = absl::Seconds(10);
   absl::Duration duration = absl::Seconds(30);  // the measurement window
-  int games = 0;                // also stop once this many games ended (0: no limit)
-  std::string mode = "mixed";   // classic-solo ... complex-partner, or mixed
-  int channels = 4;             // HTTP/2 connections the tables are spread over
+  int games = 0;               // also stop once this many games ended (0: no limit)
+  std::string mode = "mixed";  // classic-solo ... complex-partner, or mixed
+  int channels = 4;            // HTTP/2 connections the tables are spread over
+  // Actions per second all tables together offer, paced (pacer.h); 0: every seat
+  // acts the moment it is prompted, which saturates the service.
+  double rate = 0;
   int clock_ms = 3600000;       // every decision clock: long, so the autopilot never acts
   int create_concurrency = 32;  // CreateTable calls in flight at most
   absl::Duration act_timeout = absl::Seconds(10);
@@ -49,7 +52,8 @@ struct Counters {
   std::atomic<int64_t> acks{0};          // Act answered OK
   std::atomic<int64_t> act_rejected{0};  // INVALID_ARGUMENT, FAILED_PRECONDITION, ...
   std::atomic<int64_t> act_failed{0};    // retryable errors that ran out of attempts
-  std::atomic<int64_t> events{0};        // stream messages, by kind
+  std::atomic<int64_t> updates{0};       // stream messages (TableUpdates)
+  std::atomic<int64_t> events{0};        // what they carried
   std::atomic<int64_t> prompts{0};
   std::atomic<int64_t> snapshots{0};
   std::atomic<int64_t> stale_prompts{0};  // a prompt for a decision already answered
@@ -59,8 +63,8 @@ struct Counters {
 
   struct Snapshot {
     int64_t tables_created, create_errors, games_ended, acts_sent, act_retries, acks,
-        act_rejected, act_failed, events, prompts, snapshots, stale_prompts, matched,
-        seq_gaps, stream_errors;
+        act_rejected, act_failed, updates, events, prompts, snapshots, stale_prompts,
+        matched, seq_gaps, stream_errors;
     Snapshot operator-(const Snapshot& o) const;
   };
   Snapshot Take() const;

@@ -25,6 +25,7 @@
 #include "grpcpp/grpcpp.h"
 #include "tests/load/load_context.h"
 #include "tests/load/load_table.h"
+#include "tests/load/pacer.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::load {
@@ -59,6 +60,7 @@ class LoadRun {
   std::vector<const LoadTable*> tables() const;
   v1::TableService::Stub* stub(size_t i) const { return stubs_[i % stubs_.size()].get(); }
   int64_t streaming_tables() const;
+  Pacer& pacer() { return pacer_; }
 
   // From the tables.
   void OnCreated(LoadTable* table, bool ok);
@@ -79,6 +81,8 @@ class LoadRun {
   std::string run_key_;  // makes request ids unique across runs on one database
   std::vector<std::shared_ptr<grpc::Channel>> channels_;
   std::vector<std::unique_ptr<v1::TableService::Stub>> stubs_;
+
+  Pacer pacer_;  // before the tables: destroyed after them
 
   mutable absl::Mutex mu_;
   std::vector<std::unique_ptr<LoadTable>> tables_ ABSL_GUARDED_BY(mu_);

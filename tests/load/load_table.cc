@@ -31,7 +31,13 @@ LoadTable::LoadTable(LoadRun* run, LoadContext* context, v1::TableService::Stub*
       stub_(stub),
       request_id_(std::move(request_id)),
       mode_(std::move(mode)),
-      seed_(seed) {}
+      seed_(seed) {
+  const LoadOptions& options = context_->options;
+  if (options.rate > 0) {
+    // Each table offers its share of the rate: one action every tables/rate s.
+    pacing_.emplace(absl::Seconds(options.tables / options.rate), seed);
+  }
+}
 
 LoadTable::~LoadTable() = default;
 
@@ -105,6 +111,11 @@ void LoadTable::OnGameEnded() {
   if (ended_.exchange(true)) return;  // every seat sees GameEnded
   context_->counters.games_ended.fetch_add(1);
   run_->OnGameEnded(this);
+}
+
+void LoadTable::Pace(std::function<void()> act) {
+  if (!pacing_) return act();
+  run_->pacer().At(pacing_->Next(Clock::now()), std::move(act));
 }
 
 void LoadTable::OnStreamDone(int seat, const grpc::Status& status) {

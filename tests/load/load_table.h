@@ -11,12 +11,15 @@
 
 #include <array>
 #include <atomic>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "tests/load/load_context.h"
+#include "tests/load/pacer.h"
 #include "tests/load/seat_player.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -40,6 +43,9 @@ class LoadTable {
   // From the seats.
   void OnGameEnded();
   void OnStreamDone(int seat, const grpc::Status& status);
+  // Runs `act` (sends a seat's action) at the table's next turn when the run is
+  // paced (--rate), else at once.
+  void Pace(std::function<void()> act);
 
   // Valid once created.
   const std::string& id() const { return id_; }
@@ -65,6 +71,7 @@ class LoadTable {
   int create_attempts_ = 0;
   std::unique_ptr<grpc::Alarm> pause_;
 
+  std::optional<TurnPacing> pacing_;  // with --rate
   std::string id_;
   std::array<std::unique_ptr<SeatPlayer>, 4> seats_;
   std::atomic<bool> created_{false};

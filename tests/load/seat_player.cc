@@ -97,32 +97,31 @@ void SeatPlayer::HandleUpdate(const v1::TableUpdate& update, Clock::time_point n
   bool game_ended = false;
   {
     absl::MutexLock lock(&mu_);
-    switch (update.update_case()) {
-      case v1::TableUpdate::kSnapshot:
-        counters.snapshots.fetch_add(1, std::memory_order_relaxed);
-        last_seq_ = update.snapshot().seq();
-        hand_ = CardsOf(update.snapshot().hand());
-        break;
-      case v1::TableUpdate::kEvent:
-        counters.events.fetch_add(1, std::memory_order_relaxed);
-        HandleEvent(update.event(), now);
-        game_ended = update.event().has_game_ended();
-        break;
-      case v1::TableUpdate::kPrompt:
-        counters.prompts.fetch_add(1, std::memory_order_relaxed);
-        if (awaiting_) {
-          // Made before our answer to it was applied: that decision is taken.
-          counters.stale_prompts.fetch_add(1, std::memory_order_relaxed);
-          break;
-        }
+    if (update.has_snapshot()) {
+      counters.snapshots.fetch_add(1, std::memory_order_relaxed);
+      last_seq_ = update.snapshot().seq();
+      hand_ = CardsOf(update.snapshot().hand());
+    }
+    // Event by event: the action we await is matched by its own event wherever
+    // it sits in the update (all of them arrived at `now`).
+    counters.updates.fetch_add(1, std::memory_order_relaxed);
+    counters.events.fetch_add(update.events_size(), std::memory_order_relaxed);
+    for (const v1::Event& event : update.events()) {
+      HandleEvent(event, now);
+      game_ended = game_ended || event.has_game_ended();
+    }
+    if (update.has_prompt()) {
+      counters.prompts.fetch_add(1, std::memory_order_relaxed);
+      if (awaiting_) {
+        // Made before our answer to it was applied: that decision is taken.
+        counters.stale_prompts.fetch_add(1, std::memory_order_relaxed);
+      } else {
         prompt_ = update.prompt();
         call = Decide();
-        break;
-      case v1::TableUpdate::UPDATE_NOT_SET:
-        break;
+      }
     }
   }
-  if (call != nullptr) Send(call);
+  if (call != nullptr) table_->Pace([this, call] { Launch(call); });
   if (game_ended) table_->OnGameEnded();
 }
 
@@ -164,6 +163,25 @@ SeatPlayer::ActCall* SeatPlayer::Decide() {
   context_->counters.acts_sent.fetch_add(1, std::memory_order_relaxed);
   context_->acts_in_flight.fetch_add(1);
   return call;
+}
+
+void SeatPlayer::Launch(ActCall* call) {
+  if (context_->stopping.load()) {
+    // The run ended while the seat was thinking: the action is never sent.
+    {
+      absl::MutexLock lock(&mu_);
+      awaiting_.reset();
+    }
+    return Finish(call);
+  }
+  // Latency counts from here, not from the prompt: thinking is the client's time.
+  const Clock::time_point now = Clock::now();
+  call->first_sent = now;
+  {
+    absl::MutexLock lock(&mu_);
+    if (awaiting_) awaiting_->sent = now;
+  }
+  Send(call);
 }
 
 void SeatPlayer::Send(ActCall* call) {

@@ -3,9 +3,10 @@
 // share gRPC's few threads and no thread waits on any one seat.
 //
 // The seat answers every prompt with seat_policy's action under a fresh request id
-// and times it twice: until the Act answer (ack_latency) and until the action's own
-// event shows on this seat's stream (event_latency). It acts again only once that
-// event has been seen, so at most one of its decisions is open at a time; a prompt
+// (at once, or at its table's next turn when the run is paced: pacer.h) and times
+// it from when it is sent, twice: until the Act answer (ack_latency) and until the
+// action's own event shows on this seat's stream (event_latency). It acts again only once
+// that event has been seen, so at most one of its decisions is open at a time; a prompt
 // that arrives before it is stale (made before the action was applied) and ignored.
 // Retryable errors (UNAVAILABLE, RESOURCE_EXHAUSTED, DEADLINE_EXCEEDED, ABORTED)
 // resend the same request id after a pause; others are counted and the seat
@@ -69,6 +70,8 @@ class SeatPlayer final : public grpc::ClientReadReactor<v1::TableUpdate> {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Builds the action for the last prompt; nullptr when there is nothing to send.
   ActCall* Decide() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Sends a decided action's first attempt (at its paced time, pacer.h).
+  void Launch(ActCall* call);
   void Send(ActCall* call);  // never under mu_: a reaction may run inline
   void OnActDone(ActCall* call, const grpc::Status& status);
   void Finish(ActCall* call);

@@ -56,6 +56,9 @@ void Bind(service::Config& c, Flags& f) {
          "classic-solo, classic-partner, complex-solo, "
          "complex-partner, or mixed (the four in turn)");
   c.Bind("channels", &o.channels, "gRPC connections the tables are spread over");
+  c.Bind("rate", &o.rate,
+         "actions per second offered by all tables together, paced like players "
+         "thinking (0: act at once on every prompt, saturating the service)");
   c.Bind("clock_ms", &o.clock_ms, "every decision clock of the tables created");
   c.Bind("create_concurrency", &o.create_concurrency, "CreateTable calls in flight");
   c.Bind("act_timeout", &o.act_timeout, "deadline of one Act attempt");
@@ -130,23 +133,29 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
   const LatencySummary event = context.event_latency.Summarize();
   const LatencySummary ack = context.ack_latency.Summarize();
   const double per_action =
-      c.acks > 0 ? static_cast<double>(c.events + c.prompts) / static_cast<double>(c.acks)
-                 : 0;
+      c.acks > 0 ? static_cast<double>(c.updates) / static_cast<double>(c.acks) : 0;
   const bool rate_met = rate >= flags.target_rate;
   const bool p99_met = event.count > 0 && event.p99_us < flags.target_p99_ms * 1000;
   const bool met = rate_met && p99_met && durable.ok();
 
+  const std::string offered =
+      o.rate > 0 ? absl::StrFormat("%.0f actions/s offered", o.rate) : "unpaced";
   absl::PrintF(
-      "table-load: %d tables (%s), %d channels, window %.1f s after %.0f s warm-up\n",
-      o.tables, o.mode.c_str(), o.channels, w.seconds, absl::ToDoubleSeconds(o.warmup));
+      "table-load: %d tables (%s), %d channels, %s, window %.1f s after %.0f s "
+      "warm-up\n",
+      o.tables, o.mode.c_str(), o.channels, offered, w.seconds,
+      absl::ToDoubleSeconds(o.warmup));
   absl::PrintF("  accepted actions   %.0f /s  (%lld in the window; %lld games ended)\n",
                rate, static_cast<long long>(c.acks),
                static_cast<long long>(c.games_ended));
   absl::PrintF("  act -> own event   %s\n", event.Text().c_str());
   absl::PrintF("  act -> answer      %s\n", ack.Text().c_str());
-  absl::PrintF("  stream messages    %.0f events/s, %.0f prompts/s (%.2f per action)\n",
-               static_cast<double>(c.events) / w.seconds,
-               static_cast<double>(c.prompts) / w.seconds, per_action);
+  absl::PrintF(
+      "  stream messages    %.0f /s (%.2f per action), carrying %.0f events/s and "
+      "%.0f prompts/s\n",
+      static_cast<double>(c.updates) / w.seconds, per_action,
+      static_cast<double>(c.events) / w.seconds,
+      static_cast<double>(c.prompts) / w.seconds);
   absl::PrintF(
       "  problems           rejected %lld, failed %lld, retries %lld, stream errors "
       "%lld, seq gaps %lld, create errors %lld, stale prompts %lld%s\n",
@@ -195,15 +204,19 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       flags.target_rate, verdict(rate_met), flags.target_p99_ms, verdict(p99_met),
       verdict(durable.ok()));
   absl::PrintF(
-      "{\"tables\":%d,\"mode\":\"%s\",\"channels\":%d,\"window_s\":%.3f,"
+      "{\"tables\":%d,\"mode\":\"%s\",\"channels\":%d,\"offered_rate\":%.1f,"
+      "\"window_s\":%.3f,"
       "\"actions_per_s\":%.1f,\"actions\":%lld,\"acks_total\":%lld,\"games_ended\":%lld,"
-      "\"event_latency\":%s,\"act_latency\":%s,\"events_per_s\":%.1f,"
+      "\"event_latency\":%s,\"act_latency\":%s,\"updates_per_s\":%.1f,"
+      "\"events_per_s\":%.1f,"
       "\"prompts_per_s\":%.1f,\"rejected\":%lld,\"failed\":%lld,\"retries\":%lld,"
       "\"stream_errors\":%lld,\"seq_gaps\":%lld,\"drained\":%s,\"server\":%s,\"cpu\":%s,"
       "\"durability\":%s,\"targets_met\":%s}\n",
-      o.tables, o.mode, o.channels, w.seconds, rate, static_cast<long long>(c.acks),
-      static_cast<long long>(acks_total), static_cast<long long>(c.games_ended),
-      event.Json(), ack.Json(), static_cast<double>(c.events) / w.seconds,
+      o.tables, o.mode, o.channels, o.rate, w.seconds, rate,
+      static_cast<long long>(c.acks), static_cast<long long>(acks_total),
+      static_cast<long long>(c.games_ended), event.Json(), ack.Json(),
+      static_cast<double>(c.updates) / w.seconds,
+      static_cast<double>(c.events) / w.seconds,
       static_cast<double>(c.prompts) / w.seconds, static_cast<long long>(c.act_rejected),
       static_cast<long long>(c.act_failed), static_cast<long long>(c.act_retries),
       static_cast<long long>(c.stream_errors), static_cast<long long>(c.seq_gaps),
@@ -235,6 +248,9 @@ int Run(int argc, char** argv) {
   }
   if (valid.ok() && (o.tables <= 0 || o.duration <= absl::ZeroDuration())) {
     valid = absl::InvalidArgumentError("--tables and --duration must be positive");
+  }
+  if (valid.ok() && o.rate < 0) {
+    valid = absl::InvalidArgumentError("--rate must be 0 (unpaced) or positive");
   }
   absl::StatusOr<std::vector<ProcessTree>> trees = ParseProcessTrees(flags.cpu_pids);
   if (valid.ok()) valid = trees.status();

@@ -33,23 +33,18 @@ LocalTable::LocalTable(const LocalTableOptions& options)
 }
 
 std::vector<v1::TableUpdate> LocalTable::Updates(int seat) {
-  std::vector<v1::TableUpdate> out;
-  if (!subscribed_[seat]) {
-    subscribed_[seat] = true;
-    *out.emplace_back().mutable_snapshot() = table_->View(seat);
-    seen_[seat] = table_->last_seq(seat);
-  } else {
-    absl::StatusOr<std::vector<v1::Event>> events =
-        table_->EventsAfter(seat, seen_[seat]);
-    if (!events.ok()) ADD_FAILURE() << events.status();
-    if (!events.ok() || events->empty()) return out;
-    for (v1::Event& e : *events) *out.emplace_back().mutable_event() = std::move(e);
-    seen_[seat] = table_->last_seq(seat);
+  uint64_t after_seq = 0;
+  if (subscribed_[seat]) {
+    // A prompt after nothing would tell the seat of another seat's secret move.
+    if (table_->last_seq(seat) == seen_[seat]) return {};
+    after_seq = seen_[seat];
   }
-  if (std::optional<v1::Prompt> prompt = table_->PromptFor(seat)) {
-    *out.emplace_back().mutable_prompt() = *std::move(prompt);
-  }
-  return out;
+  subscribed_[seat] = true;
+  seen_[seat] = table_->last_seq(seat);
+  absl::StatusOr<std::vector<v1::TableUpdate>> updates =
+      table_->StreamStart(seat, after_seq);
+  if (!updates.ok()) ADD_FAILURE() << updates.status();
+  return updates.ok() ? *std::move(updates) : std::vector<v1::TableUpdate>();
 }
 
 absl::StatusOr<v1::ActResponse> LocalTable::Act(int seat, const Decision& decision) {
@@ -114,15 +109,11 @@ absl::Status LocalTable::PlayToEnd(const std::array<Bot*, 4>& bots, const Check&
     bool acted = false;
     for (int seat = 0; seat < 4; ++seat) {
       for (const v1::TableUpdate& update : Updates(seat)) {
-        absl::StatusOr<SeatTracker::Applied> applied = trackers_[seat].Apply(update);
-        if (!applied.ok()) return applied.status();
+        absl::StatusOr<bool> must_act = trackers_[seat].Apply(update, bots[seat]);
+        if (!must_act.ok()) return must_act.status();
         if (check) check(seat, trackers_[seat]);
+        if (!*must_act) continue;
         const SeatState& state = trackers_[seat].state();
-        if (*applied == SeatTracker::Applied::kSnapshot) bots[seat]->Restart(state);
-        if (*applied == SeatTracker::Applied::kEvent) {
-          bots[seat]->Observe(update.event(), state);
-        }
-        if (*applied != SeatTracker::Applied::kPrompt) continue;
         const Decision decision = bots[seat]->Decide(state);
         if (!IsAllowed(decision, state.options)) {
           return absl::InternalError(
@@ -147,8 +138,8 @@ absl::Status LocalTable::PlayToEnd(const std::array<Bot*, 4>& bots, const Check&
   // The last events (the game's end) for every tracker.
   for (int seat = 0; seat < 4; ++seat) {
     for (const v1::TableUpdate& update : Updates(seat)) {
-      absl::StatusOr<SeatTracker::Applied> applied = trackers_[seat].Apply(update);
-      if (!applied.ok()) return applied.status();
+      absl::StatusOr<bool> must_act = trackers_[seat].Apply(update, bots[seat]);
+      if (!must_act.ok()) return must_act.status();
       if (check) check(seat, trackers_[seat]);
     }
   }

@@ -1,8 +1,9 @@
 // LocalTable: a table played in-process on the table service's own logic
-// (services/table Table), handing each seat the updates its stream would carry:
-// a snapshot, then its events, then a prompt whenever it must act. It lets the
-// SDK's tests check SeatTracker against the server's TableView after every event,
-// and play whole games with strategies, with no network and no database.
+// (services/table Table), handing each seat the updates its stream would carry,
+// built by the server's own code (Table::StreamStart): a snapshot, then its
+// events, with a prompt whenever it must act. It lets the SDK's tests check
+// SeatTracker against the server's TableView after every update, and play whole
+// games with strategies, with no network and no database.
 //
 //   LocalTable table(Mode("complex-partner"), /*seed=*/7);
 //   std::array<Bot*, 4> bots = {&a, &b, &c, &d};
@@ -41,9 +42,10 @@ class LocalTable {
  public:
   explicit LocalTable(const LocalTableOptions& options);
 
-  // The updates the seat's stream carries since the last call: a snapshot on the
-  // first call, then its new events, then its prompt if it must act and saw an
-  // event (as the server sends it).
+  // The updates the seat's stream carries since the last call: on the first call
+  // the snapshot; then, when there are new events, what a stream resumed after the
+  // last call's would carry: one update with all of them (more past
+  // table::kMaxEventsPerUpdate) and the seat's prompt if it must act.
   std::vector<v1::TableUpdate> Updates(int seat);
   // The seat's action; the table's time moves on a millisecond, so that no clock
   // ever runs out.
@@ -68,9 +70,10 @@ class LocalTable {
   bool over() const { return table_->over(); }
   const table::Table& table() const { return *table_; }
 
-  // Plays until the game ends: each seat's tracker takes its updates, `check`
-  // runs after every update, and each prompt is answered by that seat's bot. An
-  // answer the server refuses is an error.
+  // Plays until the game ends: each seat's tracker takes its updates (telling that
+  // seat's bot of every event), `check` runs after every update, and each fresh
+  // prompt is answered by that seat's bot. An answer the server refuses is an
+  // error.
   using Check = std::function<void(int seat, const SeatTracker& tracker)>;
   absl::Status PlayToEnd(const std::array<Bot*, 4>& bots, const Check& check = nullptr);
   const SeatTracker& tracker(int seat) const { return trackers_[seat]; }

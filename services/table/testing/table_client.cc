@@ -1,6 +1,7 @@
 #include "services/table/testing/table_client.h"
 
 #include <string>
+#include <utility>
 
 namespace trix::table {
 
@@ -30,7 +31,7 @@ v1::ActRequest RandomAction(const v1::Prompt& prompt, engine::Rng& rng) {
   return act;
 }
 
-bool RecordingSink::Send(const v1::TableUpdate& update, bool catch_up) {
+bool RecordingSink::Send(v1::TableUpdate update, bool catch_up) {
   absl::MutexLock lock(&mu_);
   if (closed_) return false;
   if (overflow_ || (capacity_ > 0 && !catch_up && updates_.size() >= capacity_)) {
@@ -38,7 +39,7 @@ bool RecordingSink::Send(const v1::TableUpdate& update, bool catch_up) {
     status_ = absl::ResourceExhaustedError("stream fell too far behind");
     return false;
   }
-  updates_.push_back(update);
+  updates_.push_back(std::move(update));
   return true;
 }
 
@@ -58,7 +59,7 @@ std::vector<v1::Event> RecordingSink::events() const {
   absl::MutexLock lock(&mu_);
   std::vector<v1::Event> out;
   for (const v1::TableUpdate& u : updates_) {
-    if (u.has_event()) out.push_back(u.event());
+    out.insert(out.end(), u.events().begin(), u.events().end());
   }
   return out;
 }
@@ -73,7 +74,7 @@ std::optional<v1::Prompt> RecordingSink::last_prompt() const {
 
 uint64_t RecordingSink::last_seq_locked() const {
   for (auto it = updates_.rbegin(); it != updates_.rend(); ++it) {
-    if (it->has_event()) return it->event().seq();
+    if (it->events_size() > 0) return it->events(it->events_size() - 1).seq();
     if (it->has_snapshot()) return it->snapshot().seq();
   }
   return 0;

@@ -33,10 +33,11 @@ class RecordingSink : public UpdateSink {
   // `capacity` bounds live updates like the gRPC stream does; 0 is unbounded.
   explicit RecordingSink(size_t capacity = 0) : capacity_(capacity) {}
 
-  bool Send(const v1::TableUpdate& update, bool catch_up) override;
+  bool Send(v1::TableUpdate update, bool catch_up) override;
   void Close(const absl::Status& status) override;
 
   std::vector<v1::TableUpdate> updates() const;
+  // Every event received, in order, out of all the updates.
   std::vector<v1::Event> events() const;
   std::optional<v1::Prompt> last_prompt() const;
   bool closed() const;
