@@ -9,7 +9,7 @@ packages=(
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libpqxx-dev postgresql-15
   libgtest-dev libgmock-dev libbenchmark-dev
-  nlohmann-json3-dev libspdlog-dev prometheus-cpp-dev libssl-dev
+  nlohmann-json3-dev libspdlog-dev prometheus-cpp-dev libssl-dev libgoogle-perftools-dev
 )
 
 missing=()
