@@ -52,7 +52,12 @@ TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
 
 absl::Status TableGrpcService::CheckRate(grpc::CallbackServerContext* context,
                                          const std::string& seat_token) {
-  if (!peer_limiter_.Allow(PeerKey(context->peer()))) {
+  return CheckRate(PeerKey(context->peer()), seat_token);
+}
+
+absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
+                                         const std::string& seat_token) {
+  if (!peer_limiter_.Allow(peer_key)) {
     return absl::ResourceExhaustedError("too many requests from this address; slow down");
   }
   if (!seat_token.empty() && !seat_limiter_.Allow(seat_token)) {
@@ -110,6 +115,16 @@ grpc::ServerUnaryReactor* TableGrpcService::Act(grpc::CallbackServerContext* con
   }
   host_->Act(*request, Finisher(reactor, response));
   return reactor;
+}
+
+grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Play(
+    grpc::CallbackServerContext* context) {
+  // The peer's address once, not per action.
+  return new PlayStream(
+      host_, options_.stream_buffer, &host_->metrics(),
+      [this, peer = PeerKey(context->peer())](const std::string& seat_token) {
+        return CheckRate(peer, seat_token);
+      });
 }
 
 grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(

@@ -4,10 +4,11 @@
 // metadata, the caller's rate), hands the request to TableHost, and turns its
 // absl::Status into a grpc::Status; no game logic lives here.
 //
-// Streams: UpdateStream is a ServerWriteReactor with a bounded queue. The host
-// pushes updates without waiting; a client that reads so slowly that more than
-// `stream_buffer` live updates queue up is cut off with RESOURCE_EXHAUSTED (and can
-// resume with after_seq), so one slow client never holds up a table.
+// Streams: UpdateStream (Subscribe, Watch) and PlayStream (Play, which also reads
+// the seat's actions) write through one bounded queue. The host pushes updates
+// without waiting; a client that reads so slowly that more than `stream_buffer`
+// live updates queue up is cut off with RESOURCE_EXHAUSTED (and can resume with
+// after_seq), so one slow client never holds up a table.
 //
 //   TableGrpcService service(&host, options);
 //   builder.RegisterService(&service);
@@ -28,7 +29,8 @@ namespace trix::table {
 struct GrpcOptions {
   // CreateTable requires "authorization: Bearer <service_token>".
   std::string service_token;
-  // Per seat token, for Act and Subscribe: a flood from one seat is refused.
+  // Per seat token, for Act, Subscribe and Play (its opening and each action): a
+  // flood from one seat is refused.
   service::RateLimit seat_rate{.per_second = 50, .burst = 100};
   // Per client address, for every call.
   service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
@@ -59,6 +61,8 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   grpc::ServerUnaryReactor* Act(grpc::CallbackServerContext* context,
                                 const v1::ActRequest* request,
                                 v1::ActResponse* response) override;
+  grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* Play(
+      grpc::CallbackServerContext* context) override;
   grpc::ServerUnaryReactor* GetGameRecord(grpc::CallbackServerContext* context,
                                           const v1::GetGameRecordRequest* request,
                                           v1::GameRecord* response) override;
@@ -71,6 +75,7 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   // over its rate.
   absl::Status CheckRate(grpc::CallbackServerContext* context,
                          const std::string& seat_token);
+  absl::Status CheckRate(const std::string& peer_key, const std::string& seat_token);
   grpc::ServerWriteReactor<v1::TableUpdate>* OpenStream(
       grpc::CallbackServerContext* context, const std::string& table_id,
       const std::string& seat_token, bool spectator, uint64_t after_seq);

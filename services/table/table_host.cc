@@ -174,9 +174,13 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
     Complete(slot, [this, slot, after, start, status] {
       metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
       if (status.ok()) {
+        // The answer before the broadcast: a Play stream stages it so that it rides
+        // in the update that carries the action's events. Listings must already
+        // show what it answers.
+        Publish(*slot);
+        after(status);
         Broadcast(*slot);
         ScheduleClock(*slot);
-        after(status);
         return;
       }
       metrics_.append_failures.Increment();
@@ -204,12 +208,19 @@ void TableHost::Broadcast(Slot& slot) {
         break;
       }
     }
+    if (sub.sink) sub.sink->Flush();
   }
   slot.broadcast = table.event_count();
   slot.subscribers.erase(
       std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
                      [](const Slot::Subscriber& s) { return !s.sink; }),
       slot.subscribers.end());
+  Publish(slot);
+  if (table.over()) CloseStreams(slot, absl::OkStatus());
+}
+
+void TableHost::Publish(Slot& slot) {
+  const Table& table = *slot.table;
   slot.phase.store(static_cast<int>(wire::PhaseToProto(table.game().phase())));
   if (table.over() && !slot.finished.load()) {
     slot.finished_at_us.store(absl::ToUnixMicros(absl::Now()));
@@ -217,7 +228,6 @@ void TableHost::Broadcast(Slot& slot) {
     service::LogInfo("table finished",
                      {{"table", slot.id}, {"entries", table.log_length()}});
   }
-  if (table.over()) CloseStreams(slot, absl::OkStatus());
 }
 
 void TableHost::CloseStreams(Slot& slot, const absl::Status& status) {
@@ -271,45 +281,53 @@ void TableHost::Evict(Slot& slot, const absl::Status& why) {
 // --- Actions and streams ----------------------------------------------------------
 
 void TableHost::Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply) {
-  if (absl::Status s = Available(); !s.ok()) return reply(s);
+  ActOnStream(request, [reply = std::move(reply)](absl::StatusOr<v1::ActResponse> answer,
+                                                  bool) { reply(std::move(answer)); });
+}
+
+void TableHost::ActOnStream(const v1::ActRequest& request, ActReply reply) {
+  if (absl::Status s = Available(); !s.ok()) return reply(s, false);
   if (request.seat_token().empty()) {
-    return reply(absl::UnauthenticatedError("seat_token is required"));
+    return reply(absl::UnauthenticatedError("seat_token is required"), false);
   }
   std::shared_ptr<Slot> slot = FindSlot(request.table_id());
   if (!slot) {
     return reply(
         absl::NotFoundError(absl::StrCat("table \"", request.table_id().substr(0, 64),
-                                         "\" is not open on this instance")));
+                                         "\" is not open on this instance")),
+        false);
   }
   Post(slot, [this, slot, request, reply = std::move(reply)](Slot& s,
                                                              const absl::Status& status) {
     if (!status.ok()) {
       metrics_.actions_failed.Increment();
-      return reply(status);
+      return reply(status, false);
     }
     Table& table = *s.table;
     absl::StatusOr<int> seat = table.SeatOf(request.seat_token());
     if (!seat.ok()) {
       metrics_.actions_rejected.Increment();
-      return reply(seat.status());
+      return reply(seat.status(), false);
     }
     if (const v1::ActResponse* answer = table.FindAnswer(*seat, request.request_id())) {
       metrics_.actions_duplicate.Increment();
-      return reply(*answer);
+      return reply(*answer, false);
     }
     absl::StatusOr<Step> step = table.Act(*seat, request, absl::Now());
     if (!step.ok()) {
       metrics_.actions_rejected.Increment();
-      return reply(step.status());
+      return reply(step.status(), false);
     }
+    // An accepted action's step is never empty (it holds the action), so Commit
+    // broadcasts it once durable.
     const v1::ActResponse response = step->response;
     Commit(slot, *std::move(step), [this, reply, response](const absl::Status& done) {
       if (done.ok()) {
         metrics_.actions_ok.Increment();
-        reply(response);
+        reply(response, true);
       } else {
         metrics_.actions_failed.Increment();
-        reply(done);
+        reply(done, false);
       }
     });
   });

@@ -89,10 +89,23 @@ class UpdateSink {
   virtual bool Send(v1::TableUpdate update, bool catch_up) = 0;
   // Ends the stream with `status` once what is queued has been delivered.
   virtual void Close(const absl::Status& status) = 0;
+  // Called after each broadcast step's updates (Send), for every live subscriber:
+  // a sink that holds something for this step (a Play stream's staged action
+  // result) and got no update to carry it sends it now.
+  virtual void Flush() {}
 };
 
 template <typename T>
 using Reply = std::function<void(absl::StatusOr<T>)>;
+
+// The answer to an action, with `broadcast_follows` true when the action was
+// applied just now: the reply then runs on the table's strand right before the
+// step's updates are sent to its streams (UpdateSink::Send, then Flush), so that
+// a Play stream can stage the answer to ride in the same update as the action's
+// events. False for every other answer (an error, a repeated request_id), which
+// nothing follows.
+using ActReply =
+    std::function<void(absl::StatusOr<v1::ActResponse> answer, bool broadcast_follows)>;
 
 class TableHost {
  public:
@@ -114,6 +127,8 @@ class TableHost {
   void CreateTable(const v1::CreateTableRequest& request,
                    Reply<v1::CreateTableResponse> reply);
   void Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply);
+  // Act for a Play stream: the same judgement, answered through ActReply.
+  void ActOnStream(const v1::ActRequest& request, ActReply reply);
   void GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply);
   // `seat_token` empty: a spectator (Watch). Errors end the sink.
   void Subscribe(const std::string& table_id, const std::string& seat_token,
@@ -156,6 +171,8 @@ class TableHost {
   void Commit(const std::shared_ptr<Slot>& slot, Step step,
               std::function<void(const absl::Status&)> after);
   void Broadcast(Slot& slot);
+  // Sets what other threads read of the table (its phase, whether it finished).
+  void Publish(Slot& slot);
   void ScheduleClock(Slot& slot);
   void OnClock(const std::string& table_id);
   // Posts a command that makes the server's due moves (deals, autopilot), after

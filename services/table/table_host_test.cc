@@ -78,6 +78,13 @@ class HostTest : public ::testing::Test {
   absl::StatusOr<v1::ActResponse> Act(const v1::ActRequest& r) {
     return Wait<v1::ActResponse>([&](auto reply) { host_->Act(r, reply); });
   }
+  // Returns once every command the table's strand had queued has run.
+  void Barrier(const std::string& table_id) {
+    v1::GetTableRequest request;
+    request.set_table_id(table_id);
+    ASSERT_TRUE(
+        Wait<v1::TableView>([&](auto reply) { host_->GetTable(request, reply); }).ok());
+  }
   std::shared_ptr<RecordingSink> Subscribe(const std::string& table,
                                            const std::string& token,
                                            uint64_t after_seq = 0, size_t capacity = 0) {
@@ -123,6 +130,8 @@ class HostTest : public ::testing::Test {
         absl::SleepFor(absl::Milliseconds(1));
       }
     }
+    // An answer comes just before its step's broadcast: let the last one land.
+    if (!sinks[0]->closed()) Barrier(table.table_id());
     return actions;
   }
 
@@ -254,8 +263,10 @@ TEST_F(HostTest, EachStepIsOneUpdatePerViewer) {
       std::array<size_t, 5> before;
       for (int v = 0; v < 5; ++v) before[v] = sinks[v]->updates().size();
       const v1::ActRequest act = RandomAction(mine.back().prompt(), rng);
-      // The answer comes after the step was broadcast: its updates are all in.
       ASSERT_TRUE(Act(ActFor(table, s, absl::StrCat("one-", actions++), act)).ok());
+      // The answer comes just before the step's broadcast; a later strand command
+      // runs after it, when its updates are all in.
+      Barrier(table.table_id());
       cards += act.has_play_card();
       for (int v = 0; v < 5; ++v) {
         const size_t added = sinks[v]->updates().size() - before[v];
@@ -287,6 +298,68 @@ TEST_F(HostTest, EachStepIsOneUpdatePerViewer) {
     ExpectContiguous(*sinks[v], 1);
     EXPECT_TRUE(sinks[v]->events().back().has_game_ended());
   }
+}
+
+// A sink that notes when the host flushes it, as a Play stream's sink is flushed.
+class FlushNotingSink : public RecordingSink {
+ public:
+  void Flush() override { flushed_after_.push_back(updates().size()); }
+  std::vector<size_t> flushed_after() const { return flushed_after_; }
+
+ private:
+  std::vector<size_t> flushed_after_;  // written on the strand, read after a barrier
+};
+
+TEST_F(HostTest, AnAcceptedActionIsAnsweredJustBeforeItsStepIsBroadcast) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("stream", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 16)).value();
+  const int owner = table.table().owner();
+  auto sink = std::make_shared<FlushNotingSink>();
+  host_->Subscribe(table.table_id(), table.seat_tokens(owner), false, 0, sink);
+  ASSERT_TRUE(
+      sink->WaitUntil([](const RecordingSink& k) { return k.size_locked() > 0; }));
+
+  struct Answer {
+    absl::StatusOr<v1::ActResponse> answer;
+    bool broadcast_follows;
+    size_t updates_then;  // what the seat's stream had received when answered
+  };
+  auto act = [&](const v1::ActRequest& request) {
+    std::promise<Answer> done;
+    host_->ActOnStream(
+        request, [&](absl::StatusOr<v1::ActResponse> answer, bool follows) {
+          done.set_value({std::move(answer), follows, sink->updates().size()});
+        });
+    Answer a = done.get_future().get();
+    Barrier(table.table_id());
+    return a;
+  };
+  v1::ActRequest choose;
+  choose.mutable_choose_contract()->set_contract(v1::CONTRACT_TRIX);
+  const Answer accepted = act(ActFor(table, owner, "c", choose));
+  ASSERT_TRUE(accepted.answer.ok());
+  EXPECT_TRUE(accepted.broadcast_follows);
+  EXPECT_EQ(accepted.updates_then, 1u);  // the snapshot only: the step comes after
+  ASSERT_EQ(sink->updates().size(), 2u);
+  EXPECT_EQ(sink->updates()[1].events(0).seq(), sink->updates()[0].snapshot().seq() + 1);
+  // The host flushed the sink after the step's update, once per broadcast.
+  EXPECT_THAT(sink->flushed_after(), ::testing::ElementsAre(2u));
+
+  // A repeat and a refusal are answered with nothing broadcast after them.
+  const Answer repeated = act(ActFor(table, owner, "c", choose));
+  ASSERT_TRUE(repeated.answer.ok());
+  EXPECT_EQ(repeated.answer->seq(), accepted.answer->seq());
+  EXPECT_FALSE(repeated.broadcast_follows);
+  const Answer refused = act(ActFor(table, owner, "again", choose));
+  EXPECT_EQ(refused.answer.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(refused.broadcast_follows);
+  v1::ActRequest unknown = ActFor(table, owner, "x", choose);
+  unknown.set_table_id("no-such-table");
+  const Answer missing = act(unknown);
+  EXPECT_EQ(missing.answer.status().code(), absl::StatusCode::kNotFound);
+  EXPECT_FALSE(missing.broadcast_follows);
+  EXPECT_EQ(sink->updates().size(), 2u);
+  EXPECT_THAT(sink->flushed_after(), ::testing::ElementsAre(2u));
 }
 
 TEST_F(HostTest, AppendsAnsweredBeforeTheyReturnKeepTheStrand) {

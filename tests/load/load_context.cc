@@ -5,9 +5,9 @@ namespace trix::load {
 Counters::Snapshot Counters::Take() const {
   auto get = [](const std::atomic<int64_t>& a) { return a.load(); };
   return {get(tables_created), get(create_errors), get(games_ended),  get(acts_sent),
-          get(act_retries),    get(acks),          get(act_rejected), get(act_failed),
-          get(updates),        get(events),        get(prompts),      get(snapshots),
-          get(stale_prompts),  get(matched),       get(seq_gaps),     get(stream_errors)};
+          get(acks),           get(act_rejected),  get(act_failed),   get(updates),
+          get(events),         get(prompts),       get(snapshots),    get(stale_prompts),
+          get(matched),        get(seq_gaps),      get(stream_errors)};
 }
 
 Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
@@ -15,7 +15,6 @@ Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
           create_errors - o.create_errors,
           games_ended - o.games_ended,
           acts_sent - o.acts_sent,
-          act_retries - o.act_retries,
           acks - o.acks,
           act_rejected - o.act_rejected,
           act_failed - o.act_failed,

@@ -36,7 +36,6 @@ struct LoadOptions {
   double rate = 0;
   int clock_ms = 3600000;       // every decision clock: long, so the autopilot never acts
   int create_concurrency = 32;  // CreateTable calls in flight at most
-  absl::Duration act_timeout = absl::Seconds(10);
   absl::Duration drain = absl::Seconds(10);  // for actions in flight at the end
   int verify_games = -1;                     // games whose logs are checked; -1: all
   int64_t seed = 1;
@@ -47,11 +46,10 @@ struct Counters {
   std::atomic<int64_t> tables_created{0};
   std::atomic<int64_t> create_errors{0};
   std::atomic<int64_t> games_ended{0};
-  std::atomic<int64_t> acts_sent{0};     // distinct actions (retries not counted)
-  std::atomic<int64_t> act_retries{0};   // same request id sent again
-  std::atomic<int64_t> acks{0};          // Act answered OK
+  std::atomic<int64_t> acts_sent{0};     // actions decided (written unless stopping)
+  std::atomic<int64_t> acks{0};          // ActResult OK
   std::atomic<int64_t> act_rejected{0};  // INVALID_ARGUMENT, FAILED_PRECONDITION, ...
-  std::atomic<int64_t> act_failed{0};    // retryable errors that ran out of attempts
+  std::atomic<int64_t> act_failed{0};    // UNAVAILABLE, ... or lost with its stream
   std::atomic<int64_t> updates{0};       // stream messages (TableUpdates)
   std::atomic<int64_t> events{0};        // what they carried
   std::atomic<int64_t> prompts{0};
@@ -62,9 +60,9 @@ struct Counters {
   std::atomic<int64_t> stream_errors{0};  // streams that ended other than OK or by us
 
   struct Snapshot {
-    int64_t tables_created, create_errors, games_ended, acts_sent, act_retries, acks,
-        act_rejected, act_failed, updates, events, prompts, snapshots, stale_prompts,
-        matched, seq_gaps, stream_errors;
+    int64_t tables_created, create_errors, games_ended, acts_sent, acks, act_rejected,
+        act_failed, updates, events, prompts, snapshots, stale_prompts, matched, seq_gaps,
+        stream_errors;
     Snapshot operator-(const Snapshot& o) const;
   };
   Snapshot Take() const;
@@ -76,8 +74,8 @@ class LoadContext {
 
   const LoadOptions options;
   Counters counters;
-  LatencyLog event_latency;  // Act sent -> the acting seat's stream shows the event
-  LatencyLog ack_latency;    // Act sent -> Act answered OK
+  LatencyLog event_latency;  // action written -> the seat's stream shows its event
+  LatencyLog ack_latency;    // action written -> its ActResult OK
 
   void OpenWindow(Clock::time_point t) { window_open_.store(Ticks(t)); }
   void CloseWindow(Clock::time_point t) { window_close_.store(Ticks(t)); }

@@ -1,8 +1,9 @@
 // table-load: N concurrent tables of autopilot-like clients against one table-service
 // instance on this machine, measuring accepted actions per second and the latency
-// from an Act sent to its event on the acting seat's stream; then checks that every
-// acknowledged action is in the games' logs. See tests/load/run_load.sh, which
-// starts PostgreSQL and the service and runs it, and docs/benchmarks.md.
+// from an action written on the seat's Play stream to its event on that stream;
+// then checks that every acknowledged action is in the games' logs. See
+// tests/load/run_load.sh, which starts PostgreSQL and the service and runs it, and
+// docs/benchmarks.md.
 //
 //   table-load --target=127.0.0.1:50051 --service_token=... --tables=1000
 //       --warmup=10s --duration=30s [--metrics=127.0.0.1:9464]
@@ -61,7 +62,6 @@ void Bind(service::Config& c, Flags& f) {
          "thinking (0: act at once on every prompt, saturating the service)");
   c.Bind("clock_ms", &o.clock_ms, "every decision clock of the tables created");
   c.Bind("create_concurrency", &o.create_concurrency, "CreateTable calls in flight");
-  c.Bind("act_timeout", &o.act_timeout, "deadline of one Act attempt");
   c.Bind("drain", &o.drain, "time actions in flight get once the window closes");
   c.Bind("verify_games", &o.verify_games, "games whose logs are checked (-1: all)");
   c.Bind("seed", &o.seed, "seeds the deals and the seats' choices");
@@ -157,12 +157,11 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       static_cast<double>(c.events) / w.seconds,
       static_cast<double>(c.prompts) / w.seconds);
   absl::PrintF(
-      "  problems           rejected %lld, failed %lld, retries %lld, stream errors "
+      "  problems           rejected %lld, failed %lld, stream errors "
       "%lld, seq gaps %lld, create errors %lld, stale prompts %lld%s\n",
       static_cast<long long>(c.act_rejected), static_cast<long long>(c.act_failed),
-      static_cast<long long>(c.act_retries), static_cast<long long>(c.stream_errors),
-      static_cast<long long>(c.seq_gaps), static_cast<long long>(c.create_errors),
-      static_cast<long long>(c.stale_prompts),
+      static_cast<long long>(c.stream_errors), static_cast<long long>(c.seq_gaps),
+      static_cast<long long>(c.create_errors), static_cast<long long>(c.stale_prompts),
       drained ? "" : "; actions still in flight at the end");
   std::string server_json = "null";
   if (w.metrics_from && w.metrics_to) {
@@ -209,7 +208,7 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       "\"actions_per_s\":%.1f,\"actions\":%lld,\"acks_total\":%lld,\"games_ended\":%lld,"
       "\"event_latency\":%s,\"act_latency\":%s,\"updates_per_s\":%.1f,"
       "\"events_per_s\":%.1f,"
-      "\"prompts_per_s\":%.1f,\"rejected\":%lld,\"failed\":%lld,\"retries\":%lld,"
+      "\"prompts_per_s\":%.1f,\"rejected\":%lld,\"failed\":%lld,"
       "\"stream_errors\":%lld,\"seq_gaps\":%lld,\"drained\":%s,\"server\":%s,\"cpu\":%s,"
       "\"durability\":%s,\"targets_met\":%s}\n",
       o.tables, o.mode, o.channels, o.rate, w.seconds, rate,
@@ -218,10 +217,9 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       static_cast<double>(c.updates) / w.seconds,
       static_cast<double>(c.events) / w.seconds,
       static_cast<double>(c.prompts) / w.seconds, static_cast<long long>(c.act_rejected),
-      static_cast<long long>(c.act_failed), static_cast<long long>(c.act_retries),
-      static_cast<long long>(c.stream_errors), static_cast<long long>(c.seq_gaps),
-      drained ? "true" : "false", server_json, CpuJson(w.cpu), durable.Json(),
-      met ? "true" : "false");
+      static_cast<long long>(c.act_failed), static_cast<long long>(c.stream_errors),
+      static_cast<long long>(c.seq_gaps), drained ? "true" : "false", server_json,
+      CpuJson(w.cpu), durable.Json(), met ? "true" : "false");
   std::fflush(stdout);
 }
 
