@@ -130,7 +130,8 @@ TEST_F(StoreMigrationsDbTest, AppliesTheProjectMigrationsOnce) {
   EXPECT_EQ(store_->CheckReady().code(), absl::StatusCode::kFailedPrecondition);
   ASSERT_OK(store_->Migrate(TestDatabase::MigrationsDir()));
   EXPECT_EQ(Recorded(),
-            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results"}));
+            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results",
+                                      "4:game_log_without_foreign_key"}));
   EXPECT_EQ(Query("SELECT count(*) FROM information_schema.tables WHERE table_name IN "
                   "('games', 'game_seats', 'game_log', 'game_results')")[0][0]
                 .as<int>(),
@@ -141,7 +142,7 @@ TEST_F(StoreMigrationsDbTest, AppliesTheProjectMigrationsOnce) {
       Query("SELECT max(applied_at)::text FROM schema_migrations")[0][0]
           .as<std::string>();
   ASSERT_OK(store_->Migrate(TestDatabase::MigrationsDir()));
-  EXPECT_EQ(Recorded().size(), 3u);
+  EXPECT_EQ(Recorded().size(), 4u);
   EXPECT_EQ(Query("SELECT max(applied_at)::text FROM schema_migrations")[0][0]
                 .as<std::string>(),
             applied_at);
@@ -184,7 +185,8 @@ TEST_F(StoreMigrationsDbTest, ConcurrentInstancesMigrateTheProjectSchema) {
   for (std::thread& thread : threads) thread.join();
   for (const absl::Status& status : statuses) EXPECT_OK(status);
   EXPECT_EQ(Recorded(),
-            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results"}));
+            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results",
+                                      "4:game_log_without_foreign_key"}));
   for (const auto& store : stores) EXPECT_OK(store->CheckReady());
 }
 
