@@ -190,4 +190,27 @@ v1::TableView TableServiceTest::GetTable(const std::string& table_id) {
   return view;
 }
 
+v1::GameRecord TableServiceTest::ExpectRecordIsStream(
+    const std::string& table_id, const std::string& seat_token,
+    const std::vector<v1::Event>& live) {
+  v1::GetGameRecordRequest request;
+  request.set_game_id(table_id);
+  request.set_seat_token(seat_token);
+  v1::GameRecord record;
+  grpc::ClientContext context;
+  const grpc::Status s = stub_->GetGameRecord(&context, request, &record);
+  EXPECT_TRUE(s.ok()) << s.error_message();
+  EXPECT_FALSE(live.empty());
+  if (!s.ok() || live.empty()) return record;
+  const int skipped = static_cast<int>(live.front().seq()) - 1;
+  EXPECT_EQ(record.events_size(), skipped + static_cast<int>(live.size()));
+  if (record.events_size() != skipped + static_cast<int>(live.size())) return record;
+  for (size_t i = 0; i < live.size(); ++i) {
+    EXPECT_EQ(record.events(skipped + static_cast<int>(i)).SerializeAsString(),
+              live[i].SerializeAsString())
+        << "event " << live[i].seq();
+  }
+  return record;
+}
+
 }  // namespace trix::table

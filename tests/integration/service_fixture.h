@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "grpcpp/grpcpp.h"
@@ -88,6 +89,12 @@ class TableServiceTest : public ::testing::Test {
                    const std::string& request_id, v1::ActRequest action,
                    v1::ActResponse* response = nullptr);
   v1::TableView GetTable(const std::string& table_id);
+  // Checks that the game's record as `seat_token`'s seat sees it ends with exactly
+  // the events it was streamed (`live`, which may start after a snapshot), and
+  // returns the record.
+  v1::GameRecord ExpectRecordIsStream(const std::string& table_id,
+                                      const std::string& seat_token,
+                                      const std::vector<v1::Event>& live);
   std::shared_ptr<grpc::Channel> NewChannel() const;
 
   std::unique_ptr<storage::TestDatabase> db_;

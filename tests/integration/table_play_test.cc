@@ -114,19 +114,8 @@ TEST_F(PlayTest, FourSeatsPlayEveryModeOverPlayStreams) {
     }
     // What each seat was streamed is its record.
     for (int s = 0; s < 4; ++s) {
-      v1::GetGameRecordRequest request;
-      request.set_game_id(t.table.table_id());
-      request.set_seat_token(t.table.seat_tokens(s));
-      v1::GameRecord record;
-      grpc::ClientContext context;
-      ASSERT_TRUE(stub_->GetGameRecord(&context, request, &record).ok());
-      const std::vector<v1::Event> live = t.seats[s]->events();
-      const int skipped = static_cast<int>(live.front().seq()) - 1;
-      ASSERT_EQ(record.events_size(), skipped + static_cast<int>(live.size()));
-      for (size_t i = 0; i < live.size(); ++i) {
-        ASSERT_EQ(record.events(skipped + i).SerializeAsString(),
-                  live[i].SerializeAsString());
-      }
+      ExpectRecordIsStream(t.table.table_id(), t.table.seat_tokens(s),
+                           t.seats[s]->events());
     }
   }
 }
