@@ -75,7 +75,6 @@ void Seat::Stop() {
   if (!stop_.HasBeenNotified()) stop_.Notify();
   absl::MutexLock lock(&mu_);
   if (stream_context_ != nullptr) stream_context_->TryCancel();
-  if (act_context_ != nullptr) act_context_->TryCancel();
 }
 
 bool Seat::Sleep(absl::Duration duration) {
@@ -158,45 +157,51 @@ Seat::StreamOutcome Seat::RunStream() {
   } unregister{this};
 
   // A channel that lost its server fails calls at once until it reconnects; give
-  // it a moment to, rather than spin through failed subscriptions.
+  // it a moment to, rather than spin through failed streams.
   channel_->WaitForConnected(ToChrono(absl::Now() + absl::Seconds(1)));
 
-  v1::SubscribeRequest request;
-  request.set_table_id(config_.table_id);
-  request.set_seat_token(config_.seat_token);
+  v1::PlayRequest open;
+  v1::SubscribeRequest* subscribe = open.mutable_subscribe();
+  subscribe->set_table_id(config_.table_id);
+  subscribe->set_seat_token(config_.seat_token);
   const uint64_t after_seq =
       tracker_.started() && !force_snapshot_ ? tracker_.state().seq : 0;
-  request.set_after_seq(after_seq);
-  std::unique_ptr<grpc::ClientReader<v1::TableUpdate>> reader =
-      stub_->Subscribe(&context, request);
+  subscribe->set_after_seq(after_seq);
+  std::unique_ptr<PlayStream> stream = stub_->Play(&context);
+  // An action sent on an earlier stream is answered on that stream or never: it is
+  // sent again (same request id) if its decision comes back.
+  in_flight_ = false;
+  // A failed write means a broken stream: the next Read says so.
+  stream->Write(open);
 
   // Leaves the stream (our side) and reports why.
   auto leave = [&](StreamOutcome outcome) {
     context.TryCancel();
-    reader->Finish().IgnoreError();
+    stream->Finish().IgnoreError();
     return outcome;
   };
 
   bool progressed = false;
   v1::TableUpdate update;
-  while (reader->Read(&update)) {
+  while (stream->Read(&update)) {
     progressed = true;
     // The bot hears of the snapshot and of each event as the tracker takes it in.
-    absl::StatusOr<bool> must_act = tracker_.Apply(update, bot_);
-    if (!must_act.ok()) {
-      Log(LogLevel::kWarn, absl::StrCat("resyncing: ", must_act.status().ToString()));
+    absl::StatusOr<bool> fresh_prompt = tracker_.Apply(update, bot_);
+    if (!fresh_prompt.ok()) {
+      const absl::Status& error = fresh_prompt.status();
+      Log(LogLevel::kWarn, absl::StrCat("resyncing: ", error.ToString()));
       // A gap heals by resuming; anything else (or a gap that keeps coming back)
       // by starting over from a snapshot.
-      force_snapshot_ = must_act.status().code() != absl::StatusCode::kOutOfRange ||
-                        malformed_in_a_row_ > 0;
+      force_snapshot_ =
+          error.code() != absl::StatusCode::kOutOfRange || malformed_in_a_row_ > 0;
       if (++malformed_in_a_row_ > 5) {
         return leave({StreamEnd::kFatal,
                       absl::DataLossError(absl::StrCat("the stream keeps sending updates "
                                                        "that do not apply: ",
-                                                       must_act.status().message())),
+                                                       error.message())),
                       true});
       }
-      return leave({StreamEnd::kResync, must_act.status(), false});
+      return leave({StreamEnd::kResync, error, false});
     }
     if (update.has_snapshot() || update.events_size() > 0) malformed_in_a_row_ = 0;
     if (update.has_snapshot()) {
@@ -204,23 +209,31 @@ Seat::StreamOutcome Seat::RunStream() {
       absl::MutexLock lock(&mu_);
       ++stats_.snapshots;
     }
+    // The results after the events: an accepted action's own event is in this
+    // update, and so may be the next decision's prompt.
+    for (const v1::ActResult& result : update.results()) {
+      if (!in_flight_ || result.request_id() != unacknowledged_->request.request_id()) {
+        continue;  // not the action we wait for (cannot happen: one at a time)
+      }
+      absl::Status status;
+      switch (TakeResult(result, stream.get(), &status)) {
+        case Answered::kOk:
+          break;
+        case Answered::kReconnect:
+          return leave({StreamEnd::kReconnect, status, false});
+        case Answered::kResync:
+          return leave({StreamEnd::kResync, status, true});
+        case Answered::kFatal:
+          return leave({StreamEnd::kFatal, status, true});
+      }
+    }
     if (tracker_.state().game_over) {
       return leave({StreamEnd::kGameOver, absl::OkStatus(), true});
     }
-    if (*must_act) {
-      absl::Status fatal;
-      switch (Answer(&fatal)) {
-        case Answered::kOk:
-          break;
-        case Answered::kResync:
-          return leave({StreamEnd::kResync, absl::OkStatus(), true});
-        case Answered::kFatal:
-          return leave({StreamEnd::kFatal, fatal, true});
-      }
-    }
+    if (MustAnswer()) Answer(stream.get());
     if (stopped_.load()) return leave({StreamEnd::kStopped, absl::OkStatus(), true});
   }
-  const absl::Status status = FromGrpc(reader->Finish());
+  const absl::Status status = FromGrpc(stream->Finish());
   if (stopped_.load()) return {StreamEnd::kStopped, absl::OkStatus(), progressed};
   return StreamClosed(status, after_seq, progressed);
 }
@@ -245,71 +258,93 @@ Seat::StreamOutcome Seat::StreamClosed(const absl::Status& status, uint64_t afte
       progressed};
 }
 
-Seat::Answered Seat::Answer(absl::Status* fatal) {
+bool Seat::MustAnswer() const {
+  const SeatOptions& options = tracker_.state().options;
+  // A prompt made before our last action was applied is already answered.
+  return !in_flight_ && options.pending && options.seq >= acked_seq_;
+}
+
+void Seat::Answer(PlayStream* stream) {
   const SeatState& state = tracker_.state();
   const SeatOptions& options = state.options;
-  // Made before our last action was applied; its events are on their way.
-  if (options.seq < acked_seq_) return Answered::kOk;
-
-  v1::ActRequest request;
-  if (unacknowledged_ && unacknowledged_->prompt_seq == options.seq) {
-    request = unacknowledged_->request;  // the same decision: the same request id
-  } else {
-    Decision decision;
-    if (rejected_seq_ == options.seq) {
-      // Refused once for this very decision: do not ask the bot to repeat itself.
-      decision = FirstOption(options);
-    } else {
-      if (config_.think > absl::ZeroDuration() && !Sleep(config_.think)) {
-        return Answered::kOk;  // stopping; the stream loop notices
-      }
-      decision = bot_->Decide(state);
-      if (!IsAllowed(decision, options)) {
-        Log(LogLevel::kWarn,
-            absl::StrCat("the bot chose \"", DescribeDecision(decision),
-                         "\", which is not an option; ", DescribeState(state)));
-        absl::MutexLock lock(&mu_);
-        ++stats_.replaced;
-        decision = FirstOption(options);
-      }
-    }
-    request.set_table_id(config_.table_id);
-    request.set_seat_token(config_.seat_token);
-    request.set_request_id(NextRequestId());
-    FillAction(decision, &request);
-    unacknowledged_ = Unacknowledged{options.seq, request};
-  }
-
   // Worth retrying while the decision's clock runs (and a little after: a server
   // that restarts rebuilds the clock), but never for long.
   const absl::Time now = absl::Now();
   const absl::Time retry_until =
       std::min(std::max(options.deadline + absl::Seconds(1), now + absl::Seconds(5)),
                now + absl::Seconds(30));
-  absl::StatusOr<v1::ActResponse> response = SendAct(request, retry_until);
-  if (response.ok()) {
-    acked_seq_ = response->seq();
+  if (unacknowledged_ && unacknowledged_->prompt_seq == options.seq) {
+    // The same decision on a new stream: the same request id.
+    unacknowledged_->retry_until = retry_until;
+    {
+      absl::MutexLock lock(&mu_);
+      ++stats_.act_retries;
+    }
+    Log(LogLevel::kInfo,
+        absl::StrCat("sending request ", unacknowledged_->request.request_id(),
+                     " again on a new stream"));
+    return SendAct(stream);
+  }
+  Decision decision;
+  if (rejected_seq_ == options.seq) {
+    // Refused once for this very decision: do not ask the bot to repeat itself.
+    decision = FirstOption(options);
+  } else {
+    if (config_.think > absl::ZeroDuration() && !Sleep(config_.think)) {
+      return;  // stopping; the stream loop notices
+    }
+    decision = bot_->Decide(state);
+    if (!IsAllowed(decision, options)) {
+      Log(LogLevel::kWarn,
+          absl::StrCat("the bot chose \"", DescribeDecision(decision),
+                       "\", which is not an option; ", DescribeState(state)));
+      absl::MutexLock lock(&mu_);
+      ++stats_.replaced;
+      decision = FirstOption(options);
+    }
+  }
+  // Table id and seat token left empty: the stream's.
+  v1::ActRequest request;
+  request.set_request_id(NextRequestId());
+  FillAction(decision, &request);
+  unacknowledged_ = Unacknowledged{options.seq, std::move(request), retry_until};
+  act_backoff_ = config_.backoff_initial;
+  SendAct(stream);
+}
+
+void Seat::SendAct(PlayStream* stream) {
+  v1::PlayRequest act;
+  *act.mutable_act() = unacknowledged_->request;
+  // A failed write means a broken stream: the next Read says so, and the action
+  // goes again on the next stream if its decision is still open.
+  in_flight_ = stream->Write(act);
+}
+
+Seat::Answered Seat::TakeResult(const v1::ActResult& result, PlayStream* stream,
+                                absl::Status* status) {
+  in_flight_ = false;
+  const auto code = static_cast<absl::StatusCode>(result.code());
+  if (code == absl::StatusCode::kOk) {
+    acked_seq_ = result.seq();
     unacknowledged_.reset();
     absl::MutexLock lock(&mu_);
     ++stats_.actions;
     return Answered::kOk;
   }
-  const absl::StatusCode code = response.status().code();
-  if (Refused(code)) {
-    *fatal = response.status();
-    return Answered::kFatal;
-  }
+  *status = absl::Status(code, result.message());
+  if (Refused(code)) return Answered::kFatal;
   if (code == absl::StatusCode::kFailedPrecondition ||
       code == absl::StatusCode::kInvalidArgument) {
-    // Nothing changed on the server; the stream will show why (usually the
-    // autopilot acted on an expired clock).
-    Log(LogLevel::kInfo,
-        absl::StrCat("action refused (", response.status().ToString(), "); resyncing"));
+    // Nothing changed on the server, and the stream has already brought what did
+    // (usually the autopilot's move on an expired clock): the seat answers the
+    // decision it faces now, if any.
+    Log(LogLevel::kInfo, absl::StrCat("action refused: ", status->ToString()));
+    const uint64_t prompt_seq = unacknowledged_->prompt_seq;
     unacknowledged_.reset();
-    if (rejected_seq_ == options.seq) {
+    if (rejected_seq_ == prompt_seq) {
       ++rejected_count_;
     } else {
-      rejected_seq_ = options.seq;
+      rejected_seq_ = prompt_seq;
       rejected_count_ = 1;
     }
     {
@@ -317,49 +352,34 @@ Seat::Answered Seat::Answer(absl::Status* fatal) {
       ++stats_.rejected;
     }
     // Even the first option refused: leave this decision to the autopilot.
-    if (rejected_count_ > 2) acked_seq_ = options.seq + 1;
-    return Answered::kResync;
+    if (rejected_count_ > 2) acked_seq_ = prompt_seq + 1;
+    *status = absl::OkStatus();
+    return Answered::kOk;
   }
-  // Unavailable for too long, or an unexpected failure: reconnect; the same
-  // request is resent if the same decision comes back.
-  Log(LogLevel::kWarn, absl::StrCat("action failed: ", response.status().ToString()));
-  return Answered::kResync;
-}
-
-absl::StatusOr<v1::ActResponse> Seat::SendAct(const v1::ActRequest& request,
-                                              absl::Time retry_until) {
-  absl::Duration backoff = config_.backoff_initial;
-  while (true) {
-    grpc::ClientContext context;
-    context.set_deadline(ToChrono(absl::Now() + config_.act_timeout));
-    // While the server restarts, wait (within the deadline) for it to be back.
-    context.set_wait_for_ready(true);
-    {
-      absl::MutexLock lock(&mu_);
-      if (stopped_.load()) return absl::CancelledError("stopped");
-      act_context_ = &context;
+  if (Retryable(code)) {
+    const absl::Duration pause = Jitter(act_backoff_);
+    if (absl::Now() + pause > unacknowledged_->retry_until) {
+      // Unavailable for too long: a new stream, after a pause; the same request
+      // goes again if the same decision comes back.
+      Log(LogLevel::kWarn, absl::StrCat("action failed: ", status->ToString()));
+      return Answered::kReconnect;
     }
-    v1::ActResponse response;
-    const absl::Status status = FromGrpc(stub_->Act(&context, request, &response));
-    {
-      absl::MutexLock lock(&mu_);
-      act_context_ = nullptr;
-    }
-    if (status.ok()) return response;
-    const absl::Duration pause = Jitter(backoff);
-    if (!Retryable(status.code()) || absl::Now() + pause > retry_until ||
-        stopped_.load()) {
-      return status;
-    }
+    Log(LogLevel::kInfo, absl::StrCat("retrying request ", result.request_id(),
+                                      " after: ", status->ToString()));
+    if (!Sleep(pause)) return Answered::kOk;  // stopping; the stream loop notices
+    act_backoff_ = std::min(act_backoff_ * 2, config_.backoff_max);
     {
       absl::MutexLock lock(&mu_);
       ++stats_.act_retries;
     }
-    Log(LogLevel::kInfo, absl::StrCat("retrying request ", request.request_id(),
-                                      " after: ", status.ToString()));
-    if (!Sleep(pause)) return absl::CancelledError("stopped");
-    backoff = std::min(backoff * 2, config_.backoff_max);
+    SendAct(stream);
+    *status = absl::OkStatus();
+    return Answered::kOk;
   }
+  // An unexpected failure: a new stream; the same request goes again if the same
+  // decision comes back.
+  Log(LogLevel::kWarn, absl::StrCat("action failed: ", status->ToString()));
+  return Answered::kResync;
 }
 
 }  // namespace trix::bots

@@ -1,18 +1,25 @@
 // Seat: plays one seat of a table for a Bot over the table service's gRPC API, so
 // that a bot developer writes only the Bot (bot.h).
 //
-// The loop: Subscribe with the seat token and keep the seat's view (SeatTracker);
-// tell the bot every event; when a Prompt says the seat must act, ask the bot and
-// send Act with a fresh request id. Failures are expected and handled:
-//   - Act answered UNAVAILABLE / DEADLINE_EXCEEDED / RESOURCE_EXHAUSTED / ABORTED:
-//     retried with the same request id (the server applies it once), with backoff;
-//   - Act answered FAILED_PRECONDITION: the game moved on without us (a clock ran
-//     out and the autopilot acted): resubscribe from the last event seen; if the
-//     same decision is still open, answer it with the first legal option instead
-//     of asking the bot again;
-//   - the stream breaks (server restart, drain, overflow): resubscribe with
+// The loop: open the seat's Play stream (subscribe with the seat token first) and
+// keep the seat's view (SeatTracker); tell the bot every event; when a Prompt says
+// the seat must act, ask the bot and send its answer as an `act` on the same
+// stream with a fresh request id. One action is in flight at a time: the stream
+// answers it with an ActResult (in the update that carries the action's own event
+// when accepted, alone when refused), and only then is the next one sent.
+// Failures are expected and handled:
+//   - a result UNAVAILABLE / DEADLINE_EXCEEDED / RESOURCE_EXHAUSTED / ABORTED: the
+//     action is sent again with the same request id (the server applies it once),
+//     with backoff, while its decision's clock runs;
+//   - a result FAILED_PRECONDITION / INVALID_ARGUMENT: the game moved on without
+//     us (a clock ran out and the autopilot acted); the stream has already shown
+//     how, so the seat answers whatever decision it now faces; if the refused
+//     decision is still open, with the first legal option instead of asking the
+//     bot again;
+//   - the stream breaks (server restart, drain, overflow): a new Play stream with
 //     after_seq = the last event seen, with jittered exponential backoff, so that
-//     no event is missed or applied twice;
+//     no event is missed or applied twice; an action left unanswered is sent again
+//     with the same request id if its decision is still open;
 //   - a gap in the numbering or a malformed update: a fresh snapshot.
 // Play() returns the game's result after GameEnded, or an error when the token is
 // refused, when Stop() was called, or after `give_up_after` without progress.
@@ -51,7 +58,6 @@ using LogSink = std::function<void(LogLevel, absl::string_view)>;
 struct SeatConfig {
   std::string table_id;
   std::string seat_token;
-  absl::Duration act_timeout = absl::Seconds(5);  // one Act attempt
   absl::Duration backoff_initial = absl::Milliseconds(100);
   absl::Duration backoff_max = absl::Seconds(2);
   // Play() fails after this long without receiving anything or acting.
@@ -64,7 +70,8 @@ struct SeatConfig {
 
 struct SeatStats {
   int64_t actions = 0;       // accepted
-  int64_t act_retries = 0;   // same request id sent again
+  int64_t act_retries = 0;   // same request id sent again (after a transient
+                             // result or on a new stream)
   int64_t rejected = 0;      // FAILED_PRECONDITION / INVALID_ARGUMENT
   int64_t replaced = 0;      // the bot's answer was not an option
   int64_t resubscribes = 0;  // streams opened after the first
@@ -93,18 +100,31 @@ class Seat {
     absl::Status status;
     bool progressed = false;
   };
-  enum class Answered { kOk, kResync, kFatal };
-  // An action sent but not acknowledged: resent as is if the same decision comes
-  // back after a reconnect, so that the server applies it at most once.
+  using PlayStream = grpc::ClientReaderWriter<v1::PlayRequest, v1::TableUpdate>;
+  // What became of an action's result or of sending an action.
+  enum class Answered {
+    kOk,         // the stream goes on
+    kReconnect,  // the action could not be placed for a while: a new stream, later
+    kResync,     // a new stream now
+    kFatal,
+  };
+  // An action sent but not acknowledged: sent again as is (same request id) while
+  // the same decision is open, so that the server applies it at most once.
   struct Unacknowledged {
     uint64_t prompt_seq = 0;
     v1::ActRequest request;
+    absl::Time retry_until;  // transient failures are retried until then
   };
 
   StreamOutcome RunStream();
-  Answered Answer(absl::Status* fatal);
-  absl::StatusOr<v1::ActResponse> SendAct(const v1::ActRequest& request,
-                                          absl::Time retry_until);
+  // Whether the seat faces a decision it has not answered yet.
+  bool MustAnswer() const;
+  // Asks the bot (or resends the unacknowledged action) and writes the act.
+  void Answer(PlayStream* stream);
+  void SendAct(PlayStream* stream);
+  // Takes in the result of the action in flight.
+  Answered TakeResult(const v1::ActResult& result, PlayStream* stream,
+                      absl::Status* status);
   // Classifies how a stream ended when the game is not over.
   StreamOutcome StreamClosed(const absl::Status& status, uint64_t after_seq,
                              bool progressed);
@@ -126,6 +146,8 @@ class Seat {
   uint64_t rejected_seq_ = 0;  // a decision whose answer the server refused
   int rejected_count_ = 0;     // refusals for rejected_seq_
   std::optional<Unacknowledged> unacknowledged_;
+  bool in_flight_ = false;  // unacknowledged_ was sent on this stream, unanswered
+  absl::Duration act_backoff_;
   std::string request_prefix_;
   uint64_t request_counter_ = 0;
   uint64_t jitter_state_;
@@ -134,7 +156,6 @@ class Seat {
   absl::Notification stop_;
   mutable absl::Mutex mu_;
   grpc::ClientContext* stream_context_ ABSL_GUARDED_BY(mu_) = nullptr;
-  grpc::ClientContext* act_context_ ABSL_GUARDED_BY(mu_) = nullptr;
   SeatStats stats_ ABSL_GUARDED_BY(mu_);
 };
 

@@ -107,6 +107,8 @@ std::string DescribeState(const SeatState& s) {
 
 absl::StatusOr<bool> SeatTracker::Apply(const v1::TableUpdate& update, Bot* bot) {
   if (!update.has_snapshot() && update.events().empty() && !update.has_prompt()) {
+    // On a Play stream, an action's result may come alone; the caller reads it.
+    if (!update.results().empty()) return false;
     return absl::InvalidArgumentError("an empty TableUpdate");
   }
   if (update.has_snapshot()) {

@@ -133,9 +133,10 @@ class SeatTracker {
   // then each event, then the prompt if any. With a `bot`, tells it of each step
   // as it is taken in (Restart after the snapshot, Observe after each new event),
   // so that it follows the play one event at a time. True when the seat must act
-  // now (the update's prompt is fresh). A malformed piece (an unknown card, a gap
-  // in the numbering, an event before any snapshot) is an error and changes
-  // nothing itself, but the pieces before it stay taken in; the caller
+  // now (the update's prompt is fresh). Action results (Play streams) are left to
+  // the caller; an update with results only changes nothing. A malformed piece (an
+  // unknown card, a gap in the numbering, an event before any snapshot) is an error and
+  // changes nothing itself, but the pieces before it stay taken in; the caller
   // resubscribes from state().seq (or from a snapshot).
   absl::StatusOr<bool> Apply(const v1::TableUpdate& update, Bot* bot = nullptr);
   // One piece of an update each; Apply is these in order.

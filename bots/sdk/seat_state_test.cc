@@ -263,6 +263,17 @@ TEST_F(SeatTrackerInputTest, AnEmptyUpdateIsAnError) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(SeatTrackerInputTest, AnUpdateWithAnActionResultOnlyChangesNothing) {
+  // A Play stream's answer to a refused action comes alone.
+  v1::TableUpdate update;
+  update.add_results()->set_request_id("r1");
+  const uint64_t seq = tracker_.state().seq;
+  absl::StatusOr<bool> must_act = tracker_.Apply(update);
+  ASSERT_TRUE(must_act.ok()) << must_act.status();
+  EXPECT_FALSE(*must_act);
+  EXPECT_EQ(tracker_.state().seq, seq);
+}
+
 TEST_F(SeatTrackerInputTest, AnUnknownCardIsAnErrorAndChangesNothing) {
   const SeatState before = tracker_.state();
   absl::StatusOr<SeatTracker::Applied> applied =
