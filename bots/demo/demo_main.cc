@@ -200,9 +200,9 @@ bool ReportGame(v1::TableService::Stub& stub, const DemoTable& table, bool watch
       places_ok = places_ok && r.places(i) == better + 1;
     }
   }
-  double paid = 0;
-  for (double p : r.payouts()) paid += p;
-  const bool pot_ok = pot == 0 || std::abs(paid - static_cast<double>(pot)) < 0.01;
+  int64_t paid = 0;
+  for (int64_t p : r.payouts()) paid += p;
+  const bool pot_ok = paid == pot;
   lines.push_back(absl::StrCat(
       "  check: totals sum to ", sum, sum == 0 ? " ✓" : " ✗",
       partner ? "" : (places_ok ? ", places follow totals ✓" : ", places ✗"),

@@ -259,7 +259,7 @@ std::vector<std::string> TablePrinter::ResultLines(
       }
     }
     if (s < result.payouts_size() && result.payouts(s) != 0) {
-      absl::StrAppend(&line, absl::StrFormat("   payout %.2f", result.payouts(s)));
+      absl::StrAppend(&line, absl::StrCat("   payout ", result.payouts(s)));
     }
     lines.push_back(line);
   }
