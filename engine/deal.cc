@@ -1,36 +1,9 @@
 #include "engine/deal.h"
 
 #include "absl/strings/str_cat.h"
+#include "engine/points.h"
 
 namespace trix::engine {
-namespace {
-
-// Worth of a doubled card: what it costs undoubled.
-int32_t DoubleValue(Card card) { return card == kKingOfHearts ? 75 : 25; }
-
-// What taking `trick` costs under `contract`, before doubling.
-int32_t TrickPenalty(Contract contract, CardSet trick) {
-  const int32_t kh = (trick & Bit(kKingOfHearts)) ? 75 : 0;
-  const int32_t queens = 25 * Count(trick & kQueens);
-  const int32_t diamonds = 10 * Count(trick & kDiamondsCards);
-  switch (contract) {
-    case Contract::kKingOfHearts:
-      return -kh;
-    case Contract::kQueens:
-      return -queens;
-    case Contract::kDiamonds:
-      return -diamonds;
-    case Contract::kTricks:
-      return -15;
-    case Contract::kComplex:
-      return -15 - kh - queens - diamonds;
-    case Contract::kTrix:
-      break;
-  }
-  return 0;
-}
-
-}  // namespace
 
 Deal::Deal(const Rules& rules, Contract contract, int owner, const Hands& hands,
            const Hands& doubled_by)
@@ -131,15 +104,7 @@ void Deal::FinishTrick() {
   int winner = 0;
   while (trick_[winner] != best) ++winner;
 
-  scores_[winner] += TrickPenalty(contract_, trick);
-  for (CardSet d = trick & doubled(); d;) {
-    const Card card = PopLowest(d);
-    const int32_t value = DoubleValue(card);
-    int doubler = 0;
-    while (!(doubled_by_[doubler] & Bit(card))) ++doubler;
-    scores_[winner] -= value;
-    scores_[doubler == winner ? leader_ : doubler] += value;
-  }
+  ScoreTrick(contract_, trick, winner, leader_, doubled_by_, scores_);
 
   taken_[winner] |= trick;
   ++tricks_won_[winner];
