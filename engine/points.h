@@ -38,6 +38,15 @@ inline bool ScoresTricks(Contract c) {
   return c == Contract::kTricks || c == Contract::kComplex;
 }
 
+// The cards that cost their taker something under `contract`, doubled or not.
+inline CardSet PenaltyCards(Contract contract) {
+  CardSet cards = 0;
+  if (ScoresKingOfHearts(contract)) cards |= Bit(kKingOfHearts);
+  if (ScoresQueens(contract)) cards |= kQueens;
+  if (ScoresDiamonds(contract)) cards |= kDiamondsCards;
+  return cards;
+}
+
 // The points of taking `cards` in one trick under `contract`, before doubling: the
 // cards' penalties plus the trick's own (Complex: QD counts as queen and diamond).
 inline int32_t TrickPoints(Contract contract, CardSet cards) {

@@ -23,6 +23,18 @@ TEST(PointsTest, CardPointsFollowTheContract) {
   EXPECT_EQ(CardPoints(Contract::kTrix, kKingOfHearts), 0);
 }
 
+TEST(PointsTest, PenaltyCardsAreTheCardsWithPoints) {
+  for (int c = 0; c < kNumContracts; ++c) {
+    const Contract contract = static_cast<Contract>(c);
+    for (CardSet all = kAllCards; all;) {
+      const Card card = PopLowest(all);
+      EXPECT_EQ((PenaltyCards(contract) & Bit(card)) != 0, CardPoints(contract, card) != 0)
+          << ContractName(contract) << " " << CardName(card);
+    }
+  }
+  EXPECT_EQ(Count(PenaltyCards(Contract::kComplex)), 1 + 4 + 13 - 1);
+}
+
 TEST(PointsTest, ADoubledCardCostsItsValueMore) {
   EXPECT_EQ(TakingCost(Contract::kKingOfHearts, kKingOfHearts, true), 150);
   EXPECT_EQ(TakingCost(Contract::kQueens, kQueenOfSpades, true), 50);
