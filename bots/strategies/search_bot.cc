@@ -67,6 +67,11 @@ SearchBot::SearchBot(uint64_t seed, const SearchOptions& options)
 void SearchBot::Restart(const SeatState& state) {
   history_.Reset();
   if (state.played != 0) history_.Lost();
+  // The yardsticks of the contract choice, measured now rather than on a
+  // decision's clock.
+  for (Contract c : engine::ContractsOf(state.rules.variant.format)) {
+    UsualValue(state.rules, c);
+  }
 }
 
 void SearchBot::Observe(const v1::Event& event, const SeatState& state) {
@@ -245,7 +250,9 @@ Card SearchBot::ChooseCard(const SeatState& s) {
   const CardSet legal = s.options.legal;
   if ((legal & (legal - 1)) == 0) return engine::Lowest(legal);
   const Card fallback = fallback_.Decide(s).card;
-  if (!history_.complete()) return fallback;
+  // Without every card of the deal seen in order (joined mid-deal, or driven
+  // without Observe), no deal can be rebuilt.
+  if (!history_.complete() || history_.plays() != Count(s.played)) return fallback;
   const bool partner = s.partner_mode();
   const CardSet options = DistinctOptions(s, legal);
   if ((options & (options - 1)) == 0) return engine::Lowest(options);
@@ -258,7 +265,8 @@ Card SearchBot::ChooseCard(const SeatState& s) {
     engine::Hands hands;
     Deal deal;
     if (!search::SampleHands(belief, rng_, &hands)) break;
-    if (!history_.Rebuild(s, hands, &deal) || deal.to_play() != s.seat) {
+    if (!history_.Rebuild(s, hands, &deal) || deal.to_play() != s.seat ||
+        deal.LegalCards() != legal) {
       ++failures;
       continue;
     }

@@ -121,7 +121,9 @@ int Run(int argc, char** argv) {
   const double half = 1.96 * std::sqrt(var / std::max(1.0, n - 1) / n);
   std::printf("%s: %s vs %s, %d duplicate pairs (%d games)\n", f.mode.c_str(),
               f.a.c_str(), f.b.c_str(), f.games, 2 * f.games);
-  std::printf("  %s leads by %.1f points per game per seat (95%% CI %.1f .. %.1f)\n",
+  // Partner: A's team points per game (B's team has the opposite). Solo: the
+  // mean of A's seats minus the mean of B's.
+  std::printf("  %s leads by %.1f points per game (95%% CI %.1f .. %.1f)\n",
               f.a.c_str(), mean, mean - half, mean + half);
   for (int c = 0; c < engine::kNumContracts; ++c) {
     if (tally.by_contract[c] == 0) continue;
