@@ -1,6 +1,7 @@
 // trix-bot: plays one seat of one table with a strategy, then exits.
 //
 //   trix-bot --address 127.0.0.1:50051 --table ID --token TOKEN --strategy heuristic
+//   trix-bot ... --strategy search --search_budget 60ms
 //
 // Every flag may come from the environment instead (TRIX_BOT_ADDRESS,
 // TRIX_BOT_TABLE, TRIX_BOT_TOKEN, ...); a seat token is better passed that way,
@@ -36,6 +37,7 @@ struct Flags {
   absl::Duration think = absl::ZeroDuration();
   absl::Duration give_up_after = absl::Minutes(2);
   std::string log_level = "warn";
+  SearchOptions search;
 };
 
 int Run(int argc, char** argv) {
@@ -44,7 +46,11 @@ int Run(int argc, char** argv) {
   config.Bind("address", &flags.address, "the table service, host:port");
   config.Bind("table", &flags.table, "the table id");
   config.Bind("token", &flags.token, "the seat token (prefer TRIX_BOT_TOKEN)");
-  config.Bind("strategy", &flags.strategy, "random or heuristic");
+  config.Bind("strategy", &flags.strategy, "random, heuristic or search");
+  config.Bind("search_budget", &flags.search.budget,
+              "search: the time to stop sampling at, per decision");
+  config.Bind("search_samples", &flags.search.samples,
+              "search: sampled deals per card decision at most");
   config.Bind("seed", &flags.seed, "the random strategy's seed; 0 picks one");
   config.Bind("think", &flags.think, "a pause before each decision, e.g. 150ms");
   config.Bind("give_up_after", &flags.give_up_after,
@@ -62,7 +68,7 @@ int Run(int argc, char** argv) {
   service::InitLogging("trix-bot", flags.log_level);
   uint64_t seed = static_cast<uint64_t>(flags.seed);
   if (seed == 0) seed = (uint64_t{std::random_device()()} << 32) | std::random_device()();
-  absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, seed);
+  absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, seed, flags.search);
   if (!bot.ok()) {
     std::cerr << "trix-bot: " << bot.status().message() << "\n";
     return 2;
