@@ -46,8 +46,10 @@ class Referee : public Bot {
 class SearchGameTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(SearchGameTest, EveryDecisionOfWholeGamesIsLegal) {
-  for (uint64_t seed = 1; seed <= 2; ++seed) {
-    LocalTable table(LocalTableOptions{.mode = GetParam(), .seed = seed, .kingdoms = 1});
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    // The third game without doubling.
+    LocalTable table(LocalTableOptions{
+        .mode = GetParam(), .seed = seed, .kingdoms = 1, .doubling = seed != 3});
     SearchBot s0(seed, Quick()), s2(seed + 1, Quick());
     HeuristicBot h1;
     RandomBot r3(seed);
