@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Offline check of the Kubernetes manifests (CTest: deploy_k8s_validate): renders
+# the dev and prod overlays with `kubectl kustomize` and validates every object with
+# deploy/k8s/validate/validate.js (the Kubernetes schemas from npm's
+# kubernetes-models, plus our own rules). Then renders a deliberately broken overlay
+# (tests/deploy/k8s-broken) and checks that the validator reports each of its
+# mistakes, so a check that cannot fail would show here.
+# Needs kubectl, node and the validator's npm packages (scripts/install-deps.sh).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+validator=$root/deploy/k8s/validate
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+if [ ! -d "$validator/node_modules/kubernetes-models" ]; then
+  (cd "$validator" && npm ci --no-audit --no-fund --loglevel=error)
+fi
+
+passed=0
+failed=0
+pass() { echo "PASS $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+validate() {  # overlay-dir rendered-file [--external-secrets file]
+  local dir=$1 file=$2
+  shift 2
+  kubectl kustomize "$dir" 2>"$file.err" >"$file" || { cat "$file.err"; return 1; }
+  node "$validator/validate.js" --dockerfile "$root/deploy/docker/Dockerfile" "$@" "$file"
+}
+
+validate "$root/deploy/k8s/dev" "$out/dev.yaml" && pass dev || fail dev
+validate "$root/deploy/k8s/prod" "$out/prod.yaml" \
+  --external-secrets "$root/deploy/k8s/prod/external-secrets.yaml" && pass prod || fail prod
+
+# The prod overlay without its list of external Secrets must fail: they are not
+# generated there.
+if validate "$root/deploy/k8s/prod" "$out/prod-bare.yaml" >"$out/prod-bare.txt"; then
+  fail "prod without external secrets (accepted)"
+elif grep -q 'refers to Secret mamlaka-database, which is not defined' "$out/prod-bare.txt"; then
+  pass "prod without external secrets"
+else
+  cat "$out/prod-bare.txt"; fail "prod without external secrets"
+fi
+
+if validate "$root/tests/deploy/k8s-broken" "$out/broken.yaml" >"$out/broken.txt"; then
+  cat "$out/broken.txt"
+  fail "broken overlay (accepted)"
+else
+  cat "$out/broken.txt"
+  expected=(
+    'Service/leaderboard: schema: data/spec/ports/0/port must be integer'
+    'Service/leaderboard: selects no pods'
+    'Deployment/trix-bot: container trix-bot has no livenessProbe'
+    'StatefulSet/table-service: container table-service does not set readOnlyRootFilesystem: true'
+    'Deployment/matchmaking-service: container matchmaking-service has no memory limit'
+    'refers to key service-token of Secret mamlaka-service-token'
+    'image mamlaka/ratings:dev is not one the Dockerfile builds'
+  )
+  for e in "${expected[@]}"; do
+    if grep -qF -- "$e" "$out/broken.txt"; then pass "broken: $e"; else fail "broken: $e (not reported)"; fi
+  done
+  if [ "$(grep -c ': ' "$out/broken.txt")" -ne $((${#expected[@]} + 1)) ]; then
+    fail "broken: a problem reported that the fixture does not contain"
+  fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
