@@ -24,11 +24,10 @@ command -v mmdebstrap >/dev/null || {
   exit 1
 }
 
-# minbase: essential packages and apt only, like the official slim image. The docs,
-# man pages and locales are left out the way debian:12-slim leaves them out.
+# minbase: the required packages and apt, like the official slim image (which has
+# no ca-certificates either); docs, man pages and locales are left out as there.
 # --format=tar writes the root file system as a tar stream for docker import.
 mmdebstrap --variant=minbase --format=tar \
-  --include=ca-certificates \
   --dpkgopt='path-exclude=/usr/share/man/*' \
   --dpkgopt='path-exclude=/usr/share/doc/*' \
   --dpkgopt='path-include=/usr/share/doc/*/copyright' \

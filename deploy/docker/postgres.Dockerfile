@@ -7,7 +7,10 @@
 #     --build-arg BASE_IMAGE=mamlaka/debian:12-slim -t mamlaka/postgres:15 deploy/docker
 ARG BASE_IMAGE=debian:12-slim
 FROM ${BASE_IMAGE}
-RUN apt-get update -q \
+# No default cluster from the package: the entrypoint makes one in $PGDATA.
+RUN mkdir -p /etc/postgresql-common/createcluster.d \
+ && echo 'create_main_cluster = false' >/etc/postgresql-common/createcluster.d/no-main.conf \
+ && apt-get update -q \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends postgresql-15 \
  && rm -rf /var/lib/apt/lists/* /var/cache/apt/*.bin \
  && install -d -o postgres -g postgres -m 700 /var/lib/postgresql/data \

@@ -55,6 +55,7 @@ else
     'Deployment/matchmaking-service: container matchmaking-service has no memory limit'
     'refers to key service-token of Secret mamlaka-service-token'
     'image mamlaka/ratings:dev is not one the Dockerfile builds'
+    'container ratings-service listens on 127.0.0.1, not on every interface'
   )
   for e in "${expected[@]}"; do
     if grep -qF -- "$e" "$out/broken.txt"; then pass "broken: $e"; else fail "broken: $e (not reported)"; fi

@@ -8,7 +8,8 @@
 //   has startup, readiness and liveness probes on ports it declares; every container
 //   has CPU and memory requests and limits and a locked-down security context
 //   (non-root, read-only root file system, no privilege escalation, all
-//   capabilities dropped); every image is one the Dockerfile builds, with a tag;
+//   capabilities dropped); every service listens (MAMLAKA_LISTEN) on all
+//   interfaces, on the port its probes check; every image is one the Dockerfile builds, with a tag;
 //   every Service, PodDisruptionBudget, NetworkPolicy and PodMonitor selects pods
 //   that exist, on ports they declare; every ConfigMap and Secret a pod references,
 //   and every key, is defined (or listed as created outside, --external-secrets).
@@ -120,12 +121,14 @@ function matches(selector, labels) {
 // Everything the rules need to know about the rendered set.
 function index(objects, externalSecrets) {
   const configMaps = new Map();
+  const configMapData = new Map();
   const secrets = new Map();
   const pods = [];  // {owner, labels, spec, runsToCompletion}
   for (const obj of objects) {
     const name = obj.metadata && obj.metadata.name;
     if (obj.kind === 'ConfigMap') {
       configMaps.set(name, new Set([...Object.keys(obj.data || {}), ...Object.keys(obj.binaryData || {})]));
+      configMapData.set(name, obj.data || {});
     } else if (obj.kind === 'Secret') {
       secrets.set(name, new Set([...Object.keys(obj.data || {}), ...Object.keys(obj.stringData || {})]));
     } else if (WORKLOAD_KINDS.has(obj.kind)) {
@@ -143,7 +146,7 @@ function index(objects, externalSecrets) {
   for (const [name, keys] of Object.entries(externalSecrets || {})) {
     if (!secrets.has(name)) secrets.set(name, new Set(keys));
   }
-  return { configMaps, secrets, pods };
+  return { configMaps, configMapData, secrets, pods };
 }
 
 function containerPorts(spec) {
@@ -201,6 +204,58 @@ function checkContainer(pod, c, targets, report) {
   if (!drop.includes('ALL')) report(owner, `${where} does not drop ALL capabilities`);
 
   checkImage(owner, where, c.image || '', targets, report);
+}
+
+// The environment a container gets from its ConfigMaps and literal values.
+function containerEnv(c, idx) {
+  const env = {};
+  for (const e of c.envFrom || []) {
+    if (e.configMapRef && idx.configMapData.has(e.configMapRef.name)) {
+      Object.assign(env, idx.configMapData.get(e.configMapRef.name));
+    }
+  }
+  for (const e of c.env || []) if (e.value !== undefined) env[e.name] = e.value;
+  return env;
+}
+
+// The address a service listens on (MAMLAKA_LISTEN) must be every interface or the
+// pod's IP, on a port the pod declares, which the gRPC probes check; its metrics
+// port (MAMLAKA_METRICS_PORT) must be declared too; and every $(VAR) in an env
+// value must name a variable defined before it.
+function checkListen(pod, c, idx, report) {
+  const owner = pod.owner;
+  const where = `container ${c.name}`;
+  const env = containerEnv(c, idx);
+  const ports = containerPorts(pod.spec);
+  const listen = env.MAMLAKA_LISTEN;
+  if (listen !== undefined) {
+    const m = /^(.*):(\d+)$/.exec(listen);
+    if (!m) {
+      report(owner, `${where} MAMLAKA_LISTEN=${listen} is not host:port`);
+    } else {
+      const [, host, port] = m;
+      if (!['0.0.0.0', '[::]', '$(POD_IP)'].includes(host)) {
+        report(owner, `${where} listens on ${host}, not on every interface or the pod IP: probes and other pods cannot reach it`);
+      }
+      if (!ports.numbers.has(Number(port))) report(owner, `${where} listens on port ${port}, which the pod does not declare`);
+      for (const kind of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
+        if (c[kind] && c[kind].grpc && c[kind].grpc.port !== Number(port)) {
+          report(owner, `${where} ${kind} checks port ${c[kind].grpc.port}, but the service listens on ${port}`);
+        }
+      }
+    }
+  }
+  const metrics = env.MAMLAKA_METRICS_PORT || env.TRIX_BOT_METRICS_PORT;
+  if (!pod.runsToCompletion && metrics !== undefined && Number(metrics) >= 0 && !ports.numbers.has(Number(metrics))) {
+    report(owner, `${where} serves metrics on port ${metrics}, which the pod does not declare`);
+  }
+  const defined = new Set();
+  for (const e of c.env || []) {
+    for (const ref of String(e.value || '').matchAll(/\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g)) {
+      if (!defined.has(ref[1])) report(owner, `${where} env ${e.name} uses $(${ref[1]}), which is not defined before it`);
+    }
+    defined.add(e.name);
+  }
 }
 
 function checkImage(owner, where, image, targets, report) {
@@ -341,6 +396,7 @@ function main() {
   for (const pod of idx.pods) {
     for (const c of [...(pod.spec.containers || []), ...(pod.spec.initContainers || [])]) {
       checkContainer(pod, c, targets, report);
+      checkListen(pod, c, idx, report);
     }
     checkReferences(pod, idx, report);
   }
