@@ -239,8 +239,9 @@ function checkListen(pod, c, idx, report) {
       }
       if (!ports.numbers.has(Number(port))) report(owner, `${where} listens on port ${port}, which the pod does not declare`);
       for (const kind of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
-        if (c[kind] && c[kind].grpc && c[kind].grpc.port !== Number(port)) {
-          report(owner, `${where} ${kind} checks port ${c[kind].grpc.port}, but the service listens on ${port}`);
+        const probe = c[kind] && (c[kind].grpc || c[kind].tcpSocket);
+        if (probe && probe.port !== Number(port)) {
+          report(owner, `${where} ${kind} checks port ${probe.port}, but the service listens on ${port}`);
         }
       }
     }
