@@ -13,10 +13,11 @@ packages=(
 )
 
 # The deployment checks (tests/deploy/k8s_validate.sh) render the manifests with
-# kubectl and validate them with node; container image builds skip them
-# (MAMLAKA_DEPS=build).
+# kubectl, validate them with node and test the alert rules with promtool (from
+# Debian's prometheus); container image builds skip them (MAMLAKA_DEPS=build).
 if [ "${MAMLAKA_DEPS:-all}" != build ]; then
   command -v kubectl >/dev/null || packages+=(kubernetes-client)
+  command -v promtool >/dev/null || packages+=(prometheus)
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)
 fi

@@ -4,8 +4,11 @@
 # deploy/k8s/validate/validate.js (the Kubernetes schemas from npm's
 # kubernetes-models, plus our own rules). Then renders a deliberately broken overlay
 # (tests/deploy/k8s-broken) and checks that the validator reports each of its
-# mistakes, so a check that cannot fail would show here.
-# Needs kubectl, node and the validator's npm packages (scripts/install-deps.sh).
+# mistakes, so a check that cannot fail would show here. Last, the alert rules as
+# rendered go through `promtool check rules` and the unit tests of
+# tests/deploy/alerts_test.yaml (`promtool test rules`).
+# Needs kubectl, node, promtool and the validator's npm packages
+# (scripts/install-deps.sh).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 validator=$root/deploy/k8s/validate
@@ -64,6 +67,11 @@ else
     fail "broken: a problem reported that the fixture does not contain"
   fi
 fi
+
+node "$validator/extract-rules.js" <"$out/prod.yaml" >"$out/rules.yaml" &&
+  promtool check rules "$out/rules.yaml" && pass "alert rules parse" || fail "alert rules parse"
+cp "$root/tests/deploy/alerts_test.yaml" "$out/"
+promtool test rules "$out/alerts_test.yaml" && pass "alert rule tests" || fail "alert rule tests"
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
