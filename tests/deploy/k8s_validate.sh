@@ -6,7 +6,8 @@
 # (tests/deploy/k8s-broken) and checks that the validator reports each of its
 # mistakes, so a check that cannot fail would show here. Last, the alert rules as
 # rendered go through `promtool check rules` and the unit tests of
-# tests/deploy/alerts_test.yaml (`promtool test rules`).
+# tests/deploy/alerts_test.yaml (`promtool test rules`), and every query of the
+# Grafana dashboard through promtool's parser.
 # Needs kubectl, node, promtool and the validator's npm packages
 # (scripts/install-deps.sh).
 set -euo pipefail
@@ -70,6 +71,10 @@ fi
 
 node "$validator/extract-rules.js" <"$out/prod.yaml" >"$out/rules.yaml" &&
   promtool check rules "$out/rules.yaml" && pass "alert rules parse" || fail "alert rules parse"
+node "$validator/dashboard-rules.js" "$root/deploy/k8s/monitoring/grafana-dashboard.json" \
+  >"$out/dashboard-rules.yaml" &&
+  promtool check rules "$out/dashboard-rules.yaml" && pass "dashboard queries parse" ||
+  fail "dashboard queries parse"
 cp "$root/tests/deploy/alerts_test.yaml" "$out/"
 promtool test rules "$out/alerts_test.yaml" && pass "alert rule tests" || fail "alert rule tests"
 
