@@ -6,7 +6,10 @@
 #             same instance id (it resumes its tables once their leases lapse);
 #   sigstop   the table service is stopped (SIGSTOP) for twice its lease, then
 #             continued;
-#   pgrestart PostgreSQL is stopped and started again under the running service.
+#   pgrestart PostgreSQL is stopped and started again under the running service;
+#   garbage   for ten seconds, connections to the service's port send random bytes,
+#             an HTTP/2 preface followed by random frames, or a frame header
+#             announcing 16 MiB, then hang up (the service must shrug them off).
 #
 # Each scenario ends with the checks: trix-demo saw every game end with a consistent
 # result (totals sum to zero, places and payouts follow) and every bot exit 0; every
@@ -15,7 +18,7 @@
 # seat's client entries in the log are at least the bot's count of accepted actions
 # (and at most one more per stream break: an action made durable whose answer was
 # lost with the stream); and, for kill9 and pgrestart, that the fault was felt (some
-# seat reopened its stream).
+# seat reopened its stream), for garbage that the service still runs.
 #
 #   tests/fault/fault_test.sh [--full] [scenario ...]
 #
@@ -29,11 +32,11 @@ scenarios=()
 for a in "$@"; do
   case "$a" in
     --full) full=1 ;;
-    kill9 | sigstop | pgrestart) scenarios+=("$a") ;;
-    *) echo "usage: fault_test.sh [--full] [kill9|sigstop|pgrestart ...]" >&2; exit 2 ;;
+    kill9 | sigstop | pgrestart | garbage) scenarios+=("$a") ;;
+    *) echo "usage: fault_test.sh [--full] [kill9|sigstop|pgrestart|garbage ...]" >&2; exit 2 ;;
   esac
 done
-[ ${#scenarios[@]} -gt 0 ] || scenarios=(kill9 sigstop pgrestart)
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(kill9 sigstop pgrestart garbage)
 if [ "$full" = 1 ]; then games=4 kingdoms=4 pace=150ms; else games=2 kingdoms=1 pace=100ms; fi
 lease=3s
 
@@ -166,6 +169,32 @@ for scenario in "${scenarios[@]}"; do
       sleep 2
       "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
       ;;
+    garbage)
+      python3 - "$port" <<'PY'
+import os, random, socket, struct, sys, time
+port = int(sys.argv[1])
+preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+rng = random.Random(7)
+sent = 0
+until = time.time() + 10
+while time.time() < until:
+    kind = sent % 3
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        if kind == 0:
+            s.sendall(os.urandom(rng.randint(1, 65536)))
+        elif kind == 1:
+            s.sendall(preface + os.urandom(rng.randint(1, 16384)))
+        else:  # a HEADERS frame that claims 16 MiB, then a little of it
+            s.sendall(preface + struct.pack(">I", 0x1000000)[1:] + b"\x01\x04" +
+                      struct.pack(">I", 1) + os.urandom(1024))
+        s.close()
+    except OSError:
+        pass
+    sent += 1
+print(f"garbage: {sent} connections")
+PY
+      ;;
   esac
   echo "fault_test: $scenario struck at $(date -u +%T)"
   demo_status=0
@@ -178,7 +207,10 @@ for scenario in "${scenarios[@]}"; do
   check "every game's log is dense" logs_dense
   check "every acknowledged action is in the log" acknowledged_kept
   # A paused instance whose lease nobody took may renew it before anyone notices.
-  if [ "$scenario" != sigstop ]; then check "the seats felt the fault (streams reopened)" fault_felt; fi
+  case "$scenario" in
+    kill9 | pgrestart) check "the seats felt the fault (streams reopened)" fault_felt ;;
+    garbage) check "the table service is still running" kill -0 "$service_pid" ;;
+  esac
 done
 
 echo "$passed passed, $failed failed"
