@@ -28,8 +28,10 @@
 #include "bots/sdk/seat.h"
 #include "bots/strategies/strategy.h"
 #include "nlohmann/json.hpp"
+#include "prometheus/counter.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/metrics.h"
 
 namespace trix::bots {
 namespace {
@@ -46,6 +48,7 @@ struct Flags {
   std::string matchmaking;
   std::string bot_key;
   int capacity = 4;
+  int metrics_port = -1;
 };
 
 LogSink SeatLog(const std::string& table) {
@@ -91,6 +94,25 @@ int ServeAccount(const Flags& flags) {
   config.seat.think = flags.think;
   config.seat.give_up_after = flags.give_up_after;
   config.seat.log = SeatLog("");
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  prometheus::Registry& registry = (*metrics)->registry();
+  auto& games = prometheus::BuildCounter()
+                    .Name("trix_bot_games_total")
+                    .Help("Assigned seats played to the end (ok) or given up (error)")
+                    .Register(registry);
+  prometheus::Counter& games_ok = games.Add({{"result", "ok"}});
+  prometheus::Counter& games_failed = games.Add({{"result", "error"}});
+  prometheus::Counter& illegal =
+      prometheus::BuildCounter()
+          .Name("trix_bot_illegal_answers_total")
+          .Help("Strategy answers that were not among the options (replaced)")
+          .Register(registry)
+          .Add({});
   std::atomic<uint64_t> seed{Seed(flags.seed)};
   BotAccount account(
       config,
@@ -98,10 +120,14 @@ int ServeAccount(const Flags& flags) {
         absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, seed++);
         return bot.ok() ? *std::move(bot) : nullptr;
       },
-      [&](const v1::Assignment& a, const absl::StatusOr<v1::GameResult>& result) {
+      [&](const v1::Assignment& a, const absl::StatusOr<v1::GameResult>& result,
+          const SeatStats& stats) {
+        (result.ok() ? games_ok : games_failed).Increment();
+        illegal.Increment(static_cast<double>(stats.replaced));
         service::LogInfo("game over", {{"table", a.table_id()},
                                        {"seat", a.seat()},
-                                       {"ok", result.ok()}});
+                                       {"ok", result.ok()},
+                                       {"illegal_answers", stats.replaced}});
       });
   StopOnSignal([&account] { account.Stop(); });
   service::LogInfo("serving bot account", {{"matchmaking", flags.matchmaking},
@@ -131,6 +157,8 @@ int Run(int argc, char** argv) {
               "serve a bot account: matchmaking's host:port (instead of --table)");
   config.Bind("bot_key", &flags.bot_key, "the bot account's key (prefer TRIX_BOT_BOT_KEY)");
   config.Bind("capacity", &flags.capacity, "tables a bot account plays at once");
+  config.Bind("metrics_port", &flags.metrics_port,
+              "bot account: Prometheus /metrics port; -1 turns it off");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
     return *exit_code;
   }
