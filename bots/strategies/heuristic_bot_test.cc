@@ -134,7 +134,8 @@ TEST(HeuristicTrixTest, HoldsBackAJackThatWouldOnlyFreeTheOthers) {
 TEST(HeuristicTrixTest, MovesARowDownTowardsThePartnersShownTwo) {
   // Partner (seat 2) shows 2S. Clubs and spades rows are open at J; TS (towards the
   // 2) and TC free nothing of ours either way; otherwise the lower card, TC, wins.
-  SeatState s = PlayState(Contract::kTrix, "TC TS 5H 4D").Partner().Layout("JC JS").Build();
+  SeatState s =
+      PlayState(Contract::kTrix, "TC TS 5H 4D").Partner().Layout("JC JS").Build();
   s.seats[2].twos_shown = Cards("2S");
   EXPECT_EQ(Play(s), C("TS"));
 }

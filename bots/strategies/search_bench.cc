@@ -55,8 +55,8 @@ BENCHMARK(BM_Playout)->DenseRange(0, 5);
 Deal Endgame(const engine::Rules& rules, Contract contract, uint64_t seed, int left) {
   Deal d(rules, contract, 0, engine::ShuffledHands(seed, 0), engine::Hands{});
   const bool partner = rules.variant.team == engine::Team::kPartner;
-  while (!d.over() &&
-         engine::Count(d.hands()[0] | d.hands()[1] | d.hands()[2] | d.hands()[3]) > left) {
+  while (!d.over() && engine::Count(d.hands()[0] | d.hands()[1] | d.hands()[2] |
+                                    d.hands()[3]) > left) {
     d.Play(PolicyCard(d, partner));
   }
   return d;

@@ -18,7 +18,9 @@ using engine::Deal;
 using engine::kNumSeats;
 using engine::Scores;
 
-double Millis(absl::Time start) { return absl::ToDoubleMilliseconds(absl::Now() - start); }
+double Millis(absl::Time start) {
+  return absl::ToDoubleMilliseconds(absl::Now() - start);
+}
 
 int CardsLeft(const Deal& d) {
   return Count(d.hands()[0] | d.hands()[1] | d.hands()[2] | d.hands()[3]);
@@ -49,10 +51,10 @@ CardSet DistinctOptions(const SeatState& s, CardSet legal) {
   Card prev = engine::kNoCard;
   for (CardSet b = legal; b;) {
     const Card c = engine::PopLowest(b);
-    const bool same = prev != engine::kNoCard &&
-                      engine::SuitOf(prev) == engine::SuitOf(c) &&
-                      CardCost(prev, s.contract, doubled) == CardCost(c, s.contract, doubled) &&
-                      !((Bit(c) - 1) & ~((Bit(prev) << 1) - 1) & live);
+    const bool same =
+        prev != engine::kNoCard && engine::SuitOf(prev) == engine::SuitOf(c) &&
+        CardCost(prev, s.contract, doubled) == CardCost(c, s.contract, doubled) &&
+        !((Bit(c) - 1) & ~((Bit(prev) << 1) - 1) & live);
     if (!same) out |= Bit(c);
     prev = c;
   }
@@ -282,8 +284,9 @@ Card SearchBot::ChooseCard(const SeatState& s) {
   if (n == 0) return fallback;
   // Ties go to the heuristic's card.
   Card best = fallback;
-  double best_value = (options & Bit(fallback)) ? sum[fallback]
-                                                : -std::numeric_limits<double>::infinity();
+  double best_value = (options & Bit(fallback))
+                          ? sum[fallback]
+                          : -std::numeric_limits<double>::infinity();
   for (CardSet b = options; b;) {
     const Card c = engine::PopLowest(b);
     if (sum[c] > best_value) {
