@@ -139,7 +139,10 @@ engine::Hands SearchBot::RandomDeal(int seat, CardSet hand) {
 
 double SearchBot::UsualValue(const engine::Rules& rules, Contract contract) {
   const bool partner = rules.variant.team == engine::Team::kPartner;
-  const int key = static_cast<int>(contract) * 4 + partner * 2 + rules.options.doubling;
+  // Every rule that changes how a contract plays out.
+  const int key =
+      ((static_cast<int>(contract) * 2 + partner) * 2 + rules.options.doubling) * 8 +
+      static_cast<int>(rules.options.kh_heart_lead) * 2 + rules.options.end_early;
   auto it = usual_.find(key);
   if (it != usual_.end()) return it->second;
   // Fixed seed: the same yardstick for every decision of every game.
