@@ -101,8 +101,8 @@ void Deal::FinishTrick() {
   const CardSet trick =
       Bit(trick_[0]) | Bit(trick_[1]) | Bit(trick_[2]) | Bit(trick_[3]);
   const Card best = Highest(trick & SuitCards(SuitOf(trick_[leader_])));
-  int winner = 0;
-  while (trick_[winner] != best) ++winner;
+  // Branchless: which seat took the trick is as good as random in a playout.
+  const int winner = (trick_[1] == best) + 2 * (trick_[2] == best) + 3 * (trick_[3] == best);
 
   ScoreTrick(contract_, trick, winner, leader_, doubled_by_, scores_);
 
