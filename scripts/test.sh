@@ -2,7 +2,9 @@
 # Installs what is missing, builds, and runs every test: the unit and integration
 # tests (CTest, against a real PostgreSQL server started here on a free port), the
 # rule cases of tests/conformance (a CTest test too) and, when ../shared/conformance
-# exists, those cases as well. Exits non-zero on any failure.
+# exists, those cases as well; then the sanitizer builds (scripts/sanitize.sh, while
+# the server still runs). Exits non-zero on any failure. MAMLAKA_SANITIZE=0 skips
+# the sanitizer builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -27,4 +29,8 @@ if [ -f "$shared/conformance/cases.jsonl" ]; then
   build/bin/trix-replay <"$shared/conformance/cases.jsonl" >"$out"
   build/bin/trix-conformance-compare "$shared/conformance/expected.jsonl" "$out"
   rm -f "$out"
+fi
+
+if [ "${MAMLAKA_SANITIZE:-1}" != 0 ]; then
+  scripts/sanitize.sh
 fi
