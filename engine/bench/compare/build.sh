@@ -34,7 +34,8 @@ for f in open_spiel/spiel.cc open_spiel/spiel_utils.cc open_spiel/game_parameter
   g++ -O3 -std=c++17 -DNDEBUG -I. -c "$f" -o "obj/$(basename "$f" .cc).o"
 done
 g++ -o "$out/openspiel-hearts-bench" obj/*.o -lbenchmark -lpthread \
-  $(pkg-config --libs absl_strings absl_str_format absl_synchronization)
+  $(pkg-config --libs absl_strings absl_str_format absl_synchronization absl_flat_hash_map \
+    absl_random_random absl_time)
 
 cd "$out/xx"
 for f in "$xx_src"/*.cpp "$here/xinxin_hearts_bench.cc"; do
