@@ -29,8 +29,10 @@
 #include "bots/sdk/seat.h"
 #include "bots/strategies/strategy.h"
 #include "nlohmann/json.hpp"
+#include "prometheus/counter.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/metrics.h"
 
 namespace trix::bots {
 namespace {
@@ -44,10 +46,11 @@ struct Flags {
   absl::Duration think = absl::ZeroDuration();
   absl::Duration give_up_after = absl::Minutes(2);
   std::string log_level = "warn";
-  SearchOptions search;
   std::string matchmaking;
   std::string bot_key;
   int capacity = 4;
+  int metrics_port = -1;
+  SearchOptions search;
 };
 
 LogSink SeatLog(const std::string& table) {
@@ -93,6 +96,25 @@ int ServeAccount(const Flags& flags) {
   config.seat.think = flags.think;
   config.seat.give_up_after = flags.give_up_after;
   config.seat.log = SeatLog("");
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  prometheus::Registry& registry = (*metrics)->registry();
+  auto& games = prometheus::BuildCounter()
+                    .Name("trix_bot_games_total")
+                    .Help("Assigned seats played to the end (ok) or given up (error)")
+                    .Register(registry);
+  prometheus::Counter& games_ok = games.Add({{"result", "ok"}});
+  prometheus::Counter& games_failed = games.Add({{"result", "error"}});
+  prometheus::Counter& illegal =
+      prometheus::BuildCounter()
+          .Name("trix_bot_illegal_answers_total")
+          .Help("Strategy answers that were not among the options (replaced)")
+          .Register(registry)
+          .Add({});
   std::atomic<uint64_t> seed{Seed(flags.seed)};
   BotAccount account(
       config,
@@ -101,10 +123,14 @@ int ServeAccount(const Flags& flags) {
             MakeStrategy(flags.strategy, seed++, flags.search);
         return bot.ok() ? *std::move(bot) : nullptr;
       },
-      [&](const v1::Assignment& a, const absl::StatusOr<v1::GameResult>& result) {
+      [&](const v1::Assignment& a, const absl::StatusOr<v1::GameResult>& result,
+          const SeatStats& stats) {
+        (result.ok() ? games_ok : games_failed).Increment();
+        illegal.Increment(static_cast<double>(stats.replaced));
         service::LogInfo("game over", {{"table", a.table_id()},
                                        {"seat", a.seat()},
-                                       {"ok", result.ok()}});
+                                       {"ok", result.ok()},
+                                       {"illegal_answers", stats.replaced}});
       });
   StopOnSignal([&account] { account.Stop(); });
   service::LogInfo("serving bot account", {{"matchmaking", flags.matchmaking},
@@ -138,6 +164,8 @@ int Run(int argc, char** argv) {
               "serve a bot account: matchmaking's host:port (instead of --table)");
   config.Bind("bot_key", &flags.bot_key, "the bot account's key (prefer TRIX_BOT_BOT_KEY)");
   config.Bind("capacity", &flags.capacity, "tables a bot account plays at once");
+  config.Bind("metrics_port", &flags.metrics_port,
+              "bot account: Prometheus /metrics port; -1 turns it off");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
     return *exit_code;
   }
@@ -150,9 +178,8 @@ int Run(int argc, char** argv) {
     return 2;
   }
   service::InitLogging("trix-bot", flags.log_level);
-  if (absl::StatusOr<std::unique_ptr<Bot>> check = MakeStrategy(flags.strategy, 1, flags.search);
-      !check.ok()) {
-    std::cerr << "trix-bot: " << check.status().message() << "\n";
+  if (!MakeStrategy(flags.strategy, 1).ok()) {
+    std::cerr << "trix-bot: " << MakeStrategy(flags.strategy, 1).status().message() << "\n";
     return 2;
   }
   if (account) return ServeAccount(flags);

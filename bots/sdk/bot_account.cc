@@ -121,7 +121,7 @@ void BotAccount::Start(const v1::Assignment& assignment) {
                                          assignment.seat(), ": ",
                                          result.status().ToString()));
     }
-    if (done_) done_(assignment, result);
+    if (done_) done_(assignment, result, g->seat->stats());
     g->done = true;
   });
   games_[key] = std::move(game);

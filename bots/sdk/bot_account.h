@@ -47,8 +47,9 @@ struct BotAccountConfig {
 };
 
 using BotFactory = std::function<std::unique_ptr<Bot>(const v1::Assignment&)>;
-using GameDone =
-    std::function<void(const v1::Assignment&, const absl::StatusOr<v1::GameResult>&)>;
+// Called as each assigned seat's game ends (or the seat gives up), with its stats.
+using GameDone = std::function<void(const v1::Assignment&,
+                                    const absl::StatusOr<v1::GameResult>&, const SeatStats&)>;
 
 class BotAccount {
  public:

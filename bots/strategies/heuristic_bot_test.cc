@@ -125,10 +125,17 @@ TEST(HeuristicPlayTest, DoesNotLeadAceThenKingWithLowCardsToLead) {
 
 // --- Trix ----------------------------------------------------------------------------
 
+TEST(HeuristicTrixTest, HoldsBackAJackThatWouldOnlyFreeTheOthers) {
+  // JS frees TS and QS, both unseen; 9H continues our own hearts (8H next).
+  const SeatState s = PlayState(Contract::kTrix, "JS 9H 8H 2C").Layout("JH TH").Build();
+  EXPECT_EQ(Play(s), C("9H"));
+}
+
 TEST(HeuristicTrixTest, MovesARowDownTowardsThePartnersShownTwo) {
   // Partner (seat 2) shows 2S. Clubs and spades rows are open at J; TS (towards the
   // 2) and TC free nothing of ours either way; otherwise the lower card, TC, wins.
-  SeatState s = PlayState(Contract::kTrix, "TC TS 5H 4D").Partner().Layout("JC JS").Build();
+  SeatState s =
+      PlayState(Contract::kTrix, "TC TS 5H 4D").Partner().Layout("JC JS").Build();
   s.seats[2].twos_shown = Cards("2S");
   EXPECT_EQ(Play(s), C("TS"));
 }

@@ -82,7 +82,8 @@ Card Lead(const SeatState& s, const TrickView& v, CardSet legal) {
     // Keep the guards of our own penalty cards in their suit, without making
     // every low lead look worse than a certain winner.
     int guarded = 0;
-    for (CardSet p = v.hand & Above(c); p;) guarded += v.Penalty(engine::PopLowest(p)) > 0;
+    for (CardSet p = v.hand & Above(c); p;)
+      guarded += v.Penalty(engine::PopLowest(p)) > 0;
     value -= 4 * std::min(guarded, 2);
     // A doubled card of another seat below ours is a trap: its holder sheds it
     // onto our winner (a partner's costs the team the same way).
@@ -189,8 +190,8 @@ Card ChooseTrixCard(const SeatState& s) {
     // In partner Trix the others include the partner: a freed card is less
     // often an opponent's. A row moved down towards the partner's shown 2 helps
     // it get out.
-    const bool partner_two = s.partner_mode() && down &&
-                             (s.seats[s.partner()].twos_shown & suit);
+    const bool partner_two =
+        s.partner_mode() && down && (s.seats[s.partner()].twos_shown & suit);
     value += 4.0 * ours - (s.partner_mode() ? 2.0 : 3.0) * theirs + 2.0 * partner_two;
     // A jack held back blocks a whole row for the others; play it only when it
     // frees our own cards.

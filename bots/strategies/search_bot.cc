@@ -18,7 +18,9 @@ using engine::Deal;
 using engine::kNumSeats;
 using engine::Scores;
 
-double Millis(absl::Time start) { return absl::ToDoubleMilliseconds(absl::Now() - start); }
+double Millis(absl::Time start) {
+  return absl::ToDoubleMilliseconds(absl::Now() - start);
+}
 
 int CardsLeft(const Deal& d) {
   return Count(d.hands()[0] | d.hands()[1] | d.hands()[2] | d.hands()[3]);
@@ -49,10 +51,10 @@ CardSet DistinctOptions(const SeatState& s, CardSet legal) {
   Card prev = engine::kNoCard;
   for (CardSet b = legal; b;) {
     const Card c = engine::PopLowest(b);
-    const bool same = prev != engine::kNoCard &&
-                      engine::SuitOf(prev) == engine::SuitOf(c) &&
-                      CardCost(prev, s.contract, doubled) == CardCost(c, s.contract, doubled) &&
-                      !((Bit(c) - 1) & ~((Bit(prev) << 1) - 1) & live);
+    const bool same =
+        prev != engine::kNoCard && engine::SuitOf(prev) == engine::SuitOf(c) &&
+        CardCost(prev, s.contract, doubled) == CardCost(c, s.contract, doubled) &&
+        !((Bit(c) - 1) & ~((Bit(prev) << 1) - 1) & live);
     if (!same) out |= Bit(c);
     prev = c;
   }
@@ -67,6 +69,11 @@ SearchBot::SearchBot(uint64_t seed, const SearchOptions& options)
 void SearchBot::Restart(const SeatState& state) {
   history_.Reset();
   if (state.played != 0) history_.Lost();
+  // The yardsticks of the contract choice, measured now rather than on a
+  // decision's clock.
+  for (Contract c : engine::ContractsOf(state.rules.variant.format)) {
+    UsualValue(state.rules, c);
+  }
 }
 
 void SearchBot::Observe(const v1::Event& event, const SeatState& state) {
@@ -132,7 +139,10 @@ engine::Hands SearchBot::RandomDeal(int seat, CardSet hand) {
 
 double SearchBot::UsualValue(const engine::Rules& rules, Contract contract) {
   const bool partner = rules.variant.team == engine::Team::kPartner;
-  const int key = static_cast<int>(contract) * 4 + partner * 2 + rules.options.doubling;
+  // Every rule that changes how a contract plays out.
+  const int key =
+      ((static_cast<int>(contract) * 2 + partner) * 2 + rules.options.doubling) * 8 +
+      static_cast<int>(rules.options.kh_heart_lead) * 2 + rules.options.end_early;
   auto it = usual_.find(key);
   if (it != usual_.end()) return it->second;
   // Fixed seed: the same yardstick for every decision of every game.
@@ -245,7 +255,9 @@ Card SearchBot::ChooseCard(const SeatState& s) {
   const CardSet legal = s.options.legal;
   if ((legal & (legal - 1)) == 0) return engine::Lowest(legal);
   const Card fallback = fallback_.Decide(s).card;
-  if (!history_.complete()) return fallback;
+  // Without every card of the deal seen in order (joined mid-deal, or driven
+  // without Observe), no deal can be rebuilt.
+  if (!history_.complete() || history_.plays() != Count(s.played)) return fallback;
   const bool partner = s.partner_mode();
   const CardSet options = DistinctOptions(s, legal);
   if ((options & (options - 1)) == 0) return engine::Lowest(options);
@@ -258,7 +270,8 @@ Card SearchBot::ChooseCard(const SeatState& s) {
     engine::Hands hands;
     Deal deal;
     if (!search::SampleHands(belief, rng_, &hands)) break;
-    if (!history_.Rebuild(s, hands, &deal) || deal.to_play() != s.seat) {
+    if (!history_.Rebuild(s, hands, &deal) || deal.to_play() != s.seat ||
+        deal.LegalCards() != legal) {
       ++failures;
       continue;
     }
@@ -274,8 +287,9 @@ Card SearchBot::ChooseCard(const SeatState& s) {
   if (n == 0) return fallback;
   // Ties go to the heuristic's card.
   Card best = fallback;
-  double best_value = (options & Bit(fallback)) ? sum[fallback]
-                                                : -std::numeric_limits<double>::infinity();
+  double best_value = (options & Bit(fallback))
+                          ? sum[fallback]
+                          : -std::numeric_limits<double>::infinity();
   for (CardSet b = options; b;) {
     const Card c = engine::PopLowest(b);
     if (sum[c] > best_value) {

@@ -16,7 +16,9 @@
 // Each decision stops at its sample count or its time budget, whichever is first;
 // without its full history (joined mid-deal) it plays the heuristic's card.
 //
-//   SearchBot bot(/*seed=*/7, SearchOptions{.budget = absl::Milliseconds(50)});
+//   SearchOptions options;
+//   options.budget = absl::Milliseconds(50);
+//   SearchBot bot(/*seed=*/7, options);
 #ifndef TRIX_BOTS_STRATEGIES_SEARCH_BOT_H_
 #define TRIX_BOTS_STRATEGIES_SEARCH_BOT_H_
 

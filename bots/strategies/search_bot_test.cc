@@ -32,8 +32,8 @@ class Referee : public Bot {
   void Observe(const v1::Event& e, const SeatState& s) override { inner_->Observe(e, s); }
   Decision Decide(const SeatState& s) override {
     const Decision d = inner_->Decide(s);
-    EXPECT_TRUE(IsAllowed(d, s.options)) << DescribeState(s) << ": "
-                                         << DescribeDecision(d);
+    EXPECT_TRUE(IsAllowed(d, s.options))
+        << DescribeState(s) << ": " << DescribeDecision(d);
     ++decisions;
     return d;
   }
@@ -46,8 +46,10 @@ class Referee : public Bot {
 class SearchGameTest : public testing::TestWithParam<std::string> {};
 
 TEST_P(SearchGameTest, EveryDecisionOfWholeGamesIsLegal) {
-  for (uint64_t seed = 1; seed <= 2; ++seed) {
-    LocalTable table(LocalTableOptions{.mode = GetParam(), .seed = seed, .kingdoms = 1});
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    // The third game without doubling.
+    LocalTable table(LocalTableOptions{
+        .mode = GetParam(), .seed = seed, .kingdoms = 1, .doubling = seed != 3});
     SearchBot s0(seed, Quick()), s2(seed + 1, Quick());
     HeuristicBot h1;
     RandomBot r3(seed);
@@ -72,7 +74,8 @@ INSTANTIATE_TEST_SUITE_P(Modes, SearchGameTest,
 TEST(SearchBotTest, JoinedMidDealStillPlaysALegalCard) {
   // A state made by hand has no history of the deal: the heuristic's card.
   SearchBot bot(1, Quick());
-  SeatState s = PlayState(Contract::kKingOfHearts, "KH 2C 3D", 2).Trick(1, {"AS"}).Build();
+  SeatState s =
+      PlayState(Contract::kKingOfHearts, "KH 2C 3D", 2).Trick(1, {"AS"}).Build();
   s.played |= Cards("2S 3S 4S 5S");
   bot.Restart(s);
   const Decision d = bot.Decide(s);

@@ -246,10 +246,9 @@ Scores SolveTricks(const Deal& deal, bool partner) {
   // The deal's total is fixed, so team 1 gets what team 0 does not; split each
   // team's share over its seats as the policy's playout does (only team sums
   // matter to the caller).
-  const int32_t team0 =
-      AlphaBeta(deal, std::numeric_limits<int32_t>::min(),
-                std::numeric_limits<int32_t>::max()) -
-      (deal.scores()[0] + deal.scores()[2]);
+  const int32_t team0 = AlphaBeta(deal, std::numeric_limits<int32_t>::min(),
+                                  std::numeric_limits<int32_t>::max()) -
+                        (deal.scores()[0] + deal.scores()[2]);
   const Scores played = Playout(deal, true);
   const int32_t total = played[0] + played[1] + played[2] + played[3];
   return Scores{team0, total - team0, 0, 0};

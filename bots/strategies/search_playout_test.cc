@@ -146,9 +146,9 @@ TEST(SolveTricksTest, MatchesBruteForceForSoloSeats) {
 }
 
 TEST(PlayoutTest, PlaysOnlyLegalCardsToTheEnd) {
-  for (Contract contract : {Contract::kKingOfHearts, Contract::kQueens,
-                            Contract::kDiamonds, Contract::kTricks, Contract::kTrix,
-                            Contract::kComplex}) {
+  for (Contract contract :
+       {Contract::kKingOfHearts, Contract::kQueens, Contract::kDiamonds,
+        Contract::kTricks, Contract::kTrix, Contract::kComplex}) {
     for (bool partner : {false, true}) {
       for (uint64_t seed = 1; seed <= 50; ++seed) {
         Deal d = Endgame(RulesFor(partner, contract == Contract::kComplex), contract,

@@ -6,8 +6,7 @@
 
 namespace trix::bots {
 
-absl::StatusOr<std::unique_ptr<Bot>> MakeStrategy(const std::string& name,
-                                                  uint64_t seed,
+absl::StatusOr<std::unique_ptr<Bot>> MakeStrategy(const std::string& name, uint64_t seed,
                                                   const SearchOptions& search) {
   if (name == "random") return std::make_unique<RandomBot>(seed);
   if (name == "heuristic") return std::make_unique<HeuristicBot>();

@@ -84,7 +84,9 @@ double PlayGame(const Flags& f, uint64_t seed, bool a_even, Tally& tally) {
 void PrintTimes(const char* phase, std::vector<double> t) {
   if (t.empty()) return;
   std::sort(t.begin(), t.end());
-  const auto at = [&](double q) { return t[std::min(t.size() - 1, size_t(q * t.size()))]; };
+  const auto at = [&](double q) {
+    return t[std::min(t.size() - 1, size_t(q * t.size()))];
+  };
   std::printf("  %-10s n=%-6zu p50 %6.1f ms  p95 %6.1f ms  p99 %6.1f ms  max %6.1f ms\n",
               phase, t.size(), at(0.5), at(0.95), at(0.99), t.back());
 }
@@ -121,8 +123,10 @@ int Run(int argc, char** argv) {
   const double half = 1.96 * std::sqrt(var / std::max(1.0, n - 1) / n);
   std::printf("%s: %s vs %s, %d duplicate pairs (%d games)\n", f.mode.c_str(),
               f.a.c_str(), f.b.c_str(), f.games, 2 * f.games);
-  std::printf("  %s leads by %.1f points per game per seat (95%% CI %.1f .. %.1f)\n",
-              f.a.c_str(), mean, mean - half, mean + half);
+  // Partner: A's team points per game (B's team has the opposite). Solo: the
+  // mean of A's seats minus the mean of B's.
+  std::printf("  %s leads by %.1f points per game (95%% CI %.1f .. %.1f)\n", f.a.c_str(),
+              mean, mean - half, mean + half);
   for (int c = 0; c < engine::kNumContracts; ++c) {
     if (tally.by_contract[c] == 0) continue;
     std::printf("  %-14s %+8.1f per game\n",
