@@ -52,8 +52,7 @@ absl::Status ReadSeat(const json& s, FinishedGame& game) {
     return Bad("a stake that is not a whole non-negative number");
   }
   if (s.contains("payout") && (!WholeNumber(s["payout"], seat.payout) || seat.payout < 0)) {
-    game.money_problem =
-        absl::StrCat("seat ", n, " payout ", s["payout"].dump(), " is not a whole non-negative number");
+    if (game.money_problem.empty()) game.money_problem = absl::StrCat("seat ", n, " payout ", s["payout"].dump(), " is not a whole non-negative number");
     seat.payout = 0;
   }
   return absl::OkStatus();

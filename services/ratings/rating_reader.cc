@@ -130,7 +130,7 @@ absl::StatusOr<LadderPage> RatingReader::Leaderboard(const std::string& mode, in
             ", 1 + (SELECT count(*) FROM ratings.player_ratings q WHERE q.mode = p.mode "
             "AND NOT q.bot AND q.games >= $2 AND q.display > p.display) "
             "FROM ratings.player_ratings p WHERE mode = $1 AND NOT bot AND games >= $2 "
-            "AND (display < $3 OR (display = $3 AND player_id > $4)) "
+            "AND (display < $3::int8 OR (display = $3::int8 AND player_id > $4)) "
             "ORDER BY display DESC, player_id LIMIT $5"),
         mode, min_games, after_display, after_player, *size + 1);
     for (int i = 0; i < static_cast<int>(r.size()) && i < *size; ++i) {
