@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "services/common/logging.h"
@@ -43,6 +44,7 @@ struct PlayerState {
   int games = 0;
   bool bot = false;
   bool changed = false;
+  bool stored = false;  // a row exists (UPDATE, not INSERT)
 };
 
 struct OutboxRow {
@@ -75,6 +77,33 @@ void AddApplied(BatchWrites& w, const OutboxRow& row, const std::string& mode,
   w.a_note.AddString(settlement.note);
 }
 
+// The changed ratings that already have a row (stored) or not yet, in one statement.
+void WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& players, bool stored) {
+  PgArray mode(PgType::kText), player(PgType::kText), bot(PgType::kBool), mu(PgType::kText),
+      sigma(PgType::kText), display(PgType::kInt4), count(PgType::kInt4);
+  for (const auto& [key, p] : players) {
+    if (!p.changed || p.stored != stored) continue;
+    mode.AddString(key.first);
+    player.AddString(key.second);
+    bot.AddBool(p.bot);
+    mu.AddString(Float(p.skill.mu));
+    sigma.AddString(Float(p.skill.sigma));
+    display.AddInt(DisplayOf(p.skill));
+    count.AddInt(p.games);
+  }
+  if (mode.size() == 0) return;
+  constexpr char kRows[] =
+      "unnest($1::text[], $2::text[], $3::bool[], $4::text[]::float8[], $5::text[]::float8[], "
+      "$6::int4[], $7::int4[]) AS n(mode, player_id, bot, mu, sigma, display, games)";
+  const std::string sql =
+      stored ? absl::StrCat("UPDATE ratings.player_ratings p SET mu = n.mu, sigma = n.sigma, "
+                            "display = n.display, games = n.games FROM ",
+                            kRows, " WHERE p.mode = n.mode AND p.player_id = n.player_id")
+             : absl::StrCat("INSERT INTO ratings.player_ratings SELECT * FROM ", kRows);
+  tx.exec_params0(sql, mode.Finish(), player.Finish(), bot.Finish(), mu.Finish(), sigma.Finish(),
+                  display.Finish(), count.Finish());
+}
+
 }  // namespace
 
 OutboxConsumer::OutboxConsumer(ConsumerOptions options, RatingsMetrics* metrics)
@@ -96,19 +125,24 @@ void OutboxConsumer::Loop() {
   std::unique_ptr<pqxx::connection> connection;
   std::unique_ptr<WakeUp> wake_up;
   const long poll_us = static_cast<long>(absl::ToInt64Microseconds(options_.poll_interval));
+  absl::Time last_sweep = absl::InfinitePast();
+  bool idle = true;
   while (!stop_.load()) {
     try {
       if (connection == nullptr) {
         connection = storage::Connect(options_.database_url, options_.application_name);
         wake_up = std::make_unique<WakeUp>(*connection);
       }
-      const BatchResult r = ApplyBatch(*connection);
+      const bool sweep = idle || absl::Now() - last_sweep > absl::Seconds(5);
+      if (sweep) last_sweep = absl::Now();
+      const BatchResult r = ApplyBatch(*connection, sweep);
       UpdateLag(*connection);
       if (r.more) {
         if (r.rows == 0) absl::SleepFor(absl::Milliseconds(10));  // waiting at a hole
+        idle = false;
         continue;
       }
-      connection->await_notification(poll_us / 1000000, poll_us % 1000000);
+      idle = connection->await_notification(poll_us / 1000000, poll_us % 1000000) == 0;
     } catch (...) {
       const absl::Status s = storage::StatusFromException("applying the outbox");
       metrics_->batch_errors.Increment();
@@ -133,17 +167,23 @@ void OutboxConsumer::UpdateLag(pqxx::connection& c) {
   metrics_->pending_games.Set(r[0][1].as<double>());
 }
 
-BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c) {
+BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   const absl::Time start = absl::Now();
   BatchResult out;
   pqxx::work tx(c);
   if (!tx.exec1(kConsumerLock)[0].as<bool>()) return out;  // another replica is at it
   const int64_t last =
       tx.exec1("SELECT COALESCE(max(outbox_id), 0) FROM ratings.applied_games")[0].as<int64_t>();
-  const pqxx::result pending = tx.exec_params(
-      "SELECT id, game_id, payload::text FROM game_results WHERE consumed_at IS NULL "
-      "ORDER BY id LIMIT $1",
-      options_.batch_size);
+  // Above the last applied id the primary key leads straight to the new rows; below
+  // it the pending index is full of consumed rows until vacuum, so late rows and
+  // replays are looked for only when asked.
+  const pqxx::result pending =
+      include_late ? tx.exec_params("SELECT id, game_id, payload::text FROM game_results "
+                                    "WHERE consumed_at IS NULL ORDER BY id LIMIT $1",
+                                    options_.batch_size)
+                   : tx.exec_params("SELECT id, game_id, payload::text FROM game_results "
+                                    "WHERE id > $2 AND consumed_at IS NULL ORDER BY id LIMIT $1",
+                                    options_.batch_size, last);
   if (static_cast<int>(pending.size()) == options_.batch_size) out.more = true;
 
   // Rows in id order up to the first hole that may still fill.
@@ -204,12 +244,14 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c) {
       ids2.AddString(key.second);
     }
     for (const pqxx::row& r : tx.exec_params(
-             "SELECT mode, player_id, mu, sigma, games FROM ratings.player_ratings "
-             "WHERE (mode, player_id) IN (SELECT * FROM unnest($1::text[], $2::text[]))",
+             "SELECT p.mode, p.player_id, p.mu, p.sigma, p.games FROM ratings.player_ratings p "
+             "JOIN unnest($1::text[], $2::text[]) AS k(mode, player_id) "
+             "ON p.mode = k.mode AND p.player_id = k.player_id",
              modes.Finish(), ids2.Finish())) {
       PlayerState& p = players[{r[0].as<std::string>(), r[1].as<std::string>()}];
       p.skill = {r[2].as<double>(), r[3].as<double>()};
       p.games = r[4].as<int>();
+      p.stored = true;
     }
   }
 
@@ -292,26 +334,8 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c) {
         w.h_finished.Finish(), w.h_seat.Finish(), w.h_place.Finish(), w.h_mu_before.Finish(),
         w.h_sigma_before.Finish(), w.h_mu_after.Finish(), w.h_sigma_after.Finish(),
         w.h_display_before.Finish(), w.h_display_after.Finish());
-    PgArray mode(PgType::kText), player(PgType::kText), bot(PgType::kBool), mu(PgType::kText),
-        sigma(PgType::kText), display(PgType::kInt4), count(PgType::kInt4);
-    for (const auto& [key, p] : players) {
-      if (!p.changed) continue;
-      mode.AddString(key.first);
-      player.AddString(key.second);
-      bot.AddBool(p.bot);
-      mu.AddString(Float(p.skill.mu));
-      sigma.AddString(Float(p.skill.sigma));
-      display.AddInt(DisplayOf(p.skill));
-      count.AddInt(p.games);
-    }
-    tx.exec_params0(
-        "INSERT INTO ratings.player_ratings (mode, player_id, bot, mu, sigma, display, games) "
-        "SELECT * FROM unnest($1::text[], $2::text[], $3::bool[], $4::text[]::float8[], "
-        "$5::text[]::float8[], $6::int4[], $7::int4[]) "
-        "ON CONFLICT (mode, player_id) DO UPDATE SET mu = EXCLUDED.mu, sigma = EXCLUDED.sigma, "
-        "display = EXCLUDED.display, games = EXCLUDED.games, updated = now()",
-        mode.Finish(), player.Finish(), bot.Finish(), mu.Finish(), sigma.Finish(),
-        display.Finish(), count.Finish());
+    WritePlayers(tx, players, /*stored=*/true);
+    WritePlayers(tx, players, /*stored=*/false);
   }
   if (w.a_game.size() > 0) {
     tx.exec_params0(

@@ -64,9 +64,11 @@ class OutboxConsumer {
   void Start();
   void Stop();
 
-  // One batch on `connection`, for tests and the load tool. Throws what libpqxx
+  // One batch on `connection`. include_late: also look below the highest applied
+  // id (rows that committed after a hole was passed, or a replayed outbox); the
+  // running consumer does so when idle and every few seconds. Throws what libpqxx
   // throws; a batch that throws changed nothing.
-  BatchResult ApplyBatch(pqxx::connection& connection);
+  BatchResult ApplyBatch(pqxx::connection& connection, bool include_late = true);
 
   int64_t games_applied() const { return games_applied_.load(); }
 

@@ -56,12 +56,15 @@ absl::StatusOr<std::vector<PlayerRating>> RatingReader::PlayerRatings(
   if (player_id.empty()) return absl::InvalidArgumentError("player_id is required");
   std::vector<PlayerRating> out;
   for (const char* mode : kModeNames) out.push_back(Newcomer(player_id, mode));
+  storage::PgArray modes(storage::PgType::kText);
+  for (const char* mode : kModeNames) modes.AddString(mode);
   absl::Status s = pool_->Run("reading ratings", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     for (const pqxx::row& r : tx.exec_params(
              absl::StrCat("SELECT ", kRatingColumns,
-                          " FROM ratings.player_ratings WHERE player_id = $1"),
-             player_id)) {
+                          " FROM ratings.player_ratings WHERE mode = ANY($2::text[]) "
+                          "AND player_id = $1"),
+             player_id, modes.Finish())) {
       PlayerRating p = FromRow(r, options_.provisional_games);
       for (PlayerRating& o : out) {
         if (o.mode == p.mode) o = p;
@@ -124,14 +127,13 @@ absl::StatusOr<LadderPage> RatingReader::Leaderboard(const std::string& mode, in
   LadderPage page;
   absl::Status s = pool_->Run("reading a leaderboard", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
+    // rank() counts the players with a higher display, so equal displays share one.
     const pqxx::result r = tx.exec_params(
-        absl::StrCat(
-            "SELECT ", kRatingColumns,
-            ", 1 + (SELECT count(*) FROM ratings.player_ratings q WHERE q.mode = p.mode "
-            "AND NOT q.bot AND q.games >= $2 AND q.display > p.display) "
-            "FROM ratings.player_ratings p WHERE mode = $1 AND NOT bot AND games >= $2 "
-            "AND (display < $3::int8 OR (display = $3::int8 AND player_id > $4)) "
-            "ORDER BY display DESC, player_id LIMIT $5"),
+        absl::StrCat("SELECT * FROM (SELECT ", kRatingColumns,
+                     ", rank() OVER (ORDER BY display DESC) FROM ratings.player_ratings "
+                     "WHERE mode = $1 AND NOT bot AND games >= $2) ladder "
+                     "WHERE display < $3::int8 OR (display = $3::int8 AND player_id > $4) "
+                     "ORDER BY display DESC, player_id LIMIT $5"),
         mode, min_games, after_display, after_player, *size + 1);
     for (int i = 0; i < static_cast<int>(r.size()) && i < *size; ++i) {
       page.entries.push_back({r[i][6].as<int64_t>(), FromRow(r[i], options_.provisional_games)});
