@@ -20,7 +20,7 @@ struct RatingsMetrics {
   prometheus::Family<prometheus::Counter>& ledger_entries;  // by kind
   prometheus::Counter& batch_errors;
   prometheus::Gauge& lag_seconds;          // age of the oldest pending outbox row
-  prometheus::Gauge& pending_games;        // pending outbox rows (capped at 100,000)
+  prometheus::Gauge& pending_games;        // outbox ids above the last applied one
   prometheus::Histogram& batch_seconds;
 };
 
