@@ -216,7 +216,7 @@ TEST_F(RatingsApiTest, KillNineMidOutboxChangesNothingTwice) {
       "ORDER BY mode, player_id) FROM ratings.player_ratings";
   const std::string after_kill = Sql(query)[0][0].as<std::string>();
   Sql("DELETE FROM ratings.rating_history; DELETE FROM ratings.player_ratings; "
-      "DELETE FROM ratings.applied_games; UPDATE game_results SET consumed_at = NULL");
+      "DELETE FROM ratings.applied_games; UPDATE ratings.consumer_state SET owner = ''; UPDATE game_results SET consumed_at = NULL");
   Drain();
   EXPECT_EQ(Sql(query)[0][0].as<std::string>(), after_kill);
 }
