@@ -118,7 +118,7 @@ size_t WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& play
 }  // namespace
 
 OutboxConsumer::OutboxConsumer(ConsumerOptions options, RatingsMetrics* metrics)
-    : options_(std::move(options)), metrics_(metrics), instance_(service::NewUuid()) {}
+    : options_(std::move(options)), instance_(service::NewUuid()), metrics_(metrics) {}
 
 OutboxConsumer::~OutboxConsumer() { Stop(); }
 
