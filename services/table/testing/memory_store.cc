@@ -125,7 +125,7 @@ absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
   if (it == db_->games.end()) return absl::NotFoundError("no such game");
   MemoryDatabase::Game& g = it->second;
   if (g.lease_owner != instance_id_ || g.lease_until <= absl::Now()) {
-    return absl::FailedPreconditionError("lease lost");
+    return absl::AbortedError("lease lost");
   }
   if (g.stored.finished) return absl::FailedPreconditionError("game has ended");
   for (size_t i = 0; i < request.entries.size(); ++i) {
