@@ -166,7 +166,8 @@ class GameStore {
   absl::Status RenewLeases(absl::Duration ttl);
   absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl, int limit);
   // Renews only the leases of `hosted` (the tables this instance hosts) that are
-  // still this instance's and unexpired; returns the ids renewed. A hosted id
+  // still this instance's (lapsed but unclaimed included: nobody else can have
+  // written); returns the ids renewed. A hosted id
   // missing from the answer is lost (or finished): stop serving it.
   absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted);

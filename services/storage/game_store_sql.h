@@ -74,11 +74,13 @@ WHERE id = $1 AND lease_owner = $2
 RETURNING id)sql";
 
 // $1 owner, $2 ttl µs, $3 the ids it hosts. Only those: a table this instance
-// holds a lease on but does not host must lapse, so that someone adopts it.
+// holds a lease on but does not host must lapse, so that someone adopts it. A
+// lapsed lease that nobody claimed is still safe to renew: only the owner
+// appends, so the log cannot have moved on.
 inline constexpr const char* kRenewHosted = R"sql(
 WITH mine AS (
   SELECT id FROM games
-  WHERE id = ANY($3::text[]) AND lease_owner = $1 AND lease_until > now()
+  WHERE id = ANY($3::text[]) AND lease_owner = $1
     AND finished IS NULL
   ORDER BY id FOR NO KEY UPDATE)
 UPDATE games AS g SET lease_until = now() + $2::bigint * interval '1 microsecond'

@@ -4,7 +4,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "google/rpc/status.pb.h"
 #include "services/common/auth.h"
+#include "services/table/refusals.h"
 #include "services/table/update_stream.h"
 
 namespace trix::table {
@@ -40,8 +42,16 @@ std::string Metadata(grpc::CallbackServerContext* context, absl::string_view key
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // absl and gRPC share the canonical code numbering.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+  const auto code = static_cast<grpc::StatusCode>(status.code());
+  std::string message(status.message());
+  std::optional<v1::TableLocation> location = LocationIn(status);
+  if (!location) return grpc::Status(code, message);
+  // Where the table lives: the standard rich error (grpc-status-details-bin).
+  google::rpc::Status details;
+  details.set_code(static_cast<int>(status.code()));
+  details.set_message(message);
+  details.add_details()->PackFrom(*location);
+  return grpc::Status(code, message, details.SerializeAsString());
 }
 
 TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
@@ -148,6 +158,18 @@ grpc::ServerUnaryReactor* TableGrpcService::ListPlayerGames(
     return reactor;
   }
   host_->ListPlayerGames(*request, Finisher(reactor, response));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
+    grpc::CallbackServerContext* context, const v1::LocateTableRequest* request,
+    v1::TableLocation* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
+  }
+  host_->LocateTable(*request, Finisher(reactor, response));
   return reactor;
 }
 

@@ -57,6 +57,11 @@ class StreamSink final : public UpdateSink {
 
   // Holds an action's result for the next update sent (or Flush).
   void Stage(v1::ActResult result);
+  // The host started the stream (UpdateSink::Opened): runs the held action.
+  void Opened() override;
+  // Runs `work` (a Play stream's action) once the stream has opened: at once if it
+  // has, later if it is opening, never if it closed first.
+  void WhenOpened(std::function<void()> work);
 
   // From the reactor. WriteDone is true when the update just delivered carried
   // action results.
@@ -80,6 +85,8 @@ class StreamSink final : public UpdateSink {
   StreamWriter* const writer_;                              // usable until finished_
   std::deque<v1::TableUpdate> queue_ ABSL_GUARDED_BY(mu_);  // front: in flight
   std::vector<v1::ActResult> staged_ ABSL_GUARDED_BY(mu_);
+  bool opened_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void()> held_ ABSL_GUARDED_BY(mu_);
   size_t limit_ ABSL_GUARDED_BY(mu_);
   const size_t capacity_;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
