@@ -172,11 +172,12 @@ absl::Status TableHost::RenewHostedLocked() {
   absl::StatusOr<std::vector<std::string>> renewed =
       store_->RenewHosted(options_.lease_ttl, ids);
   if (!renewed.ok()) return renewed.status();
-  renewed_at_us_.store(started);
   const absl::flat_hash_set<std::string> kept(renewed->begin(), renewed->end());
   for (const std::shared_ptr<Slot>& slot : hosted) {
     if (!kept.contains(slot->id)) LostLease(slot);
   }
+  // Fresh only now: a call that sees it fresh queues behind the evictions above.
+  renewed_at_us_.store(started);
   return absl::OkStatus();
 }
 

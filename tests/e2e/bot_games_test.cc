@@ -1,9 +1,7 @@
 // End to end: whole games between trix-bot processes on a table-service process,
 // checked through the service's own record of each game. Each test has its own
 // database, service process and loopback port, so the tests run in parallel.
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
@@ -31,18 +29,6 @@ constexpr char kServiceToken[] = "e2e-service-token";
 // Every game must end well within this (they take a few seconds).
 constexpr absl::Duration kGameTimeout = absl::Seconds(50);
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -60,9 +46,7 @@ class BotGamesTest : public ::testing::Test {
     char dir[] = "/tmp/trix-e2e-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
-    port_ = FreePort();
-    address_ = absl::StrCat("127.0.0.1:", port_);
-    StartService();
+    StartService();  // on a port the kernel picks
     channel_ = TableChannel(address_);
     stub_ = v1::TableService::NewStub(channel_);
     ASSERT_TRUE(WaitServing()) << ReadFile(ServiceLog());
@@ -83,9 +67,14 @@ class BotGamesTest : public ::testing::Test {
   std::string ServiceLog() const { return dir_ + "/table-service.log"; }
   std::string BotLog(int seat) const { return absl::StrCat(dir_, "/bot", seat, ".log"); }
 
+  // Listens on port_ (0 at first: any free port, then the same one again, as a
+  // restarted pod behind its Service) and learns the port from --port_file.
   void StartService() {
+    const std::string port_file = dir_ + "/port";
+    unlink(port_file.c_str());
     ChildProcess::Options options;
-    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=", address_),
+    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=127.0.0.1:", port_),
+                    "--port_file=" + port_file,
                     "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=e2e-1",
                     "--metrics_port=-1", "--lease_ttl=3s",
                     // Every bot comes from 127.0.0.1, one client address.
@@ -96,6 +85,14 @@ class BotGamesTest : public ::testing::Test {
     absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
     ASSERT_TRUE(child.ok()) << child.status();
     service_ = *std::move(child);
+    for (const absl::Time until = absl::Now() + absl::Seconds(30);
+         absl::Now() < until && !service_->Poll();) {
+      std::ifstream in(port_file);
+      if (in >> port_ && port_ > 0) break;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    ASSERT_GT(port_, 0) << ReadFile(ServiceLog());
+    address_ = absl::StrCat("127.0.0.1:", port_);
   }
 
   // The service answers UNAVAILABLE until its database is ready; then an unknown
@@ -281,15 +278,23 @@ TEST_F(BotGamesTest, AStakedSoloGameSharesThePot) {
 TEST_F(BotGamesTest, BotsSurviveAServiceRestart) {
   const v1::CreateTableResponse table = CreateTable("complex-solo");
   StartBots(table, /*think=*/"15ms");
-  absl::SleepFor(absl::Seconds(2));
-  ASSERT_FALSE(bots_[0]->Poll().has_value()) << "the game ended before the restart";
+  // Mid-game for certain: the bots are held once the game has made progress, so
+  // it cannot end before the restart (the clocks are 5 s).
+  const absl::Time until = absl::Now() + kGameTimeout;
+  while (Record(table.table_id()).events_size() < 40 && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  for (auto& bot : bots_) bot->Signal(SIGSTOP);
+  const v1::GameRecord before = Record(table.table_id());
+  ASSERT_GE(before.events_size(), 40);
+  ASSERT_FALSE(before.events(before.events_size() - 1).has_game_ended());
   service_->Signal(SIGTERM);
   absl::StatusOr<int> drained = service_->Wait(absl::Seconds(20));
   ASSERT_TRUE(drained.ok()) << drained.status();
   EXPECT_EQ(*drained, 0);
-  absl::SleepFor(absl::Milliseconds(300));  // bots see the service gone
-  StartService();
+  StartService();  // the same port
   ASSERT_TRUE(WaitServing());
+  for (auto& bot : bots_) bot->Signal(SIGCONT);
 
   const std::array<nlohmann::json, 4> lines = WaitBots();
   ExpectConsistentResult(Record(table.table_id()), /*partner=*/false);
