@@ -5,8 +5,9 @@
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
 // Start-up: the server listens at once with health NOT_SERVING (and every call
-// UNAVAILABLE) while it waits for the database, applies migrations, and resumes the
-// tables whose lease lapsed; then it reports SERVING. SIGTERM or SIGINT drains it:
+// UNAVAILABLE) while it waits for the database, applies migrations, registers itself
+// in the instance registry, and resumes its own previous run's tables and those whose
+// lease lapsed; then it reports SERVING. SIGTERM or SIGINT drains it:
 // NOT_SERVING, streams end UNAVAILABLE (clients resume elsewhere), leases are
 // released, and it exits.
 #include <signal.h>

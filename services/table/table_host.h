@@ -298,6 +298,7 @@ class TableHost {
   // then lasts at least lease_ttl from then, whatever the wall clock does.
   std::atomic<int64_t> renewed_at_us_{0};
   absl::Mutex renew_mu_;  // one renewal at a time
+  int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
   std::atomic<bool> started_{false};
   std::atomic<bool> draining_{false};
   absl::Notification stop_maintenance_;

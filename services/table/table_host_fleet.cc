@@ -142,8 +142,14 @@ void TableHost::WhenFresh(std::function<void(const absl::Status&)> then) {
   if (LeasesFresh()) return then(absl::OkStatus());
   io_.Post([this, then = std::move(then)] {
     {
+      // While the database is away, one attempt per half second answers every
+      // waiting call, rather than one attempt per call.
       absl::MutexLock lock(&renew_mu_);
-      if (!LeasesFresh()) RenewHostedLocked().IgnoreError();
+      const int64_t now = MonotonicMicros();
+      if (!LeasesFresh() && now - renew_failed_at_us_ > 500000 &&
+          !RenewHostedLocked().ok()) {
+        renew_failed_at_us_ = now;
+      }
     }
     if (LeasesFresh()) return then(absl::OkStatus());
     then(absl::UnavailableError(

@@ -31,7 +31,7 @@ class ServiceProcess {
     std::string migrations_dir;
     std::string lease_ttl = "1s";
     int port = 0;                    // 0: any free port
-    std::vector<std::string> extra;  // more flags
+    std::vector<std::string> extra = {};  // more flags
   };
 
   // Starts the process and waits (up to 30 s) for its port; null on failure.
