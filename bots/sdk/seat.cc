@@ -26,12 +26,16 @@ bool Retryable(absl::StatusCode code) {
          code == absl::StatusCode::kAborted;
 }
 
-// Failures no retry can fix: the token is not this table's, the table does not
-// exist, or it is quarantined (a stream never ends FAILED_PRECONDITION otherwise).
+// Failures no retry can fix: the token is not this table's.
 bool Refused(absl::StatusCode code) {
   return code == absl::StatusCode::kUnauthenticated ||
-         code == absl::StatusCode::kPermissionDenied ||
-         code == absl::StatusCode::kNotFound ||
+         code == absl::StatusCode::kPermissionDenied;
+}
+
+// How a stream may end that no new stream can fix: also an unknown table, or a
+// quarantined one (a stream never ends FAILED_PRECONDITION otherwise).
+bool StreamRefused(absl::StatusCode code) {
+  return Refused(code) || code == absl::StatusCode::kNotFound ||
          code == absl::StatusCode::kFailedPrecondition;
 }
 
@@ -271,7 +275,7 @@ bool Seat::Follow(const grpc::Status& status) {
 
 Seat::StreamOutcome Seat::StreamClosed(const absl::Status& status, uint64_t after_seq,
                                        bool progressed) {
-  if (Refused(status.code())) return {StreamEnd::kFatal, status, progressed};
+  if (StreamRefused(status.code())) return {StreamEnd::kFatal, status, progressed};
   if (status.code() == absl::StatusCode::kInvalidArgument) {
     // after_seq beyond what the server has (it lost a tail?): start over.
     if (after_seq > 0) {
