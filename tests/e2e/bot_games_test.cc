@@ -70,29 +70,36 @@ class BotGamesTest : public ::testing::Test {
   // Listens on port_ (0 at first: any free port, then the same one again, as a
   // restarted pod behind its Service) and learns the port from --port_file.
   void StartService() {
-    const std::string port_file = dir_ + "/port";
+    service_ = StartInstance("e2e-1", &port_, ServiceLog());
+    address_ = absl::StrCat("127.0.0.1:", port_);
+  }
+
+  // An instance named `name` on *port (0: any; set to the bound port).
+  std::unique_ptr<ChildProcess> StartInstance(const std::string& name, int* port,
+                                              const std::string& log) {
+    const std::string port_file = absl::StrCat(dir_, "/", name, ".port");
     unlink(port_file.c_str());
     ChildProcess::Options options;
-    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=127.0.0.1:", port_),
+    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=127.0.0.1:", *port),
                     "--port_file=" + port_file,
-                    "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=e2e-1",
+                    "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=" + name,
                     "--metrics_port=-1", "--lease_ttl=3s",
                     // Every bot comes from 127.0.0.1, one client address.
                     "--peer_rate=100000", "--peer_burst=100000", "--log_level=info"};
     options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
                    {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
-    options.output_path = ServiceLog();
+    options.output_path = log;
     absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
-    ASSERT_TRUE(child.ok()) << child.status();
-    service_ = *std::move(child);
+    EXPECT_TRUE(child.ok()) << child.status();
+    if (!child.ok()) return nullptr;
     for (const absl::Time until = absl::Now() + absl::Seconds(30);
-         absl::Now() < until && !service_->Poll();) {
+         absl::Now() < until && !(*child)->Poll();) {
       std::ifstream in(port_file);
-      if (in >> port_ && port_ > 0) break;
+      if (in >> *port && *port > 0) break;
       absl::SleepFor(absl::Milliseconds(20));
     }
-    ASSERT_GT(port_, 0) << ReadFile(ServiceLog());
-    address_ = absl::StrCat("127.0.0.1:", port_);
+    EXPECT_GT(*port, 0) << ReadFile(log);
+    return *std::move(child);
   }
 
   // The service answers UNAVAILABLE until its database is ready; then an unknown
@@ -143,12 +150,15 @@ class BotGamesTest : public ::testing::Test {
     return response;
   }
 
-  // Seats 0 and 2 heuristic, 1 and 3 random.
-  void StartBots(const v1::CreateTableResponse& table, const std::string& think = "0s") {
+  // Seats 0 and 2 heuristic, 1 and 3 random; they dial `address` (default: the
+  // service's).
+  void StartBots(const v1::CreateTableResponse& table, const std::string& think = "0s",
+                 std::string address = "") {
+    if (address.empty()) address = address_;
     for (int s = 0; s < 4; ++s) {
       ChildProcess::Options options;
       options.argv = {TRIX_BOT_BINARY};
-      options.env = {{"TRIX_BOT_ADDRESS", address_},
+      options.env = {{"TRIX_BOT_ADDRESS", address},
                      {"TRIX_BOT_TABLE", table.table_id()},
                      {"TRIX_BOT_TOKEN", table.seat_tokens(s)},
                      {"TRIX_BOT_STRATEGY", s % 2 == 0 ? "heuristic" : "random"},
@@ -303,6 +313,34 @@ TEST_F(BotGamesTest, BotsSurviveAServiceRestart) {
     if (!line.is_null()) resubscribes += line["resubscribes"].get<int>();
   }
   EXPECT_GE(resubscribes, 4);  // every bot resumed at least once
+}
+
+// Two instances, as behind a load balancer: the bots dial the second, which does
+// not host their table and sends them to the first; when the first drains, they
+// come back to the second, which adopts the table, and the game finishes.
+TEST_F(BotGamesTest, BotsFollowTheirTableAcrossInstances) {
+  int other_port = 0;
+  std::unique_ptr<ChildProcess> other =
+      StartInstance("e2e-2", &other_port, dir_ + "/other.log");
+  ASSERT_NE(other, nullptr);
+  const std::string other_address = absl::StrCat("127.0.0.1:", other_port);
+  const v1::CreateTableResponse table = CreateTable("complex-partner");  // on e2e-1
+  StartBots(table, /*think=*/"15ms", other_address);
+  const absl::Time until = absl::Now() + kGameTimeout;
+  while (Record(table.table_id()).events_size() < 40 && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  service_->Signal(SIGTERM);  // drains: releases the lease
+  ASSERT_TRUE(service_->Wait(absl::Seconds(20)).ok());
+  channel_ = TableChannel(other_address);
+  stub_ = v1::TableService::NewStub(channel_);
+
+  const std::array<nlohmann::json, 4> lines = WaitBots();
+  ExpectConsistentResult(Record(table.table_id()), /*partner=*/true);
+  for (const nlohmann::json& line : lines) {
+    if (!line.is_null()) EXPECT_GE(line["moves"].get<int>(), 1) << line.dump();
+  }
+  if (HasFailure()) std::cerr << "--- e2e-2 log\n" << ReadFile(dir_ + "/other.log");
 }
 
 }  // namespace
