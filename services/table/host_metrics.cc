@@ -50,7 +50,7 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                     .Register(r)
                     .Add({})),
       quarantined(prometheus::BuildCounter()
-                      .Name("trix_table_quarantined_total")
+                      .Name("trix_table_broken_total")
                       .Help("Tables quarantined for a broken invariant or an "
                             "unreplayable log (alert on any increase)")
                       .Register(r)

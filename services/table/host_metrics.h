@@ -7,7 +7,7 @@
 //   trix_table_tables                     tables hosted
 //   trix_table_streams                    open event streams
 //   trix_table_recovered_total            tables rebuilt from their logs
-//   trix_table_quarantined_total          tables quarantined (alert on any increase)
+//   trix_table_broken_total               tables quarantined (alert on any increase)
 //   trix_table_leases_lost_total          hosted tables another instance took over
 #ifndef TRIX_SERVICES_TABLE_HOST_METRICS_H_
 #define TRIX_SERVICES_TABLE_HOST_METRICS_H_
