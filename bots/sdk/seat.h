@@ -81,7 +81,7 @@ struct SeatStats {
   int64_t replaced = 0;      // the bot's answer was not an option
   int64_t resubscribes = 0;  // streams opened after the first
   int64_t snapshots = 0;
-  int64_t moves = 0;         // the table was followed to another instance
+  int64_t moves = 0;  // the table was followed to another instance
 };
 
 class Seat {

@@ -86,11 +86,11 @@ absl::StatusOr<TableHome> InstanceRegistry::Locate(const std::string& game_id) {
   TableHome home;
   absl::Status status = pool_->Run("locating a table", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
-    const pqxx::result rows = tx.exec_params(
-        kLocate, game_id, absl::ToInt64Microseconds(options_.live_for));
+    const pqxx::result rows =
+        tx.exec_params(kLocate, game_id, absl::ToInt64Microseconds(options_.live_for));
     if (rows.empty()) {
-      return absl::NotFoundError(absl::StrCat("table \"", game_id.substr(0, 64),
-                                              "\" does not exist"));
+      return absl::NotFoundError(
+          absl::StrCat("table \"", game_id.substr(0, 64), "\" does not exist"));
     }
     home.owner = rows[0][0].as<std::string>();
     home.address = rows[0][1].as<std::string>();

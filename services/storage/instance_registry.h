@@ -49,11 +49,11 @@ struct Instance {
 
 // Where a game lives, from its lease and the registry.
 struct TableHome {
-  std::string owner;        // games.lease_owner
-  std::string address;      // the owner's, when it is a live registered instance
-  bool leased = false;      // the lease is unexpired (someone hosts the table)
+  std::string owner;    // games.lease_owner
+  std::string address;  // the owner's, when it is a live registered instance
+  bool leased = false;  // the lease is unexpired (someone hosts the table)
   bool finished = false;
-  std::string broken;       // the quarantine reason; empty for a sound game
+  std::string broken;  // the quarantine reason; empty for a sound game
 };
 
 class InstanceRegistry {

@@ -79,9 +79,9 @@ TEST_F(InstanceRegistryTest, RenewsOnlyHostedTablesAndClaimsOneAtATime) {
       store_->RenewHosted(absl::Minutes(5), {"hosted", "unknown"});
   ASSERT_TRUE(renewed.ok()) << renewed.status();
   EXPECT_EQ(*renewed, std::vector<std::string>{"hosted"});
-  EXPECT_EQ(Sql("SELECT id FROM games WHERE lease_until > now() + interval '1 minute'")
-                .size(),
-            1u);
+  EXPECT_EQ(
+      Sql("SELECT id FROM games WHERE lease_until > now() + interval '1 minute'").size(),
+      1u);
   std::unique_ptr<GameStore> other = OpenStore("table-2");
   EXPECT_FALSE(*other->ClaimTable("not-hosted", absl::Minutes(1)));  // still leased
   Sql("UPDATE games SET lease_until = now() - interval '1 second' WHERE id = "

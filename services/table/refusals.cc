@@ -35,9 +35,9 @@ absl::Status MovedError(const v1::TableLocation& location, absl::string_view why
           ? std::string("no instance hosts it now: retry (any instance adopts it)")
           : absl::StrCat("it is hosted at ", location.address(),
                          ": reconnect there and resume with after_seq");
-  absl::Status status = absl::UnavailableError(absl::StrCat(
-      "table ", location.table_id(), " is not hosted on this instance (", why, "); ",
-      where));
+  absl::Status status = absl::UnavailableError(
+      absl::StrCat("table ", location.table_id(), " is not hosted on this instance (",
+                   why, "); ", where));
   status.SetPayload(kLocationType, absl::Cord(location.SerializeAsString()));
   return status;
 }

@@ -195,15 +195,16 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
       // Memory ran ahead of the log: drop it; the next command reloads.
       slot->table.reset();
       slot->load_status = absl::UnavailableError("the table is being reloaded");
-      if (status.code() == absl::StatusCode::kAborted) return LoseLease(slot, status, after);
+      if (status.code() == absl::StatusCode::kAborted)
+        return LoseLease(slot, status, after);
       after(absl::UnavailableError(
           absl::StrCat("the action could not be saved; retry with the same request_id: ",
                        status.message())));
       // The log moved on without us.
       if (status.code() == absl::StatusCode::kFailedPrecondition) {
-        Evict(*slot, absl::UnavailableError(absl::StrCat(
-                         "table ", slot->id, " is no longer hosted here: ",
-                         status.message(), "; resume with after_seq")));
+        Evict(*slot, absl::UnavailableError(
+                         absl::StrCat("table ", slot->id, " is no longer hosted here: ",
+                                      status.message(), "; resume with after_seq")));
       }
     });
   });
@@ -431,24 +432,24 @@ void TableHost::Subscribe(const std::string& table_id, const std::string& seat_t
              sink](const absl::Status& fresh) {
     if (!fresh.ok()) return sink->Close(fresh);
     std::shared_ptr<Slot> slot = SlotFor(table_id);
-    Post(slot, [seat_token, spectator, after_seq, sink](Slot& s,
-                                                        const absl::Status& status) {
-      if (!status.ok()) return sink->Close(status);
-      Table& table = *s.table;
-      int viewer = engine::kSpectator;
-      if (!spectator) {
-        absl::StatusOr<int> seat = table.SeatOf(seat_token);
-        if (!seat.ok()) return sink->Close(seat.status());
-        viewer = *seat;
-      }
-      if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
-          !started.ok()) {
-        return sink->Close(started);
-      }
-      sink->Opened();
-      if (table.over()) return sink->Close(absl::OkStatus());
-      s.subscribers.push_back({viewer, sink});
-    });
+    Post(slot,
+         [seat_token, spectator, after_seq, sink](Slot& s, const absl::Status& status) {
+           if (!status.ok()) return sink->Close(status);
+           Table& table = *s.table;
+           int viewer = engine::kSpectator;
+           if (!spectator) {
+             absl::StatusOr<int> seat = table.SeatOf(seat_token);
+             if (!seat.ok()) return sink->Close(seat.status());
+             viewer = *seat;
+           }
+           if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
+               !started.ok()) {
+             return sink->Close(started);
+           }
+           sink->Opened();
+           if (table.over()) return sink->Close(absl::OkStatus());
+           s.subscribers.push_back({viewer, sink});
+         });
   });
 }
 

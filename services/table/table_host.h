@@ -162,8 +162,7 @@ class TableHost {
                        Reply<v1::ListPlayerGamesResponse> reply);
   void GetGameRecord(const v1::GetGameRecordRequest& request,
                      Reply<v1::GameRecord> reply);
-  void LocateTable(const v1::LocateTableRequest& request,
-                   Reply<v1::TableLocation> reply);
+  void LocateTable(const v1::LocateTableRequest& request, Reply<v1::TableLocation> reply);
 
   // Called from the maintenance thread whenever the store's readiness changes
   // (the database went away or came back), for the health service.

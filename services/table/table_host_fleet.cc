@@ -49,8 +49,8 @@ void TableHost::Touch(const std::shared_ptr<Slot>& slot, std::function<void()> l
 
 void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
   // On the io pool, the strand suspended.
-  auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
-      ClaimAndLoad(slot->id));
+  auto table =
+      std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(ClaimAndLoad(slot->id));
   Complete(slot, [this, slot, table] {
     if (table->ok()) return Adopted(slot, std::move(**table));
     Forget(*slot, table->status());
@@ -104,8 +104,7 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
   Publish(*slot);
   if (!live) return;  // a finished table: served read-only until it lingers out
   metrics_.recovered.Increment();
-  LogInfo("table adopted", {{"table", slot->id},
-                            {"entries", slot->table->log_length()}});
+  LogInfo("table adopted", {{"table", slot->id}, {"entries", slot->table->log_length()}});
   Kick(slot, /*restart_clock=*/true);  // and plays what is due
 }
 
@@ -231,7 +230,8 @@ void TableHost::AdoptAtStart() {
   if (!options_.instance_name.empty()) {
     absl::StatusOr<std::vector<std::string>> mine =
         store_->ClaimPreviousRuns(options_.instance_name, options_.lease_ttl);
-    if (!mine.ok()) LogWarn("cannot take back tables", {{"error", mine.status().ToString()}});
+    if (!mine.ok())
+      LogWarn("cannot take back tables", {{"error", mine.status().ToString()}});
     if (mine.ok()) {
       for (const std::string& id : *mine) slots.push_back(SlotFor(id));
     }
@@ -278,8 +278,8 @@ void TableHost::CountQuarantine(const std::string& table_id, const std::string& 
   LogError("table quarantined",
            {{"table", table_id},
             {"reason", reason},
-            {"clear_with",
-             absl::StrCat("UPDATE games SET broken = NULL WHERE id = '", table_id, "'")}});
+            {"clear_with", absl::StrCat("UPDATE games SET broken = NULL WHERE id = '",
+                                        table_id, "'")}});
 }
 
 void TableHost::BreakTableForTesting(const std::string& table_id,

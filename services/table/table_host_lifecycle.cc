@@ -45,7 +45,8 @@ absl::Status TableHost::Start() {
 void TableHost::MaintenanceLoop() {
   // Jittered rounds: instances that came back together do not claim in lockstep.
   auto next = [this] {
-    const double jitter = 0.75 + 0.5 * static_cast<double>(service::RandomUint64() % 1000) / 1000;
+    const double jitter =
+        0.75 + 0.5 * static_cast<double>(service::RandomUint64() % 1000) / 1000;
     return options_.maintenance_every * jitter;
   };
   while (!stop_maintenance_.WaitForNotificationWithTimeout(next())) RunMaintenance();

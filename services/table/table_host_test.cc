@@ -729,7 +729,8 @@ TEST_F(HostTest, ABrokenTableIsQuarantinedAndTheOthersPlayOn) {
   const absl::Status refused = Act(ActFor(broken, 0, "x", Leave())).status();
   EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(refused.message(), HasSubstr("table quarantined: "));
-  ASSERT_TRUE(stream->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  ASSERT_TRUE(
+      stream->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
   EXPECT_THAT(stream->status().message(), HasSubstr("table quarantined"));
   EXPECT_TRUE(Act(ActFor(sound, 0, "y", Leave())).ok());
   // Marked in the store, so no instance takes it, this one included.
@@ -770,8 +771,9 @@ TEST_F(HostTest, AnotherHostNamesTheOwnerAndAdoptsALapsedTableOnTheSpot) {
   EXPECT_TRUE(act_there("m2").ok());
   v1::LocateTableRequest locate;
   locate.set_table_id(table.table_id());
-  EXPECT_EQ(Wait<v1::TableLocation>([&](auto reply) { other.LocateTable(locate, reply); })
-                ->instance_id(),
+  EXPECT_EQ(Wait<v1::TableLocation>([&](auto reply) {
+              other.LocateTable(locate, reply);
+            })->instance_id(),
             "table-b");
   locate.set_table_id("nope");
   EXPECT_EQ(Wait<v1::TableLocation>([&](auto reply) { other.LocateTable(locate, reply); })

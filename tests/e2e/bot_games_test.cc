@@ -81,9 +81,8 @@ class BotGamesTest : public ::testing::Test {
     unlink(port_file.c_str());
     ChildProcess::Options options;
     options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=127.0.0.1:", *port),
-                    "--port_file=" + port_file,
-                    "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=" + name,
-                    "--metrics_port=-1", "--lease_ttl=3s",
+                    "--port_file=" + port_file, "--migrations_dir=" MIGRATIONS_DIR,
+                    "--instance_id=" + name, "--metrics_port=-1", "--lease_ttl=3s",
                     // Every bot comes from 127.0.0.1, one client address.
                     "--peer_rate=100000", "--peer_burst=100000", "--log_level=info"};
     options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},

@@ -79,8 +79,8 @@ Followed FollowTable(const std::vector<std::string>& addresses,
   std::string target = addresses[next];
   for (const absl::Time until = absl::Now() + give_up; absl::Now() < until;) {
     auto client = std::make_unique<SeatClient>(
-        grpc::CreateChannel(target, grpc::InsecureChannelCredentials()),
-        table.table_id(), table.seat_tokens(seat), seat);
+        grpc::CreateChannel(target, grpc::InsecureChannelCredentials()), table.table_id(),
+        table.seat_tokens(seat), seat);
     client->Open(after_seq, seed);
     const grpc::Status early = client->WaitDone(absl::Milliseconds(300));
     if (early.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED ||

@@ -4,10 +4,9 @@
 // SIGSTOP past its lease and SIGCONT (the paused instance must serve nothing
 // stale). One table with an inconsistent log is quarantined; the others play on.
 #include <memory>
+#include <pqxx/pqxx>
 #include <string>
 #include <vector>
-
-#include <pqxx/pqxx>
 
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
@@ -44,9 +43,8 @@ class FleetTest : public TableServiceTest {
 
   v1::CreateTableResponse CreateOn(ServiceProcess& at, uint64_t seed, int clock_ms,
                                    int kingdoms) {
-    v1::CreateTableRequest create =
-        CreateRequest(MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed, clock_ms,
-                      kingdoms);
+    v1::CreateTableRequest create = CreateRequest(
+        MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed, clock_ms, kingdoms);
     v1::CreateTableResponse table;
     grpc::ClientContext context;
     context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
@@ -214,7 +212,7 @@ TEST_F(FleetTest, ATableWithAnInconsistentLogIsQuarantinedAndTheOthersPlayOn) {
                    bad.table_id(), "' AND idx = 0");
   const std::string original = Sql(select)[0][0].as<std::string>();
   Sql(absl::StrCat("UPDATE game_log SET payload = decode('ffff', 'hex') ",
-                        "WHERE game_id = '", bad.table_id(), "' AND idx = 0"));
+                   "WHERE game_id = '", bad.table_id(), "' AND idx = 0"));
 
   ServiceProcess& b = Launch("quarantine-b");
   grpc::Status refused;
@@ -228,7 +226,7 @@ TEST_F(FleetTest, ATableWithAnInconsistentLogIsQuarantinedAndTheOthersPlayOn) {
   EXPECT_EQ(refused.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(refused.error_message(), HasSubstr("table quarantined: "));
   EXPECT_EQ(Sql(absl::StrCat("SELECT broken IS NOT NULL FROM games WHERE id = '",
-                                  bad.table_id(), "'"))[0][0]
+                             bad.table_id(), "'"))[0][0]
                 .as<bool>(),
             true);
   EXPECT_THAT(b.Log(), HasSubstr("table quarantined"));
@@ -248,9 +246,8 @@ TEST_F(FleetTest, ATableWithAnInconsistentLogIsQuarantinedAndTheOthersPlayOn) {
   EXPECT_EQ(elsewhere.WaitDone(absl::Seconds(5)).error_code(),
             grpc::StatusCode::FAILED_PRECONDITION);
   Sql(absl::StrCat("UPDATE game_log SET payload = decode('", original,
-                        "', 'hex') WHERE game_id = '", bad.table_id(), "' AND idx = 0"));
-  Sql(absl::StrCat("UPDATE games SET broken = NULL WHERE id = '", bad.table_id(),
-                        "'"));
+                   "', 'hex') WHERE game_id = '", bad.table_id(), "' AND idx = 0"));
+  Sql(absl::StrCat("UPDATE games SET broken = NULL WHERE id = '", bad.table_id(), "'"));
   Followed cleared = FollowTable({c.address()}, bad, 2, 0, seed, /*strict=*/true);
   EXPECT_NE(cleared.client, nullptr);
 }

@@ -68,11 +68,10 @@ class MemoryStore final : public TableStore {
                                                         int limit) override;
   absl::StatusOr<bool> ClaimTable(const std::string& game_id,
                                   absl::Duration ttl) override;
-  absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(
-      const std::string& name, absl::Duration ttl) override;
+  absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(const std::string& name,
+                                                             absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& game_id) override;
-  absl::Status MarkBroken(const std::string& game_id,
-                          const std::string& reason) override;
+  absl::Status MarkBroken(const std::string& game_id, const std::string& reason) override;
   absl::Status Heartbeat(const storage::InstanceState& state) override;
   absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override;
   absl::StatusOr<std::vector<storage::GameListing>> ListActive(
