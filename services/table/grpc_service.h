@@ -42,6 +42,12 @@ struct GrpcOptions {
 // also carries a google.rpc.Status with that trix.v1.TableLocation in its details.
 grpc::Status ToGrpcStatus(const absl::Status& status);
 
+// The same address, for clients that read metadata rather than error details:
+// trailing metadata "mamlaka-table-address" on a refusal that names the table's
+// instance. Call before finishing the call.
+inline constexpr char kTableAddressKey[] = "mamlaka-table-address";
+void AddLocationMetadata(grpc::CallbackServerContext* context, const grpc::Status& status);
+
 class TableGrpcService final : public v1::TableService::CallbackService {
  public:
   // `host` must outlive the service.

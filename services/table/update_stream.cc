@@ -157,13 +157,20 @@ void StreamSink::Cancelled() {
   Run(op);
 }
 
-UpdateStream::UpdateStream(size_t capacity, HostMetrics* metrics)
-    : sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)),
+UpdateStream::UpdateStream(grpc::CallbackServerContext* context, size_t capacity,
+                           HostMetrics* metrics)
+    : context_(context),
+      sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)),
       metrics_(metrics) {
   metrics_->streams.Increment();
 }
 
 void UpdateStream::OnWriteDone(bool ok) { sink_->WriteDone(ok); }
+
+void UpdateStream::End(const grpc::Status& status) {
+  AddLocationMetadata(context_, status);
+  Finish(status);
+}
 
 void UpdateStream::OnCancel() { sink_->Cancelled(); }
 
@@ -193,9 +200,10 @@ v1::ActResult ResultOf(std::string request_id,
 
 }  // namespace
 
-PlayStream::PlayStream(TableHost* host, size_t capacity, HostMetrics* metrics,
-                       RateCheck check_rate)
-    : host_(host),
+PlayStream::PlayStream(grpc::CallbackServerContext* context, TableHost* host,
+                       size_t capacity, HostMetrics* metrics, RateCheck check_rate)
+    : context_(context),
+      host_(host),
       metrics_(metrics),
       check_rate_(std::move(check_rate)),
       sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)) {
@@ -276,6 +284,11 @@ void PlayStream::OnWriteDone(bool ok) {
 }
 
 void PlayStream::OnCancel() { sink_->Cancelled(); }
+
+void PlayStream::End(const grpc::Status& status) {
+  AddLocationMetadata(context_, status);
+  Finish(status);
+}
 
 void PlayStream::OnDone() {
   metrics_->streams.Decrement();
