@@ -1,6 +1,7 @@
 #include "services/matchmaking/lobby.h"
 
 #include <chrono>
+#include <set>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
@@ -41,7 +42,7 @@ v1::Assignment ToAssignment(const AssignmentRow& row) {
 }
 
 Lobby::Lobby(LobbyOptions options, TicketStore* store,
-             v1::RatingsService::StubInterface* ratings, const Matcher* matcher)
+             v1::RatingsService::StubInterface* ratings, Matcher* matcher)
     : options_(std::move(options)), store_(store), ratings_(ratings), matcher_(matcher) {}
 
 Lobby::~Lobby() { Stop(); }
@@ -156,9 +157,12 @@ void Lobby::AdmitLoop() {
       if (!gone.ok()) {
         service::LogWarn("cannot cancel tickets", {{"error", gone.status().ToString()}});
       } else {
+        std::vector<std::string> ids;
         for (const TicketRow& t : *gone) {
+          ids.push_back(t.ticket_id);
           if (!t.hold_id.empty()) ReleaseHold(t.hold_id);
         }
+        if (matcher_ != nullptr) matcher_->Withdraw(ids);
       }
     }
     if (!batch.empty()) AdmitBatch(batch);
@@ -292,6 +296,7 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     t.format = p->request.mode().format();
     t.stake = p->request.stake();
     t.party_id = p->request.party_id();
+    t.queued = absl::Now();
     if (t.stake > 0) {
       v1::HoldStakeRequest request;
       request.set_request_id(absl::StrCat("mm-", p->player_id, "-", t.request_id));
@@ -328,6 +333,18 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
       p->sink->End(result.status());
     }
     return;
+  }
+  if (matcher_ != nullptr) {
+    std::vector<std::string> gone;
+    for (const TicketRow& old : result->superseded) gone.push_back(old.ticket_id);
+    std::vector<TicketRow> fresh;
+    std::set<std::string> lost(gone.begin(), gone.end());
+    for (size_t i = 0; i < admitted.size(); ++i) {
+      const TicketRow& row = admitted[i]->row;
+      if (!result->outcomes[i].resumed && !lost.count(row.ticket_id)) fresh.push_back(row);
+    }
+    matcher_->Withdraw(gone);
+    matcher_->Offer(fresh);
   }
   for (const TicketRow& old : result->superseded) {
     if (std::shared_ptr<TicketSink> sink = Take(old.ticket_id)) {
@@ -382,15 +399,25 @@ void Lobby::SendQueued(const std::string& ticket_id, const Open& open) {
 
 void Lobby::PollLoop() {
   absl::Time last_update = absl::Now();
+  absl::Time last_all = absl::Now();
   for (;;) {
     std::vector<std::string> ids;
+    std::set<std::string> local;
+    if (matcher_ != nullptr) {
+      for (const std::string& pool : matcher_->LeasedPools()) local.insert(pool);
+    }
+    // This replica's matcher hands its own results over at once; tickets of its
+    // pools are polled only now and then (another replica may supersede them).
+    const bool all = absl::Now() - last_all >= absl::Seconds(1);
+    if (all) last_all = absl::Now();
     {
       absl::MutexLock lock(&mu_);
       auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; };
       mu_.AwaitWithTimeout(absl::Condition(&stopped), options_.poll_every);
       if (stop_) return;
       for (const auto& [id, open] : open_) {
-        if (open.queued < absl::Now() - options_.poll_every) ids.push_back(id);
+        if (open.queued >= absl::Now() - options_.poll_every) continue;
+        if (all || !local.count(open.spec->name)) ids.push_back(id);
       }
     }
     if (!ids.empty()) {

@@ -53,7 +53,7 @@ class Lobby {
  public:
   // `ratings` may be null (see above); `tables` reads whether a game is over.
   Lobby(LobbyOptions options, TicketStore* store, v1::RatingsService::StubInterface* ratings,
-        const Matcher* matcher);
+        Matcher* matcher);
   ~Lobby();
   void Start();
   void Stop();  // ends open streams UNAVAILABLE
@@ -103,7 +103,7 @@ class Lobby {
   const LobbyOptions options_;
   TicketStore* const store_;
   v1::RatingsService::StubInterface* const ratings_;
-  const Matcher* const matcher_;
+  Matcher* const matcher_;
 
   absl::Mutex mu_;
   std::deque<Pending> admissions_ ABSL_GUARDED_BY(mu_);

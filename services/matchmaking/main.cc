@@ -51,7 +51,7 @@ struct Flags {
   absl::Duration keep_alive_every = absl::Seconds(10);
   absl::Duration instance_stale_after = absl::Seconds(15);
   int card_ms = 0;
-  int db_connections = 4;
+  int db_connections = 8;
   int metrics_port = 9465;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);

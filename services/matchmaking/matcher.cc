@@ -81,11 +81,24 @@ Matcher::Matcher(MatcherOptions options, Placement* placement, ReserveBot reserv
 
 Matcher::~Matcher() { Stop(); }
 
-void Matcher::Start() { thread_ = std::thread([this] { Run(); }); }
+void Matcher::Start() {
+  for (int i = 0; i < options_.placers; ++i) {
+    placers_.emplace_back([this] { PlaceLoop(); });
+  }
+  thread_ = std::thread([this] { Run(); });
+}
 
 void Matcher::Stop() {
   stop_ = true;
   if (thread_.joinable()) thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(batches_mu_);
+    placers_stop_ = true;
+    batches_cv_.notify_all();
+  }
+  for (std::thread& t : placers_) t.join();
+  placers_.clear();
+  connection_.reset();  // releases the pools, now that nothing is half-placed
 }
 
 std::vector<std::string> Matcher::LeasedPools() const {
@@ -120,7 +133,6 @@ void Matcher::Run() {
       absl::SleepFor(absl::Seconds(1));
     }
   }
-  connection_.reset();  // releases the pools at once
 }
 
 void Matcher::Connect() {
@@ -149,54 +161,120 @@ void Matcher::TryLeases() {
         prometheus::Histogram::BucketBoundaries{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                 2.5, 5, 10, 20, 30, 60, 120});
     leased_.emplace(spec.name, std::move(state));
+    last_full_read_ = absl::InfinitePast();
     service::LogInfo("matching pool", {{"pool", spec.name},
                                        {"recovered", static_cast<int64_t>(back.size())}});
   }
 }
 
+void Matcher::Offer(const std::vector<TicketRow>& rows) {
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  offered_.insert(offered_.end(), rows.begin(), rows.end());
+}
+
+void Matcher::Withdraw(const std::vector<std::string>& ticket_ids) {
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  withdrawn_.insert(withdrawn_.end(), ticket_ids.begin(), ticket_ids.end());
+}
+
+void Matcher::TakeInbox() {
+  std::vector<TicketRow> offered;
+  std::vector<std::string> withdrawn;
+  {
+    std::lock_guard<std::mutex> lock(inbox_mu_);
+    offered.swap(offered_);
+    withdrawn.swap(withdrawn_);
+  }
+  for (const TicketRow& row : offered) {
+    auto it = leased_.find(row.pool);
+    if (it != leased_.end()) AddRow(it->second, row);
+  }
+  for (const std::string& id : withdrawn) {
+    for (auto& [name, state] : leased_) RemoveRow(state, id);
+  }
+}
+
+void Matcher::AddRow(PoolState& state, const TicketRow& row) {
+  if (state.owner.count(row.ticket_id)) return;
+  std::vector<TicketRow> members;
+  std::string key = row.ticket_id;
+  if (!row.party_id.empty()) {
+    key = row.party_id;
+    auto half = state.halves.find(row.party_id);
+    if (half == state.halves.end()) {
+      // A party is queued once both members have asked.
+      state.halves.emplace(row.party_id, row);
+      state.owner[row.ticket_id] = row.party_id;
+      return;
+    }
+    members.push_back(half->second);
+    state.halves.erase(half);
+  }
+  members.push_back(row);
+  Ticket t{.ticket_id = key};
+  for (const TicketRow& r : members) {
+    t.members.push_back({r.player_id, r.display_name, r.rating});
+    t.provisional |= r.provisional;
+    t.queued = std::max(t.queued, r.queued);
+    t.seq = std::max<uint64_t>(t.seq, r.seq);
+    state.owner[r.ticket_id] = key;
+  }
+  state.pool->Add(std::move(t));
+  state.rows[key] = std::move(members);
+}
+
+void Matcher::Forget(PoolState& state, const std::string& pool_ticket) {
+  auto it = state.rows.find(pool_ticket);
+  if (it == state.rows.end()) return;
+  for (const TicketRow& r : it->second) state.owner.erase(r.ticket_id);
+  state.rows.erase(it);
+}
+
+void Matcher::RemoveRow(PoolState& state, const std::string& ticket_id) {
+  auto o = state.owner.find(ticket_id);
+  if (o == state.owner.end()) return;
+  const std::string key = o->second;
+  auto half = state.halves.find(key);
+  if (half != state.halves.end() && half->second.ticket_id == ticket_id) {
+    state.halves.erase(half);
+    state.owner.erase(o);
+    return;
+  }
+  auto it = state.rows.find(key);
+  if (it == state.rows.end()) {
+    state.owner.erase(o);
+    return;
+  }
+  std::vector<TicketRow> members = it->second;
+  state.pool->Remove(key);
+  Forget(state, key);
+  // The partner of a member who left waits for them again.
+  for (const TicketRow& r : members) {
+    if (r.ticket_id != ticket_id) AddRow(state, r);
+  }
+}
+
 void Matcher::Sync(PoolState& state, const std::vector<TicketRow>& rows) {
-  std::map<std::string, std::vector<TicketRow>> want;
+  std::set<std::string> present;
   for (const TicketRow& r : rows) {
-    want[r.party_id.empty() ? r.ticket_id : r.party_id].push_back(r);
+    present.insert(r.ticket_id);
+    AddRow(state, r);
   }
-  for (auto it = want.begin(); it != want.end();) {
-    // A party is queued once both members have asked.
-    bool party = !it->second.front().party_id.empty();
-    if (party && it->second.size() != 2) {
-      it = want.erase(it);
-    } else {
-      ++it;
-    }
+  std::vector<std::string> gone;
+  for (const auto& [id, key] : state.owner) {
+    if (!present.count(id)) gone.push_back(id);
   }
-  for (auto it = state.rows.begin(); it != state.rows.end();) {
-    if (!want.count(it->first)) {
-      state.pool->Remove(it->first);
-      it = state.rows.erase(it);
-    } else {
-      ++it;
-    }
-  }
-  for (auto& [id, members] : want) {
-    if (state.rows.count(id)) continue;
-    Ticket t{.ticket_id = id};
-    for (const TicketRow& r : members) {
-      t.members.push_back({r.player_id, r.display_name, r.rating});
-      t.provisional |= r.provisional;
-      t.queued = std::max(t.queued, r.queued);
-      t.seq = std::max<uint64_t>(t.seq, r.seq);
-    }
-    if (t.queued == absl::Time()) t.queued = members.front().queued;
-    state.pool->Add(std::move(t));
-    state.rows.emplace(id, std::move(members));
-  }
+  for (const std::string& id : gone) RemoveRow(state, id);
 }
 
 bool Matcher::Tick() {
   if (leased_.empty()) return false;
-  std::vector<std::string> names;
-  for (const auto& [name, state] : leased_) names.push_back(name);
-  std::map<std::string, std::vector<TicketRow>> by_pool;
-  {
+  TakeInbox();
+  if (absl::Now() - last_full_read_ >= options_.full_read_every) {
+    last_full_read_ = absl::Now();
+    std::vector<std::string> names;
+    for (const auto& [name, state] : leased_) names.push_back(name);
+    std::map<std::string, std::vector<TicketRow>> by_pool;
     pqxx::nontransaction tx(*connection_);
     const pqxx::result r = tx.exec_params(
         absl::StrCat("SELECT ", kTicketColumns,
@@ -207,19 +285,20 @@ bool Matcher::Tick() {
       TicketRow t = ReadRow(row);
       by_pool[t.pool].push_back(std::move(t));
     }
+    for (auto& [name, state] : leased_) Sync(state, by_pool[name]);
   }
   const absl::Time now = absl::Now();
   std::vector<std::pair<PoolState*, Group>> groups;
   for (auto& [name, state] : leased_) {
-    Sync(state, by_pool[name]);
     for (Group& g : state.pool->Match(now)) groups.emplace_back(&state, std::move(g));
   }
-  if (!groups.empty()) PlaceAndCommit(groups);
-  // Grouped tickets leave the pool's rows: matched ones are gone next tick, and
-  // those put back (a member left, or no instance had room) are added again.
+  bool reverted = !groups.empty() && PlaceAndCommit(groups);
+  // Grouped tickets leave the pool's rows; those put back (a member left, or no
+  // instance had room) come back with the next read of the pool.
   for (auto& [state, group] : groups) {
-    for (const Ticket& t : group.tickets) state->rows.erase(t.ticket_id);
+    for (const Ticket& t : group.tickets) Forget(*state, t.ticket_id);
   }
+  if (reverted || reread_.exchange(false)) last_full_read_ = absl::InfinitePast();
   {
     std::lock_guard<std::mutex> lock(published_mu_);
     for (auto& [name, state] : leased_) {
@@ -272,7 +351,7 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
   return request;
 }
 
-void Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) {
+bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) {
   // Claim the grouped tickets: only the leaseholder moves tickets to placing, but a
   // player may cancel or supersede a ticket since it was read.
   std::vector<std::string> ids;
@@ -291,12 +370,8 @@ void Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
     for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
     tx.commit();
   }
-  std::vector<v1::CreateTableRequest> requests;
-  std::vector<std::vector<AssignmentRow>> seats;
-  std::vector<std::string> revert;
-  std::vector<size_t> placed_groups;
-  for (size_t g = 0; g < groups.size(); ++g) {
-    auto& [state, group] = groups[g];
+  Batch batch;
+  for (auto& [state, group] : groups) {
     std::vector<std::string> mine;
     bool whole = true;
     for (const Ticket& t : group.tickets) {
@@ -307,40 +382,71 @@ void Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
     }
     if (!whole) {
       for (const std::string& id : mine) {
-        if (claimed.count(id)) revert.push_back(id);
+        if (claimed.count(id)) batch.revert.push_back(id);
       }
       continue;
     }
-    seats.emplace_back();
-    requests.push_back(TableRequest(*state, group, &seats.back()));
-    placed_groups.push_back(g);
+    Job job{.pool = state->spec->name, .wait = state->wait, .bots = group.bots,
+            .tickets = mine};
+    for (const Ticket& t : group.tickets) job.queued.push_back(t.queued);
+    job.request = TableRequest(*state, group, &job.seats);
+    batch.jobs.push_back(std::move(job));
   }
+  const bool reverted = !batch.revert.empty();
+  std::unique_lock<std::mutex> lock(batches_mu_);
+  // A bounded number of batches in flight: placement and commits overlap with the
+  // next grouping, and a slow table service slows the matcher down.
+  batches_cv_.wait(lock, [this] { return batches_.size() < kMaxBatchesQueued; });
+  batches_.push_back(std::move(batch));
+  batches_cv_.notify_all();
+  return reverted;
+}
+
+void Matcher::PlaceLoop() {
+  for (;;) {
+    Batch batch;
+    {
+      std::unique_lock<std::mutex> lock(batches_mu_);
+      batches_cv_.wait(lock, [this] { return !batches_.empty() || placers_stop_; });
+      if (batches_.empty()) return;
+      batch = std::move(batches_.front());
+      batches_.pop_front();
+      batches_cv_.notify_all();
+    }
+    try {
+      Place(batch);
+    } catch (const std::exception& e) {
+      service::LogError("cannot commit placed tables", {{"error", e.what()}});
+    }
+  }
+}
+
+void Matcher::Place(Batch& batch) {
+  std::vector<v1::CreateTableRequest> requests;
+  for (const Job& job : batch.jobs) requests.push_back(job.request);
   std::vector<Placed> placed = placement_->CreateTables(requests);
   std::vector<AssignmentRow> rows;
   std::vector<std::string> matched;
+  std::vector<std::string> revert = batch.revert;
   for (size_t i = 0; i < placed.size(); ++i) {
-    auto& [state, group] = groups[placed_groups[i]];
+    Job& job = batch.jobs[i];
     if (!placed[i].status.ok()) {
       placement_failures_->Increment();
-      service::LogWarn("cannot place a table", {{"pool", state->spec->name},
-                                                {"error", placed[i].status.ToString()}});
-      for (const AssignmentRow& a : seats[i]) {
-        if (!a.ticket_id.empty()) revert.push_back(a.ticket_id);
-      }
+      service::LogWarn("cannot place a table",
+                       {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
+      revert.insert(revert.end(), job.tickets.begin(), job.tickets.end());
       continue;
     }
     matches_->Increment();
-    bot_fills_->Increment(group.bots);
-    for (AssignmentRow a : seats[i]) {
+    bot_fills_->Increment(job.bots);
+    for (AssignmentRow a : job.seats) {
       a.table_id = placed[i].response.table_id();
       a.address = placed[i].address;
       a.seat_token = placed[i].response.seat_tokens(a.seat);
-      if (!a.ticket_id.empty()) matched.push_back(a.ticket_id);
       rows.push_back(std::move(a));
     }
-    for (const Ticket& t : group.tickets) {
-      state->wait->Observe(absl::ToDoubleSeconds(absl::Now() - t.queued));
-    }
+    matched.insert(matched.end(), job.tickets.begin(), job.tickets.end());
+    for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(absl::Now() - q));
   }
   PgArray tables(PgType::kText), seat_no(PgType::kInt4), players(PgType::kText),
       tickets(PgType::kText), bots(PgType::kBool), addresses(PgType::kText),
@@ -359,24 +465,37 @@ void Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
     stakes.AddInt(a.stake);
     possible.AddTime(a.possible);
   }
-  pqxx::work tx(*connection_);
-  tx.exec_params0(
-      "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, address, "
-      "seat_token, team, format, stake, possible) SELECT * FROM unnest($1::text[], "
-      "$2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], "
-      "$8::int4[], $9::int4[], $10::int8[], $11::timestamptz[])",
-      tables.Finish(), seat_no.Finish(), players.Finish(), tickets.Finish(),
-      bots.Finish(), addresses.Finish(), tokens.Finish(), teams.Finish(),
-      formats.Finish(), stakes.Finish(), possible.Finish());
-  tx.exec_params0(
-      "UPDATE mm_tickets SET status = 'matched', changed = now() "
-      "WHERE ticket_id = ANY($1::text[])",
-      Texts(matched).Finish());
-  tx.exec_params0(
-      "UPDATE mm_tickets SET status = 'waiting', changed = now() "
-      "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
-      Texts(revert).Finish());
-  tx.commit();
+  absl::Status s = options_.db->Run("committing assignments", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result m = tx.exec_params(
+        "UPDATE mm_tickets SET status = 'matched', changed = now() "
+        "WHERE ticket_id = ANY($1::text[]) AND status = 'placing' RETURNING ticket_id",
+        Texts(matched).Finish());
+    if (m.size() != matched.size()) {
+      // Our lease lapsed and the pool's new matcher took these tickets back: it
+      // will seat them; these tables stay unused.
+      return absl::AbortedError("the pool's lease was lost while placing");
+    }
+    tx.exec_params0(
+        "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, address, "
+        "seat_token, team, format, stake, possible) SELECT * FROM unnest($1::text[], "
+        "$2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], "
+        "$8::int4[], $9::int4[], $10::int8[], $11::timestamptz[])",
+        tables.Finish(), seat_no.Finish(), players.Finish(), tickets.Finish(),
+        bots.Finish(), addresses.Finish(), tokens.Finish(), teams.Finish(),
+        formats.Finish(), stakes.Finish(), possible.Finish());
+    tx.exec_params0(
+        "UPDATE mm_tickets SET status = 'waiting', changed = now() "
+        "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
+        Texts(revert).Finish());
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!revert.empty()) reread_ = true;
+  if (!s.ok()) {
+    service::LogWarn("assignments not committed", {{"error", s.ToString()}});
+    return;
+  }
   const absl::Time now = absl::Now();
   for (AssignmentRow& a : rows) a.matched = now;
   if (!rows.empty()) on_assigned_(rows);

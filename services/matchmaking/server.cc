@@ -67,7 +67,8 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                          .pools = pools,
                          .tick = config.tick,
                          .lease_retry = config.lease_retry,
-                         .clocks = config.clocks};
+                         .clocks = config.clocks,
+                         .db = &s->store_->pool()};
   s->matcher_ = std::make_unique<Matcher>(
       matcher, s->placement_.get(),
       [raw](const v1::Mode& mode, const std::vector<std::string>& taken) {

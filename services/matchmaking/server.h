@@ -30,7 +30,7 @@ namespace trix::matchmaking {
 struct MatchmakingConfig {
   std::string listen_address = "0.0.0.0:50061";
   std::string database_url;
-  int db_connections = 4;
+  int db_connections = 8;
   std::string ratings_address;  // "" = no ratings service (see lobby.h)
   PlayerAuthOptions auth;
   PlacementOptions placement;
