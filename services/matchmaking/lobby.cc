@@ -341,7 +341,9 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     std::set<std::string> lost(gone.begin(), gone.end());
     for (size_t i = 0; i < admitted.size(); ++i) {
       const TicketRow& row = admitted[i]->row;
-      if (!result->outcomes[i].resumed && !lost.count(row.ticket_id)) fresh.push_back(row);
+      if (result->outcomes[i].resumed || lost.count(row.ticket_id)) continue;
+      fresh.push_back(row);
+      fresh.back().queued = absl::Now();  // in the queue from its commit on
     }
     matcher_->Withdraw(gone);
     matcher_->Offer(fresh);

@@ -363,6 +363,9 @@ bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
   std::set<std::string> claimed;
   {
     pqxx::work tx(*connection_);
+    // A claim lost in a crash leaves the tickets waiting, which is where a new
+    // matcher would put them anyway: it need not wait for the disk.
+    tx.exec0("SET LOCAL synchronous_commit = off");
     const pqxx::result r = tx.exec_params(
         "UPDATE mm_tickets SET status = 'placing', changed = now() "
         "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ticket_id",
