@@ -18,6 +18,15 @@ grpc::ClientContext* WithDeadline(grpc::ClientContext* c, absl::Duration d) {
   return c;
 }
 
+}  // namespace
+
+grpc::ClientContext* Lobby::Ratings(grpc::ClientContext* c) const {
+  c->AddMetadata("authorization", "Bearer " + options_.ratings_token);
+  return WithDeadline(c, absl::Seconds(2));
+}
+
+namespace {
+
 bool KnownMode(const v1::Mode& m) {
   return (m.team() == v1::TEAM_SOLO || m.team() == v1::TEAM_PARTNER) &&
          (m.format() == v1::FORMAT_CLASSIC || m.format() == v1::FORMAT_COMPLEX);
@@ -184,7 +193,7 @@ void Lobby::Rate(std::vector<Pending*>& batch) {
     v1::GetRatingsResponse response;
     grpc::ClientContext context;
     grpc::Status s =
-        ratings_->GetRatings(WithDeadline(&context, absl::Seconds(2)), request, &response);
+        ratings_->GetRatings(Ratings(&context), request, &response);
     if (!s.ok() || response.ratings_size() != static_cast<int>(ps.size())) {
       service::LogWarn("cannot read ratings; using the default",
                        {{"error", s.error_message()}});
@@ -204,7 +213,7 @@ void Lobby::ReleaseHold(const std::string& hold_id) {
   v1::Hold hold;
   grpc::ClientContext context;
   grpc::Status s =
-      ratings_->ReleaseHold(WithDeadline(&context, absl::Seconds(2)), request, &hold);
+      ratings_->ReleaseHold(Ratings(&context), request, &hold);
   if (!s.ok()) {
     service::LogWarn("cannot release a stake hold",
                      {{"hold", hold_id}, {"error", s.error_message()}});
@@ -233,7 +242,7 @@ void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
     v1::Hold hold;
     grpc::ClientContext context;
     grpc::Status s =
-        ratings_->AttachHold(WithDeadline(&context, absl::Seconds(2)), request, &hold);
+        ratings_->AttachHold(Ratings(&context), request, &hold);
     if (!s.ok()) {
       service::LogWarn("cannot attach a stake hold",
                        {{"hold", t.hold_id}, {"error", s.error_message()}});
@@ -305,10 +314,15 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
       v1::Hold hold;
       grpc::ClientContext context;
       grpc::Status s =
-          ratings_->HoldStake(WithDeadline(&context, absl::Seconds(2)), request, &hold);
+          ratings_->HoldStake(Ratings(&context), request, &hold);
       if (!s.ok()) {
-        p->sink->End(absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                                  s.error_message()));
+        // An account the ledger does not know has no balance either.
+        const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||
+                           s.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+        p->sink->End(broke ? absl::FailedPreconditionError(absl::StrCat(
+                                 "the balance cannot cover the stake: ", s.error_message()))
+                           : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                                          s.error_message()));
         continue;
       }
       t.hold_id = hold.hold_id();

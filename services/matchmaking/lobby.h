@@ -43,6 +43,7 @@ struct LobbyOptions {
   std::vector<PoolSpec> pools;
   std::vector<int64_t> stake_levels;  // besides 0 (free)
   int default_rating = 1500;
+  std::string ratings_token;  // presented to the ratings service
   absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
   absl::Duration update_every = absl::Seconds(1);        // Queued updates
 };
@@ -90,6 +91,8 @@ class Lobby {
     int rating = 0;
   };
   absl::Status Validate(Pending& p);
+  // A ratings call's context: the token and a deadline.
+  grpc::ClientContext* Ratings(grpc::ClientContext* c) const;
   void AdmitLoop();
   void AdmitBatch(std::vector<Pending>& batch);
   void Rate(std::vector<Pending*>& batch);

@@ -32,6 +32,7 @@ struct Flags {
   std::string database_url;
   std::string service_token;
   std::string ratings_address;
+  std::string ratings_token;
   std::string table_address;
   std::string migrations_dir = "migrations";
   std::string jwt_algorithm = "HS256";
@@ -64,6 +65,8 @@ void Bind(service::Config& c, Flags& f) {
          "bearer token of trusted backends and operators; also sent to CreateTable");
   c.Bind("ratings_address", &f.ratings_address,
          "ratings service host:port; empty: default ratings and no staked play");
+  c.Bind("ratings_token", &f.ratings_token,
+         "bearer token for the ratings service (default: --service_token)");
   c.Bind("table_address", &f.table_address,
          "a table service to use when no registered instance has room");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
@@ -119,6 +122,7 @@ int Run(int argc, char** argv) {
   mc.database_url = flags.database_url;
   mc.db_connections = flags.db_connections;
   mc.ratings_address = flags.ratings_address;
+  mc.ratings_token = flags.ratings_token;
   mc.auth.service_token = flags.service_token;
   mc.auth.jwt_algorithm = flags.jwt_algorithm;
   mc.auth.issuer = flags.jwt_issuer;

@@ -56,6 +56,9 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   LobbyOptions lobby{.pools = pools,
                      .stake_levels = config.stake_levels,
                      .default_rating = config.default_rating,
+                     .ratings_token = config.ratings_token.empty()
+                                          ? config.auth.service_token
+                                          : config.ratings_token,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every};
   MatchmakingServer* raw = s.get();

@@ -32,6 +32,7 @@ struct MatchmakingConfig {
   std::string database_url;
   int db_connections = 8;
   std::string ratings_address;  // "" = no ratings service (see lobby.h)
+  std::string ratings_token;    // bearer token for it
   PlayerAuthOptions auth;
   PlacementOptions placement;
   std::vector<int64_t> stake_levels;
