@@ -6,12 +6,16 @@
 //   matchmaking-load --matchmaking=127.0.0.1:50061 --service_token=... \
 //       --players=2000 --duration=20s [--party_share=0.05]
 //
-// Each slot is one player (or, for --party_share of the slots, a party of two) with
+// Each slot is one player (or, for --party_share of the players, a party of two
+// playing complex partner) with
 // a FindTable stream; once seated, the slot starts a new player (a seated player's
 // next request would get its live seat back). Modes are mixed like a real lobby:
 // half Quick Play (complex partner), the rest spread over the other three modes.
 // Ratings come from the ratings service the matchmaking service is given.
 #include <atomic>
+#include <deque>
+#include <map>
+#include <thread>
 #include <cstdio>
 #include <memory>
 #include <random>
@@ -72,7 +76,13 @@ class Load {
   }
 
   void Run() {
-    for (int slot = 0; slot < flags_.players; ++slot) StartSlot(slot);
+    // Party slots are started by their own thread (two unary calls each).
+    party_slots_ = static_cast<int>(flags_.players * flags_.party_share / 2);
+    for (int i = 0; i < party_slots_; ++i) party_pending_[-1 - i] = 0;
+    std::thread parties([this] { PartyLoop(); });
+    parties.detach();
+    for (int slot = 0; slot < flags_.players - 2 * party_slots_; ++slot) StartSlot(slot);
+    for (int i = 0; i < party_slots_; ++i) QueueParty(-1 - i);
     absl::SleepFor(flags_.warmup);
     int64_t start_count = matched_.load();
     measuring_ = true;
@@ -94,8 +104,67 @@ class Load {
     std::_Exit(0);  // streams still open: no orderly teardown needed
   }
 
+  void QueueParty(int slot) {
+    absl::MutexLock lock(&party_mu_);
+    party_queue_.push_back(slot);
+  }
+
+  // A party of two: one creates it, the other joins with the code, both queue.
+  void PartyLoop() {
+    for (;;) {
+      int slot;
+      {
+        absl::MutexLock lock(&party_mu_);
+        auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(party_mu_) {
+          return !party_queue_.empty();
+        };
+        party_mu_.Await(absl::Condition(&ready));
+        slot = party_queue_.front();
+        party_queue_.pop_front();
+      }
+      if (stop_) return;
+      int64_t n = next_player_++;
+      std::string a = absl::StrCat("load-", run_, "-", n, "a");
+      std::string b = absl::StrCat("load-", run_, "-", n, "b");
+      v1::Party party;
+      grpc::ClientContext c1;
+      c1.AddMetadata("authorization", "Bearer " + flags_.service_token);
+      v1::CreatePartyRequest create;
+      create.set_player_id(a);
+      grpc::Status s = stub(0)->CreateParty(&c1, create, &party);
+      v1::Party joined;
+      if (s.ok()) {
+        grpc::ClientContext c2;
+        c2.AddMetadata("authorization", "Bearer " + flags_.service_token);
+        v1::JoinPartyRequest join;
+        join.set_player_id(b);
+        join.set_code(party.code());
+        s = stub(0)->JoinParty(&c2, join, &joined);
+      }
+      if (!s.ok()) {
+        ++errors_;
+        QueueParty(slot);
+        continue;
+      }
+      party_pending_.at(slot) = 2;
+      for (const std::string& player : {a, b}) {
+        v1::FindTableRequest r;
+        r.set_request_id("r");
+        r.set_player_id(player);
+        r.set_party_id(party.party_id());
+        r.mutable_mode()->set_team(v1::TEAM_PARTNER);
+        r.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
+        new Ticket(this, slot, r);
+      }
+    }
+  }
+
   void StartSlot(int slot) {
     if (stop_) return;
+    if (slot < 0) {  // a party's slot: again once both members are done
+      if (--party_pending_.at(slot) == 0) QueueParty(slot);
+      return;
+    }
     int64_t n = next_player_++;
     std::string base = absl::StrCat("load-", run_, "-", n);
     v1::FindTableRequest r;
@@ -140,7 +209,7 @@ class Load {
   }
 
   v1::MatchmakingService::Stub* stub(int slot) {
-    return stubs_[slot % stubs_.size()].get();
+    return stubs_[static_cast<size_t>(slot < 0 ? -slot : slot) % stubs_.size()].get();
   }
   const Flags& flags() const { return flags_; }
 
@@ -155,6 +224,10 @@ class Load {
   std::atomic<int64_t> errors_{0};
   std::atomic<bool> measuring_{false};
   std::atomic<bool> stop_{false};
+  int party_slots_ = 0;
+  absl::Mutex party_mu_;
+  std::deque<int> party_queue_ ABSL_GUARDED_BY(party_mu_);
+  std::map<int, std::atomic<int>> party_pending_;  // filled before any stream starts
   LatencyLog possible_;
   LatencyLog waited_;
 };
@@ -186,7 +259,7 @@ int Run(int argc, char** argv) {
   config.Bind("players", &f.players, "simulated players queueing at once");
   config.Bind("duration", &f.duration, "how long to measure");
   config.Bind("warmup", &f.warmup, "how long to run before measuring");
-  config.Bind("party_share", &f.party_share, "share of slots that are parties (unused)");
+  config.Bind("party_share", &f.party_share, "share of players queueing as parties of two");
   config.Bind("channels", &f.channels, "gRPC connections to spread the streams over");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
   Load load(f);
