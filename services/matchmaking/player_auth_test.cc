@@ -1,6 +1,9 @@
 #include "services/matchmaking/player_auth.h"
 
 #include <jwt.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rsa.h>
 
 #include <cstdlib>
 #include <string>
@@ -90,6 +93,46 @@ TEST_F(PlayerAuthTest, APlayerMayNotActForAnother) {
   EXPECT_EQ(*ActingFor(alice, ""), "alice");
   EXPECT_EQ(*ActingFor(alice, "alice"), "alice");
   EXPECT_EQ(ActingFor(alice, "bob").status().code(), absl::StatusCode::kPermissionDenied);
+}
+
+// A fresh RSA key pair as PEM (private, public).
+std::pair<std::string, std::string> RsaKeys() {
+  EVP_PKEY* key = EVP_RSA_gen(2048);
+  auto pem = [](auto write) {
+    BIO* bio = BIO_new(BIO_s_mem());
+    write(bio);
+    char* data = nullptr;
+    long n = BIO_get_mem_data(bio, &data);
+    std::string s(data, static_cast<size_t>(n));
+    BIO_free(bio);
+    return s;
+  };
+  std::string priv = pem([&](BIO* b) {
+    PEM_write_bio_PrivateKey(b, key, nullptr, nullptr, 0, nullptr, nullptr);
+  });
+  std::string pub = pem([&](BIO* b) { PEM_write_bio_PUBKEY(b, key); });
+  EVP_PKEY_free(key);
+  return {priv, pub};
+}
+
+TEST(PlayerAuthRs256Test, ChecksTheSignatureWithThePublicKey) {
+  auto [priv, pub] = RsaKeys();
+  PlayerAuth auth({.jwt_algorithm = "RS256", .jwt_key = pub, .issuer = "login.trix",
+                   .audience = "trix"});
+  absl::StatusOr<Caller> caller =
+      auth.Authenticate("Bearer " + Token({}, priv, JWT_ALG_RS256), kNow);
+  ASSERT_TRUE(caller.ok()) << caller.status();
+  EXPECT_EQ(caller->player_id, "alice");
+  auto [other_priv, other_pub] = RsaKeys();
+  EXPECT_EQ(auth.Authenticate("Bearer " + Token({}, other_priv, JWT_ALG_RS256), kNow)
+                .status()
+                .code(),
+            absl::StatusCode::kUnauthenticated);
+  // The public key used as an HMAC secret must not pass (algorithm confusion).
+  EXPECT_EQ(auth.Authenticate("Bearer " + Token({}, pub, JWT_ALG_HS256), kNow)
+                .status()
+                .code(),
+            absl::StatusCode::kUnauthenticated);
 }
 
 }  // namespace

@@ -104,6 +104,10 @@ MatchmakingConfig TestConfig(const std::string& db_url) {
   c.listen_address = "127.0.0.1:0";
   c.database_url = db_url;
   c.auth.service_token = table::kServiceToken;
+  c.auth.jwt_algorithm = "HS256";
+  c.auth.jwt_key = kJwtSecret;
+  c.auth.issuer = "login.trix";
+  c.auth.audience = "trix";
   c.placement.service_token = table::kServiceToken;
   c.stake_levels = {100};
   c.pool.bot_fill_wait = absl::Seconds(2);

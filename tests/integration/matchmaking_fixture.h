@@ -65,6 +65,7 @@ class BotClient {
 };
 
 inline constexpr char kServiceBearer[] = "Bearer integration-service-token";
+inline constexpr char kJwtSecret[] = "integration-login-secret";
 
 MatchmakingConfig TestConfig(const std::string& db_url);
 

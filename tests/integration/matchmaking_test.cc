@@ -2,6 +2,9 @@
 // gRPC streams: players queue and share tables, parties sit as partners, bots fill
 // after the wait, tickets are superseded, cancelled and resumed, assignments are
 // delivered again, and bad requests get their exact status.
+#include <jwt.h>
+
+#include <cstdlib>
 #include <pqxx/pqxx>
 #include <set>
 
@@ -11,6 +14,23 @@
 
 namespace trix::matchmaking {
 namespace {
+
+// An HS256 player token as the game's login service would issue it.
+std::string PlayerToken(const std::string& player, int64_t expires_in_s) {
+  jwt_t* jwt = nullptr;
+  jwt_new(&jwt);
+  jwt_add_grant(jwt, "sub", player.c_str());
+  jwt_add_grant(jwt, "iss", "login.trix");
+  jwt_add_grant(jwt, "aud", "trix");
+  jwt_add_grant_int(jwt, "exp", absl::ToUnixSeconds(absl::Now()) + expires_in_s);
+  jwt_set_alg(jwt, JWT_ALG_HS256, reinterpret_cast<const unsigned char*>(kJwtSecret),
+              static_cast<int>(sizeof(kJwtSecret) - 1));
+  char* s = jwt_encode_str(jwt);
+  std::string token = s;
+  free(s);
+  jwt_free(jwt);
+  return "Bearer " + token;
+}
 
 class MatchmakingFlowTest : public MatchmakingTest {
  protected:
@@ -276,6 +296,18 @@ TEST_F(MatchmakingFlowTest, BadRequestsGetTheirStatus) {
   bot.set_name("b");
   v1::RegisterBotResponse r;
   EXPECT_EQ(stub_->RegisterBot(&c, bot, &r).error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(MatchmakingFlowTest, PlayerTokensActForTheirPlayerOnly) {
+  v1::FindTableRequest own = Request("");
+  TicketClient mine(stub_.get(), own, PlayerToken("tokenholder", 600));
+  ASSERT_TRUE(mine.WaitQueued(1)) << mine.status().error_message();
+  TicketClient other(stub_.get(), Request("someone-else"), PlayerToken("tokenholder", 600));
+  ASSERT_TRUE(other.WaitDone());
+  EXPECT_EQ(other.status().error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  TicketClient expired(stub_.get(), own, PlayerToken("tokenholder", -600));
+  ASSERT_TRUE(expired.WaitDone());
+  EXPECT_EQ(expired.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
 }
 
 }  // namespace
