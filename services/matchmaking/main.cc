@@ -53,7 +53,7 @@ struct Flags {
   absl::Duration instance_stale_after = absl::Seconds(15);
   int card_ms = 0;
   int db_connections = 8;
-  int metrics_port = 9465;
+  int metrics_port = 9464;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
 };

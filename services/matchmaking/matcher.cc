@@ -55,8 +55,9 @@ Matcher::Matcher(MatcherOptions options, Placement* placement, ReserveBot reserv
       reserve_bot_(std::move(reserve_bot)),
       on_assigned_(std::move(on_assigned)) {
   waiting_family_ = &prometheus::BuildGauge()
-                         .Name("trix_matchmaking_waiting_players")
-                         .Help("players waiting in a pool this replica matches")
+                         .Name("trix_matchmaking_tickets_waiting")
+                         .Help("tickets waiting in a pool this replica matches (a "
+                               "party counts once)")
                          .Register(*registry);
   wait_family_ = &prometheus::BuildHistogram()
                       .Name("trix_matchmaking_wait_seconds")
@@ -155,9 +156,11 @@ void Matcher::TryLeases() {
         "WHERE pool = $1 AND status = 'placing' RETURNING ticket_id",
         spec.name);
     PoolState state{.spec = &spec, .pool = std::make_unique<Pool>(spec.options)};
-    state.waiting = &waiting_family_->Add({{"pool", spec.name}});
+    const std::map<std::string, std::string> labels = {
+        {"mode", wire::ModeName(spec.mode)}, {"stake", std::to_string(spec.stake)}};
+    state.waiting = &waiting_family_->Add(labels);
     state.wait = &wait_family_->Add(
-        {{"pool", spec.name}},
+        labels,
         prometheus::Histogram::BucketBoundaries{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                 2.5, 5, 10, 20, 30, 60, 120});
     leased_.emplace(spec.name, std::move(state));
@@ -303,7 +306,7 @@ bool Matcher::Tick() {
     std::lock_guard<std::mutex> lock(published_mu_);
     for (auto& [name, state] : leased_) {
       published_waiting_[name] = static_cast<int>(state.pool->players());
-      state.waiting->Set(static_cast<double>(state.pool->players()));
+      state.waiting->Set(static_cast<double>(state.pool->size()));
     }
   }
   return !groups.empty();

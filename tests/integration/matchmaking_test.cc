@@ -82,6 +82,21 @@ TEST_F(MatchmakingFlowTest, FourPlayersQueueAndShareOneTable) {
     EXPECT_EQ(view.seats(a.seat()).player_id(), "p" + std::to_string(i));
   }
   EXPECT_EQ(seats, (std::set<int>{0, 1, 2, 3}));
+  // The metrics the dashboards read: matches made, wait times per mode.
+  double matches = -1, waits = -1;
+  for (const prometheus::MetricFamily& f : registry_.Collect()) {
+    if (f.name == "trix_matchmaking_matches_total") matches = f.metric[0].counter.value;
+    if (f.name != "trix_matchmaking_wait_seconds") continue;
+    for (const prometheus::ClientMetric& m : f.metric) {
+      for (const prometheus::ClientMetric::Label& l : m.label) {
+        if (l.name == "mode" && l.value == "complex-partner") {
+          waits = static_cast<double>(m.histogram.sample_count);
+        }
+      }
+    }
+  }
+  EXPECT_EQ(matches, 1);
+  EXPECT_EQ(waits, 4);
 }
 
 TEST_F(MatchmakingFlowTest, APartySitsOpposite) {
