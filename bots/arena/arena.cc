@@ -16,8 +16,8 @@ namespace {
 
 using engine::kNumSeats;
 
-// Seats each side plays in one game of a pair: two.
-constexpr double kSeatGamesPerSide = 4;  // two seats in each of two games
+// Seat-games each side plays in a pair: two seats in each of the two games.
+constexpr double kSeatGamesPerSide = 4;
 
 struct PairGames {
   GameRecord first;
@@ -67,6 +67,7 @@ ArenaGameSetup PairGameSetup(const MatchOptions& options, int pair, int half) {
   ArenaGameSetup setup;
   setup.mode = options.mode;
   setup.table_seed = PairTableSeed(options.seed, pair);
+  setup.search = options.search;
   engine::Rng bot_seeds(setup.table_seed + 1 + static_cast<uint64_t>(half));
   for (int s = 0; s < kNumSeats; ++s) {
     setup.strategies[s] = SideOf(s, half) == 0 ? options.a : options.b;

@@ -33,6 +33,7 @@ struct MatchOptions {
   std::string b = "random";
   uint64_t seed = 1;
   int threads = 2;
+  bots::SearchOptions search;  // the search strategy's budget
 };
 
 // Which strategy, A (0) or B (1), plays `seat` in game `half` (0 or 1) of a pair.

@@ -99,7 +99,7 @@ absl::StatusOr<GameRecord> PlayArenaGame(const ArenaGameSetup& setup) {
   std::array<std::unique_ptr<bots::Bot>, kNumSeats> bots;
   for (int s = 0; s < kNumSeats; ++s) {
     absl::StatusOr<std::unique_ptr<bots::Bot>> bot =
-        bots::MakeStrategy(setup.strategies[s], setup.bot_seeds[s]);
+        bots::MakeStrategy(setup.strategies[s], setup.bot_seeds[s], setup.search);
     if (!bot.ok()) return bot.status();
     bots[s] = *std::move(bot);
   }

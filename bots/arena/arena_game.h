@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bots/strategies/search_bot.h"
 #include "engine/deal.h"
 #include "engine/game.h"
 #include "engine/rules.h"
@@ -34,6 +35,7 @@ struct ArenaGameSetup {
   uint64_t table_seed = 1;               // the deals: ShuffledHands(table_seed, i)
   std::array<std::string, engine::kNumSeats> strategies;
   std::array<uint64_t, engine::kNumSeats> bot_seeds{};
+  bots::SearchOptions search;  // for the seats that play "search"
 };
 
 struct DealRecord {

@@ -29,6 +29,11 @@ int Run(int argc, char** argv) {
   config.Bind("b", &options.b, "strategy B");
   config.Bind("seed", &seed, "the match's seed: the deals and the strategies' seeds");
   config.Bind("threads", &options.threads, "games played at once");
+  config.Bind("search_samples", &options.search.samples,
+              "search: sampled deals per card decision at most");
+  config.Bind("search_budget", &options.search.budget,
+              "search: time per decision at most, e.g. 60ms; a long one makes the "
+              "strength independent of the machine's load");
   config.Bind("json", &json, "also write the report as JSON to this file (- for stdout)");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
     return *exit_code;

@@ -3,6 +3,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "proto/wire/wire.h"
 
 namespace trix::arena {
@@ -48,6 +49,10 @@ std::string ReportText(const MatchReport& report) {
       "%s: A=%s vs B=%s, %d games (%d duplicate pairs), seed %d, %.1f s (%.1f ms/game)\n",
       o.mode, o.a, o.b, report.games(), report.pairs.size(), o.seed, report.seconds,
       report.games() ? 1000 * report.seconds / report.games() : 0.0);
+  if (o.a == "search" || o.b == "search") {
+    absl::StrAppend(&out, "search: ", o.search.samples, " samples, ",
+                    absl::FormatDuration(o.search.budget), " per decision at most\n");
+  }
   absl::StrAppend(&out, "per seat per game, mean ± 95% CI over pairs\n");
   absl::StrAppend(&out, absl::StrFormat("%-16s %18s %18s %18s\n", "figure", "A", "B",
                                         "A - B"));
@@ -83,6 +88,8 @@ nlohmann::json ReportJson(const MatchReport& report) {
                         {"games", report.games()}, {"pairs", report.pairs.size()},
                         {"seconds", report.seconds}};
   out["per"] = "seat and game";
+  out["search"] = {{"samples", o.search.samples},
+                   {"budget_ms", absl::ToDoubleMilliseconds(o.search.budget)}};
   for (Figure f : ReportedFigures(report)) {
     out["figures"][FigureName(f)] = {{"a", EstimateJson(report.Of(0, f))},
                                      {"b", EstimateJson(report.Of(1, f))},

@@ -4,12 +4,14 @@
 #include <pqxx/notification>
 #include <pqxx/pqxx>
 #include <set>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
+#include "services/common/auth.h"
 #include "services/common/logging.h"
 #include "services/ratings/display.h"
 #include "services/ratings/game_result.h"
@@ -78,7 +80,15 @@ void AddApplied(BatchWrites& w, const OutboxRow& row, const std::string& mode,
 }
 
 // The changed ratings that already have a row (stored) or not yet, in one statement.
-void WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& players, bool stored) {
+size_t Changed(const std::map<PlayerKey, PlayerState>& players, bool stored) {
+  size_t n = 0;
+  for (const auto& [key, p] : players) n += p.changed && p.stored == stored;
+  return n;
+}
+
+// Returns the rows written.
+size_t WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& players,
+                    bool stored) {
   PgArray mode(PgType::kText), player(PgType::kText), bot(PgType::kBool), mu(PgType::kText),
       sigma(PgType::kText), display(PgType::kInt4), count(PgType::kInt4);
   for (const auto& [key, p] : players) {
@@ -91,7 +101,7 @@ void WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& player
     display.AddInt(DisplayOf(p.skill));
     count.AddInt(p.games);
   }
-  if (mode.size() == 0) return;
+  if (mode.size() == 0) return 0;
   constexpr char kRows[] =
       "unnest($1::text[], $2::text[], $3::bool[], $4::text[]::float8[], $5::text[]::float8[], "
       "$6::int4[], $7::int4[]) AS n(mode, player_id, bot, mu, sigma, display, games)";
@@ -100,14 +110,15 @@ void WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& player
                             "display = n.display, games = n.games FROM ",
                             kRows, " WHERE p.mode = n.mode AND p.player_id = n.player_id")
              : absl::StrCat("INSERT INTO ratings.player_ratings SELECT * FROM ", kRows);
-  tx.exec_params0(sql, mode.Finish(), player.Finish(), bot.Finish(), mu.Finish(), sigma.Finish(),
-                  display.Finish(), count.Finish());
+  return tx.exec_params0(sql, mode.Finish(), player.Finish(), bot.Finish(), mu.Finish(),
+                         sigma.Finish(), display.Finish(), count.Finish())
+      .affected_rows();
 }
 
 }  // namespace
 
 OutboxConsumer::OutboxConsumer(ConsumerOptions options, RatingsMetrics* metrics)
-    : options_(std::move(options)), metrics_(metrics) {}
+    : options_(std::move(options)), instance_(service::NewUuid()), metrics_(metrics) {}
 
 OutboxConsumer::~OutboxConsumer() { Stop(); }
 
@@ -174,6 +185,15 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   BatchResult out;
   pqxx::work tx(c);
   if (!tx.exec1(kConsumerLock)[0].as<bool>()) return out;  // another replica is at it
+  const pqxx::row state = tx.exec_params1(
+      "UPDATE ratings.consumer_state c SET owner = $1, batch = c.batch + 1 "
+      "FROM (SELECT owner, batch FROM ratings.consumer_state WHERE id = 1) p "
+      "WHERE c.id = 1 RETURNING p.owner, p.batch, c.batch",
+      instance_);
+  if (state[0].as<std::string>() != instance_ || state[1].as<int64_t>() != my_batch_) {
+    cache_.clear();  // someone else wrote since: reread everyone
+  }
+  const int64_t this_batch = state[2].as<int64_t>();
   const int64_t last =
       tx.exec1("SELECT COALESCE(max(outbox_id), 0) FROM ratings.applied_games")[0].as<int64_t>();
   // Above the last applied id the primary key leads straight to the new rows; below
@@ -239,12 +259,19 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
     }
     games.emplace_back(&row, std::move(game));
   }
-  if (!players.empty()) {
-    PgArray modes(PgType::kText), ids2(PgType::kText);
-    for (const auto& [key, state] : players) {
-      modes.AddString(key.first);
-      ids2.AddString(key.second);
+  PgArray modes(PgType::kText), ids2(PgType::kText);
+  for (auto& [key, p] : players) {
+    auto cached = cache_.find(key);
+    if (cached != cache_.end()) {
+      p.skill = cached->second.skill;
+      p.games = cached->second.games;
+      p.stored = true;
+      continue;
     }
+    modes.AddString(key.first);
+    ids2.AddString(key.second);
+  }
+  if (modes.size() > 0) {
     for (const pqxx::row& r : tx.exec_params(
              "SELECT p.mode, p.player_id, p.mu, p.sigma, p.games FROM ratings.player_ratings p "
              "JOIN unnest($1::text[], $2::text[]) AS k(mode, player_id) "
@@ -336,7 +363,11 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
         w.h_finished.Finish(), w.h_seat.Finish(), w.h_place.Finish(), w.h_mu_before.Finish(),
         w.h_sigma_before.Finish(), w.h_mu_after.Finish(), w.h_sigma_after.Finish(),
         w.h_display_before.Finish(), w.h_display_after.Finish());
-    WritePlayers(tx, players, /*stored=*/true);
+    if (WritePlayers(tx, players, /*stored=*/true) != Changed(players, true)) {
+      cache_.clear();
+      my_batch_ = -1;
+      throw std::runtime_error("a rating row vanished under the consumer; rereading");
+    }
     WritePlayers(tx, players, /*stored=*/false);
   }
   if (w.a_game.size() > 0) {
@@ -349,7 +380,19 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   }
   tx.exec_params0("UPDATE game_results SET consumed_at = now() WHERE id = ANY($1::int8[])",
                   w.consumed.Finish());
-  tx.commit();
+  // The cache follows only what committed; an unknown outcome forgets it.
+  try {
+    tx.commit();
+  } catch (...) {
+    cache_.clear();
+    my_batch_ = -1;
+    throw;
+  }
+  my_batch_ = this_batch;
+  if (cache_.size() + players.size() > options_.max_cached_ratings) cache_.clear();
+  for (const auto& [key, p] : players) {
+    if (p.changed || p.stored) cache_[key] = {p.skill, p.games, p.bot};
+  }
 
   out.rows = static_cast<int>(rows.size());
   out.applied = static_cast<int>(games.size());

@@ -7,7 +7,9 @@
 // batch_size pending rows in id order, skips the games already recorded in
 // ratings.applied_games (a replayed outbox, or a batch whose commit outcome was
 // lost), rates and settles the rest in memory in id order, writes everything with a
-// handful of set-based statements, marks the rows consumed and commits. A kill -9
+// handful of set-based statements, marks the rows consumed and commits. The
+// ratings it wrote stay in memory while no other replica applies a batch
+// (ratings.consumer_state), so a batch reads only players it has not seen. A kill -9
 // anywhere rolls the whole batch back; the next run redoes it. applied_games' primary
 // key on the game id is the final word on "already applied".
 //
@@ -28,10 +30,12 @@
 
 #include <atomic>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <pqxx/connection>
 #include <string>
 #include <thread>
+#include <utility>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -44,6 +48,7 @@ struct ConsumerOptions {
   std::string database_url;
   std::string application_name = "ratings-service consumer";
   int batch_size = 2000;
+  size_t max_cached_ratings = 4000000;  // about 100 bytes each
   absl::Duration poll_interval = absl::Milliseconds(500);
   absl::Duration order_grace = absl::Milliseconds(250);
   RateOptions model;  // OpenSkill defaults
@@ -80,6 +85,17 @@ class OutboxConsumer {
   std::atomic<bool> stop_{false};
   std::thread thread_;
   std::atomic<int64_t> games_applied_{0};
+  // The ratings this consumer last wrote, valid while ratings.consumer_state says
+  // the last batch was its own (see migrations/0011): the batch then reads only
+  // the players it has not seen.
+  struct Cached {
+    Skill skill;
+    int games = 0;
+    bool bot = false;
+  };
+  const std::string instance_;
+  int64_t my_batch_ = -1;
+  std::map<std::pair<std::string, std::string>, Cached> cache_;
   // The hole the consumer is waiting at (its first missing id) and since when.
   int64_t hole_ = 0;
   absl::Time hole_seen_;

@@ -102,7 +102,7 @@ TEST_F(ConsumerTest, TwoReplaysFromScratchGiveIdenticalRatings) {
   Drain();
   const std::string first = Ratings();
   Sql("DELETE FROM ratings.rating_history; DELETE FROM ratings.player_ratings; "
-      "DELETE FROM ratings.applied_games; UPDATE game_results SET consumed_at = NULL");
+      "DELETE FROM ratings.applied_games; UPDATE ratings.consumer_state SET owner = ''; UPDATE game_results SET consumed_at = NULL");
   EXPECT_EQ(Drain(), 150);
   EXPECT_EQ(Ratings(), first);
 }
@@ -128,9 +128,31 @@ TEST_F(ConsumerTest, TwoConsumersNeverApplyAGameTwice) {
   // The same ratings as one consumer applying them in order.
   const std::string together = Ratings();
   Sql("DELETE FROM ratings.rating_history; DELETE FROM ratings.player_ratings; "
-      "DELETE FROM ratings.applied_games; UPDATE game_results SET consumed_at = NULL");
+      "DELETE FROM ratings.applied_games; UPDATE ratings.consumer_state SET owner = ''; UPDATE game_results SET consumed_at = NULL");
   Drain();
   EXPECT_EQ(Ratings(), together);
+}
+
+TEST_F(ConsumerTest, RemembersRatingsOnlyWhileNoOneElseWrites) {
+  Write({OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
+  Drain();
+  // An out-of-band change that does not announce itself: the consumer notices the
+  // vanished row, applies nothing, and rereads on the next batch.
+  Sql("DELETE FROM ratings.player_ratings WHERE player_id = 'a'");
+  Write({OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
+  EXPECT_THROW(consumer_->ApplyBatch(*connection_), std::runtime_error);
+  EXPECT_EQ(Drain(), 1);
+  absl::StatusOr<std::vector<PlayerRating>> r = reader_->Ratings("complex-solo", {"a", "b"});
+  ASSERT_TRUE(r.ok());
+  EXPECT_EQ((*r)[0].games, 1);  // a started again from the default
+  EXPECT_EQ((*r)[1].games, 2);
+  // An announced change (owner reset) is simply reread.
+  Sql("UPDATE ratings.player_ratings SET mu = 40, games = 7 WHERE player_id = 'b'; "
+      "UPDATE ratings.consumer_state SET owner = ''");
+  Write({OutboxGame::Solo("g3", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
+  Drain();
+  r = reader_->Ratings("complex-solo", {"b"});
+  EXPECT_EQ((*r)[0].games, 8);
 }
 
 TEST_F(ConsumerTest, WaitsForAnEarlierGameStillCommitting) {

@@ -1,7 +1,10 @@
 // The real ratings-service process over gRPC: the ledger's calls and their exact
 // status codes, a kill -9 in the middle of the outbox, and how soon an idle service
 // rates a finished game.
+#include <netinet/in.h>
 #include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
@@ -12,10 +15,24 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "services/ratings/testing/ratings_db_test.h"
+#include "tests/load/metrics_scrape.h"
 #include "tests/ratings/ratings_process.h"
 
 namespace trix::ratings {
 namespace {
+
+// The metrics endpoint has no "serving on port" log line to read back: a free port.
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
 
 class RatingsApiTest : public RatingsDbTest {
  protected:
@@ -180,6 +197,27 @@ TEST_F(RatingsApiTest, AnIdleServiceRatesAFinishedGameWithinASecond) {
   EXPECT_NEAR(response.ratings(2).mu(), 27.795252672501135, 1e-9);
 }
 
+TEST_F(RatingsApiTest, MetricsCountRatedGamesLedgerEntriesAndLag) {
+  service_.reset();
+  const int port = FreePort();
+  StartService({absl::StrCat("--metrics_port=", port)});
+  v1::TransferResponse credit;
+  ASSERT_TRUE(Credit("buy-1", "a", 10, &credit).ok());
+  Write({OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4}),
+         OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {4, 3, 2, 1})});
+  while (AppliedGames() < 2) absl::SleepFor(absl::Milliseconds(10));
+  absl::StatusOr<load::MetricValues> m;
+  const absl::Time until = absl::Now() + absl::Seconds(5);
+  do {  // the counters are updated just after the batch commits
+    m = load::ScrapeMetrics(absl::StrCat("127.0.0.1:", port));
+    ASSERT_TRUE(m.ok()) << m.status();
+  } while ((*m)["trix_ratings_games_rated_total"] < 2 && absl::Now() < until);
+  EXPECT_EQ((*m)["trix_ratings_games_rated_total"], 2);
+  EXPECT_EQ((*m)["trix_ratings_ledger_entries_total{kind=\"credit\"}"], 1);
+  EXPECT_TRUE(m->count("trix_ratings_consumer_lag_seconds"));
+  EXPECT_EQ((*m)["trix_ratings_consumer_pending_games"], 0);
+}
+
 TEST_F(RatingsApiTest, KillNineMidOutboxChangesNothingTwice) {
   service_.reset();
   std::mt19937_64 rng(5);
@@ -216,7 +254,7 @@ TEST_F(RatingsApiTest, KillNineMidOutboxChangesNothingTwice) {
       "ORDER BY mode, player_id) FROM ratings.player_ratings";
   const std::string after_kill = Sql(query)[0][0].as<std::string>();
   Sql("DELETE FROM ratings.rating_history; DELETE FROM ratings.player_ratings; "
-      "DELETE FROM ratings.applied_games; UPDATE game_results SET consumed_at = NULL");
+      "DELETE FROM ratings.applied_games; UPDATE ratings.consumer_state SET owner = ''; UPDATE game_results SET consumed_at = NULL");
   Drain();
   EXPECT_EQ(Sql(query)[0][0].as<std::string>(), after_kill);
 }
