@@ -10,6 +10,7 @@ packages=(
   libpqxx-dev postgresql-15
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libspdlog-dev prometheus-cpp-dev libssl-dev libgoogle-perftools-dev
+  tmux  # trix-play's end-to-end test drives the terminal client in tmux
 )
 
 missing=()
