@@ -110,7 +110,10 @@ void PersonBot::Keys(absl::string_view bytes) {
     if (leave) info_.status = "Leaving: the autopilot plays your seat...";
     DrawLocked();
   }
-  if (leave && on_leave_) on_leave_();
+  if (!leave) return;
+  // The seat leaves first, so that no answer of the person's goes after it.
+  if (on_leave_) on_leave_();
+  Abandon();
 }
 
 void PersonBot::Tick() {

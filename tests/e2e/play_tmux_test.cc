@@ -191,6 +191,35 @@ class PlayTmuxTest : public ::testing::Test {
   }
   void SendKeys(const std::string& keys) { Shell(tmux_ + "send-keys -t play " + keys); }
 
+  // trix-play in a tmux session "play"; its exit status lands in RcPath().
+  bool StartPlay(const std::string& flags, const std::string& env) {
+    const std::string command =
+        absl::StrCat(TRIX_PLAY_BINARY, " ", flags, " --color=false 2>", dir_,
+                     "/trix-play.err; echo $? >", RcPath());
+    bool started = false;
+    Shell(absl::StrCat(tmux_, "new-session -d -s play -x 110 -y 50 -e ", env, " '",
+                       command, "'"),
+          &started);
+    return started;
+  }
+  std::string RcPath() const { return dir_ + "/trix-play.rc"; }
+  // Waits for trix-play to exit; its exit status as text.
+  std::string PlayExit() {
+    const absl::Time until = absl::Now() + absl::Seconds(10);
+    while (absl::Now() < until && ReadFile(RcPath()).empty())
+      absl::SleepFor(absl::Milliseconds(50));
+    return ReadFile(RcPath());
+  }
+  // Captures until the screen shows `text`; false after `timeout`.
+  bool AwaitScreen(const std::string& text, absl::Duration timeout) {
+    const absl::Time until = absl::Now() + timeout;
+    while (absl::Now() < until) {
+      if (absl::StrContains(Capture(), text)) return true;
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+    return false;
+  }
+
   std::unique_ptr<storage::TestDatabase> db_;
   std::string dir_;
   std::string tmux_;
@@ -209,15 +238,8 @@ TEST_F(PlayTmuxTest, APersonPlaysAWholeGameWithTheKeyboard) {
   ASSERT_EQ(table.seat_tokens_size(), 4);
   StartBots(table);
 
-  const std::string rc_path = dir_ + "/trix-play.rc";
-  const std::string command = absl::StrCat(
-      TRIX_PLAY_BINARY, " --address=", address_, " --table=", table.table_id(),
-      " --color=false 2>", dir_, "/trix-play.err; echo $? >", rc_path);
-  bool started = false;
-  Shell(absl::StrCat(tmux_, "new-session -d -s play -x 110 -y 50 -e TRIX_PLAY_TOKEN=",
-                     table.seat_tokens(0), " '", command, "'"),
-        &started);
-  ASSERT_TRUE(started);
+  ASSERT_TRUE(StartPlay(absl::StrCat("--address=", address_, " --table=", table.table_id()),
+                        absl::StrCat("TRIX_PLAY_TOKEN=", table.seat_tokens(0))));
 
   // Answers every decision the screen shows until the game is over.
   int contracts = 0, doublings = 0, doubled = 0, cards = 0;
@@ -299,11 +321,72 @@ TEST_F(PlayTmuxTest, APersonPlaysAWholeGameWithTheKeyboard) {
 
   // Any key ends trix-play, with exit status 0.
   SendKeys("x");
-  const absl::Time exit_until = absl::Now() + absl::Seconds(10);
-  while (absl::Now() < exit_until && ReadFile(rc_path).empty())
-    absl::SleepFor(absl::Milliseconds(50));
-  EXPECT_EQ(ReadFile(rc_path), "0\n") << ReadFile(dir_ + "/trix-play.err");
+  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(dir_ + "/trix-play.err");
 }
+
+#ifdef MATCHMAKING_SERVICE_BINARY
+// Through matchmaking: trix-play asks for a table on the player's behalf (the
+// service token), shows the queue, is seated at a table whose other seats the
+// autopilot fills, plays its first decisions with keys, then leaves (q, y): the
+// table shows the seat as left to the autopilot and trix-play exits 0.
+TEST_F(PlayTmuxTest, APersonFindsATableThroughMatchmakingPlaysAndLeaves) {
+  ChildProcess::Options options;
+  options.argv = {MATCHMAKING_SERVICE_BINARY, "--listen=127.0.0.1:0",
+                  "--migrations_dir=" MATCHMAKING_MIGRATIONS_DIR,
+                  absl::StrCat("--table_address=", address_), "--bot_fill_wait=1s",
+                  "--card_ms=2000", "--metrics_port=-1", "--log_level=info"};
+  options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
+                 {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
+  options.output_path = dir_ + "/matchmaking.log";
+  absl::StatusOr<std::unique_ptr<ChildProcess>> matchmaking = ChildProcess::Start(options);
+  ASSERT_TRUE(matchmaking.ok()) << matchmaking.status();
+  std::string mm_address;
+  for (absl::Time until = absl::Now() + absl::Seconds(30);
+       mm_address.empty() && absl::Now() < until;) {
+    std::istringstream log(ReadFile(options.output_path));
+    for (std::string line; std::getline(log, line);) {
+      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+      if (!j.is_discarded() && j.value("msg", "") == "serving" && j.contains("port"))
+        mm_address = absl::StrCat("127.0.0.1:", j["port"].get<int>());
+    }
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  ASSERT_FALSE(mm_address.empty()) << ReadFile(options.output_path);
+
+  const std::string player = absl::StrCat("e2e-play-mm-", getpid());
+  ASSERT_TRUE(StartPlay(absl::StrCat("--matchmaking=", mm_address, " --player=", player,
+                                     " --mode=complex-solo"),
+                        absl::StrCat("MAMLAKA_SERVICE_TOKEN=", kServiceToken)));
+  EXPECT_TRUE(AwaitScreen("queued:", absl::Seconds(10))) << ReadFile(options.output_path);
+  ASSERT_TRUE(AwaitScreen("(you)", absl::Seconds(20))) << ReadFile(options.output_path);
+  const std::string table_line = screen_.substr(screen_.find("table "));
+  const std::string table_id =
+      table_line.substr(6, table_line.find(" at ") - 6);
+
+  // The autopilot's seats act on their clocks; answer the person's first prompt.
+  ASSERT_TRUE(AwaitScreen("Your turn:", absl::Seconds(30)));
+  SendKeys(absl::StrContains(screen_, "choose a contract") ? "1" : "Enter");
+  SendKeys("q");
+  ASSERT_TRUE(AwaitScreen("Leave the table?", absl::Seconds(5)));
+  SendKeys("y");
+  ASSERT_TRUE(AwaitScreen("You left the table", absl::Seconds(10)));
+
+  grpc::ClientContext context;
+  v1::GetTableRequest request;
+  request.set_table_id(table_id);
+  v1::TableView view;
+  ASSERT_TRUE(stub_->GetTable(&context, request, &view).ok()) << table_id;
+  bool found = false;
+  for (const v1::SeatView& seat : view.seats()) {
+    if (seat.player_id() != player) continue;
+    found = true;
+    EXPECT_TRUE(seat.left());
+  }
+  EXPECT_TRUE(found) << "the person has no seat at " << table_id;
+  SendKeys("x");
+  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(dir_ + "/trix-play.err");
+}
+#endif  // MATCHMAKING_SERVICE_BINARY
 
 }  // namespace
 }  // namespace trix::bots
