@@ -2,13 +2,15 @@
 //
 //   trix-play --address=HOST:PORT --table=ID --token=SEAT_TOKEN
 //   trix-play --matchmaking=HOST:PORT --player=ID [--mode=complex-partner] [--stake=0]
+//   MAMLAKA_SERVICE_TOKEN=... trix-play --address=HOST:PORT --practice [--mode=...]
 //
 // The first form plays a seat the caller already holds. The second asks the
 // matchmaking service for a table (FindTable), as the player (a player token: the
 // --player_token flag or TRIX_PLAY_PLAYER_TOKEN) or as a trusted backend on the
 // player's behalf (MAMLAKA_SERVICE_TOKEN), shows the queue until a seat is
 // assigned, then plays that seat at the assignment's address. Without --mode it is
-// Quick Play. Seat tokens are better passed in the environment (TRIX_PLAY_TOKEN).
+// Quick Play. The third opens a practice table itself (as a trusted backend) with
+// bots in seats 1-3 played in this process. Seat tokens are better passed in the environment (TRIX_PLAY_TOKEN).
 //
 // The screen is redrawn on every event and once a second; the keys are in --help
 // and on screen. Exit status: 0 after the game ended (or the person left), 1 when
@@ -31,6 +33,7 @@
 #include "bots/play/keys.h"
 #include "bots/play/matchmaking_client.h"
 #include "bots/play/person_bot.h"
+#include "bots/play/practice.h"
 #include "bots/sdk/seat.h"
 #include "services/common/config.h"
 
@@ -47,6 +50,8 @@ struct Flags {
   std::string name;
   std::string mode;
   int64_t stake = 0;
+  bool practice = false;
+  int kingdoms = 4;
   bool color = true;
   bool wait_at_end = true;
   absl::Duration give_up_after = absl::Minutes(2);
@@ -165,6 +170,33 @@ int PlaySeat(const Flags& flags, const std::string& address, const std::string& 
   return status;
 }
 
+// A practice table: the person in seat 0, heuristic bots in this process.
+int Practice(Flags flags) {
+  const char* service_token = std::getenv("MAMLAKA_SERVICE_TOKEN");
+  if (flags.address.empty() || service_token == nullptr) {
+    std::cerr << "trix-play: --practice needs --address and MAMLAKA_SERVICE_TOKEN\n";
+    return 2;
+  }
+  PracticeOptions options;
+  if (!flags.mode.empty()) options.mode = flags.mode;
+  options.kingdoms = flags.kingdoms;
+  if (!flags.name.empty()) options.name = flags.name;
+  absl::StatusOr<PracticeTable> table = OpenPractice(flags.address, service_token, options);
+  if (!table.ok()) {
+    std::cerr << "trix-play: " << table.status() << "\n";
+    return 1;
+  }
+  PracticeBots bots;
+  bots.Start(flags.address, table->table_id, table->seat_tokens);
+  int status = 0;
+  {
+    RawTerminal terminal;
+    status = PlaySeat(flags, flags.address, table->table_id, table->seat_tokens[0]);
+  }
+  bots.Stop();
+  return status;
+}
+
 int Run(int argc, char** argv) {
   Flags flags;
   service::Config config("trix-play", "TRIX_PLAY_");
@@ -179,6 +211,9 @@ int Run(int argc, char** argv) {
   config.Bind("name", &flags.name, "the display name at the table");
   config.Bind("mode", &flags.mode, "e.g. complex-partner, classic-solo; empty: Quick Play");
   config.Bind("stake", &flags.stake, "0 = free; else a configured stake level");
+  config.Bind("practice", &flags.practice,
+              "open a table at --address with MAMLAKA_SERVICE_TOKEN, bots in seats 1-3");
+  config.Bind("kingdoms", &flags.kingdoms, "--practice: kingdoms to play, 1-4");
   config.Bind("color", &flags.color, "ANSI colours and reverse video");
   config.Bind("wait_at_end", &flags.wait_at_end, "keep the last screen until a key");
   config.Bind("give_up_after", &flags.give_up_after,
@@ -192,6 +227,7 @@ int Run(int argc, char** argv) {
     std::cout << config.Usage() << "\n" << kKeysHelp;
     return 0;
   }
+  if (flags.practice) return Practice(flags);
   const bool given_seat = !flags.table.empty() && !flags.token.empty();
   if (!given_seat && (flags.matchmaking.empty() || flags.player.empty())) {
     std::cerr << "trix-play: give --address, --table and --token (a seat), or "

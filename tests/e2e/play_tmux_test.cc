@@ -324,6 +324,22 @@ TEST_F(PlayTmuxTest, APersonPlaysAWholeGameWithTheKeyboard) {
   EXPECT_EQ(PlayExit(), "0\n") << ReadFile(dir_ + "/trix-play.err");
 }
 
+// --practice (what scripts/run-local.sh --play runs): trix-play opens the table
+// itself with the service token and plays seats 1-3 with its own bots.
+TEST_F(PlayTmuxTest, APracticeTableSeatsThePersonAgainstBots) {
+  ASSERT_TRUE(StartPlay(absl::StrCat("--address=", address_,
+                                     " --practice --kingdoms=1 --name=Ann"),
+                        absl::StrCat("MAMLAKA_SERVICE_TOKEN=", kServiceToken)));
+  ASSERT_TRUE(AwaitScreen("Your turn:", absl::Seconds(20)));
+  EXPECT_TRUE(absl::StrContains(screen_, "Ann (you)"));
+  EXPECT_TRUE(absl::StrContains(screen_, "Bot 3 [bot]"));
+  SendKeys(absl::StrContains(screen_, "choose a contract") ? "1" : "Space Enter");
+  SendKeys("q y");
+  ASSERT_TRUE(AwaitScreen("You left the table", absl::Seconds(10)));
+  SendKeys("x");
+  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(dir_ + "/trix-play.err");
+}
+
 #ifdef MATCHMAKING_SERVICE_BINARY
 // Through matchmaking: trix-play asks for a table on the player's behalf (the
 // service token), shows the queue, is seated at a table whose other seats the
