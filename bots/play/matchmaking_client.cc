@@ -5,6 +5,7 @@
 #include <random>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/wire/wire.h"
@@ -17,15 +18,34 @@ std::string QueuedText(const v1::Queued& q) {
                       q.rating_window(), " · waited ", q.waited_ms() / 1000, "s");
 }
 
+TableFinder::TableFinder(MatchRequest request) : request_(std::move(request)) {
+  if (request_.request_id.empty()) {
+    std::random_device random;
+    request_.request_id = absl::StrCat("play-", request_.player, "-",
+                                       absl::Hex(uint64_t{random()} << 32 | random()));
+  }
+}
+
 absl::StatusOr<v1::Assignment> TableFinder::Find(
+    const std::function<void(const std::string&)>& news) {
+  // UNAVAILABLE: the service starts or drains; the same request id resumes the
+  // ticket (and its assignment, if made) on the next try.
+  const absl::Time until = absl::Now() + absl::Seconds(60);
+  while (true) {
+    absl::StatusOr<v1::Assignment> seat = FindOnce(news);
+    if (seat.ok() || !absl::IsUnavailable(seat.status()) || absl::Now() > until) return seat;
+    news(absl::StrCat("matchmaking unavailable (", seat.status().message(),
+                      "); trying again..."));
+    absl::SleepFor(absl::Seconds(1));
+    absl::MutexLock lock(&mu_);
+    if (cancelled_) return absl::CancelledError("stopped looking for a table");
+  }
+}
+
+absl::StatusOr<v1::Assignment> TableFinder::FindOnce(
     const std::function<void(const std::string&)>& news) {
   v1::FindTableRequest request;
   request.set_request_id(request_.request_id);
-  if (request.request_id().empty()) {
-    std::random_device random;
-    request.set_request_id(absl::StrCat("play-", request_.player, "-",
-                                        absl::Hex(uint64_t{random()} << 32 | random())));
-  }
   request.set_player_id(request_.player);
   request.set_display_name(request_.display_name);
   request.set_stake(request_.stake);

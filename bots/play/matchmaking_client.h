@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
@@ -36,17 +37,21 @@ std::string QueuedText(const v1::Queued& queued);
 
 class TableFinder {
  public:
-  explicit TableFinder(MatchRequest request) : request_(std::move(request)) {}
+  explicit TableFinder(MatchRequest request);
 
   // Blocks until the assignment (or an error: INVALID_ARGUMENT for an unknown mode,
-  // CANCELLED after Cancel(), what the service answered otherwise). `news` gets a
-  // line for every update of the ticket.
+  // CANCELLED after Cancel(), what the service answered otherwise; UNAVAILABLE is
+  // retried for a minute with the same request id). `news` gets a line for every
+  // update of the ticket.
   absl::StatusOr<v1::Assignment> Find(const std::function<void(const std::string&)>& news);
   // Ends Find() soon with CANCELLED; callable from any thread.
   void Cancel();
 
  private:
-  const MatchRequest request_;
+  absl::StatusOr<v1::Assignment> FindOnce(
+      const std::function<void(const std::string&)>& news);
+
+  MatchRequest request_;
   absl::Mutex mu_;
   grpc::ClientContext* context_ ABSL_GUARDED_BY(mu_) = nullptr;
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;

@@ -281,7 +281,7 @@ int Run(int argc, char** argv) {
       char c;
       (void)!read(STDIN_FILENO, &c, 1);
     }
-    return 1;
+    return absl::IsCancelled(seat.status()) ? 0 : 1;  // the person stopped looking
   }
   return PlaySeat(flags, seat->address(), seat->table_id(), seat->seat_token());
 }
