@@ -73,6 +73,7 @@ Decision PersonBot::Decide(const SeatState& state) {
   have_state_ = true;
   chooser_.Begin(state);
   decision_.reset();
+  info_.status.clear();  // news of the last decision
   DrawLocked();
   // The person has until the prompt's deadline; past it the server's autopilot
   // answers, and whatever is sent now is refused or is what the autopilot does.
