@@ -35,6 +35,7 @@
 #include "bots/demo/demo_plan.h"
 #include "bots/demo/table_printer.h"
 #include "bots/sdk/seat.h"
+#include "proto/wire/table_location.h"
 #include "proto/wire/wire.h"
 #include "services/common/config.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -120,10 +121,11 @@ struct WatchCall {
   }
 };
 
-// Prints the table's public stream until the game ends, resuming after a break.
+// Prints the table's public stream until the game ends, resuming after a break,
+// and following the table to the instance a refusal names.
 void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
                 WatchCall* call) {
-  auto stub = v1::TableService::NewStub(channel);
+  std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
   TablePrinter printer;
   for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
     auto context = std::make_shared<grpc::ClientContext>();
@@ -138,6 +140,12 @@ void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
     v1::TableUpdate update;
     while (reader->Read(&update)) Say(printer.Lines(update));
     const grpc::Status status = reader->Finish();
+    if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
+        where && !where->address().empty()) {
+      stub = v1::TableService::NewStub(TableChannel(where->address()));
+    } else {
+      stub = v1::TableService::NewStub(channel);  // the address we were given
+    }
     if (!printer.over() && !stopping.load()) {
       Say(absl::StrCat("   (watch stream ended: ", status.error_message(),
                        "; resuming after event ", printer.seq(), ")"));

@@ -78,7 +78,7 @@ absl::Status Check(const AppendRequest& request, GameState& game) {
   if (id.empty()) return absl::InvalidArgumentError("an append needs a game id");
   if (!game.found) return absl::NotFoundError(absl::StrCat("game ", id, " not found"));
   if (!game.ours) {
-    return absl::FailedPreconditionError(
+    return absl::AbortedError(
         absl::StrCat("lease lost: game ", id,
                      " is not leased to this instance (or the lease lapsed)"));
   }

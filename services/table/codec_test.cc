@@ -89,5 +89,16 @@ TEST(CodecTest, ResultJsonRoundTrip) {
   EXPECT_EQ(ResultFromJson("not json").status().code(), absl::StatusCode::kDataLoss);
 }
 
+TEST(CodecTest, ASoloResultHasNoTeamFields) {
+  engine::GameResult result;
+  result.totals = {100, -50, 200, -250};
+  result.places = {2, 3, 1, 4};
+  const v1::GameResult out =
+      ResultToProto({engine::Team::kSolo, engine::Format::kComplex}, result, {});
+  EXPECT_THAT(out.places(), ElementsAre(2, 3, 1, 4));
+  EXPECT_TRUE(out.team_totals().empty());
+  EXPECT_FALSE(out.has_winner_team());
+}
+
 }  // namespace
 }  // namespace trix::table

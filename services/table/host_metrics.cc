@@ -48,6 +48,17 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                     .Name("trix_table_recovered_total")
                     .Help("Tables rebuilt from their logs (claimed or reloaded)")
                     .Register(r)
-                    .Add({})) {}
+                    .Add({})),
+      quarantined(prometheus::BuildCounter()
+                      .Name("trix_table_broken_total")
+                      .Help("Tables quarantined for a broken invariant or an "
+                            "unreplayable log (alert on any increase)")
+                      .Register(r)
+                      .Add({})),
+      leases_lost(prometheus::BuildCounter()
+                      .Name("trix_table_leases_lost_total")
+                      .Help("Hosted tables whose lease another instance took")
+                      .Register(r)
+                      .Add({})) {}
 
 }  // namespace trix::table

@@ -5,7 +5,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/autopilot.h"
-#include "engine/check.h"
 #include "engine/observation.h"
 #include "engine/random.h"
 #include "nlohmann/json.hpp"
@@ -149,6 +148,7 @@ absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
 
 absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::Time now) {
   now = Micros(now);
+  if (!broken_.ok()) return broken_;
   if (request.request_id().empty()) {
     return absl::InvalidArgumentError("request_id is required");
   }
@@ -172,9 +172,10 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   if (absl::Status s = ApplyEntry(seat, *record, now); !s.ok()) {
     // Only the first action of a request can be refused (a selection that is legal
     // is always followed by a legal ready): the engine then changed nothing.
-    // Otherwise the table can no longer be trusted: a bug.
-    TRIX_CHECK(game_.log().size() == actions_before)
-        << "table " << id_ << ": second action refused: " << s;
+    if (game_.log().size() != actions_before) {
+      Break("second action refused", s);
+      return broken_;
+    }
     return s;
   }
   Step step;
@@ -184,6 +185,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   answers_[seat][entry.request_id] = step.response;
   step.entries.push_back(std::move(entry));
   RunServerMoves(now, step);
+  if (!broken_.ok()) return broken_;
   Finish(step, /*was_over=*/false);
   return step;
 }
@@ -207,10 +209,14 @@ Step Table::Advance(absl::Time now) {
   return step;
 }
 
+void Table::BreakForTesting(absl::string_view reason) {
+  Break("for testing", absl::InternalError(reason));
+}
+
 void Table::RunServerMoves(absl::Time now, Step& step) {
   // Bounded: a game of seats that all left is at most ~1100 actions.
   for (int guard = 0; guard < 100000; ++guard) {
-    if (over()) return;
+    if (over() || !broken_.ok()) return;
     if (game_.phase() == Phase::kDealing) {
       const engine::Hands hands =
           engine::ShuffledHands(settings_.seed(), game_.deals_started());
@@ -224,7 +230,13 @@ void Table::RunServerMoves(absl::Time now, Step& step) {
     if (seat < 0) return;
     AddServerEntry(seat, engine::AutopilotAction(game_, seat), now, step);
   }
-  TRIX_CHECK(false) << "table " << id_ << ": server moves did not end";
+  Break("server moves did not end", absl::InternalError(id_));
+}
+
+void Table::Break(absl::string_view what, const absl::Status& status) {
+  if (broken_.ok()) {
+    broken_ = absl::InternalError(absl::StrCat(what, ": ", status.message()));
+  }
 }
 
 void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time now,
@@ -236,8 +248,10 @@ void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time no
   entry.seat = seat;
   entry.time = now;
   entry.payload = record.SerializeAsString();
-  // The engine rejected its own autopilot or deal: a bug.
-  TRIX_CHECK_OK(ApplyEntry(seat, record, now)) << "table " << id_ << ": server move";
+  if (absl::Status s = ApplyEntry(seat, record, now); !s.ok()) {
+    Break("server move", s);
+    return;
+  }
   step.entries.push_back(std::move(entry));
 }
 
@@ -275,6 +289,10 @@ void Table::Finish(Step& step, bool was_over) const {
 
 engine::GameResult Table::Result() const {
   return engine::ResultOf(game_.rules().variant, game_.totals(), StakesOf(seats_));
+}
+
+v1::GameResult Table::ResultProto() const {
+  return ResultToProto(game_.rules().variant, Result(), StakesOf(seats_));
 }
 
 absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
@@ -378,7 +396,7 @@ std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
   if (ref.engine_index >= 0) {
     const engine::Event& e = game_.events()[ref.engine_index];
     out = EngineEventToProto(
-        e, e.type == engine::EventType::kGameEnded ? Result() : engine::GameResult{});
+        e, e.type == engine::EventType::kGameEnded ? ResultProto() : v1::GameResult{});
   } else {
     const ServiceEvent& s = service_events_[ref.service_index];
     if (s.kind == ServiceEvent::kSeatLeft) {

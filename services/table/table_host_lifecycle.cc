@@ -9,6 +9,7 @@
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
+#include "services/table/refusals.h"
 #include "services/table/slot.h"
 #include "services/table/table_host.h"
 
@@ -30,8 +31,11 @@ constexpr size_t kMaxNameBytes = 64;
 absl::Status TableHost::Start() {
   if (started_.load()) return absl::OkStatus();
   if (absl::Status ready = store_->CheckReady(); !ready.ok()) return ready;
+  if (absl::Status s = RenewHosted(); !s.ok()) return s;
+  Heartbeat();
+  // Its own tables are hosted again before anyone is told SERVING.
+  AdoptAtStart();
   started_.store(true);
-  ClaimOrphans();
   maintenance_ = std::thread([this] { MaintenanceLoop(); });
   LogInfo("table host started", {{"instance", options_.instance_id},
                                  {"tables", static_cast<int64_t>(table_count())}});
@@ -39,9 +43,13 @@ absl::Status TableHost::Start() {
 }
 
 void TableHost::MaintenanceLoop() {
-  while (!stop_maintenance_.WaitForNotificationWithTimeout(options_.maintenance_every)) {
-    RunMaintenance();
-  }
+  // Jittered rounds: instances that came back together do not claim in lockstep.
+  auto next = [this] {
+    const double jitter =
+        0.75 + 0.5 * static_cast<double>(service::RandomUint64() % 1000) / 1000;
+    return options_.maintenance_every * jitter;
+  };
+  while (!stop_maintenance_.WaitForNotificationWithTimeout(next())) RunMaintenance();
 }
 
 void TableHost::RunMaintenance() {
@@ -57,9 +65,17 @@ void TableHost::RunMaintenance() {
     }
     if (listener) listener(ready);
   }
-  ClaimOrphans();
-  if (absl::Status s = store_->RenewLeases(options_.lease_ttl); !s.ok()) {
+  // Renewal first: adoption never delays it (claims are bounded, and the
+  // claimed tables load on the io pool).
+  if (absl::Status s = RenewHosted(); !s.ok()) {
     LogWarn("lease renewal failed", {{"error", s.ToString()}});
+  }
+  Heartbeat();
+  const int room = options_.max_tables - static_cast<int>(table_count());
+  if (ready && room > 0) {
+    for (const auto& slot : ClaimOrphans(std::min(options_.claim_batch, room))) {
+      Touch(slot, nullptr);
+    }
   }
   ReleaseEvicted();
   const absl::Time now = absl::Now();
@@ -75,14 +91,16 @@ void TableHost::RunMaintenance() {
                  [&](const auto& entry) { return entry.second.expires < now; });
 }
 
-void TableHost::ClaimOrphans() {
+std::vector<std::shared_ptr<TableHost::Slot>> TableHost::ClaimOrphans(int limit) {
   absl::StatusOr<std::vector<std::string>> claimed =
-      store_->ClaimOrphans(options_.lease_ttl, options_.claim_batch);
+      store_->ClaimOrphans(options_.lease_ttl, limit);
   if (!claimed.ok()) {
     LogWarn("claiming orphaned tables failed", {{"error", claimed.status().ToString()}});
-    return;
+    return {};
   }
-  for (const std::string& id : *claimed) Adopt(id);
+  std::vector<std::shared_ptr<Slot>> slots;
+  for (const std::string& id : *claimed) slots.push_back(SlotFor(id));
+  return slots;
 }
 
 void TableHost::ReleaseEvicted() {
@@ -102,31 +120,6 @@ void TableHost::ReleaseEvicted() {
   }
 }
 
-void TableHost::Adopt(const std::string& table_id) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (broken_.contains(table_id)) return;
-  }
-  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
-  absl::StatusOr<std::unique_ptr<Table>> table =
-      stored.ok() ? Table::Restore(*stored) : stored.status();
-  if (!table.ok()) {
-    LogError("cannot resume table",
-             {{"table", table_id}, {"error", table.status().ToString()}});
-    if (table.status().code() == absl::StatusCode::kDataLoss) {
-      absl::MutexLock lock(&mu_);
-      broken_[table_id] = table.status();
-    }
-    return;
-  }
-  std::shared_ptr<Slot> slot;
-  if (!AddSlot(*std::move(table), &slot).ok()) return;  // already hosted here
-  metrics_.recovered.Increment();
-  LogInfo("table resumed", {{"table", table_id},
-                            {"entries", static_cast<int64_t>(stored->entries.size())}});
-  Kick(slot, /*restart_clock=*/true);  // and plays what is due
-}
-
 absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
                                 std::shared_ptr<Slot>* out) {
   auto slot = std::make_shared<Slot>(table->id());
@@ -141,6 +134,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
     return absl::AlreadyExistsError(absl::StrCat("table ", slot->id, " is hosted"));
   }
   metrics_.tables.Set(static_cast<double>(slots_.size()));
+  slot->hosted.store(true);
   *out = std::move(slot);
   return absl::OkStatus();
 }
@@ -149,6 +143,7 @@ void TableHost::Shutdown() {
   if (draining_.exchange(true)) return;
   stop_maintenance_.Notify();
   if (maintenance_.joinable()) maintenance_.join();
+  if (started_.load()) Heartbeat();  // draining: no new tables placed here
   timer_.Stop();
   std::vector<std::shared_ptr<Slot>> slots;
   {
@@ -356,7 +351,13 @@ void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame ga
   // The first deal is the table's first log entry, written before the answer.
   Post(slot, [this, slot, response, reply](Slot& s, const absl::Status& status) {
     if (!status.ok()) return reply(status);
-    Commit(slot, s.table->Advance(absl::Now()),
+    Step first = s.table->Advance(absl::Now());
+    if (!s.table->broken().ok()) {
+      const std::string reason(s.table->broken().message());
+      Quarantine(s, reason);
+      return reply(QuarantinedError(reason));
+    }
+    Commit(slot, std::move(first),
            [slot, response, reply](const absl::Status& done) mutable {
              if (!done.ok()) return reply(done);
              *response.mutable_table() = slot->table->View(engine::kSpectator);
