@@ -160,7 +160,8 @@ class Seat {
 };
 
 // A channel for `address` ("host:port"), plaintext: the table service is reached
-// inside the cluster or on loopback (TLS is the deployment's, see the report).
+// inside the cluster or on loopback (TLS, where wanted, is the deployment's: a mesh
+// or a proxy in front of the service).
 std::shared_ptr<grpc::Channel> TableChannel(const std::string& address);
 
 }  // namespace trix::bots

@@ -1,5 +1,7 @@
 #include "services/table/codec.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "engine/cards.h"
 #include "google/protobuf/util/time_util.h"
@@ -156,7 +158,12 @@ absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json) {
   }
   if (j.contains("payouts") && j["payouts"].is_array()) {
     for (const auto& v : j["payouts"]) {
-      if (v.is_number()) out.add_payouts(v.get<double>());
+      if (v.is_number_integer()) {
+        out.add_payouts(v.get<int64_t>());
+      } else if (v.is_number_float()) {
+        // A row written while payouts were floating point.
+        out.add_payouts(std::llround(v.get<double>()));
+      }
     }
   }
   return out;

@@ -9,7 +9,8 @@
 // take what the engine has already decided a viewer may see; nothing here decides
 // visibility.
 //
-//   ASSIGN_OR_RETURN(engine::CardSet cards, SeatCardsFromProto(request.cards()));
+//   absl::StatusOr<engine::CardSet> cards = SeatCardsFromProto(request.cards());
+//   if (!cards.ok()) return cards.status();
 //   v1::Event event_on_wire = EngineEventToProto(event, result_of_game);
 #ifndef TRIX_SERVICES_TABLE_CODEC_H_
 #define TRIX_SERVICES_TABLE_CODEC_H_

@@ -82,6 +82,10 @@ TEST(CodecTest, ResultJsonRoundTrip) {
   EXPECT_THAT(back.team_totals(), ElementsAre(300, -300));
   EXPECT_EQ(back.winner_team(), 0);
   EXPECT_THAT(back.payouts(), ElementsAre(150, 0, 150, 0));
+  // Money is whole units in the stored row too (the ledger settles from it).
+  EXPECT_THAT(json, HasSubstr("\"payouts\":[150,0,150,0]"));
+  EXPECT_THAT(ResultFromJson(R"({"payouts": [400.0, 0.0, 0, 0]})").value().payouts(),
+              ElementsAre(400, 0, 0, 0));
   EXPECT_EQ(ResultFromJson("not json").status().code(), absl::StatusCode::kDataLoss);
 }
 

@@ -55,6 +55,7 @@ struct Flags {
   int io_threads = 4;
   int db_connections = 4;
   int max_tables = 20000;
+  int64_t max_stake = engine::kMaxStake;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
 };
@@ -85,6 +86,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("io_threads", &f.io_threads, "threads for blocking database reads");
   c.Bind("db_connections", &f.db_connections, "database connection pool size");
   c.Bind("max_tables", &f.max_tables, "tables this instance hosts at most");
+  c.Bind("max_stake", &f.max_stake, "largest stake a seat may put up, in whole units");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
 }
@@ -173,6 +175,7 @@ int Run(int argc, char** argv) {
   host_options.worker_threads = flags.workers;
   host_options.io_threads = flags.io_threads;
   host_options.max_tables = flags.max_tables;
+  host_options.max_stake = flags.max_stake;
   TableHost host(host_options, tables.get(), &(*metrics)->registry());
 
   ServerOptions server_options;

@@ -1,12 +1,11 @@
 #include "services/table/table.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "engine/autopilot.h"
+#include "engine/check.h"
 #include "engine/observation.h"
 #include "engine/random.h"
 #include "nlohmann/json.hpp"
@@ -23,14 +22,6 @@ constexpr size_t kMaxRequestIdBytes = 128;
 // Storage keeps microseconds; live times are cut to the same precision so that a
 // replayed table computes exactly the deadlines the live one announced.
 absl::Time Micros(absl::Time t) { return absl::FromUnixMicros(absl::ToUnixMicros(t)); }
-
-// The engine rejected its own autopilot or deal, or a checked action failed on
-// its second half: the table can no longer be trusted and this is a bug.
-[[noreturn]] void Fatal(absl::string_view what, const absl::Status& status) {
-  std::fprintf(stderr, "FATAL table invariant: %.*s: %s\n", static_cast<int>(what.size()),
-               what.data(), status.ToString().c_str());
-  std::abort();
-}
 
 engine::Stakes StakesOf(const std::array<storage::SeatRecord, engine::kNumSeats>& seats) {
   engine::Stakes stakes{};
@@ -181,7 +172,9 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   if (absl::Status s = ApplyEntry(seat, *record, now); !s.ok()) {
     // Only the first action of a request can be refused (a selection that is legal
     // is always followed by a legal ready): the engine then changed nothing.
-    if (game_.log().size() != actions_before) Fatal("second action refused", s);
+    // Otherwise the table can no longer be trusted: a bug.
+    TRIX_CHECK(game_.log().size() == actions_before)
+        << "table " << id_ << ": second action refused: " << s;
     return s;
   }
   Step step;
@@ -231,7 +224,7 @@ void Table::RunServerMoves(absl::Time now, Step& step) {
     if (seat < 0) return;
     AddServerEntry(seat, engine::AutopilotAction(game_, seat), now, step);
   }
-  Fatal("server moves did not end", absl::InternalError(id_));
+  TRIX_CHECK(false) << "table " << id_ << ": server moves did not end";
 }
 
 void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time now,
@@ -243,7 +236,8 @@ void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time no
   entry.seat = seat;
   entry.time = now;
   entry.payload = record.SerializeAsString();
-  if (absl::Status s = ApplyEntry(seat, record, now); !s.ok()) Fatal("server move", s);
+  // The engine rejected its own autopilot or deal: a bug.
+  TRIX_CHECK_OK(ApplyEntry(seat, record, now)) << "table " << id_ << ": server move";
   step.entries.push_back(std::move(entry));
 }
 

@@ -68,6 +68,8 @@ struct HostOptions {
   int worker_threads = 2;
   int io_threads = 4;
   int max_tables = 20000;
+  // CreateTable refuses a stake above this (whole units; at most engine::kMaxStake).
+  int64_t max_stake = engine::kMaxStake;
   // A finished table stays in memory this long for late subscribers.
   absl::Duration finished_linger = absl::Minutes(2);
   // How long a CreateTable answer (with its seat tokens) is kept for retries.

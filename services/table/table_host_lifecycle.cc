@@ -255,8 +255,10 @@ absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const
       return absl::InvalidArgumentError(
           absl::StrCat(at, ".display_name is longer than 64 bytes"));
     }
-    if (seat.stake() < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(at, ".stake is negative"));
+    const int64_t max_stake = std::min(options_.max_stake, engine::kMaxStake);
+    if (seat.stake() < 0 || seat.stake() > max_stake) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".stake must be 0 to ", max_stake, " units"));
     }
     if (seat.bot() && seat.stake() != 0) {
       return absl::InvalidArgumentError(absl::StrCat(at, ": bots never stake"));

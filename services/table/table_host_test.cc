@@ -38,6 +38,7 @@ HostOptions Options(const std::string& instance) {
   o.lease_ttl = absl::Milliseconds(600);
   o.maintenance_every = absl::Milliseconds(100);
   o.finished_linger = absl::Seconds(30);
+  o.max_stake = 1000;
   return o;
 }
 
@@ -169,6 +170,20 @@ TEST_F(HostTest, CreateTableChecksItsRequest) {
   r = CreateRequest("x", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1, -5);
   EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host_->table_count(), 0u);
+}
+
+TEST_F(HostTest, CreateTableBoundsStakes) {
+  v1::CreateTableRequest r = CreateRequest("s", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
+  r.mutable_seats(2)->set_stake(-1);
+  absl::Status negative = Create(r).status();
+  EXPECT_EQ(negative.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(negative.message(), "seats[2].stake must be 0 to 1000 units");
+  r.mutable_seats(2)->set_stake(1001);
+  EXPECT_EQ(Create(r).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host_->table_count(), 0u);
+  r.mutable_seats(2)->set_stake(1000);
+  EXPECT_TRUE(Create(r).ok());
+  EXPECT_EQ(host_->table_count(), 1u);
 }
 
 TEST_F(HostTest, CreateTableIsIdempotent) {
