@@ -146,9 +146,10 @@ class BotGamesTest : public ::testing::Test {
     return response;
   }
 
-  // Seats 0 and 2 heuristic, 1 and 3 random.
-  void StartBots(const v1::CreateTableResponse& table, const std::string& think = "0s") {
-    for (int s = 0; s < 4; ++s) {
+  // Seats 0 and 2 heuristic, 1 and 3 random (the first `seats` of them).
+  void StartBots(const v1::CreateTableResponse& table, const std::string& think = "0s",
+                 int seats = 4) {
+    for (int s = 0; s < seats; ++s) {
       ChildProcess::Options options;
       options.argv = {TRIX_BOT_BINARY};
       options.env = {{"TRIX_BOT_ADDRESS", address_},
@@ -298,6 +299,34 @@ TEST_F(BotGamesTest, BotsSurviveAServiceRestart) {
     if (!line.is_null()) resubscribes += line["resubscribes"].get<int>();
   }
   EXPECT_GE(resubscribes, 4);  // every bot resumed at least once
+}
+
+// A bot built outside the repository against the installed SDK (bots/sdk/example,
+// built by the test bots.sdk_example_builds) plays seat 3 to the end.
+TEST_F(BotGamesTest, TheSdkExampleBotPlaysASeat) {
+  const v1::CreateTableResponse table = CreateTable("classic-solo");
+  StartBots(table, "0s", /*seats=*/3);
+  ChildProcess::Options options;
+  options.argv = {LOWEST_BOT_BINARY, absl::StrCat("--address=", address_),
+                  absl::StrCat("--table=", table.table_id()),
+                  absl::StrCat("--token=", table.seat_tokens(3))};
+  options.output_path = BotLog(3);
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
+  ASSERT_TRUE(child.ok()) << child.status();
+  bots_[3] = *std::move(child);
+
+  const absl::Time until = absl::Now() + kGameTimeout;
+  for (int s = 0; s < 4; ++s) {
+    absl::StatusOr<int> status = bots_[s]->Wait(until - absl::Now());
+    ASSERT_TRUE(status.ok()) << "bot " << s << ": " << status.status();
+    EXPECT_EQ(*status, 0) << "bot " << s;
+  }
+  const v1::GameRecord record = Record(table.table_id());
+  ExpectConsistentResult(record, /*partner=*/false);
+  // The example prints the result it was sent: the recorded one.
+  EXPECT_NE(ReadFile(BotLog(3)).find(record.result().ShortDebugString()),
+            std::string::npos)
+      << ReadFile(BotLog(3));
 }
 
 }  // namespace
