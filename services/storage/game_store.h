@@ -155,6 +155,11 @@ class GameStore {
   void Append(AppendRequest request, std::function<void(absl::Status)> done);
   absl::Status AppendSync(AppendRequest request);
   AppendStats append_stats() const;
+  // True when appends are queued for the next group commit. A `done` callback
+  // (which runs on the writer's thread) may do its follow-up work right there when
+  // this is false, and should hand it to another thread when it is true, so that
+  // the next batch does not wait.
+  bool appends_queued() const;
 
   absl::StatusOr<StoredGame> LoadGame(const std::string& game_id);
 

@@ -64,7 +64,11 @@ void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command) {
     start = !slot->running;
     slot->running = true;
   }
-  if (start) workers_.Post([this, slot] { Drain(slot); });
+  // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
+  // maintenance thread): a table's work is short and never blocks, and a hand-off
+  // to a worker would cost more than the work (a futex wake and a context switch
+  // per action).
+  if (start) Drain(slot);
 }
 
 void TableHost::Suspend(Slot& slot) {
@@ -75,15 +79,22 @@ void TableHost::Suspend(Slot& slot) {
 }
 
 void TableHost::Complete(const std::shared_ptr<Slot>& slot,
-                         std::function<void()> continuation) {
+                         std::function<void()> continuation, bool here) {
   bool last = false;
   {
     absl::MutexLock lock(&slot->mu);
     slot->continuation = std::move(continuation);
     last = ++slot->arrivals == 2;
   }
-  // Off the completing thread (the store's writer must get back to committing).
-  if (last) workers_.Post([this, slot] { Drain(slot); });
+  if (!last) return;
+  // On the completing thread when it has nothing else waiting (a hand-off costs a
+  // wake-up and a context switch per action); otherwise off it, so that the
+  // store's writer gets back to committing.
+  if (here) {
+    Drain(slot);
+  } else {
+    workers_.Post([this, slot] { Drain(slot); });
+  }
 }
 
 void TableHost::Drain(std::shared_ptr<Slot> slot) {
@@ -128,29 +139,33 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
   absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(slot->id);
   auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
       stored.ok() ? Table::Restore(*stored) : stored.status());
-  Complete(slot, [this, slot, table] {
-    if (table->ok()) {
-      slot->table = std::move(**table);
-      metrics_.recovered.Increment();
-      if (slot->table->event_count() < slot->broadcast) {
-        LogWarn("reloaded table has fewer events than were streamed",
-                {{"table", slot->id}});
-        slot->broadcast = slot->table->event_count();
-      }
-      // An append reported as failed may still have been written: stream what the
-      // log holds beyond what was sent.
-      Broadcast(*slot);
-      Kick(slot, /*restart_clock=*/true);
-      return;
-    }
-    LogWarn("table reload failed",
-            {{"table", slot->id}, {"error", table->status().ToString()}});
-    absl::MutexLock lock(&slot->mu);
-    slot->load_status = absl::UnavailableError(
-        absl::StrCat("table ", slot->id, " is unavailable: ", table->status().message()));
-    // The commands waiting now get the error; the next one tries again.
-    slot->failed_budget = static_cast<int>(slot->queue.size());
-  });
+  // On the io thread, which may do the table's work itself.
+  Complete(
+      slot,
+      [this, slot, table] {
+        if (table->ok()) {
+          slot->table = std::move(**table);
+          metrics_.recovered.Increment();
+          if (slot->table->event_count() < slot->broadcast) {
+            LogWarn("reloaded table has fewer events than were streamed",
+                    {{"table", slot->id}});
+            slot->broadcast = slot->table->event_count();
+          }
+          // An append reported as failed may still have been written: stream what the
+          // log holds beyond what was sent.
+          Broadcast(*slot);
+          Kick(slot, /*restart_clock=*/true);
+          return;
+        }
+        LogWarn("table reload failed",
+                {{"table", slot->id}, {"error", table->status().ToString()}});
+        absl::MutexLock lock(&slot->mu);
+        slot->load_status = absl::UnavailableError(absl::StrCat(
+            "table ", slot->id, " is unavailable: ", table->status().message()));
+        // The commands waiting now get the error; the next one tries again.
+        slot->failed_budget = static_cast<int>(slot->queue.size());
+      },
+      /*here=*/true);
 }
 
 void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
@@ -171,29 +186,34 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
   const absl::Time start = absl::Now();
   store_->Append(std::move(request), [this, slot, after = std::move(after),
                                       start](absl::Status status) {
-    Complete(slot, [this, slot, after, start, status] {
-      metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
-      if (status.ok()) {
-        // The answer before the broadcast: a Play stream stages it so that it rides
-        // in the update that carries the action's events. Listings must already
-        // show what it answers.
-        Publish(*slot);
-        after(status);
-        Broadcast(*slot);
-        ScheduleClock(*slot);
-        return;
-      }
-      metrics_.append_failures.Increment();
-      LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
-      // Memory ran ahead of the log: drop it; the next command reloads.
-      slot->table.reset();
-      slot->load_status = absl::UnavailableError("the table is being reloaded");
-      after(absl::UnavailableError(
-          absl::StrCat("the action could not be saved; retry with the same request_id: ",
-                       status.message())));
-      // The lease is gone, or the log moved on without us.
-      if (status.code() == absl::StatusCode::kFailedPrecondition) Evict(*slot, status);
-    });
+    const bool here = store_->MayContinueOnAppendThread();
+    Complete(
+        slot,
+        [this, slot, after, start, status] {
+          metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
+          if (status.ok()) {
+            // The answer before the broadcast: a Play stream stages it so that it rides
+            // in the update that carries the action's events. Listings must already
+            // show what it answers.
+            Publish(*slot);
+            after(status);
+            Broadcast(*slot);
+            ScheduleClock(*slot);
+            return;
+          }
+          metrics_.append_failures.Increment();
+          LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
+          // Memory ran ahead of the log: drop it; the next command reloads.
+          slot->table.reset();
+          slot->load_status = absl::UnavailableError("the table is being reloaded");
+          after(absl::UnavailableError(absl::StrCat(
+              "the action could not be saved; retry with the same request_id: ",
+              status.message())));
+          // The lease is gone, or the log moved on without us.
+          if (status.code() == absl::StatusCode::kFailedPrecondition)
+            Evict(*slot, status);
+        },
+        here);
   });
 }
 

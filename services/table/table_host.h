@@ -165,7 +165,10 @@ class TableHost {
   // Strand work that starts an append or a reload suspends the strand; the
   // operation's completion passes the rest of the work to Complete().
   void Suspend(Slot& slot);
-  void Complete(const std::shared_ptr<Slot>& slot, std::function<void()> continuation);
+  // `here`: the completing thread may run the continuation itself rather than
+  // hand it to a worker.
+  void Complete(const std::shared_ptr<Slot>& slot, std::function<void()> continuation,
+                bool here = false);
   // Writes `step` and then runs `after` on the strand: OK once durable, else the
   // store's error (the table is then reloaded before its next command).
   void Commit(const std::shared_ptr<Slot>& slot, Step step,

@@ -33,6 +33,9 @@ class TableStore {
   // `done` may run on any thread, and must not block.
   virtual void Append(storage::AppendRequest request,
                       std::function<void(absl::Status)> done) = 0;
+  // Whether a `done` may continue its table's work on its own thread (the store
+  // has no appends waiting for that thread): GameStore::appends_queued().
+  virtual bool MayContinueOnAppendThread() { return false; }
   virtual absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) = 0;
   virtual absl::Status RenewLeases(absl::Duration ttl) = 0;
   virtual absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
