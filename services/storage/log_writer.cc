@@ -1,11 +1,14 @@
 #include "services/storage/log_writer.h"
 
+#include <algorithm>
+#include <pqxx/except>
 #include <pqxx/nontransaction>
 #include <pqxx/result>
 #include <stdexcept>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/pg_array.h"
 #include "services/storage/pg_status.h"
@@ -84,10 +87,12 @@ absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
 
 }  // namespace
 
-LogWriter::LogWriter(std::string url, std::string instance_id, int max_batch)
+LogWriter::LogWriter(std::string url, std::string instance_id, int max_batch,
+                     int max_queued)
     : url_(std::move(url)),
       instance_id_(std::move(instance_id)),
       max_batch_(max_batch),
+      max_queued_(max_queued),
       thread_([this] { Run(); }) {}
 
 LogWriter::~LogWriter() {
@@ -100,15 +105,20 @@ LogWriter::~LogWriter() {
 }
 
 void LogWriter::Append(AppendRequest request, std::function<void(absl::Status)> done) {
+  bool closing = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!stopping_) {
+    closing = stopping_;
+    if (!closing && static_cast<int>(queue_.size()) < max_queued_) {
       queue_.push_back(Pending{std::move(request), std::move(done), absl::OkStatus()});
       queued_.notify_one();
       return;
     }
+    if (!closing) ++stats_.refused_full;
   }
-  done(absl::UnavailableError("the game store is closing"));
+  if (closing) return done(absl::UnavailableError("the game store is closing"));
+  done(absl::UnavailableError(absl::StrCat("the append queue is full (", max_queued_,
+                                           " waiting); retry shortly")));
 }
 
 AppendStats LogWriter::stats() const {
@@ -328,8 +338,27 @@ std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {
 
 pqxx::connection& LogWriter::Connection() {
   if (connection_ == nullptr) {
-    std::unique_ptr<pqxx::connection> connection =
-        Connect(url_, absl::StrCat("mamlaka writer ", instance_id_));
+    const absl::Time now = absl::Now();
+    if (now < retry_at_) {
+      throw pqxx::broken_connection(
+          absl::StrCat("the database is unreachable; the next connection attempt is in ",
+                       absl::ToInt64Milliseconds(retry_at_ - now), " ms"));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.connects;
+    }
+    std::unique_ptr<pqxx::connection> connection;
+    try {
+      connection = Connect(url_, absl::StrCat("mamlaka writer ", instance_id_));
+    } catch (...) {
+      constexpr absl::Duration kFirstBackoff = absl::Milliseconds(100);
+      constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
+      backoff_ = std::min(kMaxBackoff, std::max(kFirstBackoff, backoff_ * 2));
+      retry_at_ = absl::Now() + backoff_;
+      throw;
+    }
+    backoff_ = absl::ZeroDuration();
     for (const Statement& statement : kStatements) {
       connection->prepare(statement.name, statement.sql);
     }

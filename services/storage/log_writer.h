@@ -26,6 +26,11 @@
 // break came after the call was sent, it first looks which requests landed. Requests for
 // one game are written in the order they were queued: the queue is FIFO and
 // batches and retries keep its order.
+//
+// Bounds: at most max_queued appends wait; one more is answered UNAVAILABLE at
+// once ("retry shortly"). While the database is unreachable the writer does not
+// reconnect for every batch: after a failed attempt it waits 100 ms, doubling up
+// to 5 s, and answers the batches in between UNAVAILABLE without trying.
 #ifndef TRIX_SERVICES_STORAGE_LOG_WRITER_H_
 #define TRIX_SERVICES_STORAGE_LOG_WRITER_H_
 
@@ -40,13 +45,15 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "services/storage/game_store.h"
 
 namespace trix::storage {
 
 class LogWriter {
  public:
-  LogWriter(std::string url, std::string instance_id, int max_batch);
+  LogWriter(std::string url, std::string instance_id, int max_batch,
+            int max_queued = 50000);
   // Writes everything queued, then stops the thread.
   ~LogWriter();
   LogWriter(const LogWriter&) = delete;
@@ -85,7 +92,12 @@ class LogWriter {
   const std::string url_;
   const std::string instance_id_;
   const int max_batch_;
+  const int max_queued_;
   std::unique_ptr<pqxx::connection> connection_;  // writer thread only
+  // After a failed connection attempt, none before retry_at_; the wait doubles
+  // per failure up to kMaxBackoff (writer thread only).
+  absl::Time retry_at_ = absl::InfinitePast();
+  absl::Duration backoff_ = absl::ZeroDuration();
 
   mutable std::mutex mu_;
   std::condition_variable queued_;

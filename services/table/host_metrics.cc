@@ -48,6 +48,12 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                     .Name("trix_table_recovered_total")
                     .Help("Tables rebuilt from their logs (claimed or reloaded)")
                     .Register(r)
-                    .Add({})) {}
+                    .Add({})),
+      refused_busy(prometheus::BuildCounter()
+                       .Name("trix_table_refused_busy_total")
+                       .Help("Requests refused because a queue was full (a table's "
+                             "commands, or database reads)")
+                       .Register(r)
+                       .Add({})) {}
 
 }  // namespace trix::table

@@ -30,6 +30,7 @@ struct HostMetrics {
   prometheus::Gauge& tables;
   prometheus::Gauge& streams;
   prometheus::Counter& recovered;
+  prometheus::Counter& refused_busy;  // a table's or the io pool's queue was full
 };
 
 }  // namespace trix::table

@@ -22,7 +22,7 @@ TableHost::TableHost(HostOptions options, TableStore* store,
       store_(store),
       metrics_(*registry),
       workers_("table", options_.worker_threads),
-      io_("table-io", options_.io_threads),
+      io_("table-io", options_.io_threads, options_.max_queued_reads),
       timer_([this](const std::string& id) { OnClock(id); }) {}
 
 TableHost::~TableHost() { Shutdown(); }
@@ -56,19 +56,38 @@ size_t TableHost::table_count() const {
 // "arrive" at the suspension, and the second to arrive runs the continuation and
 // drains on: never two threads at once, and no work of the table in between.
 
-void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command) {
+void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded) {
   bool start = false;
+  bool full = false;
   {
     absl::MutexLock lock(&slot->mu);
-    slot->queue.push_back(std::move(command));
-    start = !slot->running;
-    slot->running = true;
+    full = bounded && slot->queue.size() >= options_.max_table_commands;
+    if (!full) {
+      slot->queue.push_back(std::move(command));
+      start = !slot->running;
+      slot->running = true;
+    }
+  }
+  if (full) {
+    metrics_.refused_busy.Increment();
+    return command(*slot, absl::ResourceExhaustedError(absl::StrCat(
+                              "table ", slot->id, " has ", options_.max_table_commands,
+                              " requests waiting; retry in a moment")));
   }
   // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
   // maintenance thread): a table's work is short and never blocks, and a hand-off
   // to a worker would cost more than the work (a futex wake and a context switch
   // per action).
   if (start) Drain(slot);
+}
+
+void TableHost::PostRead(std::function<void()> read,
+                         std::function<void(const absl::Status&)> refuse) {
+  if (io_.TryPost(std::move(read))) return;
+  metrics_.refused_busy.Increment();
+  refuse(
+      absl::UnavailableError(absl::StrCat("the server has ", options_.max_queued_reads,
+                                          " database reads waiting; retry in a second")));
 }
 
 void TableHost::Suspend(Slot& slot) {
@@ -157,8 +176,10 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
           Kick(slot, /*restart_clock=*/true);
           return;
         }
-        LogWarn("table reload failed",
-                {{"table", slot->id}, {"error", table->status().ToString()}});
+        if (!absl::IsUnavailable(table->status())) {
+          LogWarn("table reload failed",
+                  {{"table", slot->id}, {"error", table->status().ToString()}});
+        }
         absl::MutexLock lock(&slot->mu);
         slot->load_status = absl::UnavailableError(absl::StrCat(
             "table ", slot->id, " is unavailable: ", table->status().message()));
@@ -202,7 +223,11 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
             return;
           }
           metrics_.append_failures.Increment();
-          LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
+          // An unreachable database fails every table's appends alike; the
+          // maintenance thread logs that once per change of state.
+          if (!absl::IsUnavailable(status)) {
+            LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
+          }
           // Memory ran ahead of the log: drop it; the next command reloads.
           slot->table.reset();
           slot->load_status = absl::UnavailableError("the table is being reloaded");
@@ -268,13 +293,16 @@ void TableHost::OnClock(const std::string& table_id) {
 }
 
 void TableHost::Kick(const std::shared_ptr<Slot>& slot, bool restart_clock) {
-  Post(slot, [this, slot, restart_clock](Slot& s, const absl::Status& status) {
-    if (!status.ok() || draining_.load()) return;
-    // Only a table that was just loaded needs its clock scheduled here: a clock
-    // that fired must not schedule itself again (every firing would add one).
-    if (restart_clock) ScheduleClock(s);
-    Commit(slot, s.table->Advance(absl::Now()), [](const absl::Status&) {});
-  });
+  Post(
+      slot,
+      [this, slot, restart_clock](Slot& s, const absl::Status& status) {
+        if (!status.ok() || draining_.load()) return;
+        // Only a table that was just loaded needs its clock scheduled here: a clock
+        // that fired must not schedule itself again (every firing would add one).
+        if (restart_clock) ScheduleClock(s);
+        Commit(slot, s.table->Advance(absl::Now()), [](const absl::Status&) {});
+      },
+      /*bounded=*/false);
 }
 
 void TableHost::Evict(Slot& slot, const absl::Status& why) {
@@ -363,13 +391,15 @@ void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView
     return;
   }
   // Not hosted here (finished long ago, or on another instance): the log says all.
-  io_.Post([this, id = request.table_id(), reply] {
-    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
-    if (!stored.ok()) return reply(stored.status());
-    absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
-    if (!table.ok()) return reply(table.status());
-    reply((*table)->View(engine::kSpectator));
-  });
+  PostRead(
+      [this, id = request.table_id(), reply] {
+        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
+        if (!stored.ok()) return reply(stored.status());
+        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+        if (!table.ok()) return reply(table.status());
+        reply((*table)->View(engine::kSpectator));
+      },
+      [reply](const absl::Status& s) { reply(s); });
 }
 
 namespace {
@@ -419,24 +449,26 @@ void TableHost::Subscribe(const std::string& table_id, const std::string& seat_t
 void TableHost::SubscribeFromStore(const std::string& table_id,
                                    const std::string& seat_token, bool spectator,
                                    uint64_t after_seq, std::shared_ptr<UpdateSink> sink) {
-  io_.Post([this, table_id, seat_token, spectator, after_seq, sink] {
-    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
-    if (!stored.ok()) return sink->Close(stored.status());
-    if (!stored->finished) {
-      // Live play happens only where the table is hosted.
-      return sink->Close(absl::UnavailableError(
-          absl::StrCat("table ", table_id, " is not hosted on this instance")));
-    }
-    absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
-    if (!table.ok()) return sink->Close(table.status());
-    int viewer = engine::kSpectator;
-    if (!spectator) {
-      absl::StatusOr<int> seat = (*table)->SeatOf(seat_token);
-      if (!seat.ok()) return sink->Close(seat.status());
-      viewer = *seat;
-    }
-    sink->Close(StartStream(**table, viewer, after_seq, *sink));
-  });
+  PostRead(
+      [this, table_id, seat_token, spectator, after_seq, sink] {
+        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
+        if (!stored.ok()) return sink->Close(stored.status());
+        if (!stored->finished) {
+          // Live play happens only where the table is hosted.
+          return sink->Close(absl::UnavailableError(
+              absl::StrCat("table ", table_id, " is not hosted on this instance")));
+        }
+        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+        if (!table.ok()) return sink->Close(table.status());
+        int viewer = engine::kSpectator;
+        if (!spectator) {
+          absl::StatusOr<int> seat = (*table)->SeatOf(seat_token);
+          if (!seat.ok()) return sink->Close(seat.status());
+          viewer = *seat;
+        }
+        sink->Close(StartStream(**table, viewer, after_seq, *sink));
+      },
+      [sink](const absl::Status& s) { sink->Close(s); });
 }
 
 }  // namespace trix::table

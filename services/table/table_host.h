@@ -67,6 +67,11 @@ struct HostOptions {
   int claim_batch = 200;
   int worker_threads = 2;
   int io_threads = 4;
+  // Bounds, each answered at once when reached (docs in README, "Bounds"): the
+  // commands waiting on one table (RESOURCE_EXHAUSTED: that table is flooded), and
+  // the database reads waiting for an io thread (UNAVAILABLE: retry shortly).
+  size_t max_table_commands = 64;
+  size_t max_queued_reads = 1024;
   int max_tables = 20000;
   // A finished table stays in memory this long for late subscribers.
   absl::Duration finished_linger = absl::Minutes(2);
@@ -160,7 +165,14 @@ class TableHost {
   using Command = std::function<void(Slot& slot, const absl::Status& status)>;
 
   std::shared_ptr<Slot> FindSlot(const std::string& table_id) const;
-  void Post(const std::shared_ptr<Slot>& slot, Command command);
+  // Queues `command` on the table's strand. A `bounded` command (one a client
+  // asked for) finds max_table_commands waiting: it runs at once, off the strand,
+  // with RESOURCE_EXHAUSTED (commands only reply when their status is not OK).
+  void Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded = true);
+  // Runs `read` on the io pool, or answers `refuse` with UNAVAILABLE when
+  // max_queued_reads are waiting.
+  void PostRead(std::function<void()> read,
+                std::function<void(const absl::Status&)> refuse);
   void Drain(std::shared_ptr<Slot> slot);
   // Strand work that starts an append or a reload suspends the strand; the
   // operation's completion passes the rest of the work to Complete().

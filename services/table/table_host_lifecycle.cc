@@ -57,6 +57,9 @@ void TableHost::RunMaintenance() {
     }
     if (listener) listener(ready);
   }
+  // Nothing to claim or renew without a database, and one line above says so
+  // (rather than one per round per operation).
+  if (!ready) return;
   ClaimOrphans();
   if (absl::Status s = store_->RenewLeases(options_.lease_ttl); !s.ok()) {
     LogWarn("lease renewal failed", {{"error", s.ToString()}});
@@ -321,12 +324,15 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
       Table::Create(game.game_id, settings, game.seats, absl::Now());
   if (!table.ok()) return reply(table.status());
   // CreateGame is a blocking write: off the caller's thread.
-  io_.Post([this, request, game = std::move(game),
-            table = std::make_shared<std::unique_ptr<Table>>(*std::move(table)),
-            response = std::move(response), reply = std::move(reply)]() mutable {
-    CreateStored(std::move(request), std::move(game), std::move(*table),
-                 std::move(response), std::move(reply));
-  });
+  auto refuse = [reply](const absl::Status& s) { reply(s); };
+  PostRead(
+      [this, request, game = std::move(game),
+       table = std::make_shared<std::unique_ptr<Table>>(*std::move(table)),
+       response = std::move(response), reply = std::move(reply)]() mutable {
+        CreateStored(std::move(request), std::move(game), std::move(*table),
+                     std::move(response), std::move(reply));
+      },
+      std::move(refuse));
 }
 
 void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame game,
