@@ -5,7 +5,9 @@
 #   scripts/pg.sh stop DIR
 #
 # The server listens on 127.0.0.1 and a socket in DIR, trusts local connections, and
-# has a database "mamlaka". PostgreSQL refuses to run as root, so as root it runs as
+# has a database "mamlaka". With PG_SOCKET_ONLY=1 it listens only on the socket in
+# DIR (PORT then only names the socket, so any value is free), and the URL printed
+# says so: tests that stop and start a server of their own use that. PostgreSQL refuses to run as root, so as root it runs as
 # the "postgres" system user that the postgresql-15 package creates.
 set -euo pipefail
 
@@ -29,12 +31,22 @@ case "$cmd" in
     if [ ! -f "$dir/data/PG_VERSION" ]; then
       as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 >"$dir/initdb.log"
     fi
+    listen=127.0.0.1
+    host=127.0.0.1
+    if [ "${PG_SOCKET_ONLY:-0}" = 1 ]; then
+      listen="''"
+      host=$dir
+    fi
     as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
-    as_pg "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -tAc \
+      -o "-p $port -k $dir -c listen_addresses=$listen -c max_connections=200" start >/dev/null
+    as_pg "$bindir/psql" -h "$host" -p "$port" -U postgres -tAc \
       "SELECT 1 FROM pg_database WHERE datname='mamlaka'" | grep -q 1 ||
-      as_pg "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres mamlaka
-    echo "postgresql://postgres@127.0.0.1:$port/mamlaka"
+      as_pg "$bindir/createdb" -h "$host" -p "$port" -U postgres mamlaka
+    if [ "${PG_SOCKET_ONLY:-0}" = 1 ]; then
+      echo "postgresql://postgres@/mamlaka?host=$dir&port=$port"
+    else
+      echo "postgresql://postgres@127.0.0.1:$port/mamlaka"
+    fi
     ;;
   stop)
     if [ -f "$dir/data/postmaster.pid" ]; then
