@@ -29,10 +29,18 @@ namespace trix::table {
 struct GrpcOptions {
   // CreateTable requires "authorization: Bearer <service_token>".
   std::string service_token;
-  // Per seat token, for Act, Subscribe and Play (its opening and each action): a
-  // flood from one seat is refused.
+  // Rate limits key on a verified identity, never on what a caller merely sends
+  // (docs: README, "Rate limits"). A call is counted against exactly one bucket:
+  //   - a seat whose token this instance verified against the table it hosts
+  //     (Act, Subscribe, Play's opening and each action, GetGameRecord): per
+  //     seat, so a bot process playing many seats from one address has each
+  //     seat's whole rate, and a flooding seat slows only its own table;
+  //   - the trusted backend (a valid service token): one bucket, sized for
+  //     matchmaking's CreateTable and listing traffic;
+  //   - everything else (no token, a token that does not verify, a table not
+  //     hosted here, public reads): per client address.
   service::RateLimit seat_rate{.per_second = 50, .burst = 100};
-  // Per client address, for every call.
+  service::RateLimit backend_rate{.per_second = 5000, .burst = 10000};
   service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
   // Live updates a stream may queue before it is cut off.
   size_t stream_buffer = 1024;
@@ -71,11 +79,15 @@ class TableGrpcService final : public v1::TableService::CallbackService {
       v1::ListPlayerGamesResponse* response) override;
 
  private:
-  // RESOURCE_EXHAUSTED when the caller's address (and, if given, seat token) is
-  // over its rate.
+  // RESOURCE_EXHAUSTED when the caller's identity (see GrpcOptions) is over its
+  // rate. `table_id` and `seat_token` name the seat to verify (either may be
+  // empty); `backend` is true when the call carried a valid service token.
   absl::Status CheckRate(grpc::CallbackServerContext* context,
-                         const std::string& seat_token);
-  absl::Status CheckRate(const std::string& peer_key, const std::string& seat_token);
+                         const std::string& table_id, const std::string& seat_token,
+                         bool backend = false);
+  absl::Status CheckRate(const std::string& peer_key, const std::string& table_id,
+                         const std::string& seat_token, bool backend);
+  bool IsBackend(grpc::CallbackServerContext* context) const;
   grpc::ServerWriteReactor<v1::TableUpdate>* OpenStream(
       grpc::CallbackServerContext* context, const std::string& table_id,
       const std::string& seat_token, bool spectator, uint64_t after_seq);
@@ -83,6 +95,7 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   TableHost* const host_;
   const GrpcOptions options_;
   service::RateLimiter seat_limiter_;
+  service::RateLimiter backend_limiter_;
   service::RateLimiter peer_limiter_;
 };
 

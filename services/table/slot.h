@@ -8,6 +8,7 @@
 #ifndef TRIX_SERVICES_TABLE_SLOT_H_
 #define TRIX_SERVICES_TABLE_SLOT_H_
 
+#include <array>
 #include <atomic>
 #include <deque>
 #include <functional>
@@ -53,7 +54,8 @@ struct TableHost::Slot {
   size_t broadcast = 0;  // events [0, broadcast) were streamed
 
   // Readable from any thread.
-  std::atomic<int> phase{0};  // v1::Phase
+  std::array<std::string, 4> token_hashes;  // set before the slot is published
+  std::atomic<int> phase{0};                // v1::Phase
   std::atomic<bool> finished{false};
   std::atomic<int64_t> finished_at_us{0};
 };

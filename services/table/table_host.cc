@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/observation.h"
 #include "proto/wire/wire.h"
+#include "services/common/auth.h"
 #include "services/common/logging.h"
 #include "services/table/slot.h"
 
@@ -40,6 +41,20 @@ std::shared_ptr<TableHost::Slot> TableHost::FindSlot(const std::string& table_id
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
   return it == slots_.end() ? nullptr : it->second;
+}
+
+absl::StatusOr<int> TableHost::VerifySeat(const std::string& table_id,
+                                          const std::string& seat_token) const {
+  std::shared_ptr<Slot> slot = FindSlot(table_id);
+  if (!slot) return absl::NotFoundError("the table is not hosted here");
+  if (seat_token.empty()) return absl::UnauthenticatedError("seat_token is required");
+  const std::string hash = service::TokenHash(seat_token);
+  int seat = -1;
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    if (service::ConstantTimeEquals(hash, slot->token_hashes[s])) seat = s;
+  }
+  if (seat < 0) return absl::PermissionDeniedError("not a seat token of this table");
+  return seat;
 }
 
 size_t TableHost::table_count() const {

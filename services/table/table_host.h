@@ -152,6 +152,13 @@ class TableHost {
     readiness_listener_ = std::move(listener);
   }
 
+  // The seat `seat_token` is of at `table_id`, checked against a table hosted
+  // here, from any thread (no strand): NOT_FOUND when the table is not hosted
+  // here, PERMISSION_DENIED when the token is none of its seats'. For keying rate
+  // limits on verified identities.
+  absl::StatusOr<int> VerifySeat(const std::string& table_id,
+                                 const std::string& seat_token) const;
+
   // For tests and metrics.
   size_t table_count() const;
   HostMetrics& metrics() { return metrics_; }

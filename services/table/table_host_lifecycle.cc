@@ -137,6 +137,9 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
   slot->broadcast = table->event_count();
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    slot->token_hashes[s] = table->seats()[s].token_hash;
+  }
   slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
   absl::MutexLock lock(&mu_);
