@@ -81,6 +81,39 @@ absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
   return absl::ResourceExhaustedError("too many requests from this address; slow down");
 }
 
+absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* context,
+                                                 const std::string& player_id) const {
+  if (options_.public_player_history || IsBackend(context)) return absl::OkStatus();
+  bool presented = false;
+  const std::string bearer = service::BearerToken(Metadata(context, "authorization"));
+  if (!bearer.empty() && options_.player_tokens != nullptr) {
+    presented = true;
+    absl::StatusOr<std::string> player = options_.player_tokens->PlayerOf(bearer);
+    if (player.ok() && *player == player_id) return absl::OkStatus();
+  }
+  const std::string table_id = Metadata(context, "x-trix-table-id");
+  const std::string seat_token = Metadata(context, "x-trix-seat-token");
+  if (!table_id.empty() || !seat_token.empty()) {
+    presented = true;
+    absl::StatusOr<std::string> player = host_->PlayerOfSeat(table_id, seat_token);
+    if (player.ok() && *player == player_id) return absl::OkStatus();
+  }
+  if (!presented && bearer.empty()) {
+    return absl::UnauthenticatedError(
+        "a player's tables and games are listed for the backend (service token), the "
+        "player's token, or one of the player's seat tokens (x-trix-table-id and "
+        "x-trix-seat-token metadata)");
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "the credentials given do not prove player ", player_id.substr(0, 128)));
+}
+
+absl::Status TableGrpcService::CheckListing(grpc::CallbackServerContext* context,
+                                            const std::string& player_id) {
+  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) return s;
+  return CheckPlayerAccess(context, player_id);
+}
+
 grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
     grpc::CallbackServerContext* context, const v1::CreateTableRequest* request,
     v1::CreateTableResponse* response) {
@@ -100,11 +133,12 @@ grpc::ServerUnaryReactor* TableGrpcService::GetTable(grpc::CallbackServerContext
                                                      const v1::GetTableRequest* request,
                                                      v1::TableView* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) {
+  const bool backend = IsBackend(context);
+  if (absl::Status s = CheckRate(context, "", "", backend); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetTable(*request, Finisher(reactor, response));
+  host_->GetTable(*request, Finisher(reactor, response), /*trusted=*/backend);
   return reactor;
 }
 
@@ -112,7 +146,7 @@ grpc::ServerUnaryReactor* TableGrpcService::ListPlayerTables(
     grpc::CallbackServerContext* context, const v1::ListPlayerTablesRequest* request,
     v1::ListPlayerTablesResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) {
+  if (absl::Status s = CheckListing(context, request->player_id()); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -153,7 +187,8 @@ grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetGameRecord(*request, Finisher(reactor, response));
+  host_->GetGameRecord(*request, Finisher(reactor, response),
+                       /*trusted=*/IsBackend(context));
   return reactor;
 }
 
@@ -161,7 +196,7 @@ grpc::ServerUnaryReactor* TableGrpcService::ListPlayerGames(
     grpc::CallbackServerContext* context, const v1::ListPlayerGamesRequest* request,
     v1::ListPlayerGamesResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) {
+  if (absl::Status s = CheckListing(context, request->player_id()); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -178,7 +213,8 @@ grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::OpenStream(
     sink->Close(s);
     return stream;
   }
-  host_->Subscribe(table_id, seat_token, spectator, after_seq, std::move(sink));
+  host_->Subscribe(table_id, seat_token, spectator, after_seq, std::move(sink),
+                   /*trusted=*/IsBackend(context));
   return stream;
 }
 

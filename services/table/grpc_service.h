@@ -16,10 +16,12 @@
 #define TRIX_SERVICES_TABLE_GRPC_SERVICE_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/auth.h"
 #include "services/common/rate_limit.h"
 #include "services/table/table_host.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -44,6 +46,18 @@ struct GrpcOptions {
   service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
   // Live updates a stream may queue before it is cut off.
   size_t stream_buffer = 1024;
+
+  // Who may read what (docs: README, "Who may read what"). A player's tables and
+  // games (ListPlayerTables, ListPlayerGames) are listed for the trusted backend
+  // (service token), for the player with a player token that `player_tokens`
+  // verifies ("authorization: Bearer <player token>"), and for the player with
+  // one of their seat tokens at a table this instance hosts ("x-trix-table-id"
+  // and "x-trix-seat-token" metadata); anyone else gets UNAUTHENTICATED (no
+  // credentials) or PERMISSION_DENIED (another player's). true opens them to
+  // anyone, as before this setting existed. Spectating is per table
+  // (CreateTableRequest.public_spectating).
+  bool public_player_history = false;
+  std::shared_ptr<const service::PlayerTokenVerifier> player_tokens;
 };
 
 grpc::Status ToGrpcStatus(const absl::Status& status);
@@ -88,9 +102,15 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   absl::Status CheckRate(const std::string& peer_key, const std::string& table_id,
                          const std::string& seat_token, bool backend);
   bool IsBackend(grpc::CallbackServerContext* context) const;
+  // Whether the caller may list `player_id`'s tables and games (see GrpcOptions).
+  absl::Status CheckPlayerAccess(grpc::CallbackServerContext* context,
+                                 const std::string& player_id) const;
   grpc::ServerWriteReactor<v1::TableUpdate>* OpenStream(
       grpc::CallbackServerContext* context, const std::string& table_id,
       const std::string& seat_token, bool spectator, uint64_t after_seq);
+  // CheckRate, then CheckPlayerAccess.
+  absl::Status CheckListing(grpc::CallbackServerContext* context,
+                            const std::string& player_id);
 
   TableHost* const host_;
   const GrpcOptions options_;

@@ -53,6 +53,7 @@ struct Flags {
   double seat_burst = 100;
   double peer_rate = 500;
   double peer_burst = 1000;
+  bool public_player_history = false;
   double backend_rate = 5000;
   double backend_burst = 10000;
   int workers = 2;
@@ -94,6 +95,9 @@ void Bind(service::Config& c, Flags& f) {
          "requests per second per client address, for calls with no verified seat or "
          "service token");
   c.Bind("peer_burst", &f.peer_burst, "burst per client address");
+  c.Bind("public_player_history", &f.public_player_history,
+         "list any player's tables and games to anyone (default: only to the backend "
+         "and to the player)");
   c.Bind("workers", &f.workers, "threads running table steps");
   c.Bind("io_threads", &f.io_threads, "threads for blocking database reads");
   c.Bind("db_connections", &f.db_connections, "database connection pool size");
@@ -206,6 +210,7 @@ int Run(int argc, char** argv) {
                                    .burst = flags.seat_burst};
   server_options.grpc.peer_rate = {.per_second = flags.peer_rate,
                                    .burst = flags.peer_burst};
+  server_options.grpc.public_player_history = flags.public_player_history;
   server_options.grpc.backend_rate = {.per_second = flags.backend_rate,
                                       .burst = flags.backend_burst};
   absl::StatusOr<std::unique_ptr<TableServer>> server =

@@ -55,6 +55,7 @@ struct TableHost::Slot {
 
   // Readable from any thread.
   std::array<std::string, 4> token_hashes;  // set before the slot is published
+  std::array<std::string, 4> player_ids;    // likewise
   std::atomic<int> phase{0};                // v1::Phase
   std::atomic<bool> finished{false};
   std::atomic<int64_t> finished_at_us{0};

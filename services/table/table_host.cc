@@ -57,6 +57,15 @@ absl::StatusOr<int> TableHost::VerifySeat(const std::string& table_id,
   return seat;
 }
 
+absl::StatusOr<std::string> TableHost::PlayerOfSeat(const std::string& table_id,
+                                                    const std::string& seat_token) const {
+  absl::StatusOr<int> seat = VerifySeat(table_id, seat_token);
+  if (!seat.ok()) return seat.status();
+  std::shared_ptr<Slot> slot = FindSlot(table_id);
+  if (!slot) return absl::NotFoundError("the table is not hosted here");
+  return slot->player_ids[*seat];
+}
+
 size_t TableHost::table_count() const {
   absl::MutexLock lock(&mu_);
   return slots_.size();
@@ -396,22 +405,25 @@ void TableHost::ActOnStream(const v1::ActRequest& request, ActReply reply) {
   });
 }
 
-void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply) {
+void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply,
+                         bool trusted) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (std::shared_ptr<Slot> slot = FindSlot(request.table_id())) {
-    Post(slot, [reply](Slot& s, const absl::Status& status) {
+    Post(slot, [reply, trusted](Slot& s, const absl::Status& status) {
       if (!status.ok()) return reply(status);
+      if (absl::Status s2 = s.table->CheckSpectator(trusted); !s2.ok()) return reply(s2);
       reply(s.table->View(engine::kSpectator));
     });
     return;
   }
   // Not hosted here (finished long ago, or on another instance): the log says all.
   PostRead(
-      [this, id = request.table_id(), reply] {
+      [this, id = request.table_id(), reply, trusted] {
         absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
         if (!stored.ok()) return reply(stored.status());
         absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
         if (!table.ok()) return reply(table.status());
+        if (absl::Status s = (*table)->CheckSpectator(trusted); !s.ok()) return reply(s);
         reply((*table)->View(engine::kSpectator));
       },
       [reply](const absl::Status& s) { reply(s); });
@@ -435,37 +447,44 @@ absl::Status StartStream(const Table& table, int viewer, uint64_t after_seq,
 
 void TableHost::Subscribe(const std::string& table_id, const std::string& seat_token,
                           bool spectator, uint64_t after_seq,
-                          std::shared_ptr<UpdateSink> sink) {
+                          std::shared_ptr<UpdateSink> sink, bool trusted) {
   if (absl::Status s = Available(); !s.ok()) return sink->Close(s);
   if (!spectator && seat_token.empty()) {
     return sink->Close(absl::UnauthenticatedError("seat_token is required"));
   }
   std::shared_ptr<Slot> slot = FindSlot(table_id);
-  if (!slot) return SubscribeFromStore(table_id, seat_token, spectator, after_seq, sink);
-  Post(slot,
-       [seat_token, spectator, after_seq, sink](Slot& s, const absl::Status& status) {
-         if (!status.ok()) return sink->Close(status);
-         Table& table = *s.table;
-         int viewer = engine::kSpectator;
-         if (!spectator) {
-           absl::StatusOr<int> seat = table.SeatOf(seat_token);
-           if (!seat.ok()) return sink->Close(seat.status());
-           viewer = *seat;
-         }
-         if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
-             !started.ok()) {
-           return sink->Close(started);
-         }
-         if (table.over()) return sink->Close(absl::OkStatus());
-         s.subscribers.push_back({viewer, sink});
-       });
+  if (!slot) {
+    return SubscribeFromStore(table_id, seat_token, spectator, after_seq, sink, trusted);
+  }
+  Post(slot, [seat_token, spectator, after_seq, sink, trusted](
+                 Slot& s, const absl::Status& status) {
+    if (!status.ok()) return sink->Close(status);
+    Table& table = *s.table;
+    int viewer = engine::kSpectator;
+    if (spectator) {
+      if (absl::Status c = table.CheckSpectator(trusted); !c.ok()) {
+        return sink->Close(c);
+      }
+    } else {
+      absl::StatusOr<int> seat = table.SeatOf(seat_token);
+      if (!seat.ok()) return sink->Close(seat.status());
+      viewer = *seat;
+    }
+    if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
+        !started.ok()) {
+      return sink->Close(started);
+    }
+    if (table.over()) return sink->Close(absl::OkStatus());
+    s.subscribers.push_back({viewer, sink});
+  });
 }
 
 void TableHost::SubscribeFromStore(const std::string& table_id,
                                    const std::string& seat_token, bool spectator,
-                                   uint64_t after_seq, std::shared_ptr<UpdateSink> sink) {
+                                   uint64_t after_seq, std::shared_ptr<UpdateSink> sink,
+                                   bool trusted) {
   PostRead(
-      [this, table_id, seat_token, spectator, after_seq, sink] {
+      [this, table_id, seat_token, spectator, after_seq, sink, trusted] {
         absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
         if (!stored.ok()) return sink->Close(stored.status());
         if (!stored->finished) {
@@ -476,7 +495,11 @@ void TableHost::SubscribeFromStore(const std::string& table_id,
         absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
         if (!table.ok()) return sink->Close(table.status());
         int viewer = engine::kSpectator;
-        if (!spectator) {
+        if (spectator) {
+          if (absl::Status c = (*table)->CheckSpectator(trusted); !c.ok()) {
+            return sink->Close(c);
+          }
+        } else {
           absl::StatusOr<int> seat = (*table)->SeatOf(seat_token);
           if (!seat.ok()) return sink->Close(seat.status());
           viewer = *seat;

@@ -134,16 +134,22 @@ class TableHost {
   void Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply);
   // Act for a Play stream: the same judgement, answered through ActReply.
   void ActOnStream(const v1::ActRequest& request, ActReply reply);
-  void GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply);
+  //
+  // Spectating (GetTable, Subscribe as a spectator, GetGameRecord without a seat
+  // token) of a table created without public_spectating is PERMISSION_DENIED
+  // unless `trusted` (the edge says the caller is the trusted backend).
+  void GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply,
+                bool trusted = true);
   // `seat_token` empty: a spectator (Watch). Errors end the sink.
   void Subscribe(const std::string& table_id, const std::string& seat_token,
-                 bool spectator, uint64_t after_seq, std::shared_ptr<UpdateSink> sink);
+                 bool spectator, uint64_t after_seq, std::shared_ptr<UpdateSink> sink,
+                 bool trusted = true);
   void ListPlayerTables(const v1::ListPlayerTablesRequest& request,
                         Reply<v1::ListPlayerTablesResponse> reply);
   void ListPlayerGames(const v1::ListPlayerGamesRequest& request,
                        Reply<v1::ListPlayerGamesResponse> reply);
   void GetGameRecord(const v1::GetGameRecordRequest& request,
-                     Reply<v1::GameRecord> reply);
+                     Reply<v1::GameRecord> reply, bool trusted = true);
 
   // Called from the maintenance thread whenever the store's readiness changes
   // (the database went away or came back), for the health service.
@@ -158,6 +164,9 @@ class TableHost {
   // limits on verified identities.
   absl::StatusOr<int> VerifySeat(const std::string& table_id,
                                  const std::string& seat_token) const;
+  // The player sitting at the seat VerifySeat finds.
+  absl::StatusOr<std::string> PlayerOfSeat(const std::string& table_id,
+                                           const std::string& seat_token) const;
 
   // For tests and metrics.
   size_t table_count() const;
@@ -223,7 +232,7 @@ class TableHost {
   bool AnswerRepeat(const std::string& request_id, Reply<v1::CreateTableResponse>& reply);
   void SubscribeFromStore(const std::string& table_id, const std::string& seat_token,
                           bool spectator, uint64_t after_seq,
-                          std::shared_ptr<UpdateSink> sink);
+                          std::shared_ptr<UpdateSink> sink, bool trusted);
   absl::Status Available() const;
 
   const HostOptions options_;

@@ -139,6 +139,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   slot->broadcast = table->event_count();
   for (int s = 0; s < engine::kNumSeats; ++s) {
     slot->token_hashes[s] = table->seats()[s].token_hash;
+    slot->player_ids[s] = table->seats()[s].player_id;
   }
   slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
@@ -235,6 +236,7 @@ absl::Status TableHost::ResolveSettings(const v1::CreateTableRequest& request,
     return s;
   }
   settings->set_seed(request.has_seed() ? request.seed() : service::RandomUint64());
+  settings->set_public_spectating(request.public_spectating());
   return absl::OkStatus();
 }
 

@@ -90,13 +90,13 @@ void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
 }
 
 void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
-                              Reply<v1::GameRecord> reply) {
+                              Reply<v1::GameRecord> reply, bool trusted) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (request.game_id().empty() || request.game_id().size() > 128) {
     return reply(absl::InvalidArgumentError("game_id is required"));
   }
   PostRead(
-      [this, request, reply] {
+      [this, request, reply, trusted] {
         absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(request.game_id());
         if (!stored.ok()) return reply(stored.status());
         absl::StatusOr<std::unique_ptr<Table>> loaded = Table::Restore(*stored);
@@ -107,6 +107,8 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
           absl::StatusOr<int> seat = table.SeatOf(request.seat_token());
           if (!seat.ok()) return reply(seat.status());
           viewer = *seat;
+        } else if (absl::Status s = table.CheckSpectator(trusted); !s.ok()) {
+          return reply(s);
         }
         v1::GameRecord record;
         record.set_game_id(table.id());
