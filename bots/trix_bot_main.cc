@@ -1,6 +1,10 @@
-// trix-bot: plays one seat of one table with a strategy, then exits.
+// trix-bot: plays one seat of one table with a strategy, then exits; or serves a
+// bot account: takes seat assignments from matchmaking and plays them, many tables
+// at once, until stopped.
 //
 //   trix-bot --address 127.0.0.1:50051 --table ID --token TOKEN --strategy heuristic
+//   trix-bot --matchmaking 127.0.0.1:50061 --capacity 8 --strategy heuristic
+//       (with TRIX_BOT_BOT_KEY=<the account's key>)
 //
 // Every flag may come from the environment instead (TRIX_BOT_ADDRESS,
 // TRIX_BOT_TABLE, TRIX_BOT_TOKEN, ...); a seat token is better passed that way,
@@ -9,7 +13,9 @@
 // 1 when the seat could not be played, 2 for bad flags.
 #include <signal.h>
 
+#include <atomic>
 #include <cstdint>
+#include <functional>
 #include <iostream>
 #include <memory>
 #include <random>
@@ -18,11 +24,14 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "bots/sdk/bot_account.h"
 #include "bots/sdk/seat.h"
 #include "bots/strategies/strategy.h"
 #include "nlohmann/json.hpp"
+#include "prometheus/counter.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/metrics.h"
 
 namespace trix::bots {
 namespace {
@@ -36,7 +45,101 @@ struct Flags {
   absl::Duration think = absl::ZeroDuration();
   absl::Duration give_up_after = absl::Minutes(2);
   std::string log_level = "warn";
+  std::string matchmaking;
+  std::string bot_key;
+  int capacity = 4;
+  int metrics_port = -1;
 };
+
+LogSink SeatLog(const std::string& table) {
+  return [table](LogLevel level, absl::string_view message) {
+    const service::LogFields fields = {{"table", table}};
+    switch (level) {
+      case LogLevel::kDebug:
+        return service::LogDebug(message, fields);
+      case LogLevel::kInfo:
+        return service::LogInfo(message, fields);
+      case LogLevel::kWarn:
+        return service::LogWarn(message, fields);
+      case LogLevel::kError:
+        return service::LogError(message, fields);
+    }
+  };
+}
+
+// SIGINT / SIGTERM call `stop` (a seat's server autopilot then takes over).
+void StopOnSignal(std::function<void()> stop) {
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread([stop, signals] {
+    int signal = 0;
+    if (sigwait(&signals, &signal) == 0) stop();
+  }).detach();
+}
+
+uint64_t Seed(int64_t flag) {
+  if (flag != 0) return static_cast<uint64_t>(flag);
+  return (uint64_t{std::random_device()()} << 32) | std::random_device()();
+}
+
+// Serves the bot account whose key is --bot_key until a signal stops it.
+int ServeAccount(const Flags& flags) {
+  BotAccountConfig config;
+  config.matchmaking_address = flags.matchmaking;
+  config.bot_key = flags.bot_key;
+  config.capacity = flags.capacity;
+  config.seat.think = flags.think;
+  config.seat.give_up_after = flags.give_up_after;
+  config.seat.log = SeatLog("");
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  prometheus::Registry& registry = (*metrics)->registry();
+  auto& games = prometheus::BuildCounter()
+                    .Name("trix_bot_games_total")
+                    .Help("Assigned seats played to the end (ok) or given up (error)")
+                    .Register(registry);
+  prometheus::Counter& games_ok = games.Add({{"result", "ok"}});
+  prometheus::Counter& games_failed = games.Add({{"result", "error"}});
+  prometheus::Counter& illegal =
+      prometheus::BuildCounter()
+          .Name("trix_bot_illegal_answers_total")
+          .Help("Strategy answers that were not among the options (replaced)")
+          .Register(registry)
+          .Add({});
+  std::atomic<uint64_t> seed{Seed(flags.seed)};
+  BotAccount account(
+      config,
+      [&](const v1::Assignment&) -> std::unique_ptr<Bot> {
+        absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, seed++);
+        return bot.ok() ? *std::move(bot) : nullptr;
+      },
+      [&](const v1::Assignment& a, const absl::StatusOr<v1::GameResult>& result,
+          const SeatStats& stats) {
+        (result.ok() ? games_ok : games_failed).Increment();
+        illegal.Increment(static_cast<double>(stats.replaced));
+        service::LogInfo("game over", {{"table", a.table_id()},
+                                       {"seat", a.seat()},
+                                       {"ok", result.ok()},
+                                       {"illegal_answers", stats.replaced}});
+      });
+  StopOnSignal([&account] { account.Stop(); });
+  service::LogInfo("serving bot account", {{"matchmaking", flags.matchmaking},
+                                           {"capacity", flags.capacity},
+                                           {"strategy", flags.strategy}});
+  absl::Status status = account.Serve();
+  if (!status.ok()) {
+    service::LogError("matchmaking refused the bot account", {{"error", status.ToString()}});
+    return 1;
+  }
+  return 0;
+}
 
 int Run(int argc, char** argv) {
   Flags flags;
@@ -50,23 +153,30 @@ int Run(int argc, char** argv) {
   config.Bind("give_up_after", &flags.give_up_after,
               "stop after this long without progress (server unreachable)");
   config.Bind("log_level", &flags.log_level, "debug, info, warn, error or off");
+  config.Bind("matchmaking", &flags.matchmaking,
+              "serve a bot account: matchmaking's host:port (instead of --table)");
+  config.Bind("bot_key", &flags.bot_key, "the bot account's key (prefer TRIX_BOT_BOT_KEY)");
+  config.Bind("capacity", &flags.capacity, "tables a bot account plays at once");
+  config.Bind("metrics_port", &flags.metrics_port,
+              "bot account: Prometheus /metrics port; -1 turns it off");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
     return *exit_code;
   }
-  if (flags.table.empty() || flags.token.empty()) {
-    std::cerr << "trix-bot: --table and --token (or TRIX_BOT_TABLE, TRIX_BOT_TOKEN) "
-                 "are required\n\n"
+  const bool account = !flags.matchmaking.empty();
+  if (account ? flags.bot_key.empty() || flags.capacity < 1
+              : flags.table.empty() || flags.token.empty()) {
+    std::cerr << "trix-bot: either --table and --token (TRIX_BOT_TABLE, TRIX_BOT_TOKEN), "
+                 "or --matchmaking, --bot_key (TRIX_BOT_BOT_KEY) and --capacity >= 1\n\n"
               << config.Usage();
     return 2;
   }
   service::InitLogging("trix-bot", flags.log_level);
-  uint64_t seed = static_cast<uint64_t>(flags.seed);
-  if (seed == 0) seed = (uint64_t{std::random_device()()} << 32) | std::random_device()();
-  absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, seed);
-  if (!bot.ok()) {
-    std::cerr << "trix-bot: " << bot.status().message() << "\n";
+  if (!MakeStrategy(flags.strategy, 1).ok()) {
+    std::cerr << "trix-bot: " << MakeStrategy(flags.strategy, 1).status().message() << "\n";
     return 2;
   }
+  if (account) return ServeAccount(flags);
+  absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, Seed(flags.seed));
 
   const std::string table = flags.table;
   SeatConfig seat_config;
@@ -74,31 +184,9 @@ int Run(int argc, char** argv) {
   seat_config.seat_token = flags.token;
   seat_config.think = flags.think;
   seat_config.give_up_after = flags.give_up_after;
-  seat_config.log = [table](LogLevel level, absl::string_view message) {
-    const service::LogFields fields = {{"table", table}};
-    switch (level) {
-      case LogLevel::kDebug:
-        return service::LogDebug(message, fields);
-      case LogLevel::kInfo:
-        return service::LogInfo(message, fields);
-      case LogLevel::kWarn:
-        return service::LogWarn(message, fields);
-      case LogLevel::kError:
-        return service::LogError(message, fields);
-    }
-  };
+  seat_config.log = SeatLog(table);
   Seat seat(TableChannel(flags.address), seat_config, bot->get());
-
-  // SIGINT / SIGTERM stop the seat cleanly (the server's autopilot takes over).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::thread([&seat, signals] {
-    int signal = 0;
-    if (sigwait(&signals, &signal) == 0) seat.Stop();
-  }).detach();
+  StopOnSignal([&seat] { seat.Stop(); });
 
   service::LogInfo(
       "playing",

@@ -10,19 +10,38 @@ packages=(
   libpqxx-dev postgresql-15
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libspdlog-dev prometheus-cpp-dev libssl-dev libgoogle-perftools-dev
+  python3-grpcio python3-protobuf postgresql-client
 )
+
+# The deployment checks (tests/deploy/k8s_validate.sh) render the manifests with
+# kubectl, validate them with node and test the alert rules with promtool (from
+# Debian's prometheus); container image builds skip them (MAMLAKA_DEPS=build).
+if [ "${MAMLAKA_DEPS:-all}" != build ]; then
+  command -v kubectl >/dev/null || packages+=(kubernetes-client)
+  command -v promtool >/dev/null || packages+=(prometheus)
+  command -v node >/dev/null || packages+=(nodejs)
+  command -v npm >/dev/null || packages+=(npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
-if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing: ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $sudo apt-get update -q
+  $sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
 
-echo "Installing: ${missing[*]}"
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-export DEBIAN_FRONTEND=noninteractive
-$sudo apt-get update -q
-$sudo apt-get install -y -q --no-install-recommends "${missing[@]}"
+# The manifest validator's npm packages, pinned by its package-lock.json.
+if [ "${MAMLAKA_DEPS:-all}" != build ]; then
+  validate_dir="$(dirname "$0")/../deploy/k8s/validate"
+  if [ ! -f "$validate_dir/node_modules/.package-lock.json" ] ||
+    ! cmp -s "$validate_dir/package-lock.json" "$validate_dir/node_modules/.package-lock.json.src"; then
+    (cd "$validate_dir" && npm ci --no-audit --no-fund --loglevel=error &&
+      cp package-lock.json node_modules/.package-lock.json.src)
+  fi
+fi

@@ -1,0 +1,218 @@
+#!/usr/bin/env bash
+# Fault tests (CTest: fault_test): real processes, real PostgreSQL, games played by
+# trix-demo's trix-bot processes while a fault strikes mid-game:
+#
+#   kill9     the table service is killed with SIGKILL and started again under the
+#             same instance id (it resumes its tables once their leases lapse);
+#   sigstop   the table service is stopped (SIGSTOP) for twice its lease, then
+#             continued;
+#   pgrestart PostgreSQL is stopped and started again under the running service;
+#   garbage   for ten seconds, connections to the service's port send random bytes,
+#             an HTTP/2 preface followed by random frames, or a frame header
+#             announcing 16 MiB, then hang up (the service must shrug them off).
+#
+# Each scenario ends with the checks: trix-demo saw every game end with a consistent
+# result (totals sum to zero, places and payouts follow) and every bot exit 0; every
+# game of the scenario is finished in the database; every game's log is dense
+# (entries 0..n-1, n = games.log_length); and no acknowledged action was lost: each
+# seat's client entries in the log are at least the bot's count of accepted actions
+# (and at most one more per stream break: an action made durable whose answer was
+# lost with the stream); and, for kill9 and pgrestart, that the fault was felt (some
+# seat reopened its stream), for garbage that the service still runs.
+#
+#   tests/fault/fault_test.sh [--full] [scenario ...]
+#
+# Shortened by default (one kingdom, two tables, ~2 minutes in all); --full plays
+# four kingdoms at four tables. Needs build/bin/{table-service,trix-bot,trix-demo}.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+bin=${MAMLAKA_BIN:-$root/build/bin}
+full=0
+scenarios=()
+for a in "$@"; do
+  case "$a" in
+    --full) full=1 ;;
+    kill9 | sigstop | pgrestart | garbage) scenarios+=("$a") ;;
+    *) echo "usage: fault_test.sh [--full] [kill9|sigstop|pgrestart|garbage ...]" >&2; exit 2 ;;
+  esac
+done
+[ ${#scenarios[@]} -gt 0 ] || scenarios=(kill9 sigstop pgrestart garbage)
+if [ "$full" = 1 ]; then games=4 kingdoms=4 pace=150ms; else games=2 kingdoms=1 pace=100ms; fi
+lease=3s
+
+work=$(mktemp -d /tmp/mamlaka-fault.XXXXXX)
+chmod 755 "$work"
+service_pid=""
+demo_pid=""
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+cleanup() {
+  local status=$?
+  trap - EXIT
+  for p in $demo_pid $service_pid; do
+    kill -CONT "$p" 2>/dev/null || true
+    kill -TERM "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+  "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
+  if [ "$status" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$work"; else echo "fault_test: logs kept in $work" >&2; fi
+  exit "$status"
+}
+trap cleanup EXIT
+
+pg_port=$(free_port)
+url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
+psql_() { /usr/lib/postgresql/15/bin/psql "$url" -v ON_ERROR_STOP=1 -tAc "$1"; }
+token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
+port=$(free_port)
+
+start_service() {
+  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/table-service" \
+    --listen="127.0.0.1:$port" --instance_id=fault-1 --migrations_dir="$root/migrations" \
+    --metrics_port=-1 --lease_ttl=$lease --peer_rate=100000 --peer_burst=100000 \
+    >>"$work/table-service.log" 2>&1 &
+  service_pid=$!
+}
+
+# Waits until one of the scenario's games has more than $1 log entries.
+wait_for_play() {
+  for _ in $(seq 1 600); do
+    n=$(psql_ "SELECT count(*) FROM games WHERE finished IS NULL AND log_length > $1 AND created > '$since'" 2>/dev/null || echo 0)
+    [ "${n:-0}" -gt 0 ] && return 0
+    kill -0 "$demo_pid" 2>/dev/null || return 1
+    sleep 0.1
+  done
+  return 1
+}
+
+passed=0
+failed=0
+check() {  # name, then the condition's command
+  local name=$1
+  shift
+  if "$@"; then echo "PASS $scenario: $name"; passed=$((passed + 1)); else echo "FAIL $scenario: $name"; failed=$((failed + 1)); fi
+}
+
+no_unfinished() { [ "$(psql_ "SELECT count(*) FROM games WHERE finished IS NULL AND created > '$since'")" -eq 0 ]; }
+all_played() { [ "$(psql_ "SELECT count(*) FROM games WHERE finished IS NOT NULL AND created > '$since'")" -eq "$games" ]; }
+logs_dense() {
+  [ "$(psql_ "SELECT count(*) FROM games g LEFT JOIN
+      (SELECT game_id, count(*) AS n, max(idx) + 1 AS m FROM game_log GROUP BY game_id) l
+      ON l.game_id = g.id
+    WHERE g.created > '$since'
+      AND (coalesce(l.n, 0) <> g.log_length OR coalesce(l.m, 0) <> g.log_length)")" -eq 0 ]
+}
+# Every bot's accepted actions against its seat's client entries in the log: none
+# missing, and at most one more per stream break (an action made durable whose
+# answer the break swallowed; the seat then saw the game move on).
+acknowledged_kept() {
+  local ok=0 lines
+  lines=$(cat "$work/$scenario"/table*-seat*.log | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try: j = json.loads(line)
+    except ValueError: continue
+    if "actions" in j and "table" in j: print(j["table"], j["seat"], j["actions"], j["resubscribes"])')
+  [ "$(echo "$lines" | grep -c .)" -eq $((games * 4)) ] || { echo "  expected $((games * 4)) bot results"; return 1; }
+  while read -r table seat actions resubscribes; do
+    logged=$(psql_ "SELECT count(*) FROM game_log WHERE game_id = '$table' AND seat = $seat AND request_id <> ''")
+    if [ "$logged" -lt "$actions" ] || [ "$logged" -gt $((actions + resubscribes)) ]; then
+      echo "  table $table seat $seat: $actions acknowledged, $logged in the log, $resubscribes breaks"
+      ok=1
+    fi
+  done <<<"$lines"
+  return $ok
+}
+
+# The fault reached the players: some seat had to open its stream again.
+fault_felt() {
+  [ "$(cat "$work/$scenario"/table*-seat*.log | python3 -c '
+import json, sys
+n = 0
+for line in sys.stdin:
+    try: n += json.loads(line).get("resubscribes", 0)
+    except (ValueError, AttributeError): pass
+print(n)')" -gt 0 ]
+}
+
+start_service
+for scenario in "${scenarios[@]}"; do
+  since=$(psql_ "SELECT now()")
+  mkdir -p "$work/$scenario"
+  MAMLAKA_DEMO_SERVICE_TOKEN=$token "$bin/trix-demo" --address="127.0.0.1:$port" \
+    --games=$games --kingdoms=$kingdoms --watch=0 --pace=$pace --staked=1 \
+    --modes=complex-partner,classic-solo,complex-solo,classic-partner \
+    --log_dir="$work/$scenario" --timeout=8m --wait_for_service=2m \
+    >"$work/$scenario/demo.log" 2>&1 &
+  demo_pid=$!
+  if ! wait_for_play 30; then
+    cat "$work/$scenario/demo.log"
+    echo "FAIL $scenario: no game got under way"
+    failed=$((failed + 1))
+    continue
+  fi
+  case "$scenario" in
+    kill9)
+      kill -KILL "$service_pid"
+      wait "$service_pid" 2>/dev/null || true
+      sleep 1
+      start_service
+      ;;
+    sigstop)
+      kill -STOP "$service_pid"
+      sleep 6  # twice the lease
+      kill -CONT "$service_pid"
+      ;;
+    pgrestart)
+      "$root/scripts/pg.sh" stop "$work/pg"
+      sleep 2
+      "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
+      ;;
+    garbage)
+      python3 - "$port" <<'PY'
+import os, random, socket, struct, sys, time
+port = int(sys.argv[1])
+preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+rng = random.Random(7)
+sent = 0
+until = time.time() + 10
+while time.time() < until:
+    kind = sent % 3
+    try:
+        s = socket.create_connection(("127.0.0.1", port), timeout=2)
+        if kind == 0:
+            s.sendall(os.urandom(rng.randint(1, 65536)))
+        elif kind == 1:
+            s.sendall(preface + os.urandom(rng.randint(1, 16384)))
+        else:  # a HEADERS frame that claims 16 MiB, then a little of it
+            s.sendall(preface + struct.pack(">I", 0x1000000)[1:] + b"\x01\x04" +
+                      struct.pack(">I", 1) + os.urandom(1024))
+        s.close()
+    except OSError:
+        pass
+    sent += 1
+    time.sleep(0.002)  # a steady stream, not a CPU hog beside the other tests
+print(f"garbage: {sent} connections")
+PY
+      ;;
+  esac
+  echo "fault_test: $scenario struck at $(date -u +%T)"
+  demo_status=0
+  wait "$demo_pid" || demo_status=$?
+  demo_pid=""
+  check "every game ended with a consistent result, every bot exited 0" [ "$demo_status" -eq 0 ]
+  [ "$demo_status" -eq 0 ] || tail -n 30 "$work/$scenario/demo.log"
+  check "no game left unfinished" no_unfinished
+  check "all $games games finished" all_played
+  check "every game's log is dense" logs_dense
+  check "every acknowledged action is in the log" acknowledged_kept
+  # A paused instance whose lease nobody took may renew it before anyone notices.
+  case "$scenario" in
+    kill9 | pgrestart) check "the seats felt the fault (streams reopened)" fault_felt ;;
+    garbage) check "the table service is still running" kill -0 "$service_pid" ;;
+  esac
+done
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,82 @@
+"""The Python bot library in real games: four Python seats on a real table-service
+process, checked against the service's own record of the game."""
+
+import threading
+import unittest
+
+from example_bot import Ducker
+from mamlaka_bot import Bot, Seat
+from table_fixture import TableService
+from trix.v1 import common_pb2, table_pb2
+
+
+class Stubborn(Bot):
+    """Always answers a card it does not hold: the library must say so and go on."""
+
+    def play_card(self, view, legal):
+        return "XX"
+
+
+def play_all(service, table, bots, **kwargs):
+    seats = [Seat(service.address, table.table_id, table.seat_tokens[s], bots[s],
+                  give_up_after=60, **kwargs) for s in range(4)]
+    results = [None] * 4
+    errors = []
+
+    def run(s):
+        try:
+            results[s] = seats[s].play()
+        except Exception as e:  # reported below, with the seat
+            errors.append((s, e))
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in range(4)]
+    for t in threads:
+        t.start()
+    return seats, results, errors, threads
+
+
+class PythonBotTest(unittest.TestCase):
+    def setUp(self):
+        self.service = TableService().start()
+
+    def tearDown(self):
+        self.service.stop()
+
+    def record(self, table_id):
+        return self.service.stub().GetGameRecord(
+            table_pb2.GetGameRecordRequest(game_id=table_id), timeout=10)
+
+    def test_four_python_seats_finish_a_game_the_service_recorded(self):
+        table = self.service.create_table(team=common_pb2.TEAM_PARTNER)
+        seats, results, errors, threads = play_all(
+            self.service, table, [Ducker(), Ducker(), Ducker(), Stubborn()])
+        for t in threads:
+            t.join(timeout=90)
+        self.assertEqual(errors, [])
+        record = self.record(table.table_id)
+        self.assertEqual(len(record.result.totals), 4)
+        for s in range(4):
+            self.assertEqual(list(results[s].totals), list(record.result.totals))
+            self.assertEqual(seats[s].view.totals, list(record.result.totals),
+                             "seat %d's running totals" % s)
+        self.assertEqual(sum(r.illegal for r in seats[:3]), 0)
+        self.assertGreater(seats[3].illegal, 0)
+
+    def test_seats_resume_after_the_service_is_killed_mid_game(self):
+        table = self.service.create_table(kingdoms=2)
+        seats, results, errors, threads = play_all(self.service, table, [Ducker()] * 4)
+        while all(s.last_seq < 40 for s in seats):
+            threads[0].join(timeout=0.01)
+        self.service.kill()
+        self.service.start()
+        for t in threads:
+            t.join(timeout=90)
+        self.assertEqual(errors, [])
+        record = self.record(table.table_id)
+        for s in range(4):
+            self.assertEqual(list(results[s].totals), list(record.result.totals))
+        self.assertGreater(sum(s.reconnects for s in seats), 0)
+
+
+if __name__ == "__main__":
+    unittest.main()

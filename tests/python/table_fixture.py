@@ -1,0 +1,90 @@
+"""A real table service for Python tests: a fresh database on the test PostgreSQL
+server (MAMLAKA_TEST_DATABASE_URL), the table-service binary on a kernel-chosen
+loopback port, and tables opened with the service token as a backend would."""
+
+import json
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import uuid
+
+import grpc
+
+from trix.v1 import common_pb2, table_pb2, table_pb2_grpc
+
+SERVICE_TOKEN = "python-test-service-token"
+
+
+def _psql(url, sql):
+    subprocess.run(["psql", url, "-qtAc", sql], check=True, capture_output=True)
+
+
+class TableService:
+    def __init__(self):
+        base = os.environ["MAMLAKA_TEST_DATABASE_URL"]
+        self.db_name = "py_" + uuid.uuid4().hex[:12]
+        _psql(base, "CREATE DATABASE " + self.db_name)
+        self.base_url = base
+        self.url = base.rsplit("/", 1)[0] + "/" + self.db_name
+        self.dir = tempfile.mkdtemp(prefix="trix-py-")
+        self.port = 0
+        self.process = None
+
+    def start(self):
+        """Starts the binary (on the same port as before after a restart)."""
+        with open(os.path.join(self.dir, "service.log"), "ab") as log:
+            self.log_offset = log.tell()
+            self._spawn(log)
+        self.port = self._serving_port()
+        self.address = "127.0.0.1:%d" % self.port
+        return self
+
+    def _spawn(self, log):
+        self.process = subprocess.Popen(
+            [os.environ["TABLE_SERVICE_BINARY"], "--listen=127.0.0.1:%d" % self.port,
+             "--database_url=" + self.url, "--service_token=" + SERVICE_TOKEN,
+             "--migrations_dir=" + os.environ["MIGRATIONS_DIR"], "--metrics_port=-1",
+             "--instance_id=py-1", "--lease_ttl=3s", "--log_level=info"],
+            stdout=log, stderr=log)
+
+    def _serving_port(self):
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with open(os.path.join(self.dir, "service.log")) as f:
+                f.seek(self.log_offset)
+                for line in f:
+                    if '"serving"' in line:
+                        return json.loads(line)["port"]
+            if self.process.poll() is not None:
+                raise RuntimeError("table-service exited: " + self.log())
+            time.sleep(0.05)
+        raise RuntimeError("table-service did not start: " + self.log())
+
+    def log(self):
+        with open(os.path.join(self.dir, "service.log")) as f:
+            return f.read()
+
+    def kill(self):
+        self.process.send_signal(signal.SIGKILL)
+        self.process.wait()
+
+    def stop(self):
+        if self.process and self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=30)
+        _psql(self.base_url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % self.db_name)
+
+    def stub(self):
+        return table_pb2_grpc.TableServiceStub(grpc.insecure_channel(self.address))
+
+    def create_table(self, team=common_pb2.TEAM_SOLO, fmt=common_pb2.FORMAT_COMPLEX,
+                     kingdoms=1, seed=7):
+        request = table_pb2.CreateTableRequest(
+            request_id=uuid.uuid4().hex, mode=common_pb2.Mode(team=team, format=fmt),
+            rules=common_pb2.HouseRules(kingdoms=kingdoms), seed=seed)
+        for s in range(4):
+            request.seats.add(player_id="py-%d" % s, display_name="Py %d" % s, bot=True)
+        return self.stub().CreateTable(
+            request, metadata=(("authorization", "Bearer " + SERVICE_TOKEN),), timeout=10)
