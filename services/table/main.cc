@@ -54,6 +54,9 @@ struct Flags {
   double peer_rate = 500;
   double peer_burst = 1000;
   bool public_player_history = false;
+  std::string tls_cert;
+  std::string tls_key;
+  absl::Duration tls_refresh = absl::Seconds(10);
   double backend_rate = 5000;
   double backend_burst = 10000;
   int workers = 2;
@@ -95,6 +98,11 @@ void Bind(service::Config& c, Flags& f) {
          "requests per second per client address, for calls with no verified seat or "
          "service token");
   c.Bind("peer_burst", &f.peer_burst, "burst per client address");
+  c.Bind("tls_cert", &f.tls_cert,
+         "PEM certificate chain for TLS on --listen (with --tls_key; off when empty)");
+  c.Bind("tls_key", &f.tls_key, "PEM private key for TLS on --listen");
+  c.Bind("tls_refresh", &f.tls_refresh,
+         "how often the TLS certificate and key files are re-read");
   c.Bind("public_player_history", &f.public_player_history,
          "list any player's tables and games to anyone (default: only to the backend "
          "and to the player)");
@@ -211,6 +219,9 @@ int Run(int argc, char** argv) {
   server_options.grpc.peer_rate = {.per_second = flags.peer_rate,
                                    .burst = flags.peer_burst};
   server_options.grpc.public_player_history = flags.public_player_history;
+  server_options.tls_cert_file = flags.tls_cert;
+  server_options.tls_key_file = flags.tls_key;
+  server_options.tls_refresh = flags.tls_refresh;
   server_options.grpc.backend_rate = {.per_second = flags.backend_rate,
                                       .burst = flags.backend_burst};
   absl::StatusOr<std::unique_ptr<TableServer>> server =
