@@ -3,6 +3,7 @@
 // at once, until stopped.
 //
 //   trix-bot --address 127.0.0.1:50051 --table ID --token TOKEN --strategy heuristic
+//   trix-bot ... --strategy search --search_budget 60ms
 //   trix-bot --matchmaking 127.0.0.1:50061 --capacity 8 --strategy heuristic
 //       (with TRIX_BOT_BOT_KEY=<the account's key>)
 //
@@ -49,6 +50,7 @@ struct Flags {
   std::string bot_key;
   int capacity = 4;
   int metrics_port = -1;
+  SearchOptions search;
 };
 
 LogSink SeatLog(const std::string& table) {
@@ -117,7 +119,8 @@ int ServeAccount(const Flags& flags) {
   BotAccount account(
       config,
       [&](const v1::Assignment&) -> std::unique_ptr<Bot> {
-        absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, seed++);
+        absl::StatusOr<std::unique_ptr<Bot>> bot =
+            MakeStrategy(flags.strategy, seed++, flags.search);
         return bot.ok() ? *std::move(bot) : nullptr;
       },
       [&](const v1::Assignment& a, const absl::StatusOr<v1::GameResult>& result,
@@ -147,7 +150,11 @@ int Run(int argc, char** argv) {
   config.Bind("address", &flags.address, "the table service, host:port");
   config.Bind("table", &flags.table, "the table id");
   config.Bind("token", &flags.token, "the seat token (prefer TRIX_BOT_TOKEN)");
-  config.Bind("strategy", &flags.strategy, "random or heuristic");
+  config.Bind("strategy", &flags.strategy, "random, heuristic or search");
+  config.Bind("search_budget", &flags.search.budget,
+              "search: the time to stop sampling at, per decision");
+  config.Bind("search_samples", &flags.search.samples,
+              "search: sampled deals per card decision at most");
   config.Bind("seed", &flags.seed, "the random strategy's seed; 0 picks one");
   config.Bind("think", &flags.think, "a pause before each decision, e.g. 150ms");
   config.Bind("give_up_after", &flags.give_up_after,
@@ -176,7 +183,8 @@ int Run(int argc, char** argv) {
     return 2;
   }
   if (account) return ServeAccount(flags);
-  absl::StatusOr<std::unique_ptr<Bot>> bot = MakeStrategy(flags.strategy, Seed(flags.seed));
+  absl::StatusOr<std::unique_ptr<Bot>> bot =
+      MakeStrategy(flags.strategy, Seed(flags.seed), flags.search);
 
   const std::string table = flags.table;
   SeatConfig seat_config;

@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "engine/bits.h"
 
 namespace trix::engine {
 
@@ -50,7 +51,7 @@ inline constexpr Card kKingOfHearts = MakeCard(kHearts, kKing);
 inline constexpr Card kQueenOfDiamonds = MakeCard(kDiamonds, kQueen);
 inline constexpr Card kSevenOfHearts = MakeCard(kHearts, kSeven);
 
-inline int Count(CardSet s) { return __builtin_popcountll(s); }
+inline int Count(CardSet s) { return PopCount(s); }
 inline Card Lowest(CardSet s) { return static_cast<Card>(__builtin_ctzll(s)); }
 inline Card Highest(CardSet s) { return static_cast<Card>(63 - __builtin_clzll(s)); }
 inline Card PopLowest(CardSet& s) {
@@ -58,11 +59,9 @@ inline Card PopLowest(CardSet& s) {
   s &= s - 1;
   return c;
 }
-// The n-th (0-based) lowest card of a non-empty set with more than n cards.
-inline Card NthCard(CardSet s, int n) {
-  while (n-- > 0) s &= s - 1;
-  return Lowest(s);
-}
+// The n-th (0-based) lowest card of a set with more than n cards; branchless, as
+// a random playout picks its card with it (bits.h).
+inline Card NthCard(CardSet s, int n) { return static_cast<Card>(SelectBit(s, n)); }
 
 // "TD", "KH", "2C": rank 23456789TJQKA, then suit CDHS.
 std::string CardName(Card c);

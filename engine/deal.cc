@@ -11,19 +11,17 @@ int32_t DoubleValue(Card card) { return card == kKingOfHearts ? 75 : 25; }
 // What taking `trick` costs under `contract`, before doubling.
 int32_t TrickPenalty(Contract contract, CardSet trick) {
   const int32_t kh = (trick & Bit(kKingOfHearts)) ? 75 : 0;
-  const int32_t queens = 25 * Count(trick & kQueens);
-  const int32_t diamonds = 10 * Count(trick & kDiamondsCards);
   switch (contract) {
     case Contract::kKingOfHearts:
       return -kh;
     case Contract::kQueens:
-      return -queens;
+      return -25 * Count(trick & kQueens);
     case Contract::kDiamonds:
-      return -diamonds;
+      return -10 * Count(trick & kDiamondsCards);
     case Contract::kTricks:
       return -15;
     case Contract::kComplex:
-      return -15 - kh - queens - diamonds;
+      return -15 - kh - 25 * Count(trick & kQueens) - 10 * Count(trick & kDiamondsCards);
     case Contract::kTrix:
       break;
   }
@@ -128,8 +126,8 @@ void Deal::FinishTrick() {
   const CardSet trick =
       Bit(trick_[0]) | Bit(trick_[1]) | Bit(trick_[2]) | Bit(trick_[3]);
   const Card best = Highest(trick & SuitCards(SuitOf(trick_[leader_])));
-  int winner = 0;
-  while (trick_[winner] != best) ++winner;
+  // Branchless: which seat took the trick is as good as random in a playout.
+  const int winner = (trick_[1] == best) + 2 * (trick_[2] == best) + 3 * (trick_[3] == best);
 
   scores_[winner] += TrickPenalty(contract_, trick);
   for (CardSet d = trick & doubled(); d;) {

@@ -30,6 +30,7 @@ log_dir=$run_dir/logs
 # where that user cannot go (/root is private): its data goes under /tmp.
 pg_dir=$(mktemp -d /tmp/mamlaka-local-pg.XXXXXX)
 service_pid=""
+ratings_pid=""
 demo_pid=""
 
 cleanup() {
@@ -38,6 +39,10 @@ cleanup() {
   if [ -n "$demo_pid" ] && kill -0 "$demo_pid" 2>/dev/null; then
     kill -TERM "$demo_pid" 2>/dev/null || true
     wait "$demo_pid" 2>/dev/null || true
+  fi
+  if [ -n "$ratings_pid" ] && kill -0 "$ratings_pid" 2>/dev/null; then
+    kill -TERM "$ratings_pid" 2>/dev/null || true
+    wait "$ratings_pid" 2>/dev/null || true
   fi
   if [ -n "$service_pid" ] && kill -0 "$service_pid" 2>/dev/null; then
     kill -TERM "$service_pid" 2>/dev/null || true  # drains, then exits
@@ -91,6 +96,14 @@ grep -q '"msg":"serving"' "$log_dir/table-service.log" || {
   exit 1
 }
 
+# The ratings service rates every finished game from the outbox and settles stakes.
+ratings_port=$(free_port)
+MAMLAKA_DATABASE_URL=$database_url MAMLAKA_SERVICE_TOKEN=$service_token \
+  build/bin/ratings-service --listen="127.0.0.1:$ratings_port" --migrations_dir=migrations \
+  --metrics_port="$(free_port)" >"$log_dir/ratings-service.log" 2>&1 &
+ratings_pid=$!
+echo "run-local: ratings service on 127.0.0.1:$ratings_port"
+
 MAMLAKA_DEMO_SERVICE_TOKEN=$service_token build/bin/trix-demo \
   --address="$address" \
   --games="${GAMES:-3}" \
@@ -106,4 +119,23 @@ demo_pid=$!
 demo_status=0
 wait "$demo_pid" || demo_status=$?
 demo_pid=""
+
+# Each player's rating change per mode and balance change, from the ratings
+# service's store (a staked game whose stakers have no account stays unsettled).
+sleep 1
+echo "run-local: rating changes (display = 1000 + 40 (mu - 3 sigma))"
+psql -X -q "$database_url" -c "
+  SELECT player_id, mode, count(*) AS games,
+         (array_agg(display_before ORDER BY outbox_id))[1] AS display_before,
+         (array_agg(display_after ORDER BY outbox_id DESC))[1] AS display_after,
+         round((array_agg(mu_after ORDER BY outbox_id DESC))[1]::numeric
+               - (array_agg(mu_before ORDER BY outbox_id))[1]::numeric, 3) AS mu_change
+  FROM ratings.rating_history GROUP BY player_id, mode ORDER BY mode, player_id" || true
+echo "run-local: balance changes from staked games"
+psql -X -q "$database_url" -c "
+  SELECT g.game_id, g.settlement, g.note,
+         COALESCE((SELECT string_agg(substr(l.account_id, 8) || ' ' || l.amount, ', ')
+                   FROM ratings.lines l JOIN ratings.entries e USING (entry_id)
+                   WHERE e.game_id = g.game_id AND l.account_id LIKE 'player:%'), '') AS moves
+  FROM ratings.applied_games g WHERE g.settlement <> 'unstaked'" || true
 exit "$demo_status"

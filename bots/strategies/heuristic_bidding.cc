@@ -2,7 +2,9 @@
 #include <algorithm>
 #include <limits>
 
+#include "bots/strategies/card_points.h"
 #include "bots/strategies/heuristic_bot.h"
+#include "engine/deal.h"
 
 namespace trix::bots::heuristic {
 namespace {
@@ -22,17 +24,21 @@ CardSet Below(engine::Card card) {
 double UsualCost(Contract contract) {
   switch (contract) {
     case Contract::kKingOfHearts:
-      return 75.0 / 4;
+      return kCardPoints.king_of_hearts / 4.0;
     case Contract::kQueens:
-      return 100.0 / 4;
+      return 4 * kCardPoints.queen / 4.0;
     case Contract::kDiamonds:
-      return 130.0 / 4;
+      return 13 * kCardPoints.diamond / 4.0;
     case Contract::kTricks:
-      return 195.0 / 4;
+      return 13 * kCardPoints.trick / 4.0;
     case Contract::kTrix:
-      return -500.0 / 4;
+      return -(engine::kTrixPlacePoints[0] + engine::kTrixPlacePoints[1] +
+               engine::kTrixPlacePoints[2] + engine::kTrixPlacePoints[3]) /
+             4.0;
     case Contract::kComplex:
-      return 500.0 / 4;
+      return (kCardPoints.king_of_hearts + 4 * kCardPoints.queen +
+              13 * kCardPoints.diamond + 13 * kCardPoints.trick) /
+             4.0;
   }
   return 0;
 }
@@ -41,7 +47,7 @@ double KingOfHeartsCost(CardSet hand) {
   if (!(hand & Bit(engine::kKingOfHearts))) return 12;
   // Each low heart is a chance to duck a heart lead; four make the king fairly safe.
   const int guards = Count(Below(engine::kKingOfHearts) & hand);
-  return 75 * std::max(0.12, 0.9 - 0.18 * guards);
+  return kCardPoints.king_of_hearts * std::max(0.12, 0.9 - 0.18 * guards);
 }
 
 double QueensCost(CardSet hand) {
@@ -52,7 +58,7 @@ double QueensCost(CardSet hand) {
     const CardSet mine = hand & engine::SuitCards(suit);
     const int guards = Count(Below(queen) & hand);
     if (hand & Bit(queen)) {
-      cost += 25 * std::max(0.1, 0.85 - 0.18 * guards);
+      cost += kCardPoints.queen * std::max(0.1, 0.85 - 0.18 * guards);
     } else {
       // A king or ace with few low cards may be forced onto someone's queen.
       const int high = Count(mine & (Bit(engine::MakeCard(suit, engine::kKing)) |
@@ -86,7 +92,7 @@ double TricksCost(CardSet hand) {
                             0.35 * Count(mine & engine::RankCards(engine::kQueen)) +
                             0.15 * Count(mine & engine::RankCards(engine::kJack)));
   }
-  return 15 * tricks;
+  return kCardPoints.trick * tricks;
 }
 
 // Trix pays more (a negative cost) the more rows this hand can open and follow.
@@ -100,21 +106,7 @@ double TrixCost(CardSet hand) {
 }  // namespace
 
 int CardPenalty(engine::Card card, Contract contract, CardSet doubled) {
-  const bool complex = contract == Contract::kComplex;
-  const int factor = (doubled & Bit(card)) ? 2 : 1;
-  int cost = 0;
-  if (card == engine::kKingOfHearts && (complex || contract == Contract::kKingOfHearts)) {
-    cost += 75 * factor;
-  }
-  if (engine::RankOf(card) == engine::kQueen &&
-      (complex || contract == Contract::kQueens)) {
-    cost += 25 * factor;
-  }
-  if (engine::SuitOf(card) == engine::kDiamonds &&
-      (complex || contract == Contract::kDiamonds)) {
-    cost += 10;  // the diamond part is never doubled
-  }
-  return cost;
+  return CardCost(card, contract, doubled);
 }
 
 double ContractDisadvantage(CardSet hand, Contract contract) {

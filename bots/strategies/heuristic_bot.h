@@ -7,9 +7,13 @@
 //   - trick play: lead the card least likely to win the trick; follow under the
 //     winning card (shedding a penalty card there when the winner is an opponent);
 //     when void, shed the costliest card; when the trick is lost anyway, win it
-//     high; never win with a penalty card while another card would do;
+//     high; never win with a penalty card while another card would do; never
+//     lead above another seat's revealed double (its holder sheds it on us);
+//     cards already played are counted out of every estimate;
 //   - Trix: long suits first, cards that free more of our own cards, and few that
-//     free the opponents'.
+//     free the opponents'; jacks held back while they free only others; in
+//     partner Trix, rows moved towards the partner's shown 2s.
+// Every card's points come from card_points.h.
 // It reads only SeatState (its own hand and public play), so it can never cheat,
 // and chooses only among the server's options.
 //

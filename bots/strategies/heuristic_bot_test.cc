@@ -104,7 +104,41 @@ TEST(HeuristicPlayTest, DiamondsVoidShedsTheHighestDiamond) {
   EXPECT_EQ(Play(s), C("AD"));
 }
 
+TEST(HeuristicPlayTest, NeverLeadsIntoADoubledQueensTrap) {
+  // Seat 1 doubled QS: the ace led would take it (-50); a low club risks nothing.
+  const SeatState s = PlayState(Contract::kComplex, "AS 9C 8H 7H")
+                          .Doubled(1, "QS")
+                          .Played("2C 3C 4C 5C 6C 7C 8C TC")
+                          .Build();
+  EXPECT_NE(Play(s), C("AS"));
+}
+
+TEST(HeuristicPlayTest, DoesNotLeadAceThenKingWithLowCardsToLead) {
+  // The Complex deal that cost -365: with low cards in other suits, a bare high
+  // spade is not the lead.
+  const SeatState s =
+      PlayState(Contract::kComplex, "AS KS 2C 5C 9C 3D 8D QD 2H 6H TH 4S 7S").Build();
+  const engine::Card lead = Play(s);
+  EXPECT_NE(lead, C("AS"));
+  EXPECT_NE(lead, C("KS"));
+}
+
 // --- Trix ----------------------------------------------------------------------------
+
+TEST(HeuristicTrixTest, HoldsBackAJackThatWouldOnlyFreeTheOthers) {
+  // JS frees TS and QS, both unseen; 9H continues our own hearts (8H next).
+  const SeatState s = PlayState(Contract::kTrix, "JS 9H 8H 2C").Layout("JH TH").Build();
+  EXPECT_EQ(Play(s), C("9H"));
+}
+
+TEST(HeuristicTrixTest, MovesARowDownTowardsThePartnersShownTwo) {
+  // Partner (seat 2) shows 2S. Clubs and spades rows are open at J; TS (towards the
+  // 2) and TC free nothing of ours either way; otherwise the lower card, TC, wins.
+  SeatState s =
+      PlayState(Contract::kTrix, "TC TS 5H 4D").Partner().Layout("JC JS").Build();
+  s.seats[2].twos_shown = Cards("2S");
+  EXPECT_EQ(Play(s), C("TS"));
+}
 
 TEST(HeuristicTrixTest, OpensItsLongSuitWithAJackThatFreesItsOwnCards) {
   const SeatState s =

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "bots/strategies/card_points.h"
 #include "bots/strategies/heuristic_bot.h"
 
 namespace trix::bots {
@@ -17,11 +18,6 @@ using engine::Count;
 CardSet SuitOfCard(Card c) { return engine::SuitCards(engine::SuitOf(c)); }
 CardSet Below(Card c) { return SuitOfCard(c) & (Bit(c) - 1); }
 CardSet Above(Card c) { return SuitOfCard(c) & ~((Bit(c) << 1) - 1); }
-
-// What winning a trick costs by itself: every trick counts in Tricks and Complex.
-int TrickCost(Contract contract) {
-  return contract == Contract::kTricks || contract == Contract::kComplex ? 15 : 0;
-}
 
 // The card of `cards` with the highest key; ties go to the lower card.
 template <typename Key>
@@ -55,6 +51,15 @@ TrickView MakeView(const SeatState& s) {
   return v;
 }
 
+// The revealed doubles of the other seats still in their hands.
+CardSet DoubledByOthers(const SeatState& s) {
+  CardSet out = 0;
+  for (int seat = 0; seat < engine::kNumSeats; ++seat) {
+    if (seat != s.seat) out |= s.seats[seat].doubled;
+  }
+  return out & s.unseen();
+}
+
 Card Lead(const SeatState& s, const TrickView& v, CardSet legal) {
   // What the others may throw on a trick we win, per card they hold.
   const double dump = v.unseen ? 2.0 * v.penalty_out / Count(v.unseen) : 0;
@@ -74,9 +79,16 @@ Card Lead(const SeatState& s, const TrickView& v, CardSet legal) {
       const Card d = engine::PopLowest(p);
       value += (1 - risk) * 0.2 * v.Penalty(d);
     }
-    // Keep the guards of our own penalty card in its suit.
-    for (CardSet p = v.hand & Above(c); p;) {
-      if (v.Penalty(engine::PopLowest(p)) > 0) value -= 4;
+    // Keep the guards of our own penalty cards in their suit, without making
+    // every low lead look worse than a certain winner.
+    int guarded = 0;
+    for (CardSet p = v.hand & Above(c); p;)
+      guarded += v.Penalty(engine::PopLowest(p)) > 0;
+    value -= 4 * std::min(guarded, 2);
+    // A doubled card of another seat below ours is a trap: its holder sheds it
+    // onto our winner (a partner's costs the team the same way).
+    for (CardSet d = DoubledByOthers(s) & Below(c); d;) {
+      value -= 2.0 * v.Penalty(engine::PopLowest(d));
     }
     return value - 0.01 * engine::RankOf(c);
   });
@@ -175,7 +187,12 @@ Card ChooseTrixCard(const SeatState& s) {
         ++ours;
       if (others & Bit(c - 1)) ++theirs;
     }
-    value += 4.0 * ours - 3.0 * theirs;
+    // In partner Trix the others include the partner: a freed card is less
+    // often an opponent's. A row moved down towards the partner's shown 2 helps
+    // it get out.
+    const bool partner_two =
+        s.partner_mode() && down && (s.seats[s.partner()].twos_shown & suit);
+    value += 4.0 * ours - (s.partner_mode() ? 2.0 : 3.0) * theirs + 2.0 * partner_two;
     // A jack held back blocks a whole row for the others; play it only when it
     // frees our own cards.
     if (jack && ours == 0) value -= 2;

@@ -6,12 +6,13 @@
 
 namespace trix::bots {
 
-absl::StatusOr<std::unique_ptr<Bot>> MakeStrategy(const std::string& name,
-                                                  uint64_t seed) {
+absl::StatusOr<std::unique_ptr<Bot>> MakeStrategy(const std::string& name, uint64_t seed,
+                                                  const SearchOptions& search) {
   if (name == "random") return std::make_unique<RandomBot>(seed);
   if (name == "heuristic") return std::make_unique<HeuristicBot>();
-  return absl::InvalidArgumentError(
-      absl::StrCat("unknown strategy \"", name, "\" (one of: random, heuristic)"));
+  if (name == "search") return std::make_unique<SearchBot>(seed, search);
+  return absl::InvalidArgumentError(absl::StrCat(
+      "unknown strategy \"", name, "\" (one of: random, heuristic, search)"));
 }
 
 }  // namespace trix::bots

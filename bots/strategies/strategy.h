@@ -10,11 +10,14 @@
 
 #include "absl/status/statusor.h"
 #include "bots/sdk/bot.h"
+#include "bots/strategies/search_bot.h"
 
 namespace trix::bots {
 
-// "random" or "heuristic"; anything else is INVALID_ARGUMENT naming the choices.
-absl::StatusOr<std::unique_ptr<Bot>> MakeStrategy(const std::string& name, uint64_t seed);
+// "random", "heuristic" or "search"; anything else is INVALID_ARGUMENT naming the
+// choices. `search` sets the search strategy's budget.
+absl::StatusOr<std::unique_ptr<Bot>> MakeStrategy(const std::string& name, uint64_t seed,
+                                                  const SearchOptions& search = {});
 
 }  // namespace trix::bots
 

@@ -1,0 +1,412 @@
+#include "services/ratings/consumer.h"
+
+#include <map>
+#include <pqxx/notification>
+#include <pqxx/pqxx>
+#include <set>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/time/clock.h"
+#include "services/common/auth.h"
+#include "services/common/logging.h"
+#include "services/ratings/display.h"
+#include "services/ratings/game_result.h"
+#include "services/ratings/ledger.h"
+#include "services/storage/connection_pool.h"
+#include "services/storage/pg_array.h"
+#include "services/storage/pg_status.h"
+
+namespace trix::ratings {
+namespace {
+
+using storage::PgArray;
+using storage::PgType;
+
+// The advisory lock only one consumer holds at a time (two int4 keys: "trix", 9).
+constexpr char kConsumerLock[] = "SELECT pg_try_advisory_xact_lock(1953655160, 9)";
+constexpr char kChannel[] = "trix_game_results";
+
+// LISTEN is a wake-up only: the payload is not read.
+class WakeUp : public pqxx::notification_receiver {
+ public:
+  WakeUp(pqxx::connection_base& c) : pqxx::notification_receiver(c, kChannel) {}
+  void operator()(const std::string&, int) override {}
+};
+
+std::string Float(double x) { return absl::StrFormat("%.17g", x); }
+
+using PlayerKey = std::pair<std::string, std::string>;  // mode, player id
+
+struct PlayerState {
+  Skill skill;
+  int games = 0;
+  bool bot = false;
+  bool changed = false;
+  bool stored = false;  // a row exists (UPDATE, not INSERT)
+};
+
+struct OutboxRow {
+  int64_t id = 0;
+  std::string game_id;
+  std::string payload;
+};
+
+// The rows of one batch as the database will receive them.
+struct BatchWrites {
+  PgArray h_player{PgType::kText}, h_mode{PgType::kText}, h_outbox{PgType::kInt8},
+      h_game{PgType::kText}, h_finished{PgType::kTimestampTz}, h_seat{PgType::kInt2},
+      h_place{PgType::kInt2}, h_mu_before{PgType::kText}, h_sigma_before{PgType::kText},
+      h_mu_after{PgType::kText}, h_sigma_after{PgType::kText}, h_display_before{PgType::kInt4},
+      h_display_after{PgType::kInt4};
+  PgArray a_game{PgType::kText}, a_outbox{PgType::kInt8}, a_mode{PgType::kText},
+      a_finished{PgType::kTimestampTz}, a_rated{PgType::kBool}, a_settlement{PgType::kText},
+      a_note{PgType::kText};
+  PgArray consumed{PgType::kInt8};
+};
+
+void AddApplied(BatchWrites& w, const OutboxRow& row, const std::string& mode,
+                absl::Time finished, bool rated, const Settlement& settlement) {
+  w.a_game.AddString(row.game_id);
+  w.a_outbox.AddInt(row.id);
+  w.a_mode.AddString(mode);
+  w.a_finished.AddTime(finished);
+  w.a_rated.AddBool(rated);
+  w.a_settlement.AddString(settlement.outcome);
+  w.a_note.AddString(settlement.note);
+}
+
+// The changed ratings that already have a row (stored) or not yet, in one statement.
+size_t Changed(const std::map<PlayerKey, PlayerState>& players, bool stored) {
+  size_t n = 0;
+  for (const auto& [key, p] : players) n += p.changed && p.stored == stored;
+  return n;
+}
+
+// Returns the rows written.
+size_t WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& players,
+                    bool stored) {
+  PgArray mode(PgType::kText), player(PgType::kText), bot(PgType::kBool), mu(PgType::kText),
+      sigma(PgType::kText), display(PgType::kInt4), count(PgType::kInt4);
+  for (const auto& [key, p] : players) {
+    if (!p.changed || p.stored != stored) continue;
+    mode.AddString(key.first);
+    player.AddString(key.second);
+    bot.AddBool(p.bot);
+    mu.AddString(Float(p.skill.mu));
+    sigma.AddString(Float(p.skill.sigma));
+    display.AddInt(DisplayOf(p.skill));
+    count.AddInt(p.games);
+  }
+  if (mode.size() == 0) return 0;
+  constexpr char kRows[] =
+      "unnest($1::text[], $2::text[], $3::bool[], $4::text[]::float8[], $5::text[]::float8[], "
+      "$6::int4[], $7::int4[]) AS n(mode, player_id, bot, mu, sigma, display, games)";
+  const std::string sql =
+      stored ? absl::StrCat("UPDATE ratings.player_ratings p SET mu = n.mu, sigma = n.sigma, "
+                            "display = n.display, games = n.games FROM ",
+                            kRows, " WHERE p.mode = n.mode AND p.player_id = n.player_id")
+             : absl::StrCat("INSERT INTO ratings.player_ratings SELECT * FROM ", kRows);
+  return tx.exec_params0(sql, mode.Finish(), player.Finish(), bot.Finish(), mu.Finish(),
+                         sigma.Finish(), display.Finish(), count.Finish())
+      .affected_rows();
+}
+
+}  // namespace
+
+OutboxConsumer::OutboxConsumer(ConsumerOptions options, RatingsMetrics* metrics)
+    : options_(std::move(options)), instance_(service::NewUuid()), metrics_(metrics) {}
+
+OutboxConsumer::~OutboxConsumer() { Stop(); }
+
+void OutboxConsumer::Start() {
+  stop_ = false;
+  thread_ = std::thread([this] { Loop(); });
+}
+
+void OutboxConsumer::Stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+}
+
+void OutboxConsumer::Loop() {
+  std::unique_ptr<pqxx::connection> connection;
+  std::unique_ptr<WakeUp> wake_up;
+  const long poll_us = static_cast<long>(absl::ToInt64Microseconds(options_.poll_interval));
+  absl::Time last_sweep = absl::InfinitePast();
+  bool idle = true;
+  while (!stop_.load()) {
+    try {
+      if (connection == nullptr) {
+        connection = storage::Connect(options_.database_url, options_.application_name);
+        wake_up = std::make_unique<WakeUp>(*connection);
+      }
+      const bool sweep = idle || absl::Now() - last_sweep > absl::Seconds(5);
+      if (sweep) last_sweep = absl::Now();
+      const BatchResult r = ApplyBatch(*connection, sweep);
+      UpdateLag(*connection);
+      if (r.more) {
+        if (r.rows == 0) absl::SleepFor(absl::Milliseconds(10));  // waiting at a hole
+        idle = false;
+        continue;
+      }
+      idle = connection->await_notification(poll_us / 1000000, poll_us % 1000000) == 0;
+    } catch (...) {
+      const absl::Status s = storage::StatusFromException("applying the outbox");
+      metrics_->batch_errors.Increment();
+      service::LogWarn("outbox batch failed", {{"error", s.ToString()}});
+      if (storage::IsConnectionLost(s) || connection == nullptr || !connection->is_open()) {
+        wake_up.reset();
+        connection.reset();
+      }
+      for (int i = 0; i < 10 && !stop_.load(); ++i) absl::SleepFor(absl::Milliseconds(50));
+    }
+  }
+}
+
+void OutboxConsumer::UpdateLag(pqxx::connection& c) {
+  // Cheap on purpose (it runs after every batch): the oldest row above the last
+  // applied id, and the distance between the newest outbox id and that id.
+  pqxx::read_transaction tx(c);
+  const pqxx::result r = tx.exec(
+      "WITH a AS (SELECT COALESCE(max(outbox_id), 0) AS last FROM ratings.applied_games) "
+      "SELECT COALESCE((SELECT extract(epoch FROM clock_timestamp() - created)::float8 "
+      "  FROM game_results, a WHERE id > a.last AND consumed_at IS NULL ORDER BY id LIMIT 1), 0), "
+      "GREATEST(COALESCE((SELECT max(id) FROM game_results), 0) - (SELECT last FROM a), 0)");
+  metrics_->lag_seconds.Set(std::max(0.0, r[0][0].as<double>()));
+  metrics_->pending_games.Set(r[0][1].as<double>());
+}
+
+BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
+  const absl::Time start = absl::Now();
+  BatchResult out;
+  pqxx::work tx(c);
+  if (!tx.exec1(kConsumerLock)[0].as<bool>()) return out;  // another replica is at it
+  const pqxx::row state = tx.exec_params1(
+      "UPDATE ratings.consumer_state c SET owner = $1, batch = c.batch + 1 "
+      "FROM (SELECT owner, batch FROM ratings.consumer_state WHERE id = 1) p "
+      "WHERE c.id = 1 RETURNING p.owner, p.batch, c.batch",
+      instance_);
+  if (state[0].as<std::string>() != instance_ || state[1].as<int64_t>() != my_batch_) {
+    cache_.clear();  // someone else wrote since: reread everyone
+  }
+  const int64_t this_batch = state[2].as<int64_t>();
+  const int64_t last =
+      tx.exec1("SELECT COALESCE(max(outbox_id), 0) FROM ratings.applied_games")[0].as<int64_t>();
+  // Above the last applied id the primary key leads straight to the new rows; below
+  // it the pending index is full of consumed rows until vacuum, so late rows and
+  // replays are looked for only when asked.
+  const pqxx::result pending =
+      include_late ? tx.exec_params("SELECT id, game_id, payload::text FROM game_results "
+                                    "WHERE consumed_at IS NULL ORDER BY id LIMIT $1",
+                                    options_.batch_size)
+                   : tx.exec_params("SELECT id, game_id, payload::text FROM game_results "
+                                    "WHERE id > $2 AND consumed_at IS NULL ORDER BY id LIMIT $1",
+                                    options_.batch_size, last);
+  if (static_cast<int>(pending.size()) == options_.batch_size) out.more = true;
+
+  // Rows in id order up to the first hole that may still fill.
+  std::vector<OutboxRow> rows;
+  int64_t expected = last + 1;
+  const absl::Time now = absl::Now();
+  for (const pqxx::row& r : pending) {
+    OutboxRow row{r[0].as<int64_t>(), r[1].as<std::string>(), r[2].as<std::string>()};
+    if (row.id > last) {
+      if (row.id > expected) {
+        if (hole_ != expected) {
+          hole_ = expected;
+          hole_seen_ = now;
+        }
+        if (now - hole_seen_ < options_.order_grace) {
+          out.more = true;
+          break;
+        }
+        service::LogInfo("outbox ids skipped", {{"from", expected}, {"to", row.id - 1}});
+      }
+      expected = row.id + 1;
+    }
+    rows.push_back(std::move(row));
+  }
+  if (rows.empty()) return out;
+
+  BatchWrites w;
+  PgArray ids(PgType::kText);
+  for (const OutboxRow& row : rows) ids.AddString(row.game_id);
+  std::set<std::string> already;
+  for (const pqxx::row& r : tx.exec_params(
+           "SELECT game_id FROM ratings.applied_games WHERE game_id = ANY($1::text[])",
+           ids.Finish())) {
+    already.insert(r[0].as<std::string>());
+  }
+
+  // Read the payloads, and the ratings of everyone in them.
+  std::vector<std::pair<const OutboxRow*, absl::StatusOr<FinishedGame>>> games;
+  std::map<PlayerKey, PlayerState> players;
+  for (const OutboxRow& row : rows) {
+    w.consumed.AddInt(row.id);
+    if (already.count(row.game_id)) continue;
+    absl::StatusOr<FinishedGame> game = ParseFinishedGame(row.id, row.payload);
+    if (game.ok()) {
+      game->game_id = row.game_id;  // the outbox row's key is the game's identity
+      for (const FinishedSeat& s : game->seats) {
+        PlayerState& p = players[{game->mode, s.player_id}];
+        p.skill = {options_.model.mu, options_.model.sigma};
+        p.bot = s.bot;
+      }
+    }
+    games.emplace_back(&row, std::move(game));
+  }
+  PgArray modes(PgType::kText), ids2(PgType::kText);
+  for (auto& [key, p] : players) {
+    auto cached = cache_.find(key);
+    if (cached != cache_.end()) {
+      p.skill = cached->second.skill;
+      p.games = cached->second.games;
+      p.stored = true;
+      continue;
+    }
+    modes.AddString(key.first);
+    ids2.AddString(key.second);
+  }
+  if (modes.size() > 0) {
+    for (const pqxx::row& r : tx.exec_params(
+             "SELECT p.mode, p.player_id, p.mu, p.sigma, p.games FROM ratings.player_ratings p "
+             "JOIN unnest($1::text[], $2::text[]) AS k(mode, player_id) "
+             "ON p.mode = k.mode AND p.player_id = k.player_id",
+             modes.Finish(), ids2.Finish())) {
+      PlayerState& p = players[{r[0].as<std::string>(), r[1].as<std::string>()}];
+      p.skill = {r[2].as<double>(), r[3].as<double>()};
+      p.games = r[4].as<int>();
+      p.stored = true;
+    }
+  }
+
+  int rated = 0, quarantined = 0, settled = 0, unsettled = 0;
+  for (auto& [row, game] : games) {
+    if (!game.ok()) {
+      ++quarantined;
+      service::LogError("outbox row is not a finished game; recorded as unrated",
+                        {{"game", row->game_id}, {"outbox_id", row->id},
+                         {"error", game.status().ToString()}});
+      AddApplied(w, *row, "", absl::UnixEpoch(), false,
+                 {"unsettled", std::string(game.status().message())});
+      continue;
+    }
+    const FinishedGame& g = *game;
+    std::set<std::string> distinct;
+    for (const FinishedSeat& s : g.seats) distinct.insert(s.player_id);
+    bool is_rated = false;
+    if (distinct.size() == kSeats) {
+      const RatedGame shape = RatedGameOf(g);
+      std::vector<SkillTeam> teams;
+      for (const std::vector<int>& team : shape.teams) {
+        SkillTeam t;
+        for (int seat : team) t.push_back(players[{g.mode, g.seats[seat].player_id}].skill);
+        teams.push_back(t);
+      }
+      RateOptions o = options_.model;
+      o.ranks = shape.ranks;
+      absl::StatusOr<std::vector<SkillTeam>> after = Rate(teams, o);
+      if (after.ok()) {
+        is_rated = true;
+        for (size_t t = 0; t < shape.teams.size(); ++t) {
+          for (size_t k = 0; k < shape.teams[t].size(); ++k) {
+            const FinishedSeat& s = g.seats[shape.teams[t][k]];
+            PlayerState& p = players[{g.mode, s.player_id}];
+            const Skill before = p.skill;
+            p.skill = (*after)[t][k];
+            ++p.games;
+            p.changed = true;
+            w.h_player.AddString(s.player_id);
+            w.h_mode.AddString(g.mode);
+            w.h_outbox.AddInt(g.outbox_id);
+            w.h_game.AddString(g.game_id);
+            w.h_finished.AddTime(g.finished);
+            w.h_seat.AddInt(s.seat);
+            w.h_place.AddInt(s.place);
+            w.h_mu_before.AddString(Float(before.mu));
+            w.h_sigma_before.AddString(Float(before.sigma));
+            w.h_mu_after.AddString(Float(p.skill.mu));
+            w.h_sigma_after.AddString(Float(p.skill.sigma));
+            w.h_display_before.AddInt(DisplayOf(before));
+            w.h_display_after.AddInt(DisplayOf(p.skill));
+          }
+        }
+      } else {
+        service::LogError("game could not be rated",
+                          {{"game", g.game_id}, {"error", after.status().ToString()}});
+      }
+    } else {
+      service::LogWarn("a player sat in two seats; the game is not rated", {{"game", g.game_id}});
+    }
+    if (is_rated) ++rated; else ++quarantined;
+    const Settlement settlement = Ledger::Settle(tx, g);
+    if (settlement.outcome == "settled") ++settled;
+    if (settlement.outcome == "unsettled") {
+      ++unsettled;
+      service::LogError("staked game left unsettled; nothing moved",
+                        {{"game", g.game_id}, {"reason", settlement.note}});
+    }
+    AddApplied(w, *row, g.mode, g.finished, is_rated, settlement);
+  }
+
+  if (w.h_player.size() > 0) {
+    tx.exec_params0(
+        "INSERT INTO ratings.rating_history SELECT * FROM unnest($1::text[], $2::text[], "
+        "$3::int8[], $4::text[], $5::timestamptz[], $6::int2[], $7::int2[], "
+        "$8::text[]::float8[], $9::text[]::float8[], $10::text[]::float8[], "
+        "$11::text[]::float8[], $12::int4[], $13::int4[])",
+        w.h_player.Finish(), w.h_mode.Finish(), w.h_outbox.Finish(), w.h_game.Finish(),
+        w.h_finished.Finish(), w.h_seat.Finish(), w.h_place.Finish(), w.h_mu_before.Finish(),
+        w.h_sigma_before.Finish(), w.h_mu_after.Finish(), w.h_sigma_after.Finish(),
+        w.h_display_before.Finish(), w.h_display_after.Finish());
+    if (WritePlayers(tx, players, /*stored=*/true) != Changed(players, true)) {
+      cache_.clear();
+      my_batch_ = -1;
+      throw std::runtime_error("a rating row vanished under the consumer; rereading");
+    }
+    WritePlayers(tx, players, /*stored=*/false);
+  }
+  if (w.a_game.size() > 0) {
+    tx.exec_params0(
+        "INSERT INTO ratings.applied_games (game_id, outbox_id, mode, finished, rated, "
+        "settlement, note) SELECT * FROM unnest($1::text[], $2::int8[], $3::text[], "
+        "$4::timestamptz[], $5::bool[], $6::text[], $7::text[])",
+        w.a_game.Finish(), w.a_outbox.Finish(), w.a_mode.Finish(), w.a_finished.Finish(),
+        w.a_rated.Finish(), w.a_settlement.Finish(), w.a_note.Finish());
+  }
+  tx.exec_params0("UPDATE game_results SET consumed_at = now() WHERE id = ANY($1::int8[])",
+                  w.consumed.Finish());
+  // The cache follows only what committed; an unknown outcome forgets it.
+  try {
+    tx.commit();
+  } catch (...) {
+    cache_.clear();
+    my_batch_ = -1;
+    throw;
+  }
+  my_batch_ = this_batch;
+  if (cache_.size() + players.size() > options_.max_cached_ratings) cache_.clear();
+  for (const auto& [key, p] : players) {
+    if (p.changed || p.stored) cache_[key] = {p.skill, p.games, p.bot};
+  }
+
+  out.rows = static_cast<int>(rows.size());
+  out.applied = static_cast<int>(games.size());
+  games_applied_ += out.applied;
+  metrics_->games_rated.Increment(rated);
+  metrics_->games_quarantined.Increment(quarantined);
+  metrics_->games_settled.Increment(settled);
+  metrics_->games_unsettled.Increment(unsettled);
+  if (settled > 0) {
+    metrics_->ledger_entries.Add({{"kind", "stake"}}).Increment(settled);
+    metrics_->ledger_entries.Add({{"kind", "payout"}}).Increment(settled);
+  }
+  metrics_->batch_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
+  return out;
+}
+
+}  // namespace trix::ratings

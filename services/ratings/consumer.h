@@ -1,0 +1,108 @@
+// The outbox consumer: turns every finished game in game_results into rating
+// changes, history rows and ledger movements, exactly once, in the order games
+// finished (outbox id order).
+//
+// A batch is one transaction: it takes a transaction-level advisory lock (so of
+// several replicas exactly one consumes at a time and order is kept), reads up to
+// batch_size pending rows in id order, skips the games already recorded in
+// ratings.applied_games (a replayed outbox, or a batch whose commit outcome was
+// lost), rates and settles the rest in memory in id order, writes everything with a
+// handful of set-based statements, marks the rows consumed and commits. The
+// ratings it wrote stay in memory while no other replica applies a batch
+// (ratings.consumer_state), so a batch reads only players it has not seen. A kill -9
+// anywhere rolls the whole batch back; the next run redoes it. applied_games' primary
+// key on the game id is the final word on "already applied".
+//
+// Order: ids are handed out when a row is inserted, but transactions commit in
+// their own order, so a row can become visible after a later-numbered one. The
+// consumer applies rows only up to the first hole after the highest id it has
+// applied, and waits up to order_grace for the hole to fill before treating it as a
+// rolled-back id. A row that still commits later (beyond the grace) is applied when
+// it appears: nothing is missed.
+//
+// Wake-up: LISTEN trix_game_results (a trigger on game_results notifies), with
+// polling every poll_interval as the fallback.
+//
+//   OutboxConsumer consumer(options, &metrics);
+//   consumer.Start();  ...  consumer.Stop();
+#ifndef TRIX_SERVICES_RATINGS_CONSUMER_H_
+#define TRIX_SERVICES_RATINGS_CONSUMER_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <pqxx/connection>
+#include <string>
+#include <thread>
+#include <utility>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/ratings/openskill.h"
+#include "services/ratings/ratings_metrics.h"
+
+namespace trix::ratings {
+
+struct ConsumerOptions {
+  std::string database_url;
+  std::string application_name = "ratings-service consumer";
+  int batch_size = 2000;
+  size_t max_cached_ratings = 4000000;  // about 100 bytes each
+  absl::Duration poll_interval = absl::Milliseconds(500);
+  absl::Duration order_grace = absl::Milliseconds(250);
+  RateOptions model;  // OpenSkill defaults
+};
+
+struct BatchResult {
+  int rows = 0;        // outbox rows marked consumed
+  int applied = 0;     // games newly applied
+  bool more = false;   // more rows may be waiting (a full batch, or a hole)
+};
+
+class OutboxConsumer {
+ public:
+  OutboxConsumer(ConsumerOptions options, RatingsMetrics* metrics);
+  ~OutboxConsumer();
+
+  // Runs the consumer on its own thread until Stop().
+  void Start();
+  void Stop();
+
+  // One batch on `connection`. include_late: also look below the highest applied
+  // id (rows that committed after a hole was passed, or a replayed outbox); the
+  // running consumer does so when idle and every few seconds. Throws what libpqxx
+  // throws; a batch that throws changed nothing.
+  BatchResult ApplyBatch(pqxx::connection& connection, bool include_late = true);
+
+  int64_t games_applied() const { return games_applied_.load(); }
+
+ private:
+  void Loop();
+  void UpdateLag(pqxx::connection& connection);
+
+  const ConsumerOptions options_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+  std::atomic<int64_t> games_applied_{0};
+  // The ratings this consumer last wrote, valid while ratings.consumer_state says
+  // the last batch was its own (see migrations/0011): the batch then reads only
+  // the players it has not seen.
+  struct Cached {
+    Skill skill;
+    int games = 0;
+    bool bot = false;
+  };
+  const std::string instance_;
+  int64_t my_batch_ = -1;
+  std::map<std::pair<std::string, std::string>, Cached> cache_;
+  // The hole the consumer is waiting at (its first missing id) and since when.
+  int64_t hole_ = 0;
+  absl::Time hole_seen_;
+
+  RatingsMetrics* const metrics_;
+};
+
+}  // namespace trix::ratings
+
+#endif  // TRIX_SERVICES_RATINGS_CONSUMER_H_

@@ -1,0 +1,215 @@
+#include "services/ratings/grpc_service.h"
+
+#include "absl/time/time.h"
+#include "proto/wire/wire.h"
+#include "services/common/auth.h"
+
+namespace trix::ratings {
+namespace {
+
+grpc::Status ToGrpc(const absl::Status& s) {
+  if (s.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+}
+
+std::string Metadata(const grpc::ServerContext* context, const std::string& key) {
+  auto it = context->client_metadata().find(key);
+  if (it == context->client_metadata().end()) return "";
+  return std::string(it->second.data(), it->second.size());
+}
+
+void SetTime(absl::Time t, google::protobuf::Timestamp* out) {
+  const int64_t us = absl::ToUnixMicros(t);
+  out->set_seconds(us / 1000000);
+  out->set_nanos(static_cast<int32_t>(us % 1000000) * 1000);
+}
+
+void ToProto(const PlayerRating& r, v1::Rating* out) {
+  out->set_player_id(r.player_id);
+  absl::StatusOr<v1::Mode> mode = wire::ModeFromName(r.mode);
+  if (mode.ok()) *out->mutable_mode() = *mode;
+  out->set_mu(r.skill.mu);
+  out->set_sigma(r.skill.sigma);
+  out->set_display(r.display);
+  out->set_provisional(r.provisional);
+  out->set_games(r.games);
+}
+
+void ToProto(const BalanceInfo& b, v1::Balance* out) {
+  out->set_player_id(b.player_id);
+  out->set_balance(b.balance);
+  out->set_held(b.held);
+  out->set_available(b.available());
+}
+
+void ToProto(const HoldInfo& h, v1::Hold* out) {
+  out->set_hold_id(h.hold_id);
+  out->set_player_id(h.player_id);
+  out->set_amount(h.amount);
+  out->set_state(static_cast<v1::HoldState>(h.state));
+  if (h.state == HoldState::kAttached || h.state == HoldState::kSettled) {
+    out->set_table_id(h.table_id);
+    out->set_seat(h.seat);
+  }
+}
+
+}  // namespace
+
+absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context) const {
+  if (!ready_.load()) return absl::UnavailableError("the ratings service is not ready");
+  return service::CheckBearer(Metadata(context, "authorization"), service_token_);
+}
+
+grpc::Status RatingsGrpcService::GetPlayerRatings(grpc::ServerContext* context,
+                                                  const v1::GetPlayerRatingsRequest* request,
+                                                  v1::GetPlayerRatingsResponse* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<std::vector<PlayerRating>> r = reader_->PlayerRatings(request->player_id());
+  if (!r.ok()) return ToGrpc(r.status());
+  for (const PlayerRating& p : *r) ToProto(p, response->add_ratings());
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::GetRatings(grpc::ServerContext* context,
+                                            const v1::GetRatingsRequest* request,
+                                            v1::GetRatingsResponse* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  std::vector<std::string> ids(request->player_ids().begin(), request->player_ids().end());
+  absl::StatusOr<std::vector<PlayerRating>> r = reader_->Ratings(wire::ModeName(request->mode()), ids);
+  if (!r.ok()) return ToGrpc(r.status());
+  for (const PlayerRating& p : *r) ToProto(p, response->add_ratings());
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::GetLeaderboard(grpc::ServerContext* context,
+                                                const v1::GetLeaderboardRequest* request,
+                                                v1::GetLeaderboardResponse* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<LadderPage> page =
+      reader_->Leaderboard(wire::ModeName(request->mode()), request->page_size(),
+                           request->page_token(), request->include_provisional());
+  if (!page.ok()) return ToGrpc(page.status());
+  for (const LadderEntry& e : page->entries) {
+    v1::LeaderboardEntry* out = response->add_entries();
+    out->set_rank(e.rank);
+    ToProto(e.rating, out->mutable_rating());
+  }
+  response->set_next_page_token(page->next_page_token);
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::GetRatingHistory(grpc::ServerContext* context,
+                                                  const v1::GetRatingHistoryRequest* request,
+                                                  v1::GetRatingHistoryResponse* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<HistoryPage> page =
+      reader_->History(request->player_id(), wire::ModeName(request->mode()),
+                       request->page_size(), request->page_token());
+  if (!page.ok()) return ToGrpc(page.status());
+  for (const HistoryEntry& e : page->changes) {
+    v1::RatingChange* out = response->add_changes();
+    out->set_game_id(e.game_id);
+    SetTime(e.finished, out->mutable_finished());
+    out->set_seat(e.seat);
+    out->set_place(e.place);
+    out->set_mu_before(e.before.mu);
+    out->set_sigma_before(e.before.sigma);
+    out->set_mu_after(e.after.mu);
+    out->set_sigma_after(e.after.sigma);
+    out->set_display_before(e.display_before);
+    out->set_display_after(e.display_after);
+  }
+  response->set_next_page_token(page->next_page_token);
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::Transfer(grpc::ServerContext* context, EntryKind kind,
+                                          const v1::TransferRequest* request,
+                                          v1::TransferResponse* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<trix::ratings::Transfer> t = ledger_->Move(
+      kind, request->request_id(), request->player_id(), request->amount(), request->reason());
+  if (!t.ok()) return ToGrpc(t.status());
+  metrics_->ledger_entries.Add({{"kind", kind == EntryKind::kCredit ? "credit" : "debit"}})
+      .Increment();
+  response->set_entry_id(t->entry_id);
+  ToProto(t->balance, response->mutable_balance());
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::Credit(grpc::ServerContext* context,
+                                        const v1::TransferRequest* request,
+                                        v1::TransferResponse* response) {
+  return Transfer(context, EntryKind::kCredit, request, response);
+}
+
+grpc::Status RatingsGrpcService::Debit(grpc::ServerContext* context,
+                                       const v1::TransferRequest* request,
+                                       v1::TransferResponse* response) {
+  return Transfer(context, EntryKind::kDebit, request, response);
+}
+
+grpc::Status RatingsGrpcService::GetBalance(grpc::ServerContext* context,
+                                            const v1::GetBalanceRequest* request,
+                                            v1::Balance* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<BalanceInfo> b = ledger_->GetBalance(request->player_id());
+  if (!b.ok()) return ToGrpc(b.status());
+  ToProto(*b, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::GetStatement(grpc::ServerContext* context,
+                                              const v1::GetStatementRequest* request,
+                                              v1::GetStatementResponse* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<StatementPage> page =
+      ledger_->GetStatement(request->player_id(), request->page_size(), request->page_token());
+  if (!page.ok()) return ToGrpc(page.status());
+  for (const StatementEntry& e : page->lines) {
+    v1::StatementLine* out = response->add_lines();
+    out->set_entry_id(e.entry_id);
+    out->set_kind(static_cast<v1::EntryKind>(e.kind));
+    out->set_amount(e.amount);
+    out->set_balance_after(e.balance_after);
+    out->set_game_id(e.game_id);
+    out->set_reason(e.reason);
+    SetTime(e.time, out->mutable_time());
+  }
+  response->set_next_page_token(page->next_page_token);
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::HoldStake(grpc::ServerContext* context,
+                                           const v1::HoldStakeRequest* request,
+                                           v1::Hold* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<HoldInfo> h =
+      ledger_->HoldStake(request->request_id(), request->player_id(), request->amount());
+  if (!h.ok()) return ToGrpc(h.status());
+  ToProto(*h, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::ReleaseHold(grpc::ServerContext* context,
+                                             const v1::ReleaseHoldRequest* request,
+                                             v1::Hold* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id());
+  if (!h.ok()) return ToGrpc(h.status());
+  ToProto(*h, response);
+  return grpc::Status::OK;
+}
+
+grpc::Status RatingsGrpcService::AttachHold(grpc::ServerContext* context,
+                                            const v1::AttachHoldRequest* request,
+                                            v1::Hold* response) {
+  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  absl::StatusOr<HoldInfo> h =
+      ledger_->AttachHold(request->hold_id(), request->table_id(), request->seat());
+  if (!h.ok()) return ToGrpc(h.status());
+  ToProto(*h, response);
+  return grpc::Status::OK;
+}
+
+}  // namespace trix::ratings

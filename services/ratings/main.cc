@@ -1,0 +1,165 @@
+// ratings-service: OpenSkill ratings, leaderboards and the stake ledger over gRPC,
+// fed by the table service's outbox (see server.h, consumer.h, ledger.h).
+//
+//   ratings-service --database_url=postgresql://... --service_token=... [--listen=...]
+//   ratings-service --migrate_only --database_url=...   # apply migrations and exit
+//
+// Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
+// The server listens at once with health NOT_SERVING while it waits for the
+// database and applies migrations; then it reports SERVING and starts consuming.
+// SIGTERM or SIGINT: NOT_SERVING, the consumer stops between batches (a batch in
+// flight commits or rolls back whole), calls in flight finish, and it exits.
+#include <signal.h>
+
+#include <memory>
+#include <string>
+
+#include "absl/synchronization/mutex.h"
+#include "absl/time/clock.h"
+#include "services/common/config.h"
+#include "services/common/logging.h"
+#include "services/common/metrics.h"
+#include "services/ratings/server.h"
+#include "services/storage/connection_pool.h"
+#include "services/storage/migrations.h"
+#include "services/storage/pg_status.h"
+
+namespace trix::ratings {
+namespace {
+
+struct Flags {
+  std::string listen = "0.0.0.0:50052";
+  std::string database_url;
+  std::string service_token;
+  std::string migrations_dir = "migrations";
+  bool migrate = true;
+  bool migrate_only = false;
+  bool consume = true;
+  int metrics_port = 9465;
+  int db_connections = 4;
+  int provisional_games = kDefaultProvisionalGames;
+  int batch_size = 2000;
+  absl::Duration poll_interval = absl::Milliseconds(500);
+  absl::Duration order_grace = absl::Milliseconds(250);
+  std::string log_level = "info";
+  absl::Duration shutdown_grace = absl::Seconds(5);
+};
+
+void Bind(service::Config& c, Flags& f) {
+  c.Bind("listen", &f.listen, "address:port for gRPC");
+  c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
+  c.Bind("service_token", &f.service_token, "bearer token trusted callers present (required)");
+  c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
+  c.Bind("migrate", &f.migrate, "apply migrations at start-up");
+  c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
+  c.Bind("consume", &f.consume, "consume the outbox of finished games in this instance");
+  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  c.Bind("db_connections", &f.db_connections, "database connection pool size (reads, ledger)");
+  c.Bind("provisional_games", &f.provisional_games,
+         "rated games in a mode before a player's rating is no longer provisional");
+  c.Bind("batch_size", &f.batch_size, "finished games applied per consumer transaction");
+  c.Bind("poll_interval", &f.poll_interval, "outbox polling when no notification wakes it");
+  c.Bind("order_grace", &f.order_grace,
+         "how long the consumer waits for a missing outbox id before skipping it");
+  c.Bind("log_level", &f.log_level, "debug, info, warn, error");
+  c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
+}
+
+absl::Status Migrate(const Flags& flags) {
+  absl::StatusOr<std::vector<storage::Migration>> migrations =
+      storage::ReadMigrations(flags.migrations_dir);
+  if (!migrations.ok()) return migrations.status();
+  try {
+    std::unique_ptr<pqxx::connection> c =
+        storage::Connect(flags.database_url, "ratings-service migrate");
+    return storage::ApplyMigrations(*c, *migrations);
+  } catch (...) {
+    return storage::StatusFromException("migrating");
+  }
+}
+
+bool WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
+  timespec ts = absl::ToTimespec(timeout);
+  return sigtimedwait(&signals, nullptr, &ts) > 0;
+}
+
+int Run(int argc, char** argv) {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  Flags flags;
+  service::Config config("ratings-service", "MAMLAKA_");
+  Bind(config, flags);
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  service::InitLogging("ratings-service", flags.log_level);
+  if (flags.database_url.empty()) {
+    service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
+    return 2;
+  }
+  if (flags.batch_size < 1 || flags.provisional_games < 0 || flags.db_connections < 1) {
+    service::LogError("--batch_size and --db_connections must be positive, "
+                      "--provisional_games not negative");
+    return 2;
+  }
+  service::LogInfo("starting", {{"config", config.Describe()}});
+  if (flags.migrate_only) {
+    absl::Status s = Migrate(flags);
+    if (!s.ok()) {
+      service::LogError("migration failed", {{"error", s.ToString()}});
+      return 1;
+    }
+    return 0;
+  }
+  if (flags.service_token.empty()) {
+    service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
+    return 2;
+  }
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  ServerOptions options;
+  options.listen_address = flags.listen;
+  options.database_url = flags.database_url;
+  options.service_token = flags.service_token;
+  options.db_connections = flags.db_connections;
+  options.provisional_games = flags.provisional_games;
+  options.consume = flags.consume;
+  options.consumer.batch_size = flags.batch_size;
+  options.consumer.poll_interval = flags.poll_interval;
+  options.consumer.order_grace = flags.order_grace;
+  absl::StatusOr<std::unique_ptr<RatingsServer>> server =
+      RatingsServer::Start(options, &(*metrics)->registry());
+  if (!server.ok()) {
+    service::LogError("cannot start the server", {{"error", server.status().ToString()}});
+    return 1;
+  }
+  for (;;) {
+    absl::Status ready = flags.migrate ? Migrate(flags) : absl::OkStatus();
+    if (ready.ok()) break;
+    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
+    if (WaitForSignal(signals, absl::Seconds(2))) {
+      (*server)->Shutdown(flags.shutdown_grace);
+      return 0;
+    }
+  }
+  (*server)->SetReady();
+  service::LogInfo("serving", {{"port", (*server)->port()}});
+  while (!WaitForSignal(signals, absl::Hours(1))) {
+  }
+  service::LogInfo("draining");
+  (*server)->Shutdown(flags.shutdown_grace);
+  service::LogInfo("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace trix::ratings
+
+int main(int argc, char** argv) { return trix::ratings::Run(argc, argv); }

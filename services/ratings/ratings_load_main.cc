@@ -1,0 +1,154 @@
+// ratings-load: writes finished games into the outbox as fast as it can (or at
+// --rate games a second) and measures how fast a running ratings-service applies
+// them: rated games per second over the whole run, and how long after the last
+// write the consumer's lag is back to zero.
+//
+//   ratings-load --database_url=postgresql://... --games=100000 --players=20000
+//
+// Prints one JSON object. The database must be migrated (start ratings-service
+// first); the tool waits for ratings.applied_games to reach its last outbox id, so use a
+// database no one else writes games to.
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <pqxx/pqxx>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+#include "services/common/config.h"
+#include "services/ratings/game_result.h"
+#include "services/ratings/testing/outbox_games.h"
+#include "services/storage/connection_pool.h"
+
+namespace trix::ratings {
+namespace {
+
+struct Flags {
+  std::string database_url;
+  int games = 100000;
+  int players = 20000;
+  int write_batch = 500;
+  double rate = 0;  // games per second; 0: as fast as possible
+  int seed = 1;
+  bool drain_only = false;
+};
+
+OutboxGame RandomGame(std::mt19937_64& rng, const std::string& id, int players) {
+  std::array<std::string, 4> seats;
+  for (int s = 0; s < 4; ++s) seats[s] = absl::StrCat("load-p", rng() % players);
+  while (seats[1] == seats[0]) seats[1] = absl::StrCat("load-p", rng() % players);
+  while (seats[2] == seats[0] || seats[2] == seats[1]) seats[2] = absl::StrCat("load-p", rng() % players);
+  while (seats[3] == seats[0] || seats[3] == seats[1] || seats[3] == seats[2]) {
+    seats[3] = absl::StrCat("load-p", rng() % players);
+  }
+  const std::string mode = kModeNames[rng() % 4];
+  if (IsPartnerMode(mode)) {
+    OutboxGame g = OutboxGame::Partner(id, seats, static_cast<int>(rng() % 3) - 1);
+    g.mode = mode;
+    return g;
+  }
+  std::array<int, 4> places = {1, 2, 3, 4};
+  std::shuffle(places.begin(), places.end(), rng);
+  OutboxGame g = OutboxGame::Solo(id, seats, places);
+  g.mode = mode;
+  return g;
+}
+
+// The highest outbox id applied: the consumer applies in id order, so every game
+// up to it is done. (A count would cost the consumer more than it measures.)
+int64_t Applied(pqxx::connection& c) {
+  pqxx::read_transaction tx(c);
+  return tx.exec1("SELECT COALESCE(max(outbox_id), 0) FROM ratings.applied_games")[0].as<int64_t>();
+}
+
+int64_t LastWritten(pqxx::connection& c) {
+  pqxx::read_transaction tx(c);
+  return tx.exec1("SELECT COALESCE(max(id), 0) FROM game_results")[0].as<int64_t>();
+}
+
+// Waits for the first game to be applied, then times the rest of the backlog.
+int Drain(pqxx::connection& watcher) {
+  const int64_t last_id = LastWritten(watcher);
+  const int64_t before = Applied(watcher);
+  while (Applied(watcher) == before) absl::SleepFor(absl::Milliseconds(1));
+  const int64_t first = Applied(watcher);
+  const absl::Time start = absl::Now();
+  while (Applied(watcher) < last_id) absl::SleepFor(absl::Milliseconds(5));
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  nlohmann::json out;
+  out["drained"] = last_id - first;
+  out["seconds"] = seconds;
+  out["rated_per_second"] = (last_id - first) / seconds;
+  std::printf("%s\n", out.dump().c_str());
+  return 0;
+}
+
+int Run(int argc, char** argv) {
+  Flags f;
+  service::Config config("ratings-load", "MAMLAKA_");
+  config.Bind("database_url", &f.database_url, "PostgreSQL URL of a migrated database");
+  config.Bind("games", &f.games, "finished games to write");
+  config.Bind("players", &f.players, "distinct players the games draw from");
+  config.Bind("write_batch", &f.write_batch, "games per writing transaction");
+  config.Bind("rate", &f.rate, "games written per second; 0 is as fast as possible");
+  config.Bind("seed", &f.seed, "random seed (also names the games)");
+  config.Bind("drain_only", &f.drain_only,
+              "write nothing: time how fast the games already waiting are applied (start "
+              "the tool, then the service)");
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  if (f.database_url.empty() || f.games < 1 || f.players < 4 || f.write_batch < 1) {
+    std::fprintf(stderr, "--database_url, --games >= 1, --players >= 4 are required\n");
+    return 2;
+  }
+  std::unique_ptr<pqxx::connection> writer = storage::Connect(f.database_url, "ratings-load");
+  std::unique_ptr<pqxx::connection> watcher = storage::Connect(f.database_url, "ratings-load");
+  const int64_t first_id = LastWritten(*watcher) + 1;
+  if (f.drain_only) return Drain(*watcher);
+  std::mt19937_64 rng(f.seed);
+  const absl::Time start = absl::Now();
+  int written = 0;
+  int64_t max_behind = 0;
+  while (written < f.games) {
+    std::vector<OutboxGame> batch;
+    for (int i = 0; i < f.write_batch && written + i < f.games; ++i) {
+      batch.push_back(RandomGame(rng, absl::StrCat("load-", f.seed, "-", written + i), f.players));
+    }
+    WriteOutboxGames(*writer, batch);
+    written += static_cast<int>(batch.size());
+    if (f.rate > 0) {
+      const absl::Time due = start + absl::Seconds(written / f.rate);
+      if (due > absl::Now()) absl::SleepFor(due - absl::Now());
+    }
+    if (written % (f.write_batch * 20) == 0) {
+      max_behind = std::max(max_behind, LastWritten(*watcher) - Applied(*watcher));
+    }
+  }
+  const absl::Time written_at = absl::Now();
+  const int64_t last_id = LastWritten(*watcher);
+  while (Applied(*watcher) < last_id) {
+    absl::SleepFor(absl::Milliseconds(5));
+    if (absl::Now() - written_at > absl::Minutes(10)) break;
+  }
+  const int64_t applied = std::min<int64_t>(f.games, Applied(*watcher) - first_id + 1);
+  const absl::Time done = absl::Now();
+  nlohmann::json out;
+  out["games"] = f.games;
+  out["applied"] = applied;
+  out["players"] = f.players;
+  out["write_seconds"] = absl::ToDoubleSeconds(written_at - start);
+  out["written_per_second"] = f.games / absl::ToDoubleSeconds(written_at - start);
+  out["total_seconds"] = absl::ToDoubleSeconds(done - start);
+  out["rated_per_second"] = applied / absl::ToDoubleSeconds(done - start);
+  out["lag_after_last_write_seconds"] = absl::ToDoubleSeconds(done - written_at);
+  out["max_games_behind"] = max_behind;
+  std::printf("%s\n", out.dump().c_str());
+  return applied == f.games ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace trix::ratings
+
+int main(int argc, char** argv) { return trix::ratings::Run(argc, argv); }

@@ -1,0 +1,43 @@
+#include "services/ratings/ratings_metrics.h"
+
+#include "services/common/metrics.h"
+
+namespace trix::ratings {
+namespace {
+
+prometheus::Counter& Counter(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildCounter().Name(name).Help(help).Register(r).Add({});
+}
+prometheus::Gauge& Gauge(prometheus::Registry& r, const char* name, const char* help) {
+  return prometheus::BuildGauge().Name(name).Help(help).Register(r).Add({});
+}
+
+}  // namespace
+
+RatingsMetrics::RatingsMetrics(prometheus::Registry& r)
+    : games_rated(Counter(r, "trix_ratings_games_rated_total",
+                          "Finished games whose ratings were applied")),
+      games_quarantined(Counter(r, "trix_ratings_games_quarantined_total",
+                                "Outbox rows that could not be read as a finished game")),
+      games_settled(Counter(r, "trix_ratings_games_settled_total",
+                            "Staked games whose stakes and payouts were moved")),
+      games_unsettled(Counter(r, "trix_ratings_games_unsettled_total",
+                              "Staked games whose money could not be moved as the result says")),
+      ledger_entries(prometheus::BuildCounter()
+                         .Name("trix_ratings_ledger_entries_total")
+                         .Help("Journal entries written, by kind")
+                         .Register(r)),
+      batch_errors(Counter(r, "trix_ratings_consumer_errors_total",
+                           "Consumer batches that failed and were rolled back")),
+      lag_seconds(Gauge(r, "trix_ratings_consumer_lag_seconds",
+                        "Age of the oldest finished game not yet applied (0 when none)")),
+      pending_games(Gauge(r, "trix_ratings_consumer_pending_games",
+                          "Finished games waiting in the outbox")),
+      batch_seconds(prometheus::BuildHistogram()
+                        .Name("trix_ratings_consumer_batch_seconds")
+                        .Help("Time to apply one batch of the outbox")
+                        .Register(r)
+                        .Add({}, prometheus::Histogram::BucketBoundaries(
+                                     service::Metrics::LatencyBuckets()))) {}
+
+}  // namespace trix::ratings

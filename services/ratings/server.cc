@@ -1,0 +1,83 @@
+#include "services/ratings/server.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "services/common/logging.h"
+
+namespace trix::ratings {
+namespace {
+
+constexpr char kServiceName[] = "trix.v1.RatingsService";
+
+ConsumerOptions WithUrl(ConsumerOptions c, const std::string& url) {
+  c.database_url = url;
+  return c;
+}
+
+}  // namespace
+
+RatingsServer::RatingsServer(const ServerOptions& options, prometheus::Registry* registry)
+    : options_(options),
+      metrics_(*registry),
+      pool_(options.database_url, options.db_connections, "ratings-service"),
+      reader_(&pool_, {.provisional_games = options.provisional_games,
+                       .newcomer = {options.consumer.model.mu, options.consumer.model.sigma}}),
+      ledger_(&pool_),
+      service_(&reader_, &ledger_, &metrics_, options.service_token),
+      consumer_(WithUrl(options.consumer, options.database_url), &metrics_) {}
+
+RatingsServer::~RatingsServer() { Shutdown(absl::ZeroDuration()); }
+
+absl::StatusOr<std::unique_ptr<RatingsServer>> RatingsServer::Start(
+    const ServerOptions& options, prometheus::Registry* registry) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  std::unique_ptr<RatingsServer> server(new RatingsServer(options, registry));
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
+                           &server->port_);
+  builder.RegisterService(&server->service_);
+  builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  server->server_ = builder.BuildAndStart();
+  if (!server->server_ || server->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen_address));
+  }
+  grpc::HealthCheckServiceInterface* health = server->server_->GetHealthCheckService();
+  if (health != nullptr) {
+    health->SetServingStatus(false);
+    health->SetServingStatus(kServiceName, false);
+  }
+  service::LogInfo("ratings service listening",
+                   {{"address", options.listen_address}, {"port", server->port_}});
+  return server;
+}
+
+void RatingsServer::SetReady() {
+  if (ready_ || shut_down_) return;
+  ready_ = true;
+  service_.SetReady(true);
+  if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(true);
+    health->SetServingStatus(kServiceName, true);
+  }
+  if (options_.consume) consumer_.Start();
+}
+
+void RatingsServer::Shutdown(absl::Duration grace) {
+  if (!server_ || shut_down_) return;
+  shut_down_ = true;
+  if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
+    health->SetServingStatus(false);
+    health->SetServingStatus(kServiceName, false);
+  }
+  consumer_.Stop();
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
+  server_->Wait();
+  service_.SetReady(false);
+}
+
+}  // namespace trix::ratings

@@ -1,0 +1,71 @@
+// The ratings service assembled: the database pool, RatingReader and Ledger behind
+// RatingsService on gRPC (with health checking and reflection), and the outbox
+// consumer. main() and the tests build the very same server (tests on port 0).
+//
+// Health is NOT_SERVING (and calls UNAVAILABLE) until Start() has found the database
+// migrated; Shutdown() turns it NOT_SERVING again, stops the consumer between
+// batches, and gives calls in flight `grace` to finish.
+//
+//   auto server = RatingsServer::Start(options, &metrics_registry);
+//   ... (*server)->port() ...
+//   (*server)->Shutdown(absl::Seconds(5));
+#ifndef TRIX_SERVICES_RATINGS_SERVER_H_
+#define TRIX_SERVICES_RATINGS_SERVER_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "prometheus/registry.h"
+#include "services/ratings/consumer.h"
+#include "services/ratings/grpc_service.h"
+#include "services/ratings/ledger.h"
+#include "services/ratings/rating_reader.h"
+#include "services/ratings/ratings_metrics.h"
+#include "services/storage/connection_pool.h"
+
+namespace trix::ratings {
+
+struct ServerOptions {
+  std::string listen_address = "0.0.0.0:50052";
+  std::string database_url;
+  std::string service_token;
+  int db_connections = 4;
+  int provisional_games = kDefaultProvisionalGames;
+  bool consume = true;  // run the outbox consumer in this process
+  ConsumerOptions consumer;  // database_url is filled from above
+  int max_receive_message_bytes = 256 * 1024;
+};
+
+class RatingsServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<RatingsServer>> Start(const ServerOptions& options,
+                                                              prometheus::Registry* registry);
+  ~RatingsServer();
+
+  int port() const { return port_; }
+  // Once the database is known to be migrated: SERVING, and the consumer starts.
+  void SetReady();
+  void Shutdown(absl::Duration grace);
+
+ private:
+  RatingsServer(const ServerOptions& options, prometheus::Registry* registry);
+
+  const ServerOptions options_;
+  RatingsMetrics metrics_;
+  storage::ConnectionPool pool_;
+  RatingReader reader_;
+  Ledger ledger_;
+  RatingsGrpcService service_;
+  OutboxConsumer consumer_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool ready_ = false;
+  bool shut_down_ = false;
+};
+
+}  // namespace trix::ratings
+
+#endif  // TRIX_SERVICES_RATINGS_SERVER_H_

@@ -1,0 +1,75 @@
+#include "services/ratings/testing/outbox_games.h"
+
+#include <pqxx/pqxx>
+
+#include "services/storage/pg_array.h"
+
+namespace trix::ratings {
+
+OutboxGame OutboxGame::Solo(std::string id, std::array<std::string, 4> players,
+                            std::array<int, 4> places) {
+  OutboxGame g;
+  g.game_id = std::move(id);
+  for (int s = 0; s < 4; ++s) {
+    g.seats[s].player_id = players[s];
+    g.seats[s].place = places[s];
+    g.seats[s].total = places[s] * 10;
+  }
+  return g;
+}
+
+OutboxGame OutboxGame::Partner(std::string id, std::array<std::string, 4> players, int winner) {
+  OutboxGame g;
+  g.game_id = std::move(id);
+  g.mode = "complex-partner";
+  for (int s = 0; s < 4; ++s) {
+    g.seats[s].player_id = players[s];
+    g.seats[s].place = winner < 0 || s % 2 == winner ? 1 : 2;
+  }
+  return g;
+}
+
+std::string OutboxGame::Payload() const {
+  nlohmann::json j;
+  j["game_id"] = game_id;
+  j["mode"] = mode;
+  j["finished_unix_ms"] = finished_unix_ms;
+  j["seats"] = nlohmann::json::array();
+  for (int s = 0; s < 4; ++s) {
+    const OutboxSeat& seat = seats[s];
+    j["seats"].push_back({{"seat", s},
+                          {"player_id", seat.player_id},
+                          {"bot", seat.bot},
+                          {"team", s % 2},
+                          {"stake", seat.stake},
+                          {"total", seat.total},
+                          {"place", seat.place},
+                          {"payout", seat.payout}});
+  }
+  j["result"] = nlohmann::json::object();
+  return j.dump();
+}
+
+void WriteOutboxGames(pqxx::connection& connection, const std::vector<OutboxGame>& games) {
+  storage::PgArray ids(storage::PgType::kText), modes(storage::PgType::kText),
+      payloads(storage::PgType::kText);
+  for (const OutboxGame& g : games) {
+    ids.AddString(g.game_id);
+    modes.AddString(g.mode);
+    payloads.AddString(g.Payload());
+  }
+  pqxx::work tx(connection);
+  tx.exec_params0(
+      "INSERT INTO games (id, mode, config, lease_owner, lease_until, finished, result) "
+      "SELECT id, mode, '\\x00'::bytea, 'outbox-writer', now(), now(), '{}'::jsonb "
+      "FROM unnest($1::text[], $2::text[]) AS g(id, mode)",
+      ids.Finish(), modes.Finish());
+  tx.exec_params0(
+      "INSERT INTO game_results (game_id, payload) "
+      "SELECT id, payload::jsonb FROM unnest($1::text[], $2::text[]) WITH ORDINALITY "
+      "AS g(id, payload, n) ORDER BY n",
+      ids.Finish(), payloads.Finish());
+  tx.commit();
+}
+
+}  // namespace trix::ratings

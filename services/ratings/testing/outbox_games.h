@@ -1,0 +1,50 @@
+// Finished games written straight into the table service's outbox (a games row and
+// its game_results row, as the table service's last transaction writes them), for
+// tests and the load tool. The payload has the shape of Table::Finish's.
+//
+//   OutboxGame g = OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4});
+//   g.seats[0].stake = 100; ...
+//   WriteOutboxGames(connection, {g});
+#ifndef TRIX_SERVICES_RATINGS_TESTING_OUTBOX_GAMES_H_
+#define TRIX_SERVICES_RATINGS_TESTING_OUTBOX_GAMES_H_
+
+#include <array>
+#include <cstdint>
+#include <pqxx/connection>
+#include <string>
+#include <vector>
+
+#include "nlohmann/json.hpp"
+
+namespace trix::ratings {
+
+struct OutboxSeat {
+  std::string player_id;
+  bool bot = false;
+  int64_t stake = 0;
+  int64_t total = 0;
+  int place = 1;
+  nlohmann::json payout = 0;  // a JSON number: tests send non-integral ones too
+};
+
+struct OutboxGame {
+  std::string game_id;
+  std::string mode = "complex-solo";
+  int64_t finished_unix_ms = 1700000000000;
+  std::array<OutboxSeat, 4> seats;
+
+  static OutboxGame Solo(std::string id, std::array<std::string, 4> players,
+                         std::array<int, 4> places);
+  // Partner: seats 0+2 against 1+3; winner 0 or 1, or -1 for a draw.
+  static OutboxGame Partner(std::string id, std::array<std::string, 4> players, int winner);
+
+  std::string Payload() const;
+};
+
+// Inserts the games (one statement each for games and game_results, in order).
+// Throws what libpqxx throws.
+void WriteOutboxGames(pqxx::connection& connection, const std::vector<OutboxGame>& games);
+
+}  // namespace trix::ratings
+
+#endif  // TRIX_SERVICES_RATINGS_TESTING_OUTBOX_GAMES_H_

@@ -1,0 +1,240 @@
+// End to end: a staked game played to the end by four trix-bot processes on a
+// table-service process is rated and settled by a ratings-service process, exactly
+// once, even when the ratings service is killed and the outbox replayed.
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <pqxx/pqxx>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bots/demo/child_process.h"
+#include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
+#include "proto/wire/wire.h"
+#include "services/ratings/testing/ratings_db_test.h"
+#include "tests/ratings/ratings_process.h"
+#include "trix/v1/table.grpc.pb.h"
+
+namespace trix::ratings {
+namespace {
+
+constexpr char kTableToken[] = "e2e-table-token";
+
+// The table service's tests pick its port this way (it logs no chosen port).
+int FreePort() {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+  socklen_t len = sizeof(addr);
+  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+  close(fd);
+  return ntohs(addr.sin_port);
+}
+
+class RatingsEndToEndTest : public RatingsDbTest {
+ protected:
+  void SetUp() override {
+    RatingsDbTest::SetUp();
+    if (HasFatalFailure()) return;
+    char dir[] = "/tmp/trix-ratings-e2e-XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    dir_ = dir;
+    address_ = absl::StrCat("127.0.0.1:", FreePort());
+    bots::ChildProcess::Options options;
+    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=", address_),
+                    "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=ratings-e2e",
+                    "--metrics_port=-1", "--peer_rate=100000", "--peer_burst=100000"};
+    options.env = {{"MAMLAKA_DATABASE_URL", db_->url()}, {"MAMLAKA_SERVICE_TOKEN", kTableToken}};
+    options.output_path = dir_ + "/table-service.log";
+    absl::StatusOr<std::unique_ptr<bots::ChildProcess>> table = bots::ChildProcess::Start(options);
+    ASSERT_TRUE(table.ok()) << table.status();
+    table_service_ = *std::move(table);
+    tables_ = v1::TableService::NewStub(
+        grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
+    StartRatings();
+  }
+  void TearDown() override {
+    for (auto& bot : bots_) bot.reset();
+    if (HasFailure()) {
+      std::cerr << "--- table-service\n" << ReadFile(dir_ + "/table-service.log");
+      std::cerr << "--- ratings-service\n" << ReadFile(dir_ + "/ratings-service.log");
+    }
+    ratings_.reset();
+    table_service_.reset();
+    if (!dir_.empty()) std::filesystem::remove_all(dir_);
+    RatingsDbTest::TearDown();
+  }
+  void StartRatings() {
+    absl::StatusOr<std::unique_ptr<RatingsProcess>> p =
+        RatingsProcess::Start(db_->url(), dir_ + "/ratings-service.log");
+    ASSERT_TRUE(p.ok()) << p.status();
+    ratings_ = *std::move(p);
+  }
+  v1::CreateTableResponse CreateTable(const std::array<std::string, 4>& players,
+                                      const std::array<int64_t, 4>& stakes) {
+    v1::CreateTableRequest request;
+    request.set_request_id(absl::StrCat("ratings-e2e-", players[0]));
+    *request.mutable_mode() = wire::ModeFromName("classic-solo").value();
+    for (int s = 0; s < 4; ++s) {
+      v1::SeatAssignment* seat = request.add_seats();
+      seat->set_player_id(players[s]);
+      seat->set_bot(stakes[s] == 0);
+      seat->set_stake(stakes[s]);
+    }
+    v1::CreateTableResponse response;
+    const absl::Time until = absl::Now() + absl::Seconds(30);
+    for (;;) {  // UNAVAILABLE until the table service has its database
+      grpc::ClientContext context;
+      context.AddMetadata("authorization", absl::StrCat("Bearer ", kTableToken));
+      context.set_wait_for_ready(true);
+      context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(2)));
+      const grpc::Status s = tables_->CreateTable(&context, request, &response);
+      if (s.ok()) break;
+      EXPECT_TRUE(s.error_code() == grpc::StatusCode::UNAVAILABLE ||
+                  s.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED)
+          << s.error_message();
+      if (absl::Now() > until || HasFailure()) return response;
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    return response;
+  }
+  void PlayToTheEnd(const v1::CreateTableResponse& table) {
+    for (int s = 0; s < 4; ++s) {
+      bots::ChildProcess::Options options;
+      options.argv = {TRIX_BOT_BINARY};
+      options.env = {{"TRIX_BOT_ADDRESS", address_},
+                     {"TRIX_BOT_TABLE", table.table_id()},
+                     {"TRIX_BOT_TOKEN", table.seat_tokens(s)},
+                     {"TRIX_BOT_STRATEGY", s % 2 == 0 ? "heuristic" : "random"},
+                     {"TRIX_BOT_THINK", "0s"}};
+      options.output_path = absl::StrCat(dir_, "/bot", s, ".log");
+      absl::StatusOr<std::unique_ptr<bots::ChildProcess>> bot = bots::ChildProcess::Start(options);
+      ASSERT_TRUE(bot.ok()) << bot.status();
+      bots_[s] = *std::move(bot);
+    }
+    for (int s = 0; s < 4; ++s) {
+      absl::StatusOr<int> status = bots_[s]->Wait(absl::Seconds(60));
+      ASSERT_TRUE(status.ok()) << status.status();
+      EXPECT_EQ(*status, 0) << ReadFile(absl::StrCat(dir_, "/bot", s, ".log"));
+    }
+  }
+  template <typename Request, typename Response, typename Call>
+  Response Ask(Call call, const Request& request) {
+    grpc::ClientContext context;
+    ratings_->Authorize(context);
+    Response response;
+    const grpc::Status s = (ratings_->stub().*call)(&context, request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return response;
+  }
+  v1::Balance Balance(const std::string& player) {
+    v1::GetBalanceRequest r;
+    r.set_player_id(player);
+    return Ask<v1::GetBalanceRequest, v1::Balance>(&v1::RatingsService::Stub::GetBalance, r);
+  }
+  int64_t Applied() {
+    return Sql("SELECT count(*) FROM ratings.applied_games")[0][0].as<int64_t>();
+  }
+
+  std::string dir_;
+  std::string address_;
+  std::unique_ptr<bots::ChildProcess> table_service_;
+  std::unique_ptr<v1::TableService::Stub> tables_;
+  std::unique_ptr<RatingsProcess> ratings_;
+  std::array<std::unique_ptr<bots::ChildProcess>, 4> bots_;
+};
+
+TEST_F(RatingsEndToEndTest, AStakedGamePlayedToTheEndIsRatedAndSettledOnce) {
+  // Three people stake 100 each (70/30/0 of 300, ties split evenly: always whole);
+  // seat 3 is a bot. Each person has a hold attached to their seat.
+  const std::string tag = db_->name().substr(db_->name().size() - 6);
+  const std::array<std::string, 4> players = {"ann-" + tag, "bo-" + tag, "cy-" + tag,
+                                              "bot-" + tag};
+  for (int s = 0; s < 3; ++s) {
+    v1::TransferRequest credit;
+    credit.set_request_id(absl::StrCat("buy-", s));
+    credit.set_player_id(players[s]);
+    credit.set_amount(1000);
+    Ask<v1::TransferRequest, v1::TransferResponse>(&v1::RatingsService::Stub::Credit, credit);
+  }
+  std::array<std::string, 3> holds;
+  for (int s = 0; s < 3; ++s) {
+    v1::HoldStakeRequest hold;
+    hold.set_request_id(absl::StrCat("ticket-", s));
+    hold.set_player_id(players[s]);
+    hold.set_amount(100);
+    holds[s] = Ask<v1::HoldStakeRequest, v1::Hold>(&v1::RatingsService::Stub::HoldStake, hold)
+                   .hold_id();
+  }
+  const v1::CreateTableResponse table = CreateTable(players, {100, 100, 100, 0});
+  ASSERT_FALSE(table.table_id().empty());
+  for (int s = 0; s < 3; ++s) {
+    v1::AttachHoldRequest attach;
+    attach.set_hold_id(holds[s]);
+    attach.set_table_id(table.table_id());
+    attach.set_seat(s);
+    const v1::Hold attached =
+        Ask<v1::AttachHoldRequest, v1::Hold>(&v1::RatingsService::Stub::AttachHold, attach);
+    EXPECT_EQ(attached.state(), v1::HOLD_STATE_ATTACHED);
+  }
+  PlayToTheEnd(table);
+  if (HasFatalFailure()) return;
+  const absl::Time until = absl::Now() + absl::Seconds(10);
+  while (Applied() == 0 && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+  ASSERT_EQ(Applied(), 1);
+  EXPECT_EQ(Sql("SELECT settlement FROM ratings.applied_games")[0][0].as<std::string>(), "settled");
+
+  const nlohmann::json payload = nlohmann::json::parse(
+      Sql("SELECT payload::text FROM game_results")[0][0].as<std::string>());
+  std::array<int64_t, 4> expected{};
+  for (const nlohmann::json& seat : payload["seats"]) {
+    const int s = seat["seat"];
+    expected[s] = 1000 - seat["stake"].get<int64_t>() +
+                  std::llround(seat["payout"].get<double>());
+  }
+  for (int s = 0; s < 3; ++s) {
+    const v1::Balance b = Balance(players[s]);
+    EXPECT_EQ(b.balance(), expected[s]) << players[s];
+    EXPECT_EQ(b.held(), 0);
+  }
+  for (int s = 0; s < 4; ++s) {
+    v1::GetRatingHistoryRequest r;
+    r.set_player_id(players[s]);
+    *r.mutable_mode() = wire::ModeFromName("classic-solo").value();
+    const v1::GetRatingHistoryResponse history =
+        Ask<v1::GetRatingHistoryRequest, v1::GetRatingHistoryResponse>(
+            &v1::RatingsService::Stub::GetRatingHistory, r);
+    ASSERT_EQ(history.changes_size(), 1) << players[s];
+    EXPECT_EQ(history.changes(0).game_id(), table.table_id());
+    EXPECT_EQ(history.changes(0).seat(), s);
+    EXPECT_EQ(history.changes(0).place(), payload["seats"][s]["place"].get<int>());
+  }
+  CheckLedger();
+
+  // kill -9 and a replay of the whole outbox: nothing moves again.
+  ratings_->process().Signal(SIGKILL);
+  ASSERT_TRUE(ratings_->process().Wait(absl::Seconds(10)).ok());
+  Sql("UPDATE game_results SET consumed_at = NULL");
+  StartRatings();
+  const absl::Time replayed = absl::Now() + absl::Seconds(10);
+  while (Sql("SELECT count(*) FROM game_results WHERE consumed_at IS NULL")[0][0].as<int>() > 0 &&
+         absl::Now() < replayed) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(Sql("SELECT count(*) FROM game_results WHERE consumed_at IS NULL")[0][0].as<int>(), 0);
+  for (int s = 0; s < 3; ++s) EXPECT_EQ(Balance(players[s]).balance(), expected[s]);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history")[0][0].as<int>(), 4);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.entries WHERE game_id IS NOT NULL")[0][0].as<int>(),
+            2);
+  CheckLedger();
+}
+
+}  // namespace
+}  // namespace trix::ratings

@@ -1,0 +1,71 @@
+#include "tests/ratings/ratings_process.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "nlohmann/json.hpp"
+
+namespace trix::ratings {
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+namespace {
+
+// The ports of the log's "serving" lines, one per start.
+std::vector<int> ServingPorts(const std::string& log) {
+  std::istringstream lines(ReadFile(log));
+  std::vector<int> ports;
+  for (std::string line; std::getline(lines, line);) {
+    nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_discarded() && j.is_object() && j.value("msg", "") == "serving") {
+      ports.push_back(j.value("port", 0));
+    }
+  }
+  return ports;
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<RatingsProcess>> RatingsProcess::Start(
+    const std::string& database_url, const std::string& log,
+    const std::vector<std::string>& extra_flags) {
+  const size_t starts = ServingPorts(log).size();
+  bots::ChildProcess::Options options;
+  options.argv = {RATINGS_SERVICE_BINARY, "--listen=127.0.0.1:0",
+                  "--migrations_dir=" MIGRATIONS_DIR, "--metrics_port=-1", "--log_level=info"};
+  options.argv.insert(options.argv.end(), extra_flags.begin(), extra_flags.end());
+  options.env = {{"MAMLAKA_DATABASE_URL", database_url},
+                 {"MAMLAKA_SERVICE_TOKEN", kTestServiceToken}};
+  options.output_path = log;
+  absl::StatusOr<std::unique_ptr<bots::ChildProcess>> child = bots::ChildProcess::Start(options);
+  if (!child.ok()) return child.status();
+  auto p = std::unique_ptr<RatingsProcess>(new RatingsProcess());
+  p->process_ = *std::move(child);
+  const absl::Time until = absl::Now() + absl::Seconds(30);
+  // A restart appends to the same log: only a new "serving" line counts.
+  while (ServingPorts(log).size() <= starts) {
+    if (p->process_->Poll() || absl::Now() > until) {
+      return absl::UnavailableError(absl::StrCat("ratings-service did not start:\n", ReadFile(log)));
+    }
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  p->port_ = ServingPorts(log).back();
+  p->channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", p->port_),
+                                    grpc::InsecureChannelCredentials());
+  p->stub_ = v1::RatingsService::NewStub(p->channel_);
+  return p;
+}
+
+void RatingsProcess::Authorize(grpc::ClientContext& context) const {
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", kTestServiceToken));
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+}
+
+}  // namespace trix::ratings
