@@ -213,7 +213,8 @@ int Run(int argc, char** argv) {
                          {"actions", stats.actions},
                          {"act_retries", stats.act_retries},
                          {"rejected", stats.rejected},
-                         {"resubscribes", stats.resubscribes}};
+                         {"resubscribes", stats.resubscribes},
+                         {"moves", stats.moves}};
   if (me >= 0 && me < result->totals_size()) line["total"] = result->totals(me);
   if (me >= 0 && me < result->places_size()) line["place"] = result->places(me);
   std::cout << line.dump() << std::endl;

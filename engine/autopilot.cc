@@ -2,26 +2,15 @@
 
 #include <climits>
 
+#include "engine/points.h"
+
 namespace trix::engine {
 namespace {
 
-// What taking `card` would cost under `contract` (doubled cards count twice).
+// What taking `card` would cost under `contract` (points.h: a doubled card costs v
+// more).
 int PenaltyOf(Card card, Contract contract, CardSet doubled) {
-  const bool kh = card == kKingOfHearts;
-  const bool queen = RankOf(card) == kQueen;
-  const bool diamond = SuitOf(card) == kDiamonds;
-  int cost = 0;
-  if (kh && (contract == Contract::kKingOfHearts || contract == Contract::kComplex)) {
-    cost += 75;
-  }
-  if (queen && (contract == Contract::kQueens || contract == Contract::kComplex)) {
-    cost += 25;
-  }
-  if (diamond && (contract == Contract::kDiamonds || contract == Contract::kComplex)) {
-    cost += 10;
-  }
-  if (doubled & Bit(card)) cost *= 2;
-  return cost;
+  return TakingCost(contract, card, (doubled & Bit(card)) != 0);
 }
 
 Card BestBy(CardSet cards, int (*score)(Card, const Deal&), const Deal& deal) {

@@ -1,34 +1,9 @@
 #include "engine/deal.h"
 
 #include "absl/strings/str_cat.h"
+#include "engine/points.h"
 
 namespace trix::engine {
-namespace {
-
-// Worth of a doubled card: what it costs undoubled.
-int32_t DoubleValue(Card card) { return card == kKingOfHearts ? 75 : 25; }
-
-// What taking `trick` costs under `contract`, before doubling.
-int32_t TrickPenalty(Contract contract, CardSet trick) {
-  const int32_t kh = (trick & Bit(kKingOfHearts)) ? 75 : 0;
-  switch (contract) {
-    case Contract::kKingOfHearts:
-      return -kh;
-    case Contract::kQueens:
-      return -25 * Count(trick & kQueens);
-    case Contract::kDiamonds:
-      return -10 * Count(trick & kDiamondsCards);
-    case Contract::kTricks:
-      return -15;
-    case Contract::kComplex:
-      return -15 - kh - 25 * Count(trick & kQueens) - 10 * Count(trick & kDiamondsCards);
-    case Contract::kTrix:
-      break;
-  }
-  return 0;
-}
-
-}  // namespace
 
 Deal::Deal(const Rules& rules, Contract contract, int owner, const Hands& hands,
            const Hands& doubled_by)
@@ -129,15 +104,7 @@ void Deal::FinishTrick() {
   // Branchless: which seat took the trick is as good as random in a playout.
   const int winner = (trick_[1] == best) + 2 * (trick_[2] == best) + 3 * (trick_[3] == best);
 
-  scores_[winner] += TrickPenalty(contract_, trick);
-  for (CardSet d = trick & doubled(); d;) {
-    const Card card = PopLowest(d);
-    const int32_t value = DoubleValue(card);
-    int doubler = 0;
-    while (!(doubled_by_[doubler] & Bit(card))) ++doubler;
-    scores_[winner] -= value;
-    scores_[doubler == winner ? leader_ : doubler] += value;
-  }
+  ScoreTrick(contract_, trick, winner, leader_, doubled_by_, scores_);
 
   taken_[winner] |= trick;
   ++tricks_won_[winner];

@@ -21,15 +21,13 @@
 
 #include "absl/status/status.h"
 #include "engine/cards.h"
+#include "engine/points.h"
 #include "engine/rules.h"
 
 namespace trix::engine {
 
 using Hands = std::array<CardSet, kNumSeats>;
 using Scores = std::array<int32_t, kNumSeats>;
-
-// Points for the 1st, 2nd, 3rd and 4th seat out in Trix.
-inline constexpr std::array<int32_t, kNumSeats> kTrixPlacePoints = {200, 150, 100, 50};
 
 class Deal {
  public:

@@ -19,9 +19,14 @@
 namespace trix::engine {
 namespace {
 
+constexpr char kUsage[] =
+    "usage: trix-selfplay [--mode classic-solo|classic-partner|complex-solo|"
+    "complex-partner] [--seed N] [--stakes a,b,c,d]\n"
+    "Plays one game between four autopilot seats and prints every public event, then\n"
+    "the result (payouts in whole units of the stakes).\n";
+
 int Usage(const std::string& problem) {
-  std::cerr << problem << "\nusage: trix-selfplay [--mode classic-solo|classic-partner|"
-               "complex-solo|complex-partner] [--seed N] [--stakes a,b,c,d]\n";
+  std::cerr << problem << "\n" << kUsage;
   return 2;
 }
 
@@ -29,6 +34,13 @@ int Main(int argc, char** argv) {
   Rules rules{{Team::kPartner, Format::kComplex}, Options{}};
   uint64_t seed = 1;
   Stakes stakes{};
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
+      std::cout << kUsage;
+      return 0;
+    }
+  }
+  if (argc % 2 == 0) return Usage(std::string("a value is missing after ") + argv[argc - 1]);
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--mode") {
@@ -50,6 +62,7 @@ int Main(int argc, char** argv) {
       return Usage("unknown flag " + flag);
     }
   }
+  if (absl::Status s = ValidateStakes(stakes); !s.ok()) return Usage(std::string(s.message()));
 
   Game game(rules);
   size_t shown = 0;

@@ -12,6 +12,8 @@ packages=(
   nlohmann-json3-dev libspdlog-dev prometheus-cpp-dev libssl-dev libgoogle-perftools-dev
   python3-grpcio python3-protobuf postgresql-client
   openssl  # the TLS test makes its certificates with the openssl command
+  libjwt-dev
+  tmux  # trix-play's end-to-end test drives the terminal client in tmux
 )
 
 # The deployment checks (tests/deploy/k8s_validate.sh) render the manifests with

@@ -2,17 +2,20 @@
 # A throwaway PostgreSQL 15 server for tests and local runs.
 #
 #   scripts/pg.sh start DIR PORT   # initdb into DIR (if new) and start on PORT
+#   scripts/pg.sh start DIR        # the same on a free port (tries ports until one binds)
 #   scripts/pg.sh stop DIR
 #
+# start prints the server's URL.
 # The server listens on 127.0.0.1 and a socket in DIR, trusts local connections, and
 # has a database "mamlaka". With PG_SOCKET_ONLY=1 it listens only on the socket in
 # DIR (PORT then only names the socket, so any value is free), and the URL printed
-# says so: tests that stop and start a server of their own use that. PostgreSQL refuses to run as root, so as root it runs as
-# the "postgres" system user that the postgresql-15 package creates.
+# says so: tests that stop and start a server of their own use that. PostgreSQL
+# refuses to run as root, so as root it runs as the "postgres" system user that the
+# postgresql-15 package creates.
 set -euo pipefail
 
 bindir=/usr/lib/postgresql/15/bin
-cmd=${1:?usage: pg.sh start DIR PORT | stop DIR}
+cmd=${1:?usage: pg.sh start DIR [PORT] | stop DIR}
 dir=$(realpath -m "${2:?data folder}")  # the server puts its socket here: absolute
 
 as_pg() {
@@ -23,9 +26,14 @@ as_pg() {
   fi
 }
 
+start_server() {
+  as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200" start >/dev/null
+}
+
 case "$cmd" in
   start)
-    port=${3:?port}
+    port=${3:-auto}
     mkdir -p "$dir"
     [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
     if [ ! -f "$dir/data/PG_VERSION" ]; then
@@ -37,8 +45,17 @@ case "$cmd" in
       listen="''"
       host=$dir
     fi
-    as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-p $port -k $dir -c listen_addresses=$listen -c max_connections=200" start >/dev/null
+    if [ "$port" = auto ]; then
+      # Binding is the only race-free test of a free port: try until one starts.
+      for _ in $(seq 20); do
+        port=$((20000 + RANDOM % 40000))
+        start_server "$port" && break
+        port=
+      done
+      [ -n "$port" ] || { echo "pg.sh: no free port found (see $dir/server.log)" >&2; exit 1; }
+    else
+      start_server "$port"
+    fi
     as_pg "$bindir/psql" -h "$host" -p "$port" -U postgres -tAc \
       "SELECT 1 FROM pg_database WHERE datname='mamlaka'" | grep -q 1 ||
       as_pg "$bindir/createdb" -h "$host" -p "$port" -U postgres mamlaka
@@ -54,7 +71,7 @@ case "$cmd" in
     fi
     ;;
   *)
-    echo "usage: pg.sh start DIR PORT | stop DIR" >&2
+    echo "usage: pg.sh start DIR [PORT] | stop DIR" >&2
     exit 2
     ;;
 esac

@@ -9,6 +9,7 @@
 #   GAMES=5 MODES=classic-partner,complex-solo scripts/run-local.sh
 #   PACE=0s KINGDOMS=1 scripts/run-local.sh       # as fast as the bots can play
 #   scripts/run-local.sh --watch=-1 --seed=7      # extra flags go to trix-demo
+#   scripts/run-local.sh --play                   # you play seat 0 against bots
 #
 # Settings (environment): GAMES (3), MODES (complex-partner,classic-solo,complex-solo),
 # STAKED (index of the staked game, 1), WATCH (index of the game shown, 0), PACE (how
@@ -103,6 +104,17 @@ MAMLAKA_DATABASE_URL=$database_url MAMLAKA_SERVICE_TOKEN=$service_token \
   --metrics_port="$(free_port)" >"$log_dir/ratings-service.log" 2>&1 &
 ratings_pid=$!
 echo "run-local: ratings service on 127.0.0.1:$ratings_port"
+
+# --play: a person plays seat 0 in this terminal against three bots (trix-play);
+# MODE (complex-solo) and KINGDOMS (4) as above, extra flags go to trix-play.
+if [ "${1:-}" = "--play" ]; then
+  shift
+  play_status=0
+  MAMLAKA_SERVICE_TOKEN=$service_token build/bin/trix-play --address="$address" \
+    --practice --mode="${MODE:-complex-solo}" --kingdoms="${KINGDOMS:-4}" "$@" \
+    2>"$log_dir/trix-play.log" || play_status=$?
+  exit "$play_status"
+fi
 
 MAMLAKA_DEMO_SERVICE_TOKEN=$service_token build/bin/trix-demo \
   --address="$address" \

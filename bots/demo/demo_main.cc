@@ -25,6 +25,7 @@
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -34,6 +35,7 @@
 #include "bots/demo/demo_plan.h"
 #include "bots/demo/table_printer.h"
 #include "bots/sdk/seat.h"
+#include "proto/wire/table_location.h"
 #include "proto/wire/wire.h"
 #include "services/common/config.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -108,16 +110,28 @@ absl::Status Create(v1::TableService::Stub& stub, const Flags& flags,
   return absl::CancelledError("stopped");
 }
 
-// Prints the table's public stream until the game ends, resuming after a break.
+// The watched table's current Watch call, so that a stop can cancel it.
+struct WatchCall {
+  absl::Mutex mu;
+  std::shared_ptr<grpc::ClientContext> context ABSL_GUARDED_BY(mu);
+
+  void Cancel() {
+    absl::MutexLock lock(&mu);
+    if (context) context->TryCancel();
+  }
+};
+
+// Prints the table's public stream until the game ends, resuming after a break,
+// and following the table to the instance a refusal names.
 void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
-                std::shared_ptr<grpc::ClientContext>* current, absl::Mutex* mu) {
-  auto stub = v1::TableService::NewStub(channel);
+                WatchCall* call) {
+  std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
   TablePrinter printer;
   for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
     auto context = std::make_shared<grpc::ClientContext>();
     {
-      absl::MutexLock lock(mu);
-      *current = context;
+      absl::MutexLock lock(&call->mu);
+      call->context = context;
     }
     v1::WatchRequest request;
     request.set_table_id(table_id);
@@ -126,6 +140,12 @@ void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
     v1::TableUpdate update;
     while (reader->Read(&update)) Say(printer.Lines(update));
     const grpc::Status status = reader->Finish();
+    if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
+        where && !where->address().empty()) {
+      stub = v1::TableService::NewStub(TableChannel(where->address()));
+    } else {
+      stub = v1::TableService::NewStub(channel);  // the address we were given
+    }
     if (!printer.over() && !stopping.load()) {
       Say(absl::StrCat("   (watch stream ended: ", status.error_message(),
                        "; resuming after event ", printer.seq(), ")"));
@@ -200,9 +220,9 @@ bool ReportGame(v1::TableService::Stub& stub, const DemoTable& table, bool watch
       places_ok = places_ok && r.places(i) == better + 1;
     }
   }
-  double paid = 0;
-  for (double p : r.payouts()) paid += p;
-  const bool pot_ok = pot == 0 || std::abs(paid - static_cast<double>(pot)) < 0.01;
+  int64_t paid = 0;
+  for (int64_t p : r.payouts()) paid += p;
+  const bool pot_ok = paid == pot;
   lines.push_back(absl::StrCat(
       "  check: totals sum to ", sum, sum == 0 ? " ✓" : " ✗",
       partner ? "" : (places_ok ? ", places follow totals ✓" : ", places ✗"),
@@ -230,9 +250,7 @@ void ReportPlayer(v1::TableService::Stub& stub, const std::string& player_id,
   Say(lines);
 }
 
-int Run(int argc, char** argv) {
-  Flags flags;
-  service::Config config("trix-demo", "MAMLAKA_DEMO_");
+void Bind(service::Config& config, Flags& flags) {
   config.Bind("address", &flags.address, "the table service, host:port");
   config.Bind("service_token", &flags.service_token, "the table service's service token");
   config.Bind("games", &flags.games, "how many tables to play at once");
@@ -250,11 +268,9 @@ int Run(int argc, char** argv) {
   config.Bind("timeout", &flags.timeout, "stop everything after this long");
   config.Bind("wait_for_service", &flags.wait_for_service,
               "how long the service may take to start");
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
-    return *exit_code;
-  }
-  if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
+}
 
+DemoPlan PlanOf(const Flags& flags) {
   DemoPlan plan;
   plan.games = flags.games;
   plan.modes = absl::StrSplit(flags.modes, ',', absl::SkipWhitespace());
@@ -266,6 +282,129 @@ int Run(int argc, char** argv) {
   std::random_device device;
   plan.run_id = Hex((uint64_t{device()} << 32) | device(), 6);
   plan.seed = static_cast<uint64_t>(flags.seed);
+  return plan;
+}
+
+// Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would finish
+// the games; the local run stops the service too).
+void StopOnSignal(WatchCall& watch) {
+  static sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread([&watch] {
+    int signal = 0;
+    if (sigwait(&signals, &signal) != 0) return;
+    stopping.store(true);
+    watch.Cancel();
+  }).detach();
+}
+
+absl::Status CreateTables(v1::TableService::Stub& stub, const Flags& flags,
+                          const DemoPlan& plan, std::vector<DemoTable>& tables) {
+  for (DemoTable& table : tables) {
+    if (absl::Status s = Create(stub, flags, CreateRequest(plan, table), table); !s.ok()) {
+      return s;
+    }
+    std::vector<std::string> lines = {
+        absl::StrCat("  game ", table.index + 1, ": ", table.mode, "  table ", table.id,
+                     table.staked ? "  (staked)" : "",
+                     table.index == flags.watch ? "  (watched)" : "")};
+    for (std::string& l : SeatingLines(table)) lines.push_back(l);
+    Say(lines);
+  }
+  return absl::OkStatus();
+}
+
+// Four trix-bot processes per table, by table index.
+using TableBots = std::vector<std::array<std::unique_ptr<ChildProcess>, 4>>;
+
+// Forked from the main thread, which outlives them (see ChildProcess). False when
+// a bot could not be started.
+bool StartBots(const Flags& flags, const std::vector<DemoTable>& tables, TableBots& bots) {
+  bots.resize(tables.size());
+  bool started = true;
+  for (const DemoTable& table : tables) {
+    for (int s = 0; s < 4; ++s) {
+      bots[table.index][s] = StartBot(flags, table, s, table.index == flags.watch);
+      started = started && bots[table.index][s] != nullptr;
+    }
+  }
+  return started;
+}
+
+// Whether all four bots of a table have exited; clears `ok` when one failed.
+bool TableFinished(const DemoTable& table, TableBots& bots, const Flags& flags, bool& ok) {
+  std::vector<std::string> codes;
+  bool all = true;
+  for (auto& bot : bots[table.index]) {
+    std::optional<int> code = bot ? bot->Poll() : std::optional<int>(-1);
+    all = all && code.has_value();
+    if (code) codes.push_back(absl::StrCat(*code));
+    ok = ok && (!code || *code == 0);
+  }
+  if (all && table.index != flags.watch) {
+    Say(absl::StrCat("   [game ", table.index + 1, " (", table.mode,
+                     ") finished in the background; bots exited ",
+                     absl::StrJoin(codes, " "), "]"));
+  }
+  return all;
+}
+
+// Waits for every bot, announcing the tables that finish in the background. False
+// when stopped or timed out first; `bots_ok` is cleared when a bot failed.
+bool WaitForBots(const Flags& flags, const std::vector<DemoTable>& tables, TableBots& bots,
+                 bool& bots_ok) {
+  const absl::Time until = absl::Now() + flags.timeout;
+  std::vector<bool> done(tables.size(), false);
+  for (size_t finished = 0; finished < tables.size();) {
+    if (stopping.load()) return false;
+    if (absl::Now() > until) {
+      Say("trix-demo: timed out");
+      return false;
+    }
+    for (const DemoTable& table : tables) {
+      if (done[table.index] || !TableFinished(table, bots, flags, bots_ok)) continue;
+      done[table.index] = true;
+      ++finished;
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return true;
+}
+
+void StopBots(TableBots& bots) {
+  for (auto& seats : bots) {
+    for (auto& bot : seats) {
+      if (bot) bot->Stop(absl::Seconds(3));
+    }
+  }
+}
+
+// Each game's recorded result, then the first player's game list. True when every
+// result is consistent.
+bool ReportResults(v1::TableService::Stub& stub, const Flags& flags,
+                   const std::vector<DemoTable>& tables) {
+  Say({"", std::string(72, '='), "Results, as the table service recorded them", ""});
+  bool results_ok = true;
+  for (const DemoTable& table : tables) {
+    results_ok = ReportGame(stub, table, table.index == flags.watch) && results_ok;
+    Say("");
+  }
+  ReportPlayer(stub, tables[0].seats[0].player_id, tables[0].seats[0].name);
+  return results_ok;
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  service::Config config("trix-demo", "MAMLAKA_DEMO_");
+  Bind(config, flags);
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+    return *exit_code;
+  }
+  if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
+  const DemoPlan plan = PlanOf(flags);
   absl::StatusOr<std::vector<DemoTable>> planned = PlanTables(plan);
   if (!planned.ok()) {
     std::cerr << "trix-demo: " << planned.status().message() << "\n";
@@ -276,112 +415,34 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-demo: cannot create " << flags.log_dir << "\n";
     return 1;
   }
-
-  // Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would
-  // finish the games; the local run stops the service too).
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  absl::Mutex watch_mu;
-  std::shared_ptr<grpc::ClientContext> watch_context;
-  std::thread([&signals, &watch_mu, &watch_context] {
-    int signal = 0;
-    if (sigwait(&signals, &signal) != 0) return;
-    stopping.store(true);
-    absl::MutexLock lock(&watch_mu);
-    if (watch_context) watch_context->TryCancel();
-  }).detach();
+  WatchCall watch;
+  StopOnSignal(watch);
 
   std::shared_ptr<grpc::Channel> channel = TableChannel(flags.address);
   auto stub = v1::TableService::NewStub(channel);
   Say(absl::StrCat("trix-demo: ", tables.size(), " tables on ", flags.address, " (run ",
                    plan.run_id, "); bot logs in ", flags.log_dir));
-  for (DemoTable& table : tables) {
-    if (absl::Status s = Create(*stub, flags, CreateRequest(plan, table), table);
-        !s.ok()) {
-      std::cerr << "trix-demo: " << s << "\n";
-      return 1;
-    }
-    std::vector<std::string> lines = {
-        absl::StrCat("  game ", table.index + 1, ": ", table.mode, "  table ", table.id,
-                     table.staked ? "  (staked)" : "",
-                     table.index == flags.watch ? "  (watched)" : "")};
-    for (std::string& l : SeatingLines(table)) lines.push_back(l);
-    Say(lines);
+  if (absl::Status s = CreateTables(*stub, flags, plan, tables); !s.ok()) {
+    std::cerr << "trix-demo: " << s << "\n";
+    return 1;
   }
-
   std::thread watcher;
   if (flags.watch >= 0 && flags.watch < static_cast<int>(tables.size())) {
     Say("");
-    watcher = std::thread(WatchTable, channel, tables[flags.watch].id, &watch_context,
-                          &watch_mu);
+    watcher = std::thread(WatchTable, channel, tables[flags.watch].id, &watch);
   }
-  // Forked from this (the main) thread, which outlives them: see ChildProcess.
-  std::vector<std::array<std::unique_ptr<ChildProcess>, 4>> bots(tables.size());
-  bool started = true;
-  for (const DemoTable& table : tables) {
-    for (int s = 0; s < 4; ++s) {
-      bots[table.index][s] = StartBot(flags, table, s, table.index == flags.watch);
-      started = started && bots[table.index][s] != nullptr;
-    }
-  }
-
-  // Wait for every bot; announce the tables that finish in the background.
-  const absl::Time until = absl::Now() + flags.timeout;
-  std::vector<bool> done(tables.size(), false);
-  bool bots_ok = started;
-  for (size_t finished = 0; finished < tables.size() && !stopping.load();) {
-    if (absl::Now() > until) {
-      Say("trix-demo: timed out");
-      break;
-    }
-    for (const DemoTable& table : tables) {
-      if (done[table.index]) continue;
-      std::vector<std::string> codes;
-      bool all = true;
-      for (auto& bot : bots[table.index]) {
-        std::optional<int> code = bot ? bot->Poll() : std::optional<int>(-1);
-        all = all && code.has_value();
-        if (code) codes.push_back(absl::StrCat(*code));
-        bots_ok = bots_ok && (!code || *code == 0);
-      }
-      if (!all) continue;
-      done[table.index] = true;
-      ++finished;
-      if (table.index != flags.watch) {
-        Say(absl::StrCat("   [game ", table.index + 1, " (", table.mode,
-                         ") finished in the background; bots exited ",
-                         absl::StrJoin(codes, " "), "]"));
-      }
-    }
-    absl::SleepFor(absl::Milliseconds(100));
-  }
-  if (stopping.load() || absl::Now() > until) {
-    for (auto& seats : bots) {
-      for (auto& bot : seats) {
-        if (bot) bot->Stop(absl::Seconds(3));
-      }
-    }
+  TableBots bots;
+  bool bots_ok = StartBots(flags, tables, bots);
+  if (!WaitForBots(flags, tables, bots, bots_ok)) {
+    StopBots(bots);
     stopping.store(true);
-    {
-      absl::MutexLock lock(&watch_mu);
-      if (watch_context) watch_context->TryCancel();
-    }
+    watch.Cancel();
     if (watcher.joinable()) watcher.join();
     Say("trix-demo: stopped");
     return 130;
   }
   if (watcher.joinable()) watcher.join();
-
-  Say({"", std::string(72, '='), "Results, as the table service recorded them", ""});
-  bool results_ok = true;
-  for (const DemoTable& table : tables) {
-    results_ok = ReportGame(*stub, table, table.index == flags.watch) && results_ok;
-    Say("");
-  }
-  ReportPlayer(*stub, tables[0].seats[0].player_id, tables[0].seats[0].name);
+  const bool results_ok = ReportResults(*stub, flags, tables);
   if (!bots_ok) Say("trix-demo: some bots failed; see their logs in " + flags.log_dir);
   return results_ok && bots_ok ? 0 : 1;
 }

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "engine/points.h"
 #include "proto/wire/wire.h"
 
 namespace trix::bots {
@@ -12,21 +13,17 @@ namespace {
 
 const char* const kPlaces[] = {"1st", "2nd", "3rd", "4th"};
 
-// The cards of a taken trick that cost something under `contract`.
+// The cards of a taken trick that cost something under `contract` (engine/points.h).
 engine::CardSet PenaltyCards(v1::Contract contract, engine::CardSet cards) {
-  const engine::CardSet kh = engine::Bit(engine::kKingOfHearts);
-  switch (contract) {
-    case v1::CONTRACT_KING_OF_HEARTS:
-      return cards & kh;
-    case v1::CONTRACT_QUEENS:
-      return cards & engine::kQueens;
-    case v1::CONTRACT_DIAMONDS:
-      return cards & engine::kDiamondsCards;
-    case v1::CONTRACT_COMPLEX:
-      return cards & (kh | engine::kQueens | engine::kDiamondsCards);
-    default:
-      return 0;
-  }
+  absl::StatusOr<engine::Contract> c = wire::ContractOrNoneFromProto(contract);
+  if (!c.ok() || *c == engine::kNoContract) return 0;
+  return cards & engine::PenaltyCards(*c);
+}
+
+// Whether `contract` has a doubling phase under the default options.
+bool HasDoubling(v1::Contract contract) {
+  absl::StatusOr<engine::Contract> c = wire::ContractOrNoneFromProto(contract);
+  return c.ok() && *c != engine::kNoContract && engine::DoublableCards(*c, engine::Options{});
 }
 
 std::string Signed(int v) { return v > 0 ? absl::StrCat("+", v) : absl::StrCat(v); }
@@ -145,18 +142,10 @@ std::vector<std::string> TablePrinter::SnapshotLines(const v1::TableView& view) 
 }
 
 std::vector<std::string> TablePrinter::EventLines(const v1::Event& e) {
-  const char* automatic = e.automatic() ? " (auto)" : "";
   switch (e.kind_case()) {
-    case v1::Event::kDealStarted: {
-      contract_ = v1::CONTRACT_UNSPECIFIED;
-      tricks_ = 0;
-      trick_.clear();
-      layout_ = 0;
-      passes_.clear();
-      seats_out_ = 0;
-      doubles_shown_ = false;
+    case v1::Event::kDealStarted:
+      StartDeal();
       return {DealHeader(e.deal(), e.kingdom(), e.deal_started().owner())};
-    }
     case v1::Event::kContractChosen:
       contract_ = e.contract_chosen().contract();
       return {absl::StrCat("   ", Name(e.contract_chosen().owner()), " picks ",
@@ -169,64 +158,24 @@ std::vector<std::string> TablePrinter::EventLines(const v1::Event& e) {
     case v1::Event::kTwosShown:
       return {absl::StrCat("   ", Name(e.twos_shown().seat()), " shows ",
                            absl::StrJoin(e.twos_shown().cards(), " "))};
-    case v1::Event::kPlayStarted: {
-      const bool doubling = contract_ == v1::CONTRACT_KING_OF_HEARTS ||
-                            contract_ == v1::CONTRACT_QUEENS ||
-                            contract_ == v1::CONTRACT_COMPLEX;
-      if (doubling && !doubles_shown_) return {"   no doubles"};
+    case v1::Event::kPlayStarted:
+      if (HasDoubling(contract_) && !doubles_shown_) return {"   no doubles"};
       return {};
-    }
-    case v1::Event::kCardPlayed: {
-      const int seat = e.card_played().seat();
-      const std::string& card = e.card_played().card();
-      if (contract_ != v1::CONTRACT_TRIX) {
-        trick_.emplace_back(seat, absl::StrCat(card, e.automatic() ? "(auto)" : ""));
-        return {};
-      }
-      absl::StatusOr<engine::Card> c = engine::ParseCard(card);
-      if (c.ok()) layout_ |= engine::Bit(*c);
-      std::string line = absl::StrFormat("   %-14s %-3s%s  | %s", Name(seat), card,
-                                         automatic, LayoutText(layout_));
-      if (!passes_.empty()) {
-        std::vector<std::string> who;
-        for (int p : passes_) who.push_back(Name(p));
-        absl::StrAppend(&line, "   (before: ", absl::StrJoin(who, ", "), " passed)");
-        passes_.clear();
-      }
-      return {line};
-    }
+    case v1::Event::kCardPlayed:
+      return CardPlayedLines(e);
     case v1::Event::kPassed:
       passes_.push_back(e.passed().seat());
       return {};
-    case v1::Event::kTrickTaken: {
-      ++tricks_;
-      std::vector<std::string> plays;
-      for (const auto& [seat, card] : trick_)
-        plays.push_back(absl::StrCat(Name(seat), " ", card));
-      trick_.clear();
-      std::string line =
-          absl::StrFormat("   trick %2d  %s  → %s", tricks_, absl::StrJoin(plays, " · "),
-                          Name(e.trick_taken().seat()));
-      const engine::CardSet penalty =
-          PenaltyCards(contract_, Cards(e.trick_taken().cards()));
-      if (penalty) absl::StrAppend(&line, " takes ", engine::CardsText(penalty));
-      return {line};
-    }
+    case v1::Event::kTrickTaken:
+      return {TrickLine(e.trick_taken())};
     case v1::Event::kSeatOut: {
       const int place = seats_out_ < 4 ? seats_out_ : 3;
       ++seats_out_;
       return {absl::StrCat("   ", Name(e.seat_out().seat()), " is out ", kPlaces[place],
                            ": ", Signed(e.seat_out().points()))};
     }
-    case v1::Event::kDealEnded: {
-      std::array<int, 4> scores{};
-      for (int s = 0; s < 4 && s < e.deal_ended().scores_size(); ++s) {
-        scores[s] = e.deal_ended().scores(s);
-        totals_[s] += scores[s];
-      }
-      return {absl::StrCat("   deal scores  ", ScoresText(scores)),
-              absl::StrCat("   totals       ", ScoresText(totals_))};
-    }
+    case v1::Event::kDealEnded:
+      return DealEndedLines(e.deal_ended());
     case v1::Event::kGameEnded: {
       std::vector<std::string> lines = {std::string(60, '='), "GAME OVER"};
       for (std::string& l : ResultLines(e.game_ended().result(), names_, partner_)) {
@@ -241,6 +190,60 @@ std::vector<std::string> TablePrinter::EventLines(const v1::Event& e) {
       // Hands, doubling selections and readiness are private; turns are noise here.
       return {};
   }
+}
+
+void TablePrinter::StartDeal() {
+  contract_ = v1::CONTRACT_UNSPECIFIED;
+  tricks_ = 0;
+  trick_.clear();
+  layout_ = 0;
+  passes_.clear();
+  seats_out_ = 0;
+  doubles_shown_ = false;
+}
+
+// A trick's card joins the trick's line (printed when it is taken); a Trix card
+// is a line of its own with the layout and the passes before it.
+std::vector<std::string> TablePrinter::CardPlayedLines(const v1::Event& e) {
+  const int seat = e.card_played().seat();
+  const std::string& card = e.card_played().card();
+  if (contract_ != v1::CONTRACT_TRIX) {
+    trick_.emplace_back(seat, absl::StrCat(card, e.automatic() ? "(auto)" : ""));
+    return {};
+  }
+  absl::StatusOr<engine::Card> c = engine::ParseCard(card);
+  if (c.ok()) layout_ |= engine::Bit(*c);
+  std::string line = absl::StrFormat("   %-14s %-3s%s  | %s", Name(seat), card,
+                                     e.automatic() ? " (auto)" : "", LayoutText(layout_));
+  if (!passes_.empty()) {
+    std::vector<std::string> who;
+    for (int p : passes_) who.push_back(Name(p));
+    absl::StrAppend(&line, "   (before: ", absl::StrJoin(who, ", "), " passed)");
+    passes_.clear();
+  }
+  return {line};
+}
+
+std::string TablePrinter::TrickLine(const v1::TrickTaken& taken) {
+  ++tricks_;
+  std::vector<std::string> plays;
+  for (const auto& [seat, card] : trick_) plays.push_back(absl::StrCat(Name(seat), " ", card));
+  trick_.clear();
+  std::string line = absl::StrFormat("   trick %2d  %s  → %s", tricks_,
+                                     absl::StrJoin(plays, " · "), Name(taken.seat()));
+  const engine::CardSet penalty = PenaltyCards(contract_, Cards(taken.cards()));
+  if (penalty) absl::StrAppend(&line, " takes ", engine::CardsText(penalty));
+  return line;
+}
+
+std::vector<std::string> TablePrinter::DealEndedLines(const v1::DealEnded& ended) {
+  std::array<int, 4> scores{};
+  for (int s = 0; s < 4 && s < ended.scores_size(); ++s) {
+    scores[s] = ended.scores(s);
+    totals_[s] += scores[s];
+  }
+  return {absl::StrCat("   deal scores  ", ScoresText(scores)),
+          absl::StrCat("   totals       ", ScoresText(totals_))};
 }
 
 std::vector<std::string> TablePrinter::ResultLines(
@@ -259,7 +262,7 @@ std::vector<std::string> TablePrinter::ResultLines(
       }
     }
     if (s < result.payouts_size() && result.payouts(s) != 0) {
-      absl::StrAppend(&line, absl::StrFormat("   payout %.2f", result.payouts(s)));
+      absl::StrAppend(&line, absl::StrCat("   payout ", result.payouts(s)));
     }
     lines.push_back(line);
   }

@@ -50,6 +50,10 @@ class TablePrinter {
   std::string Name(int seat) const;
   std::vector<std::string> SnapshotLines(const v1::TableView& view);
   std::vector<std::string> EventLines(const v1::Event& event);
+  void StartDeal();
+  std::vector<std::string> CardPlayedLines(const v1::Event& event);
+  std::string TrickLine(const v1::TrickTaken& taken);
+  std::vector<std::string> DealEndedLines(const v1::DealEnded& ended);
   std::string DealHeader(int deal, int kingdom, int owner) const;
   std::string ScoresText(const std::array<int, 4>& scores) const;
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "proto/wire/table_location.h"
 
 namespace trix::bots {
 namespace {
@@ -31,6 +32,13 @@ bool Refused(absl::StatusCode code) {
          code == absl::StatusCode::kPermissionDenied;
 }
 
+// How a stream may end that no new stream can fix: also an unknown table, or a
+// quarantined one (a stream never ends FAILED_PRECONDITION otherwise).
+bool StreamRefused(absl::StatusCode code) {
+  return Refused(code) || code == absl::StatusCode::kNotFound ||
+         code == absl::StatusCode::kFailedPrecondition;
+}
+
 std::chrono::system_clock::time_point ToChrono(absl::Time t) {
   return absl::ToChronoTime(t);
 }
@@ -48,7 +56,8 @@ std::shared_ptr<grpc::Channel> TableChannel(const std::string& address) {
 }
 
 Seat::Seat(std::shared_ptr<grpc::ChannelInterface> channel, SeatConfig config, Bot* bot)
-    : channel_(channel),
+    : home_(channel),
+      channel_(channel),
       stub_(v1::TableService::NewStub(std::move(channel))),
       config_(std::move(config)),
       bot_(bot) {
@@ -119,6 +128,8 @@ absl::StatusOr<v1::GameResult> Seat::Play() {
         break;
     }
     if (!outcome.status.ok()) last_error = outcome.status;
+    // The table lives elsewhere now: go there at once.
+    if (outcome.moved && Sleep(config_.backoff_initial)) continue;
     const absl::Time now = absl::Now();
     if (outcome.progressed) {
       last_progress = now;
@@ -233,14 +244,38 @@ Seat::StreamOutcome Seat::RunStream() {
     if (MustAnswer()) Answer(stream.get());
     if (stopped_.load()) return leave({StreamEnd::kStopped, absl::OkStatus(), true});
   }
-  const absl::Status status = FromGrpc(stream->Finish());
+  const grpc::Status finished = stream->Finish();
   if (stopped_.load()) return {StreamEnd::kStopped, absl::OkStatus(), progressed};
-  return StreamClosed(status, after_seq, progressed);
+  StreamOutcome outcome = StreamClosed(FromGrpc(finished), after_seq, progressed);
+  outcome.moved = outcome.end == StreamEnd::kReconnect && Follow(finished);
+  return outcome;
+}
+
+bool Seat::Follow(const grpc::Status& status) {
+  std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
+  if (where && !where->address().empty() && where->address() != address_) {
+    Log(LogLevel::kInfo, absl::StrCat("the table moved to ", where->address()));
+    address_ = where->address();
+    channel_ = TableChannel(address_);
+    stub_ = v1::TableService::NewStub(channel_);
+    absl::MutexLock lock(&mu_);
+    ++stats_.moves;
+    return true;
+  }
+  if (!where && !address_.empty()) {
+    // The instance we followed the table to is gone: back to the address we were
+    // given (typically a load balancer), where any instance can answer.
+    Log(LogLevel::kInfo, "the table's instance is gone; back to the first address");
+    address_.clear();
+    channel_ = home_;
+    stub_ = v1::TableService::NewStub(channel_);
+  }
+  return false;
 }
 
 Seat::StreamOutcome Seat::StreamClosed(const absl::Status& status, uint64_t after_seq,
                                        bool progressed) {
-  if (Refused(status.code())) return {StreamEnd::kFatal, status, progressed};
+  if (StreamRefused(status.code())) return {StreamEnd::kFatal, status, progressed};
   if (status.code() == absl::StatusCode::kInvalidArgument) {
     // after_seq beyond what the server has (it lost a tail?): start over.
     if (after_seq > 0) {
@@ -249,9 +284,9 @@ Seat::StreamOutcome Seat::StreamClosed(const absl::Status& status, uint64_t afte
     }
     return {StreamEnd::kFatal, status, progressed};
   }
-  // OK without GameEnded (the server closed early), UNAVAILABLE (restart, drain),
-  // RESOURCE_EXHAUSTED (we fell behind), NOT_FOUND (the table is being taken over
-  // by another instance), ...: resume; give_up_after bounds the attempts.
+  // OK without GameEnded (the server closed early), UNAVAILABLE (restart, drain,
+  // the table lives on another instance: Follow() goes there), RESOURCE_EXHAUSTED
+  // (we fell behind), ...: resume; give_up_after bounds the attempts.
   return {
       StreamEnd::kReconnect,
       status.ok() ? absl::UnavailableError("the stream ended before the game") : status,

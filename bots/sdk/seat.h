@@ -20,6 +20,11 @@
 //     after_seq = the last event seen, with jittered exponential backoff, so that
 //     no event is missed or applied twice; an action left unanswered is sent again
 //     with the same request id if its decision is still open;
+//   - the table lives on another instance (its stream ended UNAVAILABLE with a
+//     TableLocation in the error's details: a failover, a drain, a lost lease):
+//     the seat follows it there at once and resumes the same way; when that
+//     instance is gone too, it goes back to the address it was given, where any
+//     instance either hosts the table, adopts it, or names its instance;
 //   - a gap in the numbering or a malformed update: a fresh snapshot.
 // Play() returns the game's result after GameEnded, or an error when the token is
 // refused, when Stop() was called, or after `give_up_after` without progress.
@@ -76,6 +81,7 @@ struct SeatStats {
   int64_t replaced = 0;      // the bot's answer was not an option
   int64_t resubscribes = 0;  // streams opened after the first
   int64_t snapshots = 0;
+  int64_t moves = 0;  // the table was followed to another instance
 };
 
 class Seat {
@@ -99,6 +105,7 @@ class Seat {
     StreamEnd end = StreamEnd::kReconnect;
     absl::Status status;
     bool progressed = false;
+    bool moved = false;  // the table lives elsewhere: reconnect there at once
   };
   using PlayStream = grpc::ClientReaderWriter<v1::PlayRequest, v1::TableUpdate>;
   // What became of an action's result or of sending an action.
@@ -125,6 +132,9 @@ class Seat {
   // Takes in the result of the action in flight.
   Answered TakeResult(const v1::ActResult& result, PlayStream* stream,
                       absl::Status* status);
+  // Switches to the instance a refusal names (true), or back to the first address
+  // when the one followed to does not answer.
+  bool Follow(const grpc::Status& status);
   // Classifies how a stream ended when the game is not over.
   StreamOutcome StreamClosed(const absl::Status& status, uint64_t after_seq,
                              bool progressed);
@@ -134,8 +144,11 @@ class Seat {
   std::string NextRequestId();
   void Log(LogLevel level, absl::string_view message) const;
 
-  const std::shared_ptr<grpc::ChannelInterface> channel_;
-  const std::unique_ptr<v1::TableService::Stub> stub_;
+  // The channel given, and the one in use (another instance's, once followed).
+  const std::shared_ptr<grpc::ChannelInterface> home_;
+  std::shared_ptr<grpc::ChannelInterface> channel_;
+  std::unique_ptr<v1::TableService::Stub> stub_;
+  std::string address_;  // of channel_ when it is not home_
   const SeatConfig config_;
   Bot* const bot_;
   SeatTracker tracker_;
@@ -160,7 +173,8 @@ class Seat {
 };
 
 // A channel for `address` ("host:port"), plaintext: the table service is reached
-// inside the cluster or on loopback (TLS is the deployment's, see the report).
+// inside the cluster or on loopback (TLS, where wanted, is the deployment's: a mesh
+// or a proxy in front of the service).
 std::shared_ptr<grpc::Channel> TableChannel(const std::string& address);
 
 }  // namespace trix::bots

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "bots/sdk/bot.h"
+#include "engine/points.h"
 #include "proto/wire/wire.h"
 
 namespace trix::bots {
@@ -46,6 +47,199 @@ void StartDeal(SeatState& s, int deal, int kingdom, int owner) {
   s.played = 0;
   s.layout = 0;
   s.out_order.clear();
+}
+
+absl::Status OnDealStarted(const v1::Event& e, SeatState& s) {
+  if (absl::Status st = CheckSeat(e.deal_started().owner()); !st.ok()) return st;
+  StartDeal(s, e.deal(), e.kingdom(), e.deal_started().owner());
+  return absl::OkStatus();
+}
+
+absl::Status OnHandShown(const v1::HandShown& e, SeatState& s) {
+  absl::StatusOr<engine::CardSet> cards = wire::CardSetFromProto(e.cards());
+  if (!cards.ok()) return cards.status();
+  if (e.seat() == s.seat) s.hand = *cards;
+  return absl::OkStatus();
+}
+
+absl::Status OnContractChosen(const v1::ContractChosen& e, SeatState& s) {
+  absl::StatusOr<engine::Contract> c = wire::ContractOrNoneFromProto(e.contract());
+  if (!c.ok()) return c.status();
+  if (*c == engine::kNoContract) return absl::InvalidArgumentError("no contract");
+  s.contract = *c;
+  s.contracts_played |= 1u << static_cast<int>(*c);
+  s.phase = engine::DoublableCards(*c, s.rules.options) ? engine::Phase::kDoubling
+                                                        : engine::Phase::kPlaying;
+  return absl::OkStatus();
+}
+
+absl::Status OnDoublesSelected(const v1::DoublesSelected& e, SeatState& s) {
+  absl::StatusOr<engine::CardSet> cards = wire::CardSetFromProto(e.cards());
+  if (!cards.ok()) return cards.status();
+  if (e.seat() == s.seat) s.my_doubles = *cards;
+  return absl::OkStatus();
+}
+
+// The cards an event shows beside a seat (revealed doubles, shown 2s).
+absl::StatusOr<engine::CardSet> SeatCards(int seat,
+                                          const google::protobuf::RepeatedPtrField<std::string>& names) {
+  if (absl::Status st = CheckSeat(seat); !st.ok()) return st;
+  return wire::CardSetFromProto(names);
+}
+
+absl::Status OnDoublesRevealed(const v1::DoublesRevealed& e, SeatState& s) {
+  absl::StatusOr<engine::CardSet> cards = SeatCards(e.seat(), e.cards());
+  if (!cards.ok()) return cards.status();
+  s.seats[e.seat()].doubled |= *cards;
+  return absl::OkStatus();
+}
+
+absl::Status OnTwosShown(const v1::TwosShown& e, SeatState& s) {
+  absl::StatusOr<engine::CardSet> cards = SeatCards(e.seat(), e.cards());
+  if (!cards.ok()) return cards.status();
+  s.seats[e.seat()].twos_shown = *cards;
+  return absl::OkStatus();
+}
+
+absl::Status OnPlayStarted(const v1::PlayStarted& e, SeatState& s) {
+  if (absl::Status st = CheckSeat(e.seat()); !st.ok()) return st;
+  s.phase = engine::Phase::kPlaying;
+  // Trix has no tricks: its "leader" stays the owner, as the server's view says.
+  s.leader = s.contract == engine::Contract::kTrix ? s.owner : e.seat();
+  s.my_doubles = 0;
+  s.my_ready = false;
+  return absl::OkStatus();
+}
+
+absl::Status OnCardPlayed(const v1::CardPlayed& e, SeatState& s) {
+  const int seat = e.seat();
+  if (absl::Status st = CheckSeat(seat); !st.ok()) return st;
+  absl::StatusOr<engine::Card> card = wire::CardFromProto(e.card());
+  if (!card.ok()) return card.status();
+  const engine::CardSet bit = engine::Bit(*card);
+  if (s.played & bit) {
+    return absl::InvalidArgumentError(absl::StrCat(e.card(), " was played twice"));
+  }
+  if (seat == s.seat) s.hand &= ~bit;
+  --s.seats[seat].hand_size;
+  s.seats[seat].twos_shown &= ~bit;
+  s.played |= bit;
+  if (s.contract == engine::Contract::kTrix) {
+    s.layout |= bit;
+  } else {
+    if (s.trick_size() == 0) s.leader = seat;
+    s.trick[seat] = *card;
+  }
+  return absl::OkStatus();
+}
+
+// The trick's points come from the engine's own scoring (engine/points.h), so the
+// running deal score is exact after every trick.
+absl::Status OnTrickTaken(const v1::TrickTaken& e, SeatState& s) {
+  const int seat = e.seat();
+  if (absl::Status st = CheckSeat(seat); !st.ok()) return st;
+  if (absl::Status st = CheckSeat(s.leader); !st.ok()) return st;
+  absl::StatusOr<engine::CardSet> cards = wire::CardSetFromProto(e.cards());
+  if (!cards.ok()) return cards.status();
+  std::array<engine::CardSet, engine::kNumSeats> doubled_by{};
+  std::array<int32_t, engine::kNumSeats> points{};
+  for (int i = 0; i < engine::kNumSeats; ++i) doubled_by[i] = s.seats[i].doubled;
+  engine::ScoreTrick(s.contract, *cards, seat, s.leader, doubled_by, points);
+  for (int i = 0; i < engine::kNumSeats; ++i) s.seats[i].deal_score += points[i];
+  s.seats[seat].taken |= *cards;
+  ++s.seats[seat].tricks_won;
+  s.trick.fill(engine::kNoCard);
+  s.leader = seat;
+  return absl::OkStatus();
+}
+
+absl::Status OnSeatOut(const v1::SeatOut& e, SeatState& s) {
+  if (absl::Status st = CheckSeat(e.seat()); !st.ok()) return st;
+  s.out_order.push_back(e.seat());
+  s.seats[e.seat()].deal_score = e.points();
+  return absl::OkStatus();
+}
+
+void ClearTurn(SeatState& s) {
+  s.turn.clear();
+  s.deadline = absl::InfiniteFuture();
+}
+
+absl::Status OnDealEnded(const v1::DealEnded& e, SeatState& s) {
+  if (e.scores_size() != engine::kNumSeats) {
+    return absl::InvalidArgumentError("deal scores without four seats");
+  }
+  for (int i = 0; i < engine::kNumSeats; ++i) {
+    s.seats[i].deal_score = e.scores(i);
+    s.seats[i].total += e.scores(i);
+  }
+  s.phase = engine::Phase::kDealing;
+  ClearTurn(s);
+  return absl::OkStatus();
+}
+
+void OnGameEnded(const v1::GameEnded& e, SeatState& s) {
+  s.phase = engine::Phase::kGameOver;
+  s.game_over = true;
+  s.result = e.result();
+  if (s.result.totals_size() == engine::kNumSeats) {
+    for (int i = 0; i < engine::kNumSeats; ++i) s.seats[i].total = s.result.totals(i);
+  }
+  ClearTurn(s);
+}
+
+absl::Status OnTurnStarted(const v1::TurnStarted& e, SeatState& s) {
+  for (int seat : e.turn().seats()) {
+    if (absl::Status st = CheckSeat(seat); !st.ok()) return st;
+  }
+  s.turn.assign(e.turn().seats().begin(), e.turn().seats().end());
+  s.deadline = TimeFromWire(e.turn().deadline());
+  return absl::OkStatus();
+}
+
+// One event into `s`; changes nothing when it fails.
+absl::Status ApplyEventKind(const v1::Event& e, SeatState& s) {
+  switch (e.kind_case()) {
+    case v1::Event::kDealStarted:
+      return OnDealStarted(e, s);
+    case v1::Event::kHandShown:
+      return OnHandShown(e.hand_shown(), s);
+    case v1::Event::kContractChosen:
+      return OnContractChosen(e.contract_chosen(), s);
+    case v1::Event::kDoublesSelected:
+      return OnDoublesSelected(e.doubles_selected(), s);
+    case v1::Event::kReady:
+      if (e.ready().seat() == s.seat) s.my_ready = true;
+      return absl::OkStatus();
+    case v1::Event::kDoublesRevealed:
+      return OnDoublesRevealed(e.doubles_revealed(), s);
+    case v1::Event::kTwosShown:
+      return OnTwosShown(e.twos_shown(), s);
+    case v1::Event::kPlayStarted:
+      return OnPlayStarted(e.play_started(), s);
+    case v1::Event::kCardPlayed:
+      return OnCardPlayed(e.card_played(), s);
+    case v1::Event::kPassed:
+      return CheckSeat(e.passed().seat());
+    case v1::Event::kTrickTaken:
+      return OnTrickTaken(e.trick_taken(), s);
+    case v1::Event::kSeatOut:
+      return OnSeatOut(e.seat_out(), s);
+    case v1::Event::kDealEnded:
+      return OnDealEnded(e.deal_ended(), s);
+    case v1::Event::kGameEnded:
+      OnGameEnded(e.game_ended(), s);
+      return absl::OkStatus();
+    case v1::Event::kTurnStarted:
+      return OnTurnStarted(e.turn_started(), s);
+    case v1::Event::kSeatLeft:
+      if (absl::Status st = CheckSeat(e.seat_left().seat()); !st.ok()) return st;
+      s.seats[e.seat_left().seat()].left = true;
+      return absl::OkStatus();
+    default:
+      // A newer server's event kind: nothing to track, and nothing to fail on.
+      return absl::OkStatus();
+  }
 }
 
 }  // namespace
@@ -222,162 +416,13 @@ absl::StatusOr<SeatTracker::Applied> SeatTracker::ApplyEvent(const v1::Event& ev
     return absl::OutOfRangeError(absl::StrCat("event ", event.seq(), " follows event ",
                                               state_.seq, ": events were missed"));
   }
-  SeatState s = state_;
-  if (absl::Status st = ApplyEventKind(event, s); !st.ok()) return st;
-  s.seq = event.seq();
+  // Each kind checks the whole event before it changes anything.
+  if (absl::Status st = ApplyEventKind(event, state_); !st.ok()) return st;
+  state_.seq = event.seq();
   // A decision the events leave the seat comes as a prompt after them (in the
   // same update).
-  s.options = SeatOptions();
-  state_ = std::move(s);
+  state_.options = SeatOptions();
   return Applied::kEvent;
-}
-
-absl::Status SeatTracker::ApplyEventKind(const v1::Event& e, SeatState& s) const {
-  const auto seat_of = [](int seat) { return CheckSeat(seat); };
-  switch (e.kind_case()) {
-    case v1::Event::kDealStarted:
-      if (absl::Status st = seat_of(e.deal_started().owner()); !st.ok()) return st;
-      StartDeal(s, e.deal(), e.kingdom(), e.deal_started().owner());
-      return absl::OkStatus();
-    case v1::Event::kHandShown: {
-      absl::StatusOr<engine::CardSet> cards =
-          wire::CardSetFromProto(e.hand_shown().cards());
-      if (!cards.ok()) return cards.status();
-      if (e.hand_shown().seat() == s.seat) s.hand = *cards;
-      return absl::OkStatus();
-    }
-    case v1::Event::kContractChosen: {
-      absl::StatusOr<engine::Contract> c =
-          wire::ContractOrNoneFromProto(e.contract_chosen().contract());
-      if (!c.ok()) return c.status();
-      if (*c == engine::kNoContract) return absl::InvalidArgumentError("no contract");
-      s.contract = *c;
-      s.contracts_played |= 1u << static_cast<int>(*c);
-      s.phase = engine::DoublableCards(*c, s.rules.options) ? engine::Phase::kDoubling
-                                                            : engine::Phase::kPlaying;
-      return absl::OkStatus();
-    }
-    case v1::Event::kDoublesSelected: {
-      absl::StatusOr<engine::CardSet> cards =
-          wire::CardSetFromProto(e.doubles_selected().cards());
-      if (!cards.ok()) return cards.status();
-      if (e.doubles_selected().seat() == s.seat) s.my_doubles = *cards;
-      return absl::OkStatus();
-    }
-    case v1::Event::kReady:
-      if (e.ready().seat() == s.seat) s.my_ready = true;
-      return absl::OkStatus();
-    case v1::Event::kDoublesRevealed: {
-      const int seat = e.doubles_revealed().seat();
-      if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      absl::StatusOr<engine::CardSet> cards =
-          wire::CardSetFromProto(e.doubles_revealed().cards());
-      if (!cards.ok()) return cards.status();
-      s.seats[seat].doubled |= *cards;
-      return absl::OkStatus();
-    }
-    case v1::Event::kTwosShown: {
-      const int seat = e.twos_shown().seat();
-      if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      absl::StatusOr<engine::CardSet> cards =
-          wire::CardSetFromProto(e.twos_shown().cards());
-      if (!cards.ok()) return cards.status();
-      s.seats[seat].twos_shown = *cards;
-      return absl::OkStatus();
-    }
-    case v1::Event::kPlayStarted:
-      if (absl::Status st = seat_of(e.play_started().seat()); !st.ok()) return st;
-      s.phase = engine::Phase::kPlaying;
-      // Trix has no tricks: its "leader" stays the owner, as the server's view says.
-      s.leader =
-          s.contract == engine::Contract::kTrix ? s.owner : e.play_started().seat();
-      s.my_doubles = 0;
-      s.my_ready = false;
-      return absl::OkStatus();
-    case v1::Event::kCardPlayed: {
-      const int seat = e.card_played().seat();
-      if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      absl::StatusOr<engine::Card> card = wire::CardFromProto(e.card_played().card());
-      if (!card.ok()) return card.status();
-      const engine::CardSet bit = engine::Bit(*card);
-      if (s.played & bit) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(e.card_played().card(), " was played twice"));
-      }
-      if (seat == s.seat) s.hand &= ~bit;
-      --s.seats[seat].hand_size;
-      s.seats[seat].twos_shown &= ~bit;
-      s.played |= bit;
-      if (s.contract == engine::Contract::kTrix) {
-        s.layout |= bit;
-      } else {
-        if (s.trick_size() == 0) s.leader = seat;
-        s.trick[seat] = *card;
-      }
-      return absl::OkStatus();
-    }
-    case v1::Event::kPassed:
-      return seat_of(e.passed().seat());
-    case v1::Event::kTrickTaken: {
-      const int seat = e.trick_taken().seat();
-      if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      absl::StatusOr<engine::CardSet> cards =
-          wire::CardSetFromProto(e.trick_taken().cards());
-      if (!cards.ok()) return cards.status();
-      s.seats[seat].taken |= *cards;
-      ++s.seats[seat].tricks_won;
-      s.trick.fill(engine::kNoCard);
-      s.leader = seat;
-      return absl::OkStatus();
-    }
-    case v1::Event::kSeatOut: {
-      const int seat = e.seat_out().seat();
-      if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      s.out_order.push_back(seat);
-      s.seats[seat].deal_score = e.seat_out().points();
-      return absl::OkStatus();
-    }
-    case v1::Event::kDealEnded: {
-      if (e.deal_ended().scores_size() != engine::kNumSeats) {
-        return absl::InvalidArgumentError("deal scores without four seats");
-      }
-      for (int i = 0; i < engine::kNumSeats; ++i) {
-        s.seats[i].deal_score = e.deal_ended().scores(i);
-        s.seats[i].total += e.deal_ended().scores(i);
-      }
-      s.phase = engine::Phase::kDealing;
-      s.turn.clear();
-      s.deadline = absl::InfiniteFuture();
-      return absl::OkStatus();
-    }
-    case v1::Event::kGameEnded: {
-      const v1::GameResult& result = e.game_ended().result();
-      s.phase = engine::Phase::kGameOver;
-      s.game_over = true;
-      s.result = result;
-      if (result.totals_size() == engine::kNumSeats) {
-        for (int i = 0; i < engine::kNumSeats; ++i) s.seats[i].total = result.totals(i);
-      }
-      s.turn.clear();
-      s.deadline = absl::InfiniteFuture();
-      return absl::OkStatus();
-    }
-    case v1::Event::kTurnStarted:
-      s.turn.assign(e.turn_started().turn().seats().begin(),
-                    e.turn_started().turn().seats().end());
-      for (int seat : s.turn) {
-        if (absl::Status st = seat_of(seat); !st.ok()) return st;
-      }
-      s.deadline = TimeFromWire(e.turn_started().turn().deadline());
-      return absl::OkStatus();
-    case v1::Event::kSeatLeft:
-      if (absl::Status st = seat_of(e.seat_left().seat()); !st.ok()) return st;
-      s.seats[e.seat_left().seat()].left = true;
-      return absl::OkStatus();
-    default:
-      // A newer server's event kind: nothing to track, and nothing to fail on.
-      return absl::OkStatus();
-  }
 }
 
 absl::StatusOr<SeatTracker::Applied> SeatTracker::ApplyPrompt(const v1::Prompt& prompt) {

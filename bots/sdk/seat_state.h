@@ -47,9 +47,9 @@ struct SeatInfo {
   engine::CardSet twos_shown = 0;
   engine::CardSet taken = 0;  // cards taken in tricks this deal
   int tricks_won = 0;
-  // This deal's score as far as the stream tells it: exact in a snapshot, at the
-  // deal's end and for Trix placements; not updated trick by trick (the events do
-  // not carry the points of a trick, and bots do not re-implement the scoring).
+  // This deal's score so far, doubles included: from the snapshot, then after
+  // every trick with the engine's own scoring (engine/points.h), for every Trix
+  // placement and at the deal's end. Bots never re-implement the scoring.
   int deal_score = 0;
   int total = 0;
   int64_t stake = 0;
@@ -149,8 +149,6 @@ class SeatTracker {
   bool started() const { return started_; }
 
  private:
-  absl::Status ApplyEventKind(const v1::Event& event, SeatState& s) const;
-
   SeatState state_;
   bool started_ = false;
 };

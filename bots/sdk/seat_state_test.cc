@@ -71,10 +71,7 @@ std::string Differences(const SeatState& s, const v1::TableView& v) {
     check(seat + "tricks_won", mine.tricks_won, server.tricks_won());
     check(seat + "total", mine.total, server.total());
     check(seat + "stake", mine.stake, server.stake());
-    // Trick by trick the points are not streamed (see SeatInfo::deal_score).
-    if (!playing || s.contract == engine::Contract::kTrix) {
-      check(seat + "deal_score", mine.deal_score, server.deal_score());
-    }
+    check(seat + "deal_score", mine.deal_score, server.deal_score());
   }
   check("game_over", s.game_over, v.phase() == v1::PHASE_GAME_OVER);
   // Everything played this deal is public, so the tracker's `played` must be the
@@ -281,6 +278,24 @@ TEST_F(SeatTrackerInputTest, AnUnknownCardIsAnErrorAndChangesNothing) {
   EXPECT_EQ(applied.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(tracker_.state().seq, before.seq);
   EXPECT_EQ(tracker_.state().played, before.played);
+}
+
+// Each event is checked whole before anything is taken in (no copy of the state).
+TEST_F(SeatTrackerInputTest, AHalfBadEventChangesNothing) {
+  const SeatState before = tracker_.state();
+  v1::Event turn = TurnStarted(seq_ + 1, 0);
+  turn.mutable_turn_started()->mutable_turn()->add_seats(9);
+  EXPECT_EQ(tracker_.ApplyEvent(turn).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(tracker_.state().turn, before.turn);
+  EXPECT_EQ(tracker_.state().seq, before.seq);
+  v1::Event trick;
+  trick.set_seq(seq_ + 1);
+  trick.mutable_trick_taken()->set_seat(1);
+  trick.mutable_trick_taken()->add_cards("2C");
+  trick.mutable_trick_taken()->add_cards("ZZ");
+  EXPECT_EQ(tracker_.ApplyEvent(trick).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(tracker_.state().seats[1].tricks_won, before.seats[1].tricks_won);
+  EXPECT_EQ(tracker_.state().seats[1].deal_score, before.seats[1].deal_score);
 }
 
 TEST_F(SeatTrackerInputTest, ASeatOutOfRangeIsAnError) {

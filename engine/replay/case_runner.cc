@@ -252,6 +252,9 @@ json RunGame(const json& c, const json& id) {
       }
       stakes[s] = (*it)[s].get<int64_t>();
     }
+    if (absl::Status st = ValidateStakes(stakes); !st.ok()) {
+      return ErrorResult(id, {-1, std::string(st.message())});
+    }
   }
   auto deals = c.find("deals");
   if (deals == c.end() || !deals->is_array()) {
@@ -270,11 +273,15 @@ json RunGame(const json& c, const json& id) {
     }
   }
   const GameResult result = ResultOf(rules->variant, game.totals(), stakes);
+  // The cases compare the exact split of the rules (a fraction when it does not
+  // divide evenly), not the whole units a table pays.
+  json payouts = json::array();
+  for (const PotShare& share : result.shares) payouts.push_back(share.value());
   json out = {{"id", id},
               {"ok", true},
               {"deal_scores", game.deal_scores()},
               {"totals", result.totals},
-              {"payouts", result.payouts}};
+              {"payouts", payouts}};
   if (rules->variant.team == Team::kPartner) {
     out["team_totals"] = result.team_totals;
     out["winner_team"] = result.winner_team < 0 ? json(nullptr) : json(result.winner_team);

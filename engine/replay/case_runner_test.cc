@@ -10,6 +10,7 @@
 #include "engine/autopilot.h"
 #include "engine/deal.h"
 #include "engine/random.h"
+#include "engine/result.h"
 #include "engine/testing/hands.h"
 #include "gtest/gtest.h"
 
@@ -244,6 +245,17 @@ TEST(CaseRunnerTest, ValidGameCase) {
   EXPECT_FALSE(r.contains("places"));
 }
 
+// The cases compare the rules' exact split: an uneven one prints as a fraction, not
+// as the whole units a table pays.
+TEST(CaseRunnerTest, GamePayoutsAreTheExactSplit) {
+  json c = ComplexGame();
+  c["stakes"] = {100, 0, 1, 0};
+  const json r = RunJson(c);
+  ASSERT_EQ(r["ok"], true) << r.dump();
+  ASSERT_EQ(r["winner_team"], 0) << r.dump();
+  EXPECT_EQ(r["payouts"], json({50.5, 0.0, 50.5, 0.0}));
+}
+
 TEST(CaseRunnerTest, GameWithTheWrongNumberOfDeals) {
   json c = ComplexGame();
   c["deals"].push_back(c["deals"][1]);
@@ -263,6 +275,8 @@ TEST(CaseRunnerTest, GameSetupErrors) {
   ExpectError(RunJson(c), -1);
   c = ComplexGame();
   c["stakes"] = {100, -1, 300, 0};
+  ExpectError(RunJson(c), -1);
+  c["stakes"] = {100, kMaxStake + 1, 300, 0};
   ExpectError(RunJson(c), -1);
   c = ComplexGame();
   c["deals"][1] = "deal";

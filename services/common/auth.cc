@@ -6,13 +6,12 @@
 #include <openssl/sha.h>
 
 #include <array>
-#include <cstdio>
-#include <cstdlib>
 
 #include "absl/strings/escaping.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/strip.h"
+#include "engine/check.h"
 
 namespace trix::service {
 namespace {
@@ -21,10 +20,8 @@ namespace {
 template <size_t N>
 std::array<unsigned char, N> RandomBytes() {
   std::array<unsigned char, N> bytes;
-  if (RAND_bytes(bytes.data(), static_cast<int>(N)) != 1) {
-    std::fprintf(stderr, "FATAL: RAND_bytes failed; no secure randomness\n");
-    std::abort();
-  }
+  TRIX_CHECK(RAND_bytes(bytes.data(), static_cast<int>(N)) == 1)
+      << "no secure randomness";
   return bytes;
 }
 

@@ -65,6 +65,13 @@ std::unique_ptr<pqxx::connection> Connect(const std::string& url,
 #pragma GCC diagnostic pop
   pqxx::nontransaction tx(*connection);
   tx.exec_params("SELECT set_config('application_name', $1, false)", application_name);
+  // Bounded transactions: a process frozen mid-transaction (SIGSTOP, a VM pause)
+  // loses its session, and with it its row locks, well within a lease, so another
+  // instance can claim its tables; no statement waits on a lock for long.
+  tx.exec(
+      "SELECT set_config('idle_in_transaction_session_timeout', '2s', false), "
+      "set_config('lock_timeout', '2s', false), "
+      "set_config('statement_timeout', '30s', false)");
   return connection;
 }
 

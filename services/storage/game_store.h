@@ -148,8 +148,10 @@ class GameStore {
   // Queues entries for the next group commit; `done` runs on the writer thread once
   // they are durable (OK) or rejected (nothing of this request was written).
   //
-  // Rejections: NOT_FOUND (no such game), FAILED_PRECONDITION (the lease is not
-  // this instance's or lapsed: "lease lost"; the game has ended; the first index
+  // Rejections: NOT_FOUND (no such game), ABORTED with "lease lost" (the lease is
+  // not this instance's or lapsed: the table now belongs elsewhere; its own status,
+  // so the caller stops hosting it), FAILED_PRECONDITION (the game has ended; the
+  // first index
   // would leave a gap), ALREADY_EXISTS (the first index, or a seat's request id,
   // is already in the log), INVALID_ARGUMENT (indexes not consecutive, a seat
   // outside -1..3, a result or outbox payload that is not JSON), UNAVAILABLE (no
@@ -174,6 +176,22 @@ class GameStore {
   // `limit` unfinished games whose lease lapsed (a dead instance's) and returns them.
   absl::Status RenewLeases(absl::Duration ttl);
   absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl, int limit);
+  // Renews only the leases of `hosted` (the tables this instance hosts) that are
+  // still this instance's (lapsed but unclaimed included: nobody else can have
+  // written); returns the ids renewed. A hosted id
+  // missing from the answer is lost (or finished): stop serving it.
+  absl::StatusOr<std::vector<std::string>> RenewHosted(
+      absl::Duration ttl, const std::vector<std::string>& hosted);
+  // Claims one game whose lease lapsed (or that is already ours): true when it is
+  // now ours, false when it is finished, quarantined, or another instance holds it.
+  absl::StatusOr<bool> ClaimTable(const std::string& game_id, absl::Duration ttl);
+  // Claims the games that earlier runs of instance `name` hold (their owners are
+  // "<name>#..."): a restarted instance takes its own tables back at once.
+  absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(const std::string& name,
+                                                             absl::Duration ttl);
+  // Quarantines a game: games.broken = reason; no instance claims it until an
+  // operator clears it (UPDATE games SET broken = NULL WHERE id = ...).
+  absl::Status MarkBroken(const std::string& game_id, const std::string& reason);
   // Makes a game this instance holds claimable at once (graceful shutdown);
   // FAILED_PRECONDITION when another instance holds it, NOT_FOUND when unknown.
   absl::Status ReleaseLease(const std::string& game_id);

@@ -10,6 +10,7 @@
 #include "services/storage/game_store.h"
 #include "services/storage/game_store_impl.h"
 #include "services/storage/game_store_sql.h"
+#include "services/storage/pg_array.h"
 
 namespace trix::storage {
 namespace {
@@ -94,6 +95,75 @@ absl::Status GameStore::ReleaseLease(const std::string& game_id) {
     return absl::FailedPreconditionError(absl::StrCat("game ", game_id, " is leased to ",
                                                       owner[0][0].as<std::string>(),
                                                       ", not to us"));
+  });
+}
+
+absl::StatusOr<std::vector<std::string>> GameStore::RenewHosted(
+    absl::Duration ttl, const std::vector<std::string>& hosted) {
+  if (ttl <= absl::ZeroDuration())
+    return absl::InvalidArgumentError("ttl must be positive");
+  std::vector<std::string> renewed;
+  if (hosted.empty()) return renewed;
+  absl::Status status = impl_->pool.Run("renewing leases", [&](pqxx::connection& c) {
+    PgArray ids(PgType::kText);
+    for (const std::string& id : hosted) ids.AddString(id);
+    pqxx::work tx(c);
+    const pqxx::result rows =
+        tx.exec_params(sql::kRenewHosted, impl_->options.instance_id,
+                       absl::ToInt64Microseconds(ttl), ids.Finish());
+    tx.commit();
+    for (const pqxx::row& row : rows) renewed.push_back(row[0].as<std::string>());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return renewed;
+}
+
+absl::StatusOr<bool> GameStore::ClaimTable(const std::string& game_id,
+                                           absl::Duration ttl) {
+  if (ttl <= absl::ZeroDuration())
+    return absl::InvalidArgumentError("ttl must be positive");
+  bool claimed = false;
+  absl::Status status = impl_->pool.Run("claiming a game", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    claimed = !tx.exec_params(sql::kClaimTable, game_id, impl_->options.instance_id,
+                              absl::ToInt64Microseconds(ttl))
+                   .empty();
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return claimed;
+}
+
+absl::StatusOr<std::vector<std::string>> GameStore::ClaimPreviousRuns(
+    const std::string& name, absl::Duration ttl) {
+  if (ttl <= absl::ZeroDuration())
+    return absl::InvalidArgumentError("ttl must be positive");
+  std::vector<std::string> claimed;
+  absl::Status status =
+      impl_->pool.Run("claiming a previous run's games", [&](pqxx::connection& c) {
+        pqxx::work tx(c);
+        const pqxx::result rows =
+            tx.exec_params(sql::kClaimPreviousRuns, impl_->options.instance_id,
+                           absl::ToInt64Microseconds(ttl), name);
+        tx.commit();
+        for (const pqxx::row& row : rows) claimed.push_back(row[0].as<std::string>());
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
+  return claimed;
+}
+
+absl::Status GameStore::MarkBroken(const std::string& game_id,
+                                   const std::string& reason) {
+  return impl_->pool.Run("quarantining a game", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    if (tx.exec_params(sql::kMarkBroken, game_id, reason).empty()) {
+      return absl::NotFoundError(absl::StrCat("game ", game_id, " not found"));
+    }
+    tx.commit();
+    return absl::OkStatus();
   });
 }
 

@@ -161,7 +161,7 @@ TEST_F(GameStoreLeaseTest, ReleasingLetsAnotherInstanceClaimAtOnce) {
   ASSERT_TRUE(claimed.ok()) << claimed.status();
   EXPECT_EQ(*claimed, std::vector<std::string>{"g1"});
   EXPECT_EQ(store_->AppendSync(SampleAppend("g1", 0, 1)).code(),
-            absl::StatusCode::kFailedPrecondition);
+            absl::StatusCode::kAborted);
 }
 
 class GameStoreListTest : public GameStoreLeaseTest {};

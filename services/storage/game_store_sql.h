@@ -59,7 +59,7 @@ FROM mine WHERE g.id = mine.id)sql";
 inline constexpr const char* kClaimOrphans = R"sql(
 WITH lapsed AS (
   SELECT id FROM games
-  WHERE finished IS NULL AND lease_until < now()
+  WHERE finished IS NULL AND broken IS NULL AND lease_until < now()
   ORDER BY lease_until LIMIT $3
   FOR NO KEY UPDATE SKIP LOCKED)
 UPDATE games AS g
@@ -71,6 +71,54 @@ RETURNING g.id)sql";
 inline constexpr const char* kReleaseLease = R"sql(
 UPDATE games SET lease_until = '-infinity'
 WHERE id = $1 AND lease_owner = $2
+RETURNING id)sql";
+
+// $1 owner, $2 ttl µs, $3 the ids it hosts. Only those: a table this instance
+// holds a lease on but does not host must lapse, so that someone adopts it. A
+// lapsed lease that nobody claimed is still safe to renew: only the owner
+// appends, so the log cannot have moved on.
+inline constexpr const char* kRenewHosted = R"sql(
+WITH mine AS (
+  SELECT id FROM games
+  WHERE id = ANY($3::text[]) AND lease_owner = $1
+    AND finished IS NULL
+  ORDER BY id FOR NO KEY UPDATE)
+UPDATE games AS g SET lease_until = now() + $2::bigint * interval '1 microsecond'
+FROM mine WHERE g.id = mine.id
+RETURNING g.id)sql";
+
+// $1 game, $2 owner, $3 ttl µs: takes one table whose lease lapsed (or is already
+// ours), unless it is finished or quarantined. SKIP LOCKED: a table its owner is
+// writing to right now is not taken from under it.
+inline constexpr const char* kClaimTable = R"sql(
+WITH lapsed AS (
+  SELECT id FROM games
+  WHERE id = $1 AND finished IS NULL AND broken IS NULL
+    AND (lease_until < now() OR lease_owner = $2)
+  FOR NO KEY UPDATE SKIP LOCKED)
+UPDATE games AS g
+SET lease_owner = $2, lease_until = now() + $3::bigint * interval '1 microsecond'
+FROM lapsed WHERE g.id = lapsed.id
+RETURNING g.id)sql";
+
+// $1 owner, $2 ttl µs, $3 the instance name: the tables a previous run of this
+// instance (owner "<name>#<boot id>") still holds. That run is gone (one process
+// per instance name), so they are taken at once, not after their lease lapses.
+inline constexpr const char* kClaimPreviousRuns = R"sql(
+WITH previous AS (
+  SELECT id FROM games
+  WHERE finished IS NULL AND broken IS NULL AND lease_owner <> $1
+    AND left(lease_owner, length($3) + 1) = $3 || '#'
+  ORDER BY id FOR NO KEY UPDATE SKIP LOCKED)
+UPDATE games AS g
+SET lease_owner = $1, lease_until = now() + $2::bigint * interval '1 microsecond'
+FROM previous WHERE g.id = previous.id
+RETURNING g.id)sql";
+
+// $1 game, $2 reason. The lease lapses at once; no instance claims a broken game.
+inline constexpr const char* kMarkBroken = R"sql(
+UPDATE games SET broken = $2, lease_until = '-infinity'
+WHERE id = $1
 RETURNING id)sql";
 
 inline constexpr const char* kListActive = R"sql(

@@ -65,8 +65,8 @@ absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
       return absl::OkStatus();
     case 1:
       return absl::NotFoundError(absl::StrCat("game ", id, " not found"));
-    case 2:
-      return absl::FailedPreconditionError(
+    case 2:  // ABORTED: the table's host stops hosting it (another instance holds it)
+      return absl::AbortedError(
           absl::StrCat("lease lost: game ", id,
                        " is not leased to this instance (or the lease lapsed)"));
     case 3:

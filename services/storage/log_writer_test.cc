@@ -221,7 +221,7 @@ TEST_F(GameStoreAppendTest, AnAppendWithoutTheLeaseFailsAndWritesNothing) {
   // The lease lapses (this instance stalled): appends stop at once...
   Sql("UPDATE games SET lease_until = now() - interval '1 second' WHERE id = 'g1'");
   absl::Status status = store_->AppendSync(SampleAppend("g1", 1, 1));
-  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_EQ(status.code(), absl::StatusCode::kAborted) << status;
   EXPECT_NE(status.message().find("lease lost"), absl::string_view::npos) << status;
   // ...and once another instance takes the game over, only it may append.
   std::unique_ptr<GameStore> other = OpenStore("table-2");
@@ -235,7 +235,7 @@ TEST_F(GameStoreAppendTest, AnAppendWithoutTheLeaseFailsAndWritesNothing) {
   store_->Append(SampleAppend("g2", 0, 1), answers.Slot(1));
   Unblock();
   const std::vector<absl::Status> statuses = answers.Wait();
-  EXPECT_EQ(statuses[0].code(), absl::StatusCode::kFailedPrecondition) << statuses[0];
+  EXPECT_EQ(statuses[0].code(), absl::StatusCode::kAborted) << statuses[0];
   EXPECT_OK(statuses[1]);
   EXPECT_EQ(store_->append_stats().retried_alone, 0);
 

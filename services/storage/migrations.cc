@@ -18,7 +18,11 @@ namespace trix::storage {
 namespace {
 
 // Any constant shared by every instance would do; this one spells "Mamlaka".
-constexpr const char* kLockSql = "SELECT pg_advisory_xact_lock(21780695804373857)";
+// Migrations may take long and wait for each other: the connection's bounds
+// (connection_pool.h) do not apply to them.
+constexpr const char* kLockSql =
+    "SET LOCAL lock_timeout = 0; SET LOCAL statement_timeout = 0; "
+    "SELECT pg_advisory_xact_lock(21780695804373857)";
 
 constexpr const char* kCreateTableSql = R"sql(
 CREATE TABLE IF NOT EXISTS schema_migrations (

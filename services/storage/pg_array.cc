@@ -1,8 +1,8 @@
 #include "services/storage/pg_array.h"
 
-#include <cstdio>
-#include <cstdlib>
 #include <limits>
+
+#include "engine/check.h"
 
 namespace trix::storage {
 namespace {
@@ -13,10 +13,8 @@ constexpr int64_t kPgEpochUnixMicros = int64_t{946684800} * 1000000;
 }  // namespace
 
 void PgArray::Expect(bool type_ok, const char* what) const {
-  if (type_ok) return;
-  std::fprintf(stderr, "PgArray: %s added to an array of type oid %u\n", what,
-               static_cast<unsigned>(type_));
-  std::abort();
+  TRIX_CHECK(type_ok) << "PgArray: " << what << " added to an array of type oid "
+                      << static_cast<unsigned>(type_);
 }
 
 void PgArray::AppendBigEndian(uint64_t value, int bytes) {

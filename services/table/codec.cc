@@ -1,5 +1,7 @@
 #include "services/table/codec.h"
 
+#include <cmath>
+
 #include "absl/strings/str_cat.h"
 #include "engine/cards.h"
 #include "google/protobuf/util/time_util.h"
@@ -110,16 +112,11 @@ absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& l
   return action;
 }
 
-v1::GameResult ResultToProto(const engine::GameResult& result) {
-  v1::GameResult out;
-  for (int s = 0; s < engine::kNumSeats; ++s) {
-    out.add_totals(result.totals[s]);
-    out.add_places(result.places[s]);
-    out.add_payouts(result.payouts[s]);
-  }
-  for (int32_t t : result.team_totals) out.add_team_totals(t);
-  out.set_winner_team(result.winner_team);
-  return out;
+v1::GameResult ResultToProto(const engine::Variant& variant,
+                             const engine::GameResult& result,
+                             const engine::Stakes& stakes) {
+  // ResultJson always writes what ResultFromJson reads.
+  return *ResultFromJson(ResultJson(variant, result, stakes));
 }
 
 std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
@@ -150,19 +147,23 @@ absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json) {
   ints("totals", out.mutable_totals());
   ints("places", out.mutable_places());
   ints("team_totals", out.mutable_team_totals());
-  out.set_winner_team(-1);
   if (j.contains("winner_team") && j["winner_team"].is_number_integer()) {
     out.set_winner_team(j["winner_team"].get<int32_t>());
   }
   if (j.contains("payouts") && j["payouts"].is_array()) {
     for (const auto& v : j["payouts"]) {
-      if (v.is_number()) out.add_payouts(v.get<double>());
+      if (v.is_number_integer()) {
+        out.add_payouts(v.get<int64_t>());
+      } else if (v.is_number_float()) {
+        // A row written while payouts were floating point.
+        out.add_payouts(std::llround(v.get<double>()));
+      }
     }
   }
   return out;
 }
 
-v1::Event EngineEventToProto(const engine::Event& e, const engine::GameResult& result) {
+v1::Event EngineEventToProto(const engine::Event& e, const v1::GameResult& result) {
   v1::Event out;
   out.set_deal(e.deal);
   out.set_kingdom(e.kingdom);
@@ -216,7 +217,7 @@ v1::Event EngineEventToProto(const engine::Event& e, const engine::GameResult& r
       for (int32_t v : e.values) out.mutable_deal_ended()->add_scores(v);
       break;
     case engine::EventType::kGameEnded:
-      *out.mutable_game_ended()->mutable_result() = ResultToProto(result);
+      *out.mutable_game_ended()->mutable_result() = result;
       break;
   }
   return out;

@@ -9,7 +9,8 @@
 // take what the engine has already decided a viewer may see; nothing here decides
 // visibility.
 //
-//   ASSIGN_OR_RETURN(engine::CardSet cards, SeatCardsFromProto(request.cards()));
+//   absl::StatusOr<engine::CardSet> cards = SeatCardsFromProto(request.cards());
+//   if (!cards.ok()) return cards.status();
 //   v1::Event event_on_wire = EngineEventToProto(event, result_of_game);
 #ifndef TRIX_SERVICES_TABLE_CODEC_H_
 #define TRIX_SERVICES_TABLE_CODEC_H_
@@ -47,16 +48,21 @@ google::protobuf::Timestamp TimeToProto(absl::Time time);
 v1::internal::LoggedAction ActionToLog(const engine::Action& action);
 absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& logged);
 
-v1::GameResult ResultToProto(const engine::GameResult& result);
+// A result on the wire: ResultFromJson(ResultJson(...)), so that GameEnded, a
+// table's view, GetGameRecord and ListPlayerGames show one and the same result.
+// Solo results carry no team fields.
+v1::GameResult ResultToProto(const engine::Variant& variant,
+                             const engine::GameResult& result,
+                             const engine::Stakes& stakes);
 // The result row's JSON: totals, places, team totals, winner, stakes, payouts.
 std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
                        const engine::Stakes& stakes);
-// Reads ResultJson's output back (for listings); DATA_LOSS if it is not that.
+// Reads ResultJson's output back; DATA_LOSS if it is not that. Team fields only
+// when the JSON has them (partner modes).
 absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json);
 
 // An engine event on the wire (without seq and time). `result` fills GameEnded.
-v1::Event EngineEventToProto(const engine::Event& event,
-                             const engine::GameResult& result);
+v1::Event EngineEventToProto(const engine::Event& event, const v1::GameResult& result);
 
 }  // namespace trix::table
 

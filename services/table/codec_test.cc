@@ -82,7 +82,22 @@ TEST(CodecTest, ResultJsonRoundTrip) {
   EXPECT_THAT(back.team_totals(), ElementsAre(300, -300));
   EXPECT_EQ(back.winner_team(), 0);
   EXPECT_THAT(back.payouts(), ElementsAre(150, 0, 150, 0));
+  // Money is whole units in the stored row too (the ledger settles from it).
+  EXPECT_THAT(json, HasSubstr("\"payouts\":[150,0,150,0]"));
+  EXPECT_THAT(ResultFromJson(R"({"payouts": [400.0, 0.0, 0, 0]})").value().payouts(),
+              ElementsAre(400, 0, 0, 0));
   EXPECT_EQ(ResultFromJson("not json").status().code(), absl::StatusCode::kDataLoss);
+}
+
+TEST(CodecTest, ASoloResultHasNoTeamFields) {
+  engine::GameResult result;
+  result.totals = {100, -50, 200, -250};
+  result.places = {2, 3, 1, 4};
+  const v1::GameResult out =
+      ResultToProto({engine::Team::kSolo, engine::Format::kComplex}, result, {});
+  EXPECT_THAT(out.places(), ElementsAre(2, 3, 1, 4));
+  EXPECT_TRUE(out.team_totals().empty());
+  EXPECT_FALSE(out.has_winner_team());
 }
 
 }  // namespace

@@ -4,7 +4,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "google/rpc/status.pb.h"
+#include "proto/wire/table_location.h"
 #include "services/common/auth.h"
+#include "services/table/refusals.h"
 #include "services/table/update_stream.h"
 
 namespace trix::table {
@@ -12,10 +15,13 @@ namespace {
 
 // A finished reply: the response (if OK) and the status, on the reactor.
 template <typename T>
-Reply<T> Finisher(grpc::ServerUnaryReactor* reactor, T* response) {
-  return [reactor, response](absl::StatusOr<T> result) {
+Reply<T> Finisher(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor* reactor,
+                  T* response) {
+  return [context, reactor, response](absl::StatusOr<T> result) {
     if (result.ok()) *response = *std::move(result);
-    reactor->Finish(ToGrpcStatus(result.status()));
+    const grpc::Status status = ToGrpcStatus(result.status());
+    AddLocationMetadata(context, status);
+    reactor->Finish(status);
   };
 }
 
@@ -37,11 +43,27 @@ std::string Metadata(grpc::CallbackServerContext* context, absl::string_view key
 
 }  // namespace
 
+void AddLocationMetadata(grpc::CallbackServerContext* context,
+                         const grpc::Status& status) {
+  if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
+      where && !where->address().empty()) {
+    context->AddTrailingMetadata(kTableAddressKey, where->address());
+  }
+}
+
 grpc::Status ToGrpcStatus(const absl::Status& status) {
   if (status.ok()) return grpc::Status::OK;
   // absl and gRPC share the canonical code numbering.
-  return grpc::Status(static_cast<grpc::StatusCode>(status.code()),
-                      std::string(status.message()));
+  const auto code = static_cast<grpc::StatusCode>(status.code());
+  std::string message(status.message());
+  std::optional<v1::TableLocation> location = LocationIn(status);
+  if (!location) return grpc::Status(code, message);
+  // Where the table lives: the standard rich error (grpc-status-details-bin).
+  google::rpc::Status details;
+  details.set_code(static_cast<int>(status.code()));
+  details.set_message(message);
+  details.add_details()->PackFrom(*location);
+  return grpc::Status(code, message, details.SerializeAsString());
 }
 
 TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
@@ -125,7 +147,7 @@ grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
     reactor->Finish(ToGrpcStatus(allowed));
     return reactor;
   }
-  host_->CreateTable(*request, Finisher(reactor, response));
+  host_->CreateTable(*request, Finisher(context, reactor, response));
   return reactor;
 }
 
@@ -138,7 +160,7 @@ grpc::ServerUnaryReactor* TableGrpcService::GetTable(grpc::CallbackServerContext
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetTable(*request, Finisher(reactor, response), /*trusted=*/backend);
+  host_->GetTable(*request, Finisher(context, reactor, response), /*trusted=*/backend);
   return reactor;
 }
 
@@ -150,7 +172,7 @@ grpc::ServerUnaryReactor* TableGrpcService::ListPlayerTables(
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->ListPlayerTables(*request, Finisher(reactor, response));
+  host_->ListPlayerTables(*request, Finisher(context, reactor, response));
   return reactor;
 }
 
@@ -163,14 +185,14 @@ grpc::ServerUnaryReactor* TableGrpcService::Act(grpc::CallbackServerContext* con
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->Act(*request, Finisher(reactor, response));
+  host_->Act(*request, Finisher(context, reactor, response));
   return reactor;
 }
 
 grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Play(
     grpc::CallbackServerContext* context) {
   // The peer's address once, not per action.
-  return new PlayStream(host_, options_.stream_buffer, &host_->metrics(),
+  return new PlayStream(context, host_, options_.stream_buffer, &host_->metrics(),
                         [this, peer = PeerKey(context->peer())](
                             const std::string& table_id, const std::string& seat_token) {
                           return CheckRate(peer, table_id, seat_token, /*backend=*/false);
@@ -187,7 +209,7 @@ grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetGameRecord(*request, Finisher(reactor, response),
+  host_->GetGameRecord(*request, Finisher(context, reactor, response),
                        /*trusted=*/IsBackend(context));
   return reactor;
 }
@@ -200,14 +222,26 @@ grpc::ServerUnaryReactor* TableGrpcService::ListPlayerGames(
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->ListPlayerGames(*request, Finisher(reactor, response));
+  host_->ListPlayerGames(*request, Finisher(context, reactor, response));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
+    grpc::CallbackServerContext* context, const v1::LocateTableRequest* request,
+    v1::TableLocation* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) {
+    reactor->Finish(ToGrpcStatus(s));
+    return reactor;
+  }
+  host_->LocateTable(*request, Finisher(context, reactor, response));
   return reactor;
 }
 
 grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::OpenStream(
     grpc::CallbackServerContext* context, const std::string& table_id,
     const std::string& seat_token, bool spectator, uint64_t after_seq) {
-  auto* stream = new UpdateStream(options_.stream_buffer, &host_->metrics());
+  auto* stream = new UpdateStream(context, options_.stream_buffer, &host_->metrics());
   std::shared_ptr<StreamSink> sink = stream->sink();
   if (absl::Status s = CheckRate(context, table_id, seat_token); !s.ok()) {
     sink->Close(s);

@@ -60,7 +60,15 @@ struct GrpcOptions {
   std::shared_ptr<const service::PlayerTokenVerifier> player_tokens;
 };
 
+// The code and message; a refusal that says where the table lives (refusals.h)
+// also carries a google.rpc.Status with that trix.v1.TableLocation in its details.
 grpc::Status ToGrpcStatus(const absl::Status& status);
+
+// The same address, for clients that read metadata rather than error details:
+// trailing metadata "mamlaka-table-address" on a refusal that names the table's
+// instance. Call before finishing the call.
+inline constexpr char kTableAddressKey[] = "mamlaka-table-address";
+void AddLocationMetadata(grpc::CallbackServerContext* context, const grpc::Status& status);
 
 class TableGrpcService final : public v1::TableService::CallbackService {
  public:
@@ -91,6 +99,9 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   grpc::ServerUnaryReactor* ListPlayerGames(
       grpc::CallbackServerContext* context, const v1::ListPlayerGamesRequest* request,
       v1::ListPlayerGamesResponse* response) override;
+  grpc::ServerUnaryReactor* LocateTable(grpc::CallbackServerContext* context,
+                                        const v1::LocateTableRequest* request,
+                                        v1::TableLocation* response) override;
 
  private:
   // RESOURCE_EXHAUSTED when the caller's identity (see GrpcOptions) is over its

@@ -54,6 +54,17 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                        .Help("Requests refused because a queue was full (a table's "
                              "commands, or database reads)")
                        .Register(r)
-                       .Add({})) {}
+                       .Add({})),
+      quarantined(prometheus::BuildCounter()
+                      .Name("trix_table_broken_total")
+                      .Help("Tables quarantined for a broken invariant or an "
+                            "unreplayable log (alert on any increase)")
+                      .Register(r)
+                      .Add({})),
+      leases_lost(prometheus::BuildCounter()
+                      .Name("trix_table_leases_lost_total")
+                      .Help("Hosted tables whose lease another instance took")
+                      .Register(r)
+                      .Add({})) {}
 
 }  // namespace trix::table

@@ -7,6 +7,8 @@
 //   trix_table_tables                     tables hosted
 //   trix_table_streams                    open event streams
 //   trix_table_recovered_total            tables rebuilt from their logs
+//   trix_table_broken_total               tables quarantined (alert on any increase)
+//   trix_table_leases_lost_total          hosted tables another instance took over
 #ifndef TRIX_SERVICES_TABLE_HOST_METRICS_H_
 #define TRIX_SERVICES_TABLE_HOST_METRICS_H_
 
@@ -31,6 +33,8 @@ struct HostMetrics {
   prometheus::Gauge& streams;
   prometheus::Counter& recovered;
   prometheus::Counter& refused_busy;  // a table's or the io pool's queue was full
+  prometheus::Counter& quarantined;
+  prometheus::Counter& leases_lost;
 };
 
 }  // namespace trix::table

@@ -5,8 +5,9 @@
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
 // Start-up: the server listens at once with health NOT_SERVING (and every call
-// UNAVAILABLE) while it waits for the database, applies migrations, and resumes the
-// tables whose lease lapsed; then it reports SERVING. SIGTERM or SIGINT drains it:
+// UNAVAILABLE) while it waits for the database, applies migrations, registers itself
+// in the instance registry, and resumes its own previous run's tables and those whose
+// lease lapsed; then it reports SERVING. SIGTERM or SIGINT drains it:
 // NOT_SERVING, streams end UNAVAILABLE (clients resume elsewhere), leases are
 // released, and it exits.
 #include <signal.h>
@@ -26,6 +27,7 @@
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
 #include "services/storage/game_store.h"
+#include "services/storage/instance_registry.h"
 #include "services/table/server.h"
 #include "services/table/table_host.h"
 #include "services/table/table_store.h"
@@ -35,6 +37,8 @@ namespace {
 
 struct Flags {
   std::string listen = "0.0.0.0:50051";
+  std::string advertise_address;
+  std::string port_file;
   std::string database_url;
   std::string instance_id;
   std::string service_token;
@@ -63,12 +67,19 @@ struct Flags {
   int io_threads = 4;
   int db_connections = 4;
   int max_tables = 20000;
+  int64_t max_stake = engine::kMaxStake;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
 };
 
 void Bind(service::Config& c, Flags& f) {
-  c.Bind("listen", &f.listen, "address:port for gRPC");
+  c.Bind("listen", &f.listen, "address:port for gRPC (port 0: any free port)");
+  c.Bind("advertise_address", &f.advertise_address,
+         "host:port clients dial to reach this instance, registered for LocateTable "
+         "(default: the listen address with its bound port; the host name when it "
+         "listens on all interfaces)");
+  c.Bind("port_file", &f.port_file,
+         "once listening, write the bound port to this file (for --listen=...:0)");
   c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
   c.Bind("instance_id", &f.instance_id,
          "this instance's name for table leases (default: the host name, which is the "
@@ -110,6 +121,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("io_threads", &f.io_threads, "threads for blocking database reads");
   c.Bind("db_connections", &f.db_connections, "database connection pool size");
   c.Bind("max_tables", &f.max_tables, "tables this instance hosts at most");
+  c.Bind("max_stake", &f.max_stake, "largest stake a seat may put up, in whole units");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
 }
@@ -118,6 +130,25 @@ std::string HostName() {
   char name[256] = {};
   if (gethostname(name, sizeof(name) - 1) != 0) return "table-0";
   return name;
+}
+
+// The listen address with its bound port; a wildcard host becomes the host name.
+std::string AdvertiseAddress(const std::string& listen, int port) {
+  std::string host = listen.substr(0, listen.rfind(':'));
+  if (host.empty() || host == "0.0.0.0" || host == "[::]" || host == "::") {
+    host = HostName();
+  }
+  return absl::StrCat(host, ":", port);
+}
+
+// Written whole (to a temporary, then renamed): a reader never sees half a port.
+bool WritePortFile(const std::string& path, int port) {
+  const std::string temporary = path + ".tmp";
+  FILE* file = std::fopen(temporary.c_str(), "w");
+  if (file == nullptr) return false;
+  const bool written = std::fprintf(file, "%d\n", port) > 0;
+  return std::fclose(file) == 0 && written &&
+         std::rename(temporary.c_str(), path.c_str()) == 0;
 }
 
 // Waits up to `timeout` for SIGINT/SIGTERM (blocked in every thread).
@@ -167,6 +198,15 @@ int Run(int argc, char** argv) {
     service::LogError("cannot open the store", {{"error", store.status().ToString()}});
     return 1;
   }
+  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
+      storage::InstanceRegistry::Open({.url = flags.database_url,
+                                       .instance_id = lease_owner,
+                                       .live_for = flags.lease_ttl});
+  if (!registry.ok()) {
+    service::LogError("cannot open the registry",
+                      {{"error", registry.status().ToString()}});
+    return 1;
+  }
   if (flags.migrate_only) {
     absl::Status s = (*store)->Migrate(flags.migrations_dir);
     if (!s.ok()) {
@@ -196,9 +236,10 @@ int Run(int argc, char** argv) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
     return 1;
   }
-  std::unique_ptr<TableStore> tables = PostgresTableStore(store->get());
+  std::unique_ptr<TableStore> tables = PostgresTableStore(store->get(), registry->get());
   HostOptions host_options;
   host_options.instance_id = lease_owner;
+  host_options.instance_name = flags.instance_id;
   host_options.default_contract_ms = flags.default_contract_ms;
   host_options.default_doubling_ms = flags.default_doubling_ms;
   host_options.default_card_ms = flags.default_card_ms;
@@ -207,6 +248,7 @@ int Run(int argc, char** argv) {
   host_options.worker_threads = flags.workers;
   host_options.io_threads = flags.io_threads;
   host_options.max_tables = flags.max_tables;
+  host_options.max_stake = flags.max_stake;
   TableHost host(host_options, tables.get(), &(*metrics)->registry());
 
   ServerOptions server_options;
@@ -228,6 +270,13 @@ int Run(int argc, char** argv) {
       TableServer::Start(server_options, &host);
   if (!server.ok()) {
     service::LogError("cannot start the server", {{"error", server.status().ToString()}});
+    return 1;
+  }
+  host.Advertise(flags.advertise_address.empty()
+                     ? AdvertiseAddress(flags.listen, (*server)->port())
+                     : flags.advertise_address);
+  if (!flags.port_file.empty() && !WritePortFile(flags.port_file, (*server)->port())) {
+    service::LogError("cannot write the port file", {{"path", flags.port_file}});
     return 1;
   }
 

@@ -7,7 +7,8 @@ namespace {
 
 class PostgresStore final : public TableStore {
  public:
-  explicit PostgresStore(storage::GameStore* store) : store_(store) {}
+  PostgresStore(storage::GameStore* store, storage::InstanceRegistry* registry)
+      : store_(store), registry_(registry) {}
 
   absl::Status CheckReady() override { return store_->CheckReady(); }
   absl::Status CreateGame(const storage::NewGame& game,
@@ -22,8 +23,30 @@ class PostgresStore final : public TableStore {
   absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override {
     return store_->LoadGame(game_id);
   }
-  absl::Status RenewLeases(absl::Duration ttl) override {
-    return store_->RenewLeases(ttl);
+  absl::StatusOr<std::vector<std::string>> RenewHosted(
+      absl::Duration ttl, const std::vector<std::string>& hosted) override {
+    return store_->RenewHosted(ttl, hosted);
+  }
+  absl::StatusOr<bool> ClaimTable(const std::string& game_id,
+                                  absl::Duration ttl) override {
+    return store_->ClaimTable(game_id, ttl);
+  }
+  absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(
+      const std::string& name, absl::Duration ttl) override {
+    absl::StatusOr<std::vector<std::string>> claimed =
+        store_->ClaimPreviousRuns(name, ttl);
+    if (claimed.ok()) registry_->ForgetPreviousRuns(name).IgnoreError();
+    return claimed;
+  }
+  absl::Status MarkBroken(const std::string& game_id,
+                          const std::string& reason) override {
+    return store_->MarkBroken(game_id, reason);
+  }
+  absl::Status Heartbeat(const storage::InstanceState& state) override {
+    return registry_->Heartbeat(state);
+  }
+  absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override {
+    return registry_->Locate(game_id);
   }
   absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
                                                         int limit) override {
@@ -43,12 +66,14 @@ class PostgresStore final : public TableStore {
 
  private:
   storage::GameStore* const store_;
+  storage::InstanceRegistry* const registry_;
 };
 
 }  // namespace
 
-std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store) {
-  return std::make_unique<PostgresStore>(store);
+std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store,
+                                               storage::InstanceRegistry* registry) {
+  return std::make_unique<PostgresStore>(store, registry);
 }
 
 }  // namespace trix::table

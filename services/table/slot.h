@@ -46,6 +46,9 @@ struct TableHost::Slot {
   std::unique_ptr<Table> table;  // null: must be (re)loaded from the store
   absl::Status load_status;      // why `table` is null
   bool evicted = false;          // no longer hosted; commands get load_status
+  // A placeholder for a table a call asked for that this instance did not host:
+  // its first load locates the table and adopts it if nobody holds it.
+  bool adopting = false;
   struct Subscriber {
     int viewer;
     std::shared_ptr<UpdateSink> sink;
@@ -54,8 +57,12 @@ struct TableHost::Slot {
   size_t broadcast = 0;  // events [0, broadcast) were streamed
 
   // Readable from any thread.
-  std::array<std::string, 4> token_hashes;  // set before the slot is published
-  std::array<std::string, 4> player_ids;    // likewise
+  // Written once, before `seats_known` is set (at publication, or by the strand
+  // when a placeholder adopts its table); read only after it.
+  std::array<std::string, 4> token_hashes;
+  std::array<std::string, 4> player_ids;
+  std::atomic<bool> seats_known{false};
+  std::atomic<bool> hosted{false};          // loaded under this instance's lease: renewed
   std::atomic<int> phase{0};                // v1::Phase
   std::atomic<bool> finished{false};
   std::atomic<int64_t> finished_at_us{0};

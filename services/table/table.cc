@@ -1,8 +1,6 @@
 #include "services/table/table.h"
 
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,14 +21,6 @@ constexpr size_t kMaxRequestIdBytes = 128;
 // Storage keeps microseconds; live times are cut to the same precision so that a
 // replayed table computes exactly the deadlines the live one announced.
 absl::Time Micros(absl::Time t) { return absl::FromUnixMicros(absl::ToUnixMicros(t)); }
-
-// The engine rejected its own autopilot or deal, or a checked action failed on
-// its second half: the table can no longer be trusted and this is a bug.
-[[noreturn]] void Fatal(absl::string_view what, const absl::Status& status) {
-  std::fprintf(stderr, "FATAL table invariant: %.*s: %s\n", static_cast<int>(what.size()),
-               what.data(), status.ToString().c_str());
-  std::abort();
-}
 
 engine::Stakes StakesOf(const std::array<storage::SeatRecord, engine::kNumSeats>& seats) {
   engine::Stakes stakes{};
@@ -166,6 +156,7 @@ absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
 
 absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::Time now) {
   now = Micros(now);
+  if (!broken_.ok()) return broken_;
   if (request.request_id().empty()) {
     return absl::InvalidArgumentError("request_id is required");
   }
@@ -189,7 +180,10 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   if (absl::Status s = ApplyEntry(seat, *record, now); !s.ok()) {
     // Only the first action of a request can be refused (a selection that is legal
     // is always followed by a legal ready): the engine then changed nothing.
-    if (game_.log().size() != actions_before) Fatal("second action refused", s);
+    if (game_.log().size() != actions_before) {
+      Break("second action refused", s);
+      return broken_;
+    }
     return s;
   }
   Step step;
@@ -199,6 +193,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   answers_[seat][entry.request_id] = step.response;
   step.entries.push_back(std::move(entry));
   RunServerMoves(now, step);
+  if (!broken_.ok()) return broken_;
   Finish(step, /*was_over=*/false);
   return step;
 }
@@ -222,10 +217,14 @@ Step Table::Advance(absl::Time now) {
   return step;
 }
 
+void Table::BreakForTesting(absl::string_view reason) {
+  Break("for testing", absl::InternalError(reason));
+}
+
 void Table::RunServerMoves(absl::Time now, Step& step) {
   // Bounded: a game of seats that all left is at most ~1100 actions.
   for (int guard = 0; guard < 100000; ++guard) {
-    if (over()) return;
+    if (over() || !broken_.ok()) return;
     if (game_.phase() == Phase::kDealing) {
       const engine::Hands hands =
           engine::ShuffledHands(settings_.seed(), game_.deals_started());
@@ -239,7 +238,13 @@ void Table::RunServerMoves(absl::Time now, Step& step) {
     if (seat < 0) return;
     AddServerEntry(seat, engine::AutopilotAction(game_, seat), now, step);
   }
-  Fatal("server moves did not end", absl::InternalError(id_));
+  Break("server moves did not end", absl::InternalError(id_));
+}
+
+void Table::Break(absl::string_view what, const absl::Status& status) {
+  if (broken_.ok()) {
+    broken_ = absl::InternalError(absl::StrCat(what, ": ", status.message()));
+  }
 }
 
 void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time now,
@@ -251,7 +256,10 @@ void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time no
   entry.seat = seat;
   entry.time = now;
   entry.payload = record.SerializeAsString();
-  if (absl::Status s = ApplyEntry(seat, record, now); !s.ok()) Fatal("server move", s);
+  if (absl::Status s = ApplyEntry(seat, record, now); !s.ok()) {
+    Break("server move", s);
+    return;
+  }
   step.entries.push_back(std::move(entry));
 }
 
@@ -289,6 +297,10 @@ void Table::Finish(Step& step, bool was_over) const {
 
 engine::GameResult Table::Result() const {
   return engine::ResultOf(game_.rules().variant, game_.totals(), StakesOf(seats_));
+}
+
+v1::GameResult Table::ResultProto() const {
+  return ResultToProto(game_.rules().variant, Result(), StakesOf(seats_));
 }
 
 absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
@@ -392,7 +404,7 @@ std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
   if (ref.engine_index >= 0) {
     const engine::Event& e = game_.events()[ref.engine_index];
     out = EngineEventToProto(
-        e, e.type == engine::EventType::kGameEnded ? Result() : engine::GameResult{});
+        e, e.type == engine::EventType::kGameEnded ? ResultProto() : v1::GameResult{});
   } else {
     const ServiceEvent& s = service_events_[ref.service_index];
     if (s.kind == ServiceEvent::kSeatLeft) {

@@ -85,6 +85,13 @@ class Table {
   // out, then deals and the turns of seats that left. Empty when nothing is due.
   Step Advance(absl::Time now);
 
+  // Not OK once one of the server's own moves broke an engine invariant (the
+  // engine refused its autopilot or deal: a bug, or a log that replays but is
+  // inconsistent). The table is then untrustworthy: the host quarantines it
+  // instead of writing anything more, and Act and Advance answer this status.
+  const absl::Status& broken() const { return broken_; }
+  void BreakForTesting(absl::string_view reason);
+
   const std::string& id() const { return id_; }
   const v1::internal::TableSettings& settings() const { return settings_; }
   const std::array<storage::SeatRecord, engine::kNumSeats>& seats() const {
@@ -97,6 +104,8 @@ class Table {
   int64_t log_length() const { return log_length_; }
   absl::Time created() const { return created_; }
   engine::GameResult Result() const;
+  // The result on the wire (codec.h ResultToProto): the one form every API shows.
+  v1::GameResult ResultProto() const;
 
   // Events, in table order; index i is the i-th event of the table.
   size_t event_count() const { return events_.size(); }
@@ -162,6 +171,7 @@ class Table {
   // Deals and left seats' turns until a present seat must act or the game is over.
   void RunServerMoves(absl::Time now, Step& step);
   void Finish(Step& step, bool was_over) const;
+  void Break(absl::string_view what, const absl::Status& status);
   void AddEngineEvent(int32_t engine_index, uint8_t visible);
   void AddServiceEvent(ServiceEvent event);
   void AddEvent(EventRef ref);
@@ -189,6 +199,7 @@ class Table {
   // it runs out.
   std::array<int, 4> turn_key_{-1, -1, -1, -1};
   std::optional<absl::Time> deadline_;
+  absl::Status broken_;
 
   std::array<absl::flat_hash_map<std::string, v1::ActResponse>, engine::kNumSeats>
       answers_;

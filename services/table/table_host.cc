@@ -11,6 +11,7 @@
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
+#include "services/table/refusals.h"
 #include "services/table/slot.h"
 
 namespace trix::table {
@@ -24,7 +25,9 @@ TableHost::TableHost(HostOptions options, TableStore* store,
       metrics_(*registry),
       workers_("table", options_.worker_threads),
       io_("table-io", options_.io_threads, options_.max_queued_reads),
-      timer_([this](const std::string& id) { OnClock(id); }) {}
+      timer_([this](const std::string& id) { OnClock(id); }) {
+  Advertise(options_.advertise_address);
+}
 
 TableHost::~TableHost() { Shutdown(); }
 
@@ -46,7 +49,9 @@ std::shared_ptr<TableHost::Slot> TableHost::FindSlot(const std::string& table_id
 absl::StatusOr<int> TableHost::VerifySeat(const std::string& table_id,
                                           const std::string& seat_token) const {
   std::shared_ptr<Slot> slot = FindSlot(table_id);
-  if (!slot) return absl::NotFoundError("the table is not hosted here");
+  if (!slot || !slot->seats_known.load(std::memory_order_acquire)) {
+    return absl::NotFoundError("the table is not hosted here");
+  }
   if (seat_token.empty()) return absl::UnauthenticatedError("seat_token is required");
   const std::string hash = service::TokenHash(seat_token);
   int seat = -1;
@@ -159,7 +164,11 @@ void TableHost::Drain(std::shared_ptr<Slot> slot) {
         slot->waiting = true;
         slot->arrivals = 1;
         slot->continuation = nullptr;
-        io_.Post([this, slot] { Reload(slot); });
+        if (slot->adopting) {
+          io_.Post([this, slot] { AdoptOnCall(slot); });
+        } else {
+          io_.Post([this, slot] { Reload(slot); });
+        }
         return;
       } else {
         absl::Status status;
@@ -255,12 +264,17 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
           // Memory ran ahead of the log: drop it; the next command reloads.
           slot->table.reset();
           slot->load_status = absl::UnavailableError("the table is being reloaded");
+          if (status.code() == absl::StatusCode::kAborted)
+            return LoseLease(slot, status, after);
           after(absl::UnavailableError(absl::StrCat(
               "the action could not be saved; retry with the same request_id: ",
               status.message())));
-          // The lease is gone, or the log moved on without us.
-          if (status.code() == absl::StatusCode::kFailedPrecondition)
-            Evict(*slot, status);
+          // The log moved on without us.
+          if (status.code() == absl::StatusCode::kFailedPrecondition) {
+            Evict(*slot, absl::UnavailableError(
+                             absl::StrCat("table ", slot->id, " is no longer hosted here: ",
+                                          status.message(), "; resume with after_seq")));
+          }
         },
         here);
   });
@@ -324,12 +338,16 @@ void TableHost::Kick(const std::shared_ptr<Slot>& slot, bool restart_clock) {
         // Only a table that was just loaded needs its clock scheduled here: a clock
         // that fired must not schedule itself again (every firing would add one).
         if (restart_clock) ScheduleClock(s);
-        Commit(slot, s.table->Advance(absl::Now()), [](const absl::Status&) {});
+        Step step = s.table->Advance(absl::Now());
+        if (!s.table->broken().ok()) {
+          return Quarantine(s, std::string(s.table->broken().message()));
+        }
+        Commit(slot, std::move(step), [](const absl::Status&) {});
       },
       /*bounded=*/false);
 }
 
-void TableHost::Evict(Slot& slot, const absl::Status& why) {
+void TableHost::Forget(Slot& slot, const absl::Status& status) {
   {
     absl::MutexLock lock(&mu_);
     auto it = slots_.find(slot.id);
@@ -337,9 +355,14 @@ void TableHost::Evict(Slot& slot, const absl::Status& why) {
     metrics_.tables.Set(static_cast<double>(slots_.size()));
   }
   slot.evicted = true;
-  slot.load_status = absl::UnavailableError(
-      absl::StrCat("table ", slot.id, " is no longer hosted here: ", why.message()));
-  CloseStreams(slot, slot.load_status);
+  slot.hosted.store(false);
+  slot.table.reset();
+  slot.load_status = status;
+  CloseStreams(slot, status);
+}
+
+void TableHost::Evict(Slot& slot, const absl::Status& status) {
+  Forget(slot, status);
   // If the lease is still ours, make the table claimable at once (by us again, or
   // by another instance); if it is not, this fails harmlessly.
   const std::string id = slot.id;
@@ -357,79 +380,23 @@ void TableHost::Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply)
                                                   bool) { reply(std::move(answer)); });
 }
 
-void TableHost::ActOnStream(const v1::ActRequest& request, ActReply reply) {
-  if (absl::Status s = Available(); !s.ok()) return reply(s, false);
-  if (request.seat_token().empty()) {
-    return reply(absl::UnauthenticatedError("seat_token is required"), false);
-  }
-  std::shared_ptr<Slot> slot = FindSlot(request.table_id());
-  if (!slot) {
-    return reply(
-        absl::NotFoundError(absl::StrCat("table \"", request.table_id().substr(0, 64),
-                                         "\" is not open on this instance")),
-        false);
-  }
-  Post(slot, [this, slot, request, reply = std::move(reply)](Slot& s,
-                                                             const absl::Status& status) {
-    if (!status.ok()) {
-      metrics_.actions_failed.Increment();
-      return reply(status, false);
-    }
-    Table& table = *s.table;
-    absl::StatusOr<int> seat = table.SeatOf(request.seat_token());
-    if (!seat.ok()) {
-      metrics_.actions_rejected.Increment();
-      return reply(seat.status(), false);
-    }
-    if (const v1::ActResponse* answer = table.FindAnswer(*seat, request.request_id())) {
-      metrics_.actions_duplicate.Increment();
-      return reply(*answer, false);
-    }
-    absl::StatusOr<Step> step = table.Act(*seat, request, absl::Now());
-    if (!step.ok()) {
-      metrics_.actions_rejected.Increment();
-      return reply(step.status(), false);
-    }
-    // An accepted action's step is never empty (it holds the action), so Commit
-    // broadcasts it once durable.
-    const v1::ActResponse response = step->response;
-    Commit(slot, *std::move(step), [this, reply, response](const absl::Status& done) {
-      if (done.ok()) {
-        metrics_.actions_ok.Increment();
-        reply(response, true);
-      } else {
-        metrics_.actions_failed.Increment();
-        reply(done, false);
-      }
-    });
-  });
-}
-
-void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply,
-                         bool trusted) {
-  if (absl::Status s = Available(); !s.ok()) return reply(s);
-  if (std::shared_ptr<Slot> slot = FindSlot(request.table_id())) {
-    Post(slot, [reply, trusted](Slot& s, const absl::Status& status) {
-      if (!status.ok()) return reply(status);
-      if (absl::Status s2 = s.table->CheckSpectator(trusted); !s2.ok()) return reply(s2);
-      reply(s.table->View(engine::kSpectator));
-    });
-    return;
-  }
-  // Not hosted here (finished long ago, or on another instance): the log says all.
-  PostRead(
-      [this, id = request.table_id(), reply, trusted] {
-        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
-        if (!stored.ok()) return reply(stored.status());
-        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
-        if (!table.ok()) return reply(table.status());
-        if (absl::Status s = (*table)->CheckSpectator(trusted); !s.ok()) return reply(s);
-        reply((*table)->View(engine::kSpectator));
-      },
-      [reply](const absl::Status& s) { reply(s); });
-}
-
 namespace {
+
+// An empty id is a malformed request; one too long to be ours names no table.
+absl::Status CheckTableId(const std::string& table_id) {
+  if (table_id.empty()) return absl::InvalidArgumentError("table_id is required");
+  if (table_id.size() > 128) {
+    return absl::NotFoundError(
+        absl::StrCat("table \"", table_id.substr(0, 64), "...\" does not exist"));
+  }
+  return absl::OkStatus();
+}
+
+// A refused action carries the seat's current prompt again (refusals.h).
+absl::Status Refused(const absl::Status& status, const Table& table, int seat) {
+  std::optional<v1::Prompt> prompt = table.PromptFor(seat);
+  return prompt ? WithPrompt(status, *prompt) : status;
+}
 
 // Sends a new stream its start: a snapshot, or the events after `after_seq`.
 absl::Status StartStream(const Table& table, int viewer, uint64_t after_seq,
@@ -445,6 +412,94 @@ absl::Status StartStream(const Table& table, int viewer, uint64_t after_seq,
 
 }  // namespace
 
+void TableHost::ActOnStream(const v1::ActRequest& request, ActReply reply) {
+  if (absl::Status s = Available(); !s.ok()) return reply(s, false);
+  if (request.seat_token().empty()) {
+    return reply(absl::UnauthenticatedError("seat_token is required"), false);
+  }
+  if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s, false);
+  // Nothing is judged on a copy that may be stale.
+  WhenFresh([this, request, reply = std::move(reply)](const absl::Status& fresh) {
+    if (!fresh.ok()) return reply(fresh, false);
+    std::shared_ptr<Slot> slot = SlotFor(request.table_id());
+    Post(slot, [this, slot, request, reply](Slot& s, const absl::Status& status) {
+      if (!status.ok()) {
+        metrics_.actions_failed.Increment();
+        return reply(status, false);
+      }
+      Judge(slot, request, reply);
+    });
+  });
+}
+
+void TableHost::Judge(const std::shared_ptr<Slot>& slot, const v1::ActRequest& request,
+                      const ActReply& reply) {
+  Table& table = *slot->table;
+  absl::StatusOr<int> seat = table.SeatOf(request.seat_token());
+  if (!seat.ok()) {
+    metrics_.actions_rejected.Increment();
+    return reply(seat.status(), false);
+  }
+  if (const v1::ActResponse* answer = table.FindAnswer(*seat, request.request_id())) {
+    metrics_.actions_duplicate.Increment();
+    return reply(*answer, false);
+  }
+  absl::StatusOr<Step> step = table.Act(*seat, request, absl::Now());
+  if (!table.broken().ok()) {
+    const std::string reason(table.broken().message());
+    Quarantine(*slot, reason);
+    return reply(QuarantinedError(reason), false);
+  }
+  if (!step.ok()) {
+    metrics_.actions_rejected.Increment();
+    return reply(Refused(step.status(), table, *seat), false);
+  }
+  // An accepted action's step is never empty (it holds the action), so Commit
+  // broadcasts it once durable.
+  const v1::ActResponse response = step->response;
+  Commit(slot, *std::move(step), [this, reply, response](const absl::Status& done) {
+    if (done.ok()) {
+      metrics_.actions_ok.Increment();
+      reply(response, true);
+    } else {
+      metrics_.actions_failed.Increment();
+      reply(done, false);
+    }
+  });
+}
+
+void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply,
+                         bool trusted) {
+  if (absl::Status s = Available(); !s.ok()) return reply(s);
+  if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s);
+  std::shared_ptr<Slot> slot = FindSlot(request.table_id());
+  if (!slot) return ViewFromStore(request.table_id(), reply, trusted);
+  WhenFresh([this, slot, reply, trusted](const absl::Status& fresh) {
+    // Not (or no longer) hosted here: the log says all.
+    if (!fresh.ok()) return ViewFromStore(slot->id, reply, trusted);
+    Post(slot, [this, reply, trusted](Slot& s, const absl::Status& status) {
+      if (absl::IsResourceExhausted(status)) return reply(status);  // the table is flooded
+      if (!status.ok()) return ViewFromStore(s.id, reply, trusted);
+      if (absl::Status c = s.table->CheckSpectator(trusted); !c.ok()) return reply(c);
+      reply(s.table->View(engine::kSpectator));
+    });
+  });
+}
+
+void TableHost::ViewFromStore(const std::string& table_id, Reply<v1::TableView> reply,
+                              bool trusted) {
+  PostRead(
+      [this, table_id, reply, trusted] {
+        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
+        if (!stored.ok()) return reply(stored.status());
+        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+        if (!table.ok()) return reply(table.status());
+        if (absl::Status c = (*table)->CheckSpectator(trusted); !c.ok()) return reply(c);
+        reply((*table)->View(engine::kSpectator));
+      },
+      [reply](const absl::Status& s) { reply(s); });
+}
+
 void TableHost::Subscribe(const std::string& table_id, const std::string& seat_token,
                           bool spectator, uint64_t after_seq,
                           std::shared_ptr<UpdateSink> sink, bool trusted) {
@@ -452,61 +507,34 @@ void TableHost::Subscribe(const std::string& table_id, const std::string& seat_t
   if (!spectator && seat_token.empty()) {
     return sink->Close(absl::UnauthenticatedError("seat_token is required"));
   }
-  std::shared_ptr<Slot> slot = FindSlot(table_id);
-  if (!slot) {
-    return SubscribeFromStore(table_id, seat_token, spectator, after_seq, sink, trusted);
-  }
-  Post(slot, [seat_token, spectator, after_seq, sink, trusted](
-                 Slot& s, const absl::Status& status) {
-    if (!status.ok()) return sink->Close(status);
-    Table& table = *s.table;
-    int viewer = engine::kSpectator;
-    if (spectator) {
-      if (absl::Status c = table.CheckSpectator(trusted); !c.ok()) {
-        return sink->Close(c);
-      }
-    } else {
-      absl::StatusOr<int> seat = table.SeatOf(seat_token);
-      if (!seat.ok()) return sink->Close(seat.status());
-      viewer = *seat;
-    }
-    if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
-        !started.ok()) {
-      return sink->Close(started);
-    }
-    if (table.over()) return sink->Close(absl::OkStatus());
-    s.subscribers.push_back({viewer, sink});
+  if (absl::Status s = CheckTableId(table_id); !s.ok()) return sink->Close(s);
+  WhenFresh([this, table_id, seat_token, spectator, after_seq, sink,
+             trusted](const absl::Status& fresh) {
+    if (!fresh.ok()) return sink->Close(fresh);
+    std::shared_ptr<Slot> slot = SlotFor(table_id);
+    Post(slot, [seat_token, spectator, after_seq, sink, trusted](
+                   Slot& s, const absl::Status& status) {
+           if (!status.ok()) return sink->Close(status);
+           Table& table = *s.table;
+           int viewer = engine::kSpectator;
+           if (spectator) {
+             if (absl::Status c = table.CheckSpectator(trusted); !c.ok()) {
+               return sink->Close(c);
+             }
+           } else {
+             absl::StatusOr<int> seat = table.SeatOf(seat_token);
+             if (!seat.ok()) return sink->Close(seat.status());
+             viewer = *seat;
+           }
+           if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
+               !started.ok()) {
+             return sink->Close(started);
+           }
+           sink->Opened();
+           if (table.over()) return sink->Close(absl::OkStatus());
+           s.subscribers.push_back({viewer, sink});
+         });
   });
-}
-
-void TableHost::SubscribeFromStore(const std::string& table_id,
-                                   const std::string& seat_token, bool spectator,
-                                   uint64_t after_seq, std::shared_ptr<UpdateSink> sink,
-                                   bool trusted) {
-  PostRead(
-      [this, table_id, seat_token, spectator, after_seq, sink, trusted] {
-        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
-        if (!stored.ok()) return sink->Close(stored.status());
-        if (!stored->finished) {
-          // Live play happens only where the table is hosted.
-          return sink->Close(absl::UnavailableError(
-              absl::StrCat("table ", table_id, " is not hosted on this instance")));
-        }
-        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
-        if (!table.ok()) return sink->Close(table.status());
-        int viewer = engine::kSpectator;
-        if (spectator) {
-          if (absl::Status c = (*table)->CheckSpectator(trusted); !c.ok()) {
-            return sink->Close(c);
-          }
-        } else {
-          absl::StatusOr<int> seat = (*table)->SeatOf(seat_token);
-          if (!seat.ok()) return sink->Close(seat.status());
-          viewer = *seat;
-        }
-        sink->Close(StartStream(**table, viewer, after_seq, *sink));
-      },
-      [sink](const absl::Status& s) { sink->Close(s); });
 }
 
 }  // namespace trix::table

@@ -10,9 +10,20 @@
 //   - the clocks (one DeadlineTimer for all tables);
 //   - the streams (UpdateSink), fed after each durable append with one update per
 //     viewer: exactly the events it may see, and a seat's prompt;
-//   - recovery: at start and periodically it claims tables whose lease lapsed (a
-//     dead instance's, or its own after a restart), rebuilds them from their logs
-//     and resumes their clocks; it renews its leases.
+//   - recovery: at start it takes back the tables of its own previous runs and
+//     those whose lease lapsed, before it reports SERVING; then periodically it
+//     claims lapsed tables in bounded batches, rebuilds them from their logs and
+//     resumes their clocks. It renews the leases of the tables it hosts, and only
+//     those (table_host_fleet.cc);
+//   - the fleet: it registers itself (address, capacity, live tables, heartbeat)
+//     so that any instance can say where a table lives. A call for a table it does
+//     not host adopts the table on the spot when nobody holds its lease, or answers
+//     UNAVAILABLE with the table's location (refusals.h). An instance that may have
+//     missed renewing its leases (paused, clock jump, database away) revalidates
+//     them before it serves anything from a table;
+//   - quarantine: a table whose log does not replay, or whose server-side moves
+//     break an engine invariant, is marked broken in the store and closed with
+//     FAILED_PRECONDITION "table quarantined: ..."; every other table plays on.
 //
 // If an append fails, the table is rebuilt from the store before its next command,
 // so memory never runs ahead of the log (the failed action is answered UNAVAILABLE
@@ -51,11 +62,16 @@
 namespace trix::table {
 
 struct HostOptions {
-  // This process's name as a lease owner. It must differ between two runs of the
-  // same instance (main appends a boot id): the store renews every lease its owner
-  // holds, so a restarted process under the old name would keep renewing the
-  // leases of tables it does not host, and they would never be resumed.
+  // This process's name as a lease owner and in the instance registry. It differs
+  // between two runs of the same instance (main appends a boot id), so that a
+  // restarted process can tell its previous run's leases from its own.
   std::string instance_id = "table-0";
+  // The instance's name without the boot id ("table-0" of "table-0#3f2a"): at start
+  // it takes back the tables of its previous runs at once. Empty: it does not.
+  std::string instance_name;
+  // host:port that clients dial to reach this instance (the registry's address);
+  // may be set later, with Advertise(), once the listening port is known.
+  std::string advertise_address;
   // Used for every clock a CreateTable request leaves at zero.
   int default_contract_ms = 30000;
   int default_doubling_ms = 20000;
@@ -64,7 +80,11 @@ struct HostOptions {
   absl::Duration lease_ttl = absl::Seconds(15);
   // How often leases are renewed and orphans claimed (a third of the ttl is safe).
   absl::Duration maintenance_every = absl::Seconds(5);
+  // Lapsed tables claimed per maintenance round at most (rounds are jittered), so
+  // that after a long outage instances share the tables instead of stampeding.
   int claim_batch = 200;
+  // Start() waits this long at most for the tables it claimed to load.
+  absl::Duration adopt_timeout = absl::Seconds(30);
   int worker_threads = 2;
   int io_threads = 4;
   // Bounds, each answered at once when reached (docs in README, "Bounds"): the
@@ -73,6 +93,8 @@ struct HostOptions {
   size_t max_table_commands = 64;
   size_t max_queued_reads = 1024;
   int max_tables = 20000;
+  // CreateTable refuses a stake above this (whole units; at most engine::kMaxStake).
+  int64_t max_stake = engine::kMaxStake;
   // A finished table stays in memory this long for late subscribers.
   absl::Duration finished_linger = absl::Minutes(2);
   // How long a CreateTable answer (with its seat tokens) is kept for retries.
@@ -94,6 +116,9 @@ class UpdateSink {
   virtual bool Send(v1::TableUpdate update, bool catch_up) = 0;
   // Ends the stream with `status` once what is queued has been delivered.
   virtual void Close(const absl::Status& status) = 0;
+  // Called once the stream has started (its snapshot or missed events are queued):
+  // a Play stream judges no action before.
+  virtual void Opened() {}
   // Called after each broadcast step's updates (Send), for every live subscriber:
   // a sink that holds something for this step (a Play stream's staged action
   // result) and got no update to carry it sends it now.
@@ -150,6 +175,7 @@ class TableHost {
                        Reply<v1::ListPlayerGamesResponse> reply);
   void GetGameRecord(const v1::GetGameRecordRequest& request,
                      Reply<v1::GameRecord> reply, bool trusted = true);
+  void LocateTable(const v1::LocateTableRequest& request, Reply<v1::TableLocation> reply);
 
   // Called from the maintenance thread whenever the store's readiness changes
   // (the database went away or came back), for the health service.
@@ -168,12 +194,21 @@ class TableHost {
   absl::StatusOr<std::string> PlayerOfSeat(const std::string& table_id,
                                            const std::string& seat_token) const;
 
+  // The address registered for this instance (before Start()).
+  void Advertise(std::string address) {
+    absl::MutexLock lock(&mu_);
+    advertise_address_ = std::move(address);
+  }
+
   // For tests and metrics.
   size_t table_count() const;
   HostMetrics& metrics() { return metrics_; }
   size_t pending_clocks() const { return timer_.pending(); }
-  // Runs one maintenance round now (claim orphans, renew leases, drop finished).
+  // Runs one maintenance round now (renew leases, heartbeat, claim orphans, drop
+  // finished).
   void RunMaintenance();
+  // Breaks a hosted table's invariant as a bug would (tests of quarantine).
+  void BreakTableForTesting(const std::string& table_id, const std::string& reason);
 
  private:
   struct Slot;
@@ -189,6 +224,8 @@ class TableHost {
   // max_queued_reads are waiting.
   void PostRead(std::function<void()> read,
                 std::function<void(const absl::Status&)> refuse);
+  // The table's slot; a placeholder that adopts the table if it is not hosted.
+  std::shared_ptr<Slot> SlotFor(const std::string& table_id);
   void Drain(std::shared_ptr<Slot> slot);
   // Strand work that starts an append or a reload suspends the strand; the
   // operation's completion passes the rest of the work to Complete().
@@ -212,13 +249,46 @@ class TableHost {
   void Reload(std::shared_ptr<Slot> slot);
   // On the strand: stops hosting the table (its lease is gone or its log moved on
   // without us); streams end UNAVAILABLE and the lease is released for a reclaim.
-  void Evict(Slot& slot, const absl::Status& why);
+  // `status` is what its streams end with and what later commands get.
+  void Evict(Slot& slot, const absl::Status& status);
   void CloseStreams(Slot& slot, const absl::Status& status);
+  // On the strand: the table broke an invariant; never again hosted anywhere
+  // until an operator clears games.broken.
+  void Quarantine(Slot& slot, const std::string& reason);
+  void CountQuarantine(const std::string& table_id, const std::string& reason);
+  // After an append was refused with "lease lost": UNAVAILABLE with the location.
+  void LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status& why,
+                 std::function<void(const absl::Status&)> after);
+
+  // The fleet (table_host_fleet.cc). On the io pool: locates, claims and loads a
+  // placeholder's table.
+  void AdoptOnCall(const std::shared_ptr<Slot>& slot);
+  absl::StatusOr<std::unique_ptr<Table>> ClaimAndLoad(const std::string& table_id);
+  absl::StatusOr<std::unique_ptr<Table>> LoadClaimed(const std::string& table_id);
+  // UNAVAILABLE with where the table lives now (or why it is not served).
+  void Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table);
+  void Forget(Slot& slot, const absl::Status& status);
+  absl::Status Locate(const std::string& table_id, absl::string_view why);
+  // Whether the leases were renewed recently enough that none can have lapsed.
+  bool LeasesFresh() const;
+  // Runs `then` once the leases are known to be fresh (at once, usually), or with
+  // UNAVAILABLE when they cannot be confirmed.
+  void WhenFresh(std::function<void(const absl::Status&)> then);
+  // Renews the hosted tables' leases; the ones lost are evicted with their location.
+  absl::Status RenewHosted();
+  absl::Status RenewHostedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(renew_mu_);
+  // A hosted table's lease was not renewed: its streams end with its location.
+  void LostLease(const std::shared_ptr<Slot>& slot);
+  void Heartbeat();
+  // Claims and loads this instance's previous runs' tables and the lapsed ones
+  // before Start() returns.
+  void AdoptAtStart();
+  void Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded);
 
   // Recovery.
-  void ClaimOrphans();
+  // Claims up to `limit` orphaned tables and starts adopting them; returns them.
+  std::vector<std::shared_ptr<Slot>> ClaimOrphans(int limit);
   void ReleaseEvicted();
-  void Adopt(const std::string& table_id);
   absl::Status AddSlot(std::unique_ptr<Table> table, std::shared_ptr<Slot>* out);
   void MaintenanceLoop();
 
@@ -230,9 +300,13 @@ class TableHost {
                     Reply<v1::CreateTableResponse> reply);
   // Answers a repeated CreateTable from memory; false when it is not remembered.
   bool AnswerRepeat(const std::string& request_id, Reply<v1::CreateTableResponse>& reply);
-  void SubscribeFromStore(const std::string& table_id, const std::string& seat_token,
-                          bool spectator, uint64_t after_seq,
-                          std::shared_ptr<UpdateSink> sink, bool trusted);
+  // On the strand: judges a seat's action and commits it.
+  void Judge(const std::shared_ptr<Slot>& slot, const v1::ActRequest& request,
+             const ActReply& reply);
+  // A spectator's view read from the log (a table not hosted here); `trusted`
+  // as for GetTable.
+  void ViewFromStore(const std::string& table_id, Reply<v1::TableView> reply,
+                     bool trusted);
   absl::Status Available() const;
 
   const HostOptions options_;
@@ -244,8 +318,6 @@ class TableHost {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  // Games that would not load (corrupt logs): not retried on every claim.
-  absl::flat_hash_map<std::string, absl::Status> broken_ ABSL_GUARDED_BY(mu_);
   // Tables evicted while their lease may still be ours (see ReleaseEvicted).
   absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
   struct CreateAnswer {
@@ -255,7 +327,13 @@ class TableHost {
   absl::flat_hash_map<std::string, CreateAnswer> create_answers_ ABSL_GUARDED_BY(mu_);
 
   std::function<void(bool)> readiness_listener_ ABSL_GUARDED_BY(mu_);
+  std::string advertise_address_ ABSL_GUARDED_BY(mu_);
   bool store_ready_ = true;  // maintenance thread only
+  // Monotonic time (µs) when the last successful renewal started: a lease renewed
+  // then lasts at least lease_ttl from then, whatever the wall clock does.
+  std::atomic<int64_t> renewed_at_us_{0};
+  absl::Mutex renew_mu_;  // one renewal at a time
+  int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
   std::atomic<bool> started_{false};
   std::atomic<bool> draining_{false};
   absl::Notification stop_maintenance_;

@@ -9,6 +9,7 @@
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
+#include "services/table/refusals.h"
 #include "services/table/slot.h"
 #include "services/table/table_host.h"
 
@@ -30,8 +31,11 @@ constexpr size_t kMaxNameBytes = 64;
 absl::Status TableHost::Start() {
   if (started_.load()) return absl::OkStatus();
   if (absl::Status ready = store_->CheckReady(); !ready.ok()) return ready;
+  if (absl::Status s = RenewHosted(); !s.ok()) return s;
+  Heartbeat();
+  // Its own tables are hosted again before anyone is told SERVING.
+  AdoptAtStart();
   started_.store(true);
-  ClaimOrphans();
   maintenance_ = std::thread([this] { MaintenanceLoop(); });
   LogInfo("table host started", {{"instance", options_.instance_id},
                                  {"tables", static_cast<int64_t>(table_count())}});
@@ -39,9 +43,13 @@ absl::Status TableHost::Start() {
 }
 
 void TableHost::MaintenanceLoop() {
-  while (!stop_maintenance_.WaitForNotificationWithTimeout(options_.maintenance_every)) {
-    RunMaintenance();
-  }
+  // Jittered rounds: instances that came back together do not claim in lockstep.
+  auto next = [this] {
+    const double jitter =
+        0.75 + 0.5 * static_cast<double>(service::RandomUint64() % 1000) / 1000;
+    return options_.maintenance_every * jitter;
+  };
+  while (!stop_maintenance_.WaitForNotificationWithTimeout(next())) RunMaintenance();
 }
 
 void TableHost::RunMaintenance() {
@@ -60,9 +68,17 @@ void TableHost::RunMaintenance() {
   // Nothing to claim or renew without a database, and one line above says so
   // (rather than one per round per operation).
   if (!ready) return;
-  ClaimOrphans();
-  if (absl::Status s = store_->RenewLeases(options_.lease_ttl); !s.ok()) {
+  // Renewal first: adoption never delays it (claims are bounded, and the
+  // claimed tables load on the io pool).
+  if (absl::Status s = RenewHosted(); !s.ok()) {
     LogWarn("lease renewal failed", {{"error", s.ToString()}});
+  }
+  Heartbeat();
+  const int room = options_.max_tables - static_cast<int>(table_count());
+  if (room > 0) {
+    for (const auto& slot : ClaimOrphans(std::min(options_.claim_batch, room))) {
+      Touch(slot, nullptr);
+    }
   }
   ReleaseEvicted();
   const absl::Time now = absl::Now();
@@ -78,14 +94,16 @@ void TableHost::RunMaintenance() {
                  [&](const auto& entry) { return entry.second.expires < now; });
 }
 
-void TableHost::ClaimOrphans() {
+std::vector<std::shared_ptr<TableHost::Slot>> TableHost::ClaimOrphans(int limit) {
   absl::StatusOr<std::vector<std::string>> claimed =
-      store_->ClaimOrphans(options_.lease_ttl, options_.claim_batch);
+      store_->ClaimOrphans(options_.lease_ttl, limit);
   if (!claimed.ok()) {
     LogWarn("claiming orphaned tables failed", {{"error", claimed.status().ToString()}});
-    return;
+    return {};
   }
-  for (const std::string& id : *claimed) Adopt(id);
+  std::vector<std::shared_ptr<Slot>> slots;
+  for (const std::string& id : *claimed) slots.push_back(SlotFor(id));
+  return slots;
 }
 
 void TableHost::ReleaseEvicted() {
@@ -105,31 +123,6 @@ void TableHost::ReleaseEvicted() {
   }
 }
 
-void TableHost::Adopt(const std::string& table_id) {
-  {
-    absl::MutexLock lock(&mu_);
-    if (broken_.contains(table_id)) return;
-  }
-  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
-  absl::StatusOr<std::unique_ptr<Table>> table =
-      stored.ok() ? Table::Restore(*stored) : stored.status();
-  if (!table.ok()) {
-    LogError("cannot resume table",
-             {{"table", table_id}, {"error", table.status().ToString()}});
-    if (table.status().code() == absl::StatusCode::kDataLoss) {
-      absl::MutexLock lock(&mu_);
-      broken_[table_id] = table.status();
-    }
-    return;
-  }
-  std::shared_ptr<Slot> slot;
-  if (!AddSlot(*std::move(table), &slot).ok()) return;  // already hosted here
-  metrics_.recovered.Increment();
-  LogInfo("table resumed", {{"table", table_id},
-                            {"entries", static_cast<int64_t>(stored->entries.size())}});
-  Kick(slot, /*restart_clock=*/true);  // and plays what is due
-}
-
 absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
                                 std::shared_ptr<Slot>* out) {
   auto slot = std::make_shared<Slot>(table->id());
@@ -141,6 +134,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
     slot->token_hashes[s] = table->seats()[s].token_hash;
     slot->player_ids[s] = table->seats()[s].player_id;
   }
+  slot->seats_known.store(true, std::memory_order_release);
   slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
   absl::MutexLock lock(&mu_);
@@ -148,6 +142,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
     return absl::AlreadyExistsError(absl::StrCat("table ", slot->id, " is hosted"));
   }
   metrics_.tables.Set(static_cast<double>(slots_.size()));
+  slot->hosted.store(true);
   *out = std::move(slot);
   return absl::OkStatus();
 }
@@ -156,6 +151,7 @@ void TableHost::Shutdown() {
   if (draining_.exchange(true)) return;
   stop_maintenance_.Notify();
   if (maintenance_.joinable()) maintenance_.join();
+  if (started_.load()) Heartbeat();  // draining: no new tables placed here
   timer_.Stop();
   std::vector<std::shared_ptr<Slot>> slots;
   {
@@ -171,12 +167,15 @@ void TableHost::Shutdown() {
   auto drained = std::make_shared<Drained>();
   drained->left = slots.size();
   for (const std::shared_ptr<Slot>& slot : slots) {
-    Post(slot, [this, drained](Slot& s, const absl::Status&) {
-      CloseStreams(s, absl::UnavailableError(
-                          "the server is shutting down; resume with after_seq"));
-      absl::MutexLock lock(&drained->mu);
-      --drained->left;
-    });
+    Post(
+        slot,
+        [this, drained](Slot& s, const absl::Status&) {
+          CloseStreams(s, absl::UnavailableError(
+                              "the server is shutting down; resume with after_seq"));
+          absl::MutexLock lock(&drained->mu);
+          --drained->left;
+        },
+        /*bounded=*/false);
   }
   {
     // A store that no longer answers must not keep the process from exiting.
@@ -263,8 +262,10 @@ absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const
       return absl::InvalidArgumentError(
           absl::StrCat(at, ".display_name is longer than 64 bytes"));
     }
-    if (seat.stake() < 0) {
-      return absl::InvalidArgumentError(absl::StrCat(at, ".stake is negative"));
+    const int64_t max_stake = std::min(options_.max_stake, engine::kMaxStake);
+    if (seat.stake() < 0 || seat.stake() > max_stake) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ".stake must be 0 to ", max_stake, " units"));
     }
     if (seat.bot() && seat.stake() != 0) {
       return absl::InvalidArgumentError(absl::StrCat(at, ": bots never stake"));
@@ -365,7 +366,13 @@ void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame ga
   // The first deal is the table's first log entry, written before the answer.
   Post(slot, [this, slot, response, reply](Slot& s, const absl::Status& status) {
     if (!status.ok()) return reply(status);
-    Commit(slot, s.table->Advance(absl::Now()),
+    Step first = s.table->Advance(absl::Now());
+    if (!s.table->broken().ok()) {
+      const std::string reason(s.table->broken().message());
+      Quarantine(s, reason);
+      return reply(QuarantinedError(reason));
+    }
+    Commit(slot, std::move(first),
            [slot, response, reply](const absl::Status& done) mutable {
              if (!done.ok()) return reply(done);
              *response.mutable_table() = slot->table->View(engine::kSpectator);

@@ -126,7 +126,7 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
         for (v1::Event& event : *events) *record.add_events() = std::move(event);
         *record.mutable_started() = TimeToProto(table.created());
         if (table.over()) {
-          *record.mutable_result() = ResultToProto(table.Result());
+          *record.mutable_result() = table.ResultProto();
           if (!stored->entries.empty()) {
             *record.mutable_finished() = TimeToProto(stored->entries.back().time);
           }

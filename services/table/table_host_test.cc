@@ -13,6 +13,7 @@
 #include "engine/random.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/table/refusals.h"
 #include "services/table/testing/memory_store.h"
 #include "services/table/testing/table_client.h"
 
@@ -32,12 +33,19 @@ absl::StatusOr<T> Wait(std::function<void(Reply<T>)> call) {
   return future.get();
 }
 
+v1::ActRequest Leave() {
+  v1::ActRequest r;
+  r.mutable_leave();
+  return r;
+}
+
 HostOptions Options(const std::string& instance) {
   HostOptions o;
   o.instance_id = instance;
   o.lease_ttl = absl::Milliseconds(600);
   o.maintenance_every = absl::Milliseconds(100);
   o.finished_linger = absl::Seconds(30);
+  o.max_stake = 1000;
   return o;
 }
 
@@ -136,6 +144,7 @@ class HostTest : public ::testing::Test {
   }
 
   prometheus::Registry registry_;
+  prometheus::Registry other_registry_;
   std::shared_ptr<MemoryDatabase> db_;
   std::unique_ptr<MemoryStore> store_;
   std::unique_ptr<TableHost> host_;
@@ -169,6 +178,20 @@ TEST_F(HostTest, CreateTableChecksItsRequest) {
   r = CreateRequest("x", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1, -5);
   EXPECT_EQ(code(r), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(host_->table_count(), 0u);
+}
+
+TEST_F(HostTest, CreateTableBoundsStakes) {
+  v1::CreateTableRequest r = CreateRequest("s", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
+  r.mutable_seats(2)->set_stake(-1);
+  absl::Status negative = Create(r).status();
+  EXPECT_EQ(negative.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(negative.message(), "seats[2].stake must be 0 to 1000 units");
+  r.mutable_seats(2)->set_stake(1001);
+  EXPECT_EQ(Create(r).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(host_->table_count(), 0u);
+  r.mutable_seats(2)->set_stake(1000);
+  EXPECT_TRUE(Create(r).ok());
+  EXPECT_EQ(host_->table_count(), 1u);
 }
 
 TEST_F(HostTest, CreateTableIsIdempotent) {
@@ -655,8 +678,9 @@ TEST_F(HostTest, FinishedTablesLeaveMemoryAndAreServedFromTheLog) {
       Wait<v1::TableView>([&](auto reply) { host_->GetTable(get, reply); }).value();
   EXPECT_EQ(view.phase(), v1::PHASE_GAME_OVER);
   EXPECT_EQ(view.result().totals_size(), 4);
+  // Any instance answers an action on a finished table from its log.
   EXPECT_EQ(Act(ActFor(table, 0, "late", leave)).status().code(),
-            absl::StatusCode::kNotFound);
+            absl::StatusCode::kFailedPrecondition);
 }
 
 TEST_F(HostTest, UnavailableUntilStartedAndWhileDraining) {
@@ -706,6 +730,84 @@ TEST(HostReadinessTest, ReportsTheDatabaseGoingAndComing) {
   ASSERT_TRUE(wait_for(2));
   absl::MutexLock lock(&mu);
   EXPECT_EQ(seen, (std::vector<bool>{false, true}));
+}
+
+// --- A fleet of hosts over one store ----------------------------------------------
+
+TEST_F(HostTest, ABrokenTableIsQuarantinedAndTheOthersPlayOn) {
+  v1::CreateTableResponse broken =
+      Create(CreateRequest("q1", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 5)).value();
+  v1::CreateTableResponse sound =
+      Create(CreateRequest("q2", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 6)).value();
+  auto stream = Subscribe(broken.table_id(), broken.seat_tokens(1));
+  host_->BreakTableForTesting(broken.table_id(), "the deal went wrong");
+  const absl::Status refused = Act(ActFor(broken, 0, "x", Leave())).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(refused.message(), HasSubstr("table quarantined: "));
+  ASSERT_TRUE(
+      stream->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_THAT(stream->status().message(), HasSubstr("table quarantined"));
+  EXPECT_TRUE(Act(ActFor(sound, 0, "y", Leave())).ok());
+  // Marked in the store, so no instance takes it, this one included.
+  for (int i = 0; i < 100; ++i) {
+    {
+      absl::MutexLock lock(&db_->mu);
+      if (!db_->games[broken.table_id()].broken.empty()) break;
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  MemoryStore other_store(db_, "table-b");
+  TableHost other(Options("table-b"), &other_store, &other_registry_);
+  ASSERT_TRUE(other.Start().ok());
+  other.RunMaintenance();
+  absl::StatusOr<v1::ActResponse> elsewhere = Wait<v1::ActResponse>(
+      [&](auto reply) { other.Act(ActFor(broken, 0, "z", Leave()), reply); });
+  EXPECT_THAT(elsewhere.status().message(), HasSubstr("table quarantined"));
+  EXPECT_EQ(host_->metrics().quarantined.Value(), 1);
+}
+
+TEST_F(HostTest, AnotherHostNamesTheOwnerAndAdoptsALapsedTableOnTheSpot) {
+  host_->Advertise("a.example:1");
+  host_->RunMaintenance();  // heartbeat with the address
+  v1::CreateTableResponse table =
+      Create(CreateRequest("f1", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 7)).value();
+  MemoryStore other_store(db_, "table-b");
+  TableHost other(Options("table-b"), &other_store, &other_registry_);
+  ASSERT_TRUE(other.Start().ok());
+  auto act_there = [&](const std::string& id) {
+    return Wait<v1::ActResponse>(
+        [&](auto reply) { other.Act(ActFor(table, 2, id, Leave()), reply); });
+  };
+  const absl::Status moved = act_there("m1").status();
+  EXPECT_EQ(moved.code(), absl::StatusCode::kUnavailable) << moved;
+  ASSERT_TRUE(LocationIn(moved).has_value()) << moved;
+  EXPECT_EQ(LocationIn(moved)->address(), "a.example:1");
+  host_->Shutdown();  // releases the lease
+  EXPECT_TRUE(act_there("m2").ok());
+  v1::LocateTableRequest locate;
+  locate.set_table_id(table.table_id());
+  EXPECT_EQ(Wait<v1::TableLocation>([&](auto reply) {
+              other.LocateTable(locate, reply);
+            })->instance_id(),
+            "table-b");
+  locate.set_table_id("nope");
+  EXPECT_EQ(Wait<v1::TableLocation>([&](auto reply) { other.LocateTable(locate, reply); })
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST_F(HostTest, ARefusedActionCarriesTheSeatsPromptAgain) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("p1", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 8)).value();
+  v1::TableView view = table.table();
+  int owner = view.owner();
+  v1::ActRequest wrong = ActFor(table, owner, "w", v1::ActRequest());
+  wrong.mutable_play_card()->set_card("2C");  // contracts are chosen first
+  const absl::Status refused = Act(wrong).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  ASSERT_TRUE(PromptIn(refused).has_value());
+  EXPECT_FALSE(PromptIn(refused)->available_contracts().empty());
 }
 
 }  // namespace

@@ -5,7 +5,8 @@
 // GameStore's (services/storage/game_store.h): Append's callback reports OK only
 // once the entries are durable, and a rejected append wrote nothing.
 //
-//   std::unique_ptr<TableStore> store = PostgresTableStore(game_store.get());
+//   std::unique_ptr<TableStore> store =
+//       PostgresTableStore(game_store.get(), registry.get());
 //   store->Append(std::move(request), [](absl::Status s) { ... });
 #ifndef TRIX_SERVICES_TABLE_TABLE_STORE_H_
 #define TRIX_SERVICES_TABLE_TABLE_STORE_H_
@@ -19,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/storage/game_store.h"
+#include "services/storage/instance_registry.h"
 
 namespace trix::table {
 
@@ -37,18 +39,30 @@ class TableStore {
   // has no appends waiting for that thread): GameStore::appends_queued().
   virtual bool MayContinueOnAppendThread() { return false; }
   virtual absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) = 0;
-  virtual absl::Status RenewLeases(absl::Duration ttl) = 0;
+  virtual absl::StatusOr<std::vector<std::string>> RenewHosted(
+      absl::Duration ttl, const std::vector<std::string>& hosted) = 0;
   virtual absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
                                                                 int limit) = 0;
+  virtual absl::StatusOr<bool> ClaimTable(const std::string& game_id,
+                                          absl::Duration ttl) = 0;
+  // Also forgets the earlier runs' registry rows.
+  virtual absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(
+      const std::string& name, absl::Duration ttl) = 0;
   virtual absl::Status ReleaseLease(const std::string& game_id) = 0;
+  virtual absl::Status MarkBroken(const std::string& game_id,
+                                  const std::string& reason) = 0;
+  // The registry (storage/instance_registry.h).
+  virtual absl::Status Heartbeat(const storage::InstanceState& state) = 0;
+  virtual absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) = 0;
   virtual absl::StatusOr<std::vector<storage::GameListing>> ListActive(
       const std::string& player_id) = 0;
   virtual absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
       const std::string& player_id, int limit, const std::string& before) = 0;
 };
 
-// Forwards to `store`, which must outlive the result.
-std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store);
+// Forwards to `store` and `registry`, which must outlive the result.
+std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store,
+                                               storage::InstanceRegistry* registry);
 
 }  // namespace trix::table
 

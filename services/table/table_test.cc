@@ -32,6 +32,7 @@ struct Fixture {
   std::unique_ptr<Table> table;
   std::array<std::string, 4> tokens;
   storage::StoredGame stored;
+  std::string outbox;  // the game-ended message for the ratings service
 
   void Write(const Step& step) {
     for (const storage::LogEntry& e : step.entries) {
@@ -43,6 +44,7 @@ struct Fixture {
       ASSERT_FALSE(stored.finished) << "the game ended twice";
       stored.finished = true;
       stored.result = step.end->result;
+      outbox = step.end->outbox_payload;
     }
   }
 };
@@ -223,7 +225,9 @@ TEST(TableTest, FullGamesOfEveryModeReplayExactly) {
     PlayOut(f, seed, now);
     ASSERT_TRUE(f.stored.finished);
     EXPECT_FALSE(f.table->deadline().has_value());
-    EXPECT_THAT(f.stored.result, HasSubstr("\"payouts\""));
+    // Seat 0 alone stakes 100 and gets it back: money is whole units everywhere.
+    EXPECT_THAT(f.stored.result, HasSubstr("\"payouts\":[100,0,0,0]"));
+    EXPECT_THAT(f.outbox, HasSubstr("\"payout\":100,"));
     std::unique_ptr<Table> restored = Table::Restore(f.stored).value();
     ExpectSameEvents(*f.table, *restored);
     EXPECT_TRUE(restored->over());

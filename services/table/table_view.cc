@@ -74,7 +74,7 @@ v1::TableView Table::View(int viewer) const {
   wire::AddContracts(o.available_contracts, view.mutable_available_contracts());
   wire::AddCards(o.doublable, view.mutable_doublable());
   wire::AddCards(o.legal, view.mutable_legal_cards());
-  if (over()) *view.mutable_result() = ResultToProto(Result());
+  if (over()) *view.mutable_result() = ResultProto();
   return view;
 }
 

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "services/table/grpc_service.h"
+#include "services/table/refusals.h"
 
 namespace trix::table {
 
@@ -62,6 +63,29 @@ bool StreamSink::Send(v1::TableUpdate update, bool catch_up) {
   return open;
 }
 
+void StreamSink::Opened() {
+  std::function<void()> held;
+  {
+    absl::MutexLock lock(&mu_);
+    opened_ = true;
+    held = std::move(held_);
+    held_ = nullptr;
+  }
+  if (held) held();
+}
+
+void StreamSink::WhenOpened(std::function<void()> work) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (closing_ || finished_) return;  // the stream never opened: nothing to judge
+    if (!opened_) {
+      held_ = std::move(work);
+      return;
+    }
+  }
+  work();
+}
+
 void StreamSink::Stage(v1::ActResult result) {
   absl::MutexLock lock(&mu_);
   if (!closing_ && !finished_) staged_.push_back(std::move(result));
@@ -84,6 +108,7 @@ void StreamSink::Close(const absl::Status& status) {
     absl::MutexLock lock(&mu_);
     if (closing_ || finished_) return;
     closing_ = true;
+    held_ = nullptr;  // an action held for the opening is never judged
     final_status_ = ToGrpcStatus(status);
     op = Next();
   }
@@ -122,6 +147,7 @@ void StreamSink::Cancelled() {
   {
     absl::MutexLock lock(&mu_);
     if (!writing_) queue_.clear();  // a write in flight completes (not ok) first
+    held_ = nullptr;
     if (!closing_) {
       closing_ = true;
       final_status_ = grpc::Status::CANCELLED;
@@ -131,13 +157,20 @@ void StreamSink::Cancelled() {
   Run(op);
 }
 
-UpdateStream::UpdateStream(size_t capacity, HostMetrics* metrics)
-    : sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)),
+UpdateStream::UpdateStream(grpc::CallbackServerContext* context, size_t capacity,
+                           HostMetrics* metrics)
+    : context_(context),
+      sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)),
       metrics_(metrics) {
   metrics_->streams.Increment();
 }
 
 void UpdateStream::OnWriteDone(bool ok) { sink_->WriteDone(ok); }
+
+void UpdateStream::End(const grpc::Status& status) {
+  AddLocationMetadata(context_, status);
+  Finish(status);
+}
 
 void UpdateStream::OnCancel() { sink_->Cancelled(); }
 
@@ -158,15 +191,19 @@ v1::ActResult ResultOf(std::string request_id,
     // absl and gRPC share the canonical code numbering.
     result.set_code(static_cast<int>(answer.status().code()));
     result.set_message(std::string(answer.status().message()));
+    if (std::optional<v1::Prompt> prompt = PromptIn(answer.status())) {
+      *result.mutable_prompt() = *std::move(prompt);
+    }
   }
   return result;
 }
 
 }  // namespace
 
-PlayStream::PlayStream(TableHost* host, size_t capacity, HostMetrics* metrics,
-                       RateCheck check_rate)
-    : host_(host),
+PlayStream::PlayStream(grpc::CallbackServerContext* context, TableHost* host,
+                       size_t capacity, HostMetrics* metrics, RateCheck check_rate)
+    : context_(context),
+      host_(host),
       metrics_(metrics),
       check_rate_(std::move(check_rate)),
       sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)) {
@@ -231,13 +268,16 @@ void PlayStream::Act(v1::ActRequest act) {
   }
   act.set_table_id(table_id_);
   act.set_seat_token(seat_token_);
-  // The answer goes to the sink, never to this reactor, which may be gone by then.
-  host_->ActOnStream(
-      act, [sink = sink_, id = act.request_id()](absl::StatusOr<v1::ActResponse> answer,
-                                                 bool broadcast_follows) {
-        sink->Stage(ResultOf(id, answer));
-        if (!broadcast_follows) sink->Flush();
-      });
+  // Judged only once the subscribe has succeeded. The answer goes to the sink,
+  // never to this reactor, which may be gone by then.
+  sink_->WhenOpened([host = host_, sink = sink_, act = std::move(act)] {
+    host->ActOnStream(
+        act, [sink, id = act.request_id()](absl::StatusOr<v1::ActResponse> answer,
+                                           bool broadcast_follows) {
+          sink->Stage(ResultOf(id, answer));
+          if (!broadcast_follows) sink->Flush();
+        });
+  });
 }
 
 void PlayStream::OnWriteDone(bool ok) {
@@ -246,6 +286,11 @@ void PlayStream::OnWriteDone(bool ok) {
 }
 
 void PlayStream::OnCancel() { sink_->Cancelled(); }
+
+void PlayStream::End(const grpc::Status& status) {
+  AddLocationMetadata(context_, status);
+  Finish(status);
+}
 
 void PlayStream::OnDone() {
   metrics_->streams.Decrement();

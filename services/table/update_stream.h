@@ -57,6 +57,11 @@ class StreamSink final : public UpdateSink {
 
   // Holds an action's result for the next update sent (or Flush).
   void Stage(v1::ActResult result);
+  // The host started the stream (UpdateSink::Opened): runs the held action.
+  void Opened() override;
+  // Runs `work` (a Play stream's action) once the stream has opened: at once if it
+  // has, later if it is opening, never if it closed first.
+  void WhenOpened(std::function<void()> work);
 
   // From the reactor. WriteDone is true when the update just delivered carried
   // action results.
@@ -80,6 +85,8 @@ class StreamSink final : public UpdateSink {
   StreamWriter* const writer_;                              // usable until finished_
   std::deque<v1::TableUpdate> queue_ ABSL_GUARDED_BY(mu_);  // front: in flight
   std::vector<v1::ActResult> staged_ ABSL_GUARDED_BY(mu_);
+  bool opened_ ABSL_GUARDED_BY(mu_) = false;
+  std::function<void()> held_ ABSL_GUARDED_BY(mu_);
   size_t limit_ ABSL_GUARDED_BY(mu_);
   const size_t capacity_;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
@@ -91,7 +98,8 @@ class StreamSink final : public UpdateSink {
 class UpdateStream final : public grpc::ServerWriteReactor<v1::TableUpdate>,
                            private StreamWriter {
  public:
-  UpdateStream(size_t capacity, HostMetrics* metrics);
+  UpdateStream(grpc::CallbackServerContext* context, size_t capacity,
+               HostMetrics* metrics);
   std::shared_ptr<StreamSink> sink() const { return sink_; }
 
   void OnWriteDone(bool ok) override;
@@ -100,8 +108,9 @@ class UpdateStream final : public grpc::ServerWriteReactor<v1::TableUpdate>,
 
  private:
   void Write(const v1::TableUpdate* update) override { StartWrite(update); }
-  void End(const grpc::Status& status) override { Finish(status); }
+  void End(const grpc::Status& status) override;  // with the location metadata
 
+  grpc::CallbackServerContext* const context_;
   std::shared_ptr<StreamSink> sink_;
   HostMetrics* const metrics_;
 };
@@ -120,8 +129,8 @@ class PlayStream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::Tab
                                                const std::string& seat_token)>;
 
   // `host` and `metrics` must outlive the stream.
-  PlayStream(TableHost* host, size_t capacity, HostMetrics* metrics,
-             RateCheck check_rate);
+  PlayStream(grpc::CallbackServerContext* context, TableHost* host, size_t capacity,
+             HostMetrics* metrics, RateCheck check_rate);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -130,11 +139,12 @@ class PlayStream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::Tab
 
  private:
   void Write(const v1::TableUpdate* update) override { StartWrite(update); }
-  void End(const grpc::Status& status) override { Finish(status); }
+  void End(const grpc::Status& status) override;  // with the location metadata
 
   void Open(const v1::SubscribeRequest& subscribe);
   void Act(v1::ActRequest act);
 
+  grpc::CallbackServerContext* const context_;
   TableHost* const host_;
   HostMetrics* const metrics_;
   const RateCheck check_rate_;

@@ -1,9 +1,7 @@
 // End to end: whole games between trix-bot processes on a table-service process,
 // checked through the service's own record of each game. Each test has its own
 // database, service process and loopback port, so the tests run in parallel.
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
@@ -31,18 +29,6 @@ constexpr char kServiceToken[] = "e2e-service-token";
 // Every game must end well within this (they take a few seconds).
 constexpr absl::Duration kGameTimeout = absl::Seconds(50);
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
-
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   std::stringstream text;
@@ -60,9 +46,7 @@ class BotGamesTest : public ::testing::Test {
     char dir[] = "/tmp/trix-e2e-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
-    port_ = FreePort();
-    address_ = absl::StrCat("127.0.0.1:", port_);
-    StartService();
+    StartService();  // on a port the kernel picks
     channel_ = TableChannel(address_);
     stub_ = v1::TableService::NewStub(channel_);
     ASSERT_TRUE(WaitServing()) << ReadFile(ServiceLog());
@@ -83,19 +67,38 @@ class BotGamesTest : public ::testing::Test {
   std::string ServiceLog() const { return dir_ + "/table-service.log"; }
   std::string BotLog(int seat) const { return absl::StrCat(dir_, "/bot", seat, ".log"); }
 
+  // Listens on port_ (0 at first: any free port, then the same one again, as a
+  // restarted pod behind its Service) and learns the port from --port_file.
   void StartService() {
+    service_ = StartInstance("e2e-1", &port_, ServiceLog());
+    address_ = absl::StrCat("127.0.0.1:", port_);
+  }
+
+  // An instance named `name` on *port (0: any; set to the bound port).
+  std::unique_ptr<ChildProcess> StartInstance(const std::string& name, int* port,
+                                              const std::string& log) {
+    const std::string port_file = absl::StrCat(dir_, "/", name, ".port");
+    unlink(port_file.c_str());
     ChildProcess::Options options;
-    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=", address_),
-                    "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=e2e-1",
-                    "--metrics_port=-1", "--lease_ttl=3s",
+    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=127.0.0.1:", *port),
+                    "--port_file=" + port_file, "--migrations_dir=" MIGRATIONS_DIR,
+                    "--instance_id=" + name, "--metrics_port=-1", "--lease_ttl=3s",
                     // Every bot comes from 127.0.0.1, one client address.
                     "--peer_rate=100000", "--peer_burst=100000", "--log_level=info"};
     options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
                    {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
-    options.output_path = ServiceLog();
+    options.output_path = log;
     absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
-    ASSERT_TRUE(child.ok()) << child.status();
-    service_ = *std::move(child);
+    EXPECT_TRUE(child.ok()) << child.status();
+    if (!child.ok()) return nullptr;
+    for (const absl::Time until = absl::Now() + absl::Seconds(30);
+         absl::Now() < until && !(*child)->Poll();) {
+      std::ifstream in(port_file);
+      if (in >> *port && *port > 0) break;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+    EXPECT_GT(*port, 0) << ReadFile(log);
+    return *std::move(child);
   }
 
   // The service answers UNAVAILABLE until its database is ready; then an unknown
@@ -147,12 +150,15 @@ class BotGamesTest : public ::testing::Test {
     return response;
   }
 
-  // Seats 0 and 2 heuristic, 1 and 3 random.
-  void StartBots(const v1::CreateTableResponse& table, const std::string& think = "0s") {
+  // Seats 0 and 2 heuristic, 1 and 3 random; they dial `address` (default: the
+  // service's).
+  void StartBots(const v1::CreateTableResponse& table, const std::string& think = "0s",
+                 std::string address = "") {
+    if (address.empty()) address = address_;
     for (int s = 0; s < 4; ++s) {
       ChildProcess::Options options;
       options.argv = {TRIX_BOT_BINARY};
-      options.env = {{"TRIX_BOT_ADDRESS", address_},
+      options.env = {{"TRIX_BOT_ADDRESS", address},
                      {"TRIX_BOT_TABLE", table.table_id()},
                      {"TRIX_BOT_TOKEN", table.seat_tokens(s)},
                      {"TRIX_BOT_STRATEGY", s % 2 == 0 ? "heuristic" : "random"},
@@ -283,15 +289,23 @@ TEST_F(BotGamesTest, AStakedSoloGameSharesThePot) {
 TEST_F(BotGamesTest, BotsSurviveAServiceRestart) {
   const v1::CreateTableResponse table = CreateTable("complex-solo");
   StartBots(table, /*think=*/"15ms");
-  absl::SleepFor(absl::Seconds(2));
-  ASSERT_FALSE(bots_[0]->Poll().has_value()) << "the game ended before the restart";
+  // Mid-game for certain: the bots are held once the game has made progress, so
+  // it cannot end before the restart (the clocks are 5 s).
+  const absl::Time until = absl::Now() + kGameTimeout;
+  while (Record(table.table_id()).events_size() < 40 && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  for (auto& bot : bots_) bot->Signal(SIGSTOP);
+  const v1::GameRecord before = Record(table.table_id());
+  ASSERT_GE(before.events_size(), 40);
+  ASSERT_FALSE(before.events(before.events_size() - 1).has_game_ended());
   service_->Signal(SIGTERM);
   absl::StatusOr<int> drained = service_->Wait(absl::Seconds(20));
   ASSERT_TRUE(drained.ok()) << drained.status();
   EXPECT_EQ(*drained, 0);
-  absl::SleepFor(absl::Milliseconds(300));  // bots see the service gone
-  StartService();
+  StartService();  // the same port
   ASSERT_TRUE(WaitServing());
+  for (auto& bot : bots_) bot->Signal(SIGCONT);
 
   const std::array<nlohmann::json, 4> lines = WaitBots();
   ExpectConsistentResult(Record(table.table_id()), /*partner=*/false);
@@ -300,6 +314,34 @@ TEST_F(BotGamesTest, BotsSurviveAServiceRestart) {
     if (!line.is_null()) resubscribes += line["resubscribes"].get<int>();
   }
   EXPECT_GE(resubscribes, 4);  // every bot resumed at least once
+}
+
+// Two instances, as behind a load balancer: the bots dial the second, which does
+// not host their table and sends them to the first; when the first drains, they
+// come back to the second, which adopts the table, and the game finishes.
+TEST_F(BotGamesTest, BotsFollowTheirTableAcrossInstances) {
+  int other_port = 0;
+  std::unique_ptr<ChildProcess> other =
+      StartInstance("e2e-2", &other_port, dir_ + "/other.log");
+  ASSERT_NE(other, nullptr);
+  const std::string other_address = absl::StrCat("127.0.0.1:", other_port);
+  const v1::CreateTableResponse table = CreateTable("complex-partner");  // on e2e-1
+  StartBots(table, /*think=*/"15ms", other_address);
+  const absl::Time until = absl::Now() + kGameTimeout;
+  while (Record(table.table_id()).events_size() < 40 && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  service_->Signal(SIGTERM);  // drains: releases the lease
+  ASSERT_TRUE(service_->Wait(absl::Seconds(20)).ok());
+  channel_ = TableChannel(other_address);
+  stub_ = v1::TableService::NewStub(channel_);
+
+  const std::array<nlohmann::json, 4> lines = WaitBots();
+  ExpectConsistentResult(Record(table.table_id()), /*partner=*/true);
+  for (const nlohmann::json& line : lines) {
+    if (!line.is_null()) EXPECT_GE(line["moves"].get<int>(), 1) << line.dump();
+  }
+  if (HasFailure()) std::cerr << "--- e2e-2 log\n" << ReadFile(dir_ + "/other.log");
 }
 
 }  // namespace

@@ -65,14 +65,21 @@ pg_port=$(free_port)
 url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
 psql_() { /usr/lib/postgresql/15/bin/psql "$url" -v ON_ERROR_STOP=1 -tAc "$1"; }
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-port=$(free_port)
+port=0  # the kernel picks it at the first start; restarts take the same one
 
 start_service() {
+  rm -f "$work/port"
   MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/table-service" \
-    --listen="127.0.0.1:$port" --instance_id=fault-1 --migrations_dir="$root/migrations" \
+    --listen="127.0.0.1:$port" --port_file="$work/port" --instance_id=fault-1 \
+    --migrations_dir="$root/migrations" \
     --metrics_port=-1 --lease_ttl=$lease --peer_rate=100000 --peer_burst=100000 \
     >>"$work/table-service.log" 2>&1 &
   service_pid=$!
+  for _ in $(seq 1 300); do
+    [ -s "$work/port" ] && break
+    sleep 0.1
+  done
+  port=$(cat "$work/port")
 }
 
 # Waits until one of the scenario's games has more than $1 log entries.

@@ -30,13 +30,20 @@ absl::StatusOr<std::unique_ptr<InProcessService>> InProcessService::Start(
                                 .lease_ttl = options.host.lease_ttl});
   if (!store.ok()) return store.status();
   s->store_ = *std::move(store);
-  s->tables_ = PostgresTableStore(s->store_.get());
+  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
+      storage::InstanceRegistry::Open({.url = db_url,
+                                       .instance_id = options.host.instance_id,
+                                       .live_for = options.host.lease_ttl});
+  if (!registry.ok()) return registry.status();
+  s->instances_ = *std::move(registry);
+  s->tables_ = PostgresTableStore(s->store_.get(), s->instances_.get());
   s->host_ = std::make_unique<TableHost>(options.host, s->tables_.get(), &s->registry_);
-  if (absl::Status started = s->host_->Start(); !started.ok()) return started;
   absl::StatusOr<std::unique_ptr<TableServer>> server =
       TableServer::Start(options.server, s->host_.get());
   if (!server.ok()) return server.status();
   s->server_ = *std::move(server);
+  s->host_->Advertise(s->address());
+  if (absl::Status started = s->host_->Start(); !started.ok()) return started;
   s->server_->SetServing(true);
   return s;
 }
@@ -48,6 +55,7 @@ void InProcessService::Shutdown() {
   server_.reset();
   host_.reset();
   tables_.reset();
+  instances_.reset();
   store_.reset();
 }
 

@@ -20,6 +20,7 @@
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
 #include "services/storage/game_store.h"
+#include "services/storage/instance_registry.h"
 #include "services/storage/testing/test_database.h"
 #include "services/table/server.h"
 #include "services/table/table_host.h"
@@ -54,6 +55,7 @@ class InProcessService {
  private:
   InProcessService() = default;
   std::unique_ptr<storage::GameStore> store_;
+  std::unique_ptr<storage::InstanceRegistry> instances_;
   std::unique_ptr<TableStore> tables_;
   prometheus::Registry registry_;
   std::unique_ptr<TableHost> host_;

@@ -5,10 +5,13 @@
 // SeatTracker against the server's TableView after every update, and play whole
 // games with strategies, with no network and no database.
 //
-//   LocalTable table(Mode("complex-partner"), /*seed=*/7);
-//   std::array<Bot*, 4> bots = {&a, &b, &c, &d};
-//   absl::Status played = table.PlayToEnd(bots, [&](int seat, const SeatTracker& t) {
-//     EXPECT_THAT(t.state(), MatchesView(table.View(seat)));
+//   LocalTable table({.mode = "complex-partner", .seed = 7});
+//   RandomBot a(1), b(2), c(3), d(4);  // bots/strategies/random_bot.h
+//   absl::Status played = table.PlayToEnd({&a, &b, &c, &d},
+//                                         [&](int seat, const SeatTracker& t) {
+//     if (t.state().seq == table.last_seq(seat)) {
+//       EXPECT_EQ(t.state().hand, wire::CardSetFromProto(table.View(seat).hand()).value());
+//     }
 //   });
 #ifndef TRIX_BOTS_SDK_TESTING_LOCAL_TABLE_H_
 #define TRIX_BOTS_SDK_TESTING_LOCAL_TABLE_H_

@@ -125,7 +125,7 @@ absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
   if (it == db_->games.end()) return absl::NotFoundError("no such game");
   MemoryDatabase::Game& g = it->second;
   if (g.lease_owner != instance_id_ || g.lease_until <= absl::Now()) {
-    return absl::FailedPreconditionError("lease lost");
+    return absl::AbortedError("lease lost");
   }
   if (g.stored.finished) return absl::FailedPreconditionError("game has ended");
   for (size_t i = 0; i < request.entries.size(); ++i) {
@@ -164,16 +164,91 @@ absl::StatusOr<storage::StoredGame> MemoryStore::LoadGame(const std::string& gam
   return it->second.stored;
 }
 
-absl::Status MemoryStore::RenewLeases(absl::Duration ttl) {
+absl::StatusOr<std::vector<std::string>> MemoryStore::RenewHosted(
+    absl::Duration ttl, const std::vector<std::string>& hosted) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
-  // As services/storage does: every unfinished game this instance owns.
-  for (auto& [id, g] : db_->games) {
-    if (g.lease_owner == instance_id_ && !g.stored.finished) {
-      g.lease_until = absl::Now() + ttl;
+  std::vector<std::string> renewed;
+  const absl::Time now = absl::Now();
+  for (const std::string& id : hosted) {
+    auto it = db_->games.find(id);
+    if (it == db_->games.end()) continue;
+    MemoryDatabase::Game& g = it->second;
+    if (g.lease_owner != instance_id_ || g.stored.finished) {
+      continue;
     }
+    g.lease_until = now + ttl;
+    renewed.push_back(id);
   }
+  return renewed;
+}
+
+absl::StatusOr<bool> MemoryStore::ClaimTable(const std::string& game_id,
+                                             absl::Duration ttl) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  auto it = db_->games.find(game_id);
+  if (it == db_->games.end()) return false;
+  MemoryDatabase::Game& g = it->second;
+  const absl::Time now = absl::Now();
+  if (g.stored.finished || !g.broken.empty() ||
+      (g.lease_until >= now && g.lease_owner != instance_id_)) {
+    return false;
+  }
+  g.lease_owner = instance_id_;
+  g.lease_until = now + ttl;
+  return true;
+}
+
+absl::StatusOr<std::vector<std::string>> MemoryStore::ClaimPreviousRuns(
+    const std::string& name, absl::Duration ttl) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  std::vector<std::string> claimed;
+  const std::string prefix = name + "#";
+  for (auto& [id, g] : db_->games) {
+    if (g.stored.finished || !g.broken.empty() || g.lease_owner == instance_id_ ||
+        g.lease_owner.compare(0, prefix.size(), prefix) != 0) {
+      continue;
+    }
+    g.lease_owner = instance_id_;
+    g.lease_until = absl::Now() + ttl;
+    claimed.push_back(id);
+  }
+  return claimed;
+}
+
+absl::Status MemoryStore::MarkBroken(const std::string& game_id,
+                                     const std::string& reason) {
+  absl::MutexLock lock(&db_->mu);
+  auto it = db_->games.find(game_id);
+  if (it == db_->games.end()) return absl::NotFoundError("no such game");
+  it->second.broken = reason;
+  it->second.lease_until = absl::InfinitePast();
   return absl::OkStatus();
+}
+
+absl::Status MemoryStore::Heartbeat(const storage::InstanceState& state) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  db_->instances[instance_id_] = state;
+  return absl::OkStatus();
+}
+
+absl::StatusOr<storage::TableHome> MemoryStore::Locate(const std::string& game_id) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  auto it = db_->games.find(game_id);
+  if (it == db_->games.end()) return absl::NotFoundError("no such table");
+  const MemoryDatabase::Game& g = it->second;
+  storage::TableHome home;
+  home.owner = g.lease_owner;
+  auto instance = db_->instances.find(g.lease_owner);
+  if (instance != db_->instances.end()) home.address = instance->second.address;
+  home.leased = g.lease_until > absl::Now();
+  home.finished = g.stored.finished;
+  home.broken = g.broken;
+  return home;
 }
 
 absl::StatusOr<std::vector<std::string>> MemoryStore::ClaimOrphans(absl::Duration ttl,
@@ -184,7 +259,7 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::ClaimOrphans(absl::Duratio
   const absl::Time now = absl::Now();
   for (auto& [id, g] : db_->games) {
     if (static_cast<int>(claimed.size()) >= limit) break;
-    if (g.stored.finished || g.lease_until >= now) continue;
+    if (g.stored.finished || !g.broken.empty() || g.lease_until >= now) continue;
     g.lease_owner = instance_id_;
     g.lease_until = now + ttl;
     claimed.push_back(id);

@@ -31,10 +31,12 @@ struct MemoryDatabase {
     storage::StoredGame stored;
     std::string lease_owner;
     absl::Time lease_until;
+    std::string broken;
   };
   absl::Mutex mu;
   std::map<std::string, Game> games ABSL_GUARDED_BY(mu);
   std::map<std::string, std::string> request_ids ABSL_GUARDED_BY(mu);  // -> game id
+  std::map<std::string, storage::InstanceState> instances ABSL_GUARDED_BY(mu);
 };
 
 class MemoryStore final : public TableStore {
@@ -60,10 +62,18 @@ class MemoryStore final : public TableStore {
   void Append(storage::AppendRequest request,
               std::function<void(absl::Status)> done) override;
   absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override;
-  absl::Status RenewLeases(absl::Duration ttl) override;
+  absl::StatusOr<std::vector<std::string>> RenewHosted(
+      absl::Duration ttl, const std::vector<std::string>& hosted) override;
   absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
                                                         int limit) override;
+  absl::StatusOr<bool> ClaimTable(const std::string& game_id,
+                                  absl::Duration ttl) override;
+  absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(const std::string& name,
+                                                             absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& game_id) override;
+  absl::Status MarkBroken(const std::string& game_id, const std::string& reason) override;
+  absl::Status Heartbeat(const storage::InstanceState& state) override;
+  absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override;
   absl::StatusOr<std::vector<storage::GameListing>> ListActive(
       const std::string& player_id) override;
   absl::StatusOr<std::vector<storage::GameListing>> ListFinished(

@@ -1,0 +1,292 @@
+// trix-play: a person takes a seat in the terminal and plays against bots.
+//
+//   trix-play --address=HOST:PORT --table=ID --token=SEAT_TOKEN
+//   trix-play --matchmaking=HOST:PORT --player=ID [--mode=complex-partner] [--stake=0]
+//   MAMLAKA_SERVICE_TOKEN=... trix-play --address=HOST:PORT --practice [--mode=...]
+//
+// The first form plays a seat the caller already holds. The second asks the
+// matchmaking service for a table (FindTable), as the player (a player token: the
+// --player_token flag or TRIX_PLAY_PLAYER_TOKEN) or as a trusted backend on the
+// player's behalf (MAMLAKA_SERVICE_TOKEN), shows the queue until a seat is
+// assigned, then plays that seat at the assignment's address. Without --mode it is
+// Quick Play. The third opens a practice table itself (as a trusted backend) with
+// bots in seats 1-3 played in this process. Seat tokens are better passed in the environment (TRIX_PLAY_TOKEN).
+//
+// The screen is redrawn on every event and once a second; the keys are in --help
+// and on screen. Exit status: 0 after the game ended (or the person left), 1 when
+// no seat could be played, 2 for bad flags.
+#include <poll.h>
+#include <termios.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "bots/play/keys.h"
+#include "bots/play/matchmaking_client.h"
+#include "bots/play/person_bot.h"
+#include "bots/play/practice.h"
+#include "bots/sdk/seat.h"
+#include "services/common/config.h"
+
+namespace trix::bots {
+namespace {
+
+struct Flags {
+  std::string address;
+  std::string table;
+  std::string token;
+  std::string matchmaking;
+  std::string player;
+  std::string player_token;
+  std::string name;
+  std::string mode;
+  int64_t stake = 0;
+  bool practice = false;
+  int kingdoms = 4;
+  bool color = true;
+  bool wait_at_end = true;
+  absl::Duration give_up_after = absl::Minutes(2);
+};
+
+// The terminal in raw mode (no echo, no line buffering, Ctrl-C as a key) with the
+// cursor hidden, on the alternate screen; restored by the destructor.
+class RawTerminal {
+ public:
+  RawTerminal() {
+    active_ = isatty(STDIN_FILENO) && tcgetattr(STDIN_FILENO, &saved_) == 0;
+    if (active_) {
+      termios raw = saved_;
+      raw.c_lflag &= ~(ICANON | ECHO | ISIG);
+      raw.c_iflag &= ~(IXON | ICRNL);
+      raw.c_cc[VMIN] = 1;
+      raw.c_cc[VTIME] = 0;
+      tcsetattr(STDIN_FILENO, TCSAFLUSH, &raw);
+    }
+    std::fputs("\x1b[?1049h\x1b[?25l\x1b[H\x1b[2J", stdout);
+    std::fflush(stdout);
+  }
+  ~RawTerminal() {
+    std::fputs("\x1b[?25h\x1b[?1049l", stdout);
+    std::fflush(stdout);
+    if (active_) tcsetattr(STDIN_FILENO, TCSAFLUSH, &saved_);
+  }
+
+ private:
+  bool active_ = false;
+  termios saved_{};
+};
+
+std::string RandomId() {
+  std::random_device random;
+  return absl::StrCat(absl::Hex(uint64_t{random()} << 32 | random(), absl::kZeroPad16));
+}
+
+// Asks the table service to let the autopilot play the seat from now on.
+void SendLeave(v1::TableService::Stub* stub, const std::string& table,
+               const std::string& token) {
+  v1::ActRequest request;
+  request.set_table_id(table);
+  request.set_seat_token(token);
+  request.set_request_id(absl::StrCat("leave-", RandomId()));
+  request.mutable_leave();
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(5)));
+  v1::ActResponse response;
+  stub->Act(&context, request, &response);  // if refused, the game moved on anyway
+}
+
+// Plays the seat; the terminal is already raw. Returns the exit status.
+int PlaySeat(const Flags& flags, const std::string& address, const std::string& table,
+             const std::string& token) {
+  std::shared_ptr<grpc::Channel> channel = TableChannel(address);
+  std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
+  Seat* seat_ptr = nullptr;
+  std::atomic<bool> left{false};
+  ScreenInfo info;
+  info.where = absl::StrCat("table ", table, " at ", address);
+  info.color = flags.color;
+  PersonBot person(stdout, info, [&] {
+    left = true;
+    SendLeave(stub.get(), table, token);
+    if (seat_ptr) seat_ptr->Stop();
+  });
+
+  SeatConfig config;
+  config.table_id = table;
+  config.seat_token = token;
+  config.give_up_after = flags.give_up_after;
+  // The SDK's warnings (retries, refusals) go to the status line, not over the
+  // screen.
+  config.log = [&person](LogLevel level, absl::string_view message) {
+    if (level >= LogLevel::kWarn) person.SetStatus(std::string(message));
+  };
+  Seat seat(channel, config, &person);
+  seat_ptr = &seat;
+
+  std::atomic<bool> done{false};
+  std::thread keys([&] {
+    while (!done) {
+      pollfd fd{STDIN_FILENO, POLLIN, 0};
+      if (poll(&fd, 1, 1000) > 0) {
+        char buffer[64];
+        const ssize_t n = read(STDIN_FILENO, buffer, sizeof(buffer));
+        if (n <= 0) {
+          absl::SleepFor(absl::Seconds(1));  // stdin closed: nothing more to read
+          continue;
+        }
+        person.Keys(absl::string_view(buffer, n));
+      } else {
+        person.Tick();  // the clocks count down
+      }
+    }
+  });
+
+  absl::StatusOr<v1::GameResult> result = seat.Play();
+  person.Abandon();
+  int status = 0;
+  if (result.ok()) {
+    person.Finish(seat.state(), "");
+  } else if (left) {
+    person.Finish(seat.state(), "You left the table; the autopilot plays your seat. "
+                                "Press any key to exit.");
+  } else {
+    person.Finish(seat.state(), absl::StrCat("The seat could not be played: ",
+                                             result.status().ToString(),
+                                             ". Press any key to exit."));
+    status = 1;
+  }
+  if (flags.wait_at_end) person.WaitAnyKey(absl::InfiniteDuration());
+  done = true;
+  keys.join();
+  return status;
+}
+
+// A practice table: the person in seat 0, heuristic bots in this process.
+int Practice(Flags flags) {
+  const char* service_token = std::getenv("MAMLAKA_SERVICE_TOKEN");
+  if (flags.address.empty() || service_token == nullptr) {
+    std::cerr << "trix-play: --practice needs --address and MAMLAKA_SERVICE_TOKEN\n";
+    return 2;
+  }
+  PracticeOptions options;
+  if (!flags.mode.empty()) options.mode = flags.mode;
+  options.kingdoms = flags.kingdoms;
+  if (!flags.name.empty()) options.name = flags.name;
+  absl::StatusOr<PracticeTable> table = OpenPractice(flags.address, service_token, options);
+  if (!table.ok()) {
+    std::cerr << "trix-play: " << table.status() << "\n";
+    return 1;
+  }
+  PracticeBots bots;
+  bots.Start(flags.address, table->table_id, table->seat_tokens);
+  int status = 0;
+  {
+    RawTerminal terminal;
+    status = PlaySeat(flags, flags.address, table->table_id, table->seat_tokens[0]);
+  }
+  bots.Stop();
+  return status;
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  service::Config config("trix-play", "TRIX_PLAY_");
+  config.Bind("address", &flags.address, "the table service, host:port (a given seat)");
+  config.Bind("table", &flags.table, "the table id (a given seat)");
+  config.Bind("token", &flags.token, "the seat token (prefer TRIX_PLAY_TOKEN)");
+  config.Bind("matchmaking", &flags.matchmaking,
+              "the matchmaking service, host:port: find a table instead");
+  config.Bind("player", &flags.player, "the player id to find a table for");
+  config.Bind("player_token", &flags.player_token,
+              "the player's token (a JWT); else MAMLAKA_SERVICE_TOKEN acts for --player");
+  config.Bind("name", &flags.name, "the display name at the table");
+  config.Bind("mode", &flags.mode, "e.g. complex-partner, classic-solo; empty: Quick Play");
+  config.Bind("stake", &flags.stake, "0 = free; else a configured stake level");
+  config.Bind("practice", &flags.practice,
+              "open a table at --address with MAMLAKA_SERVICE_TOKEN, bots in seats 1-3");
+  config.Bind("kingdoms", &flags.kingdoms, "--practice: kingdoms to play, 1-4");
+  config.Bind("color", &flags.color, "ANSI colours and reverse video");
+  config.Bind("wait_at_end", &flags.wait_at_end, "keep the last screen until a key");
+  config.Bind("give_up_after", &flags.give_up_after,
+              "stop after this long without news from the table service");
+  const absl::Status parsed = config.Parse(argc, argv);
+  if (!parsed.ok()) {
+    std::cerr << "trix-play: " << parsed.message() << "\n\n" << config.Usage();
+    return 2;
+  }
+  if (config.help()) {
+    std::cout << config.Usage() << "\n" << kKeysHelp;
+    return 0;
+  }
+  if (flags.practice) return Practice(flags);
+  const bool given_seat = !flags.table.empty() && !flags.token.empty();
+  if (!given_seat && (flags.matchmaking.empty() || flags.player.empty())) {
+    std::cerr << "trix-play: give --address, --table and --token (a seat), or "
+                 "--matchmaking and --player\n\n"
+              << config.Usage();
+    return 2;
+  }
+  if (given_seat) {
+    if (flags.address.empty()) flags.address = "127.0.0.1:50051";
+    RawTerminal terminal;
+    return PlaySeat(flags, flags.address, flags.table, flags.token);
+  }
+
+  MatchRequest match;
+  match.address = flags.matchmaking;
+  match.player = flags.player;
+  match.display_name = flags.name.empty() ? flags.player : flags.name;
+  match.mode = flags.mode;
+  match.stake = flags.stake;
+  if (!flags.player_token.empty()) {
+    match.bearer = flags.player_token;
+  } else if (const char* service = std::getenv("MAMLAKA_SERVICE_TOKEN")) {
+    match.bearer = service;
+  }
+  RawTerminal terminal;
+  TableFinder finder(match);
+  // q or Ctrl-C stops looking (the ticket is cancelled with the stream).
+  std::atomic<bool> found{false};
+  std::thread keys([&] {
+    while (!found) {
+      pollfd fd{STDIN_FILENO, POLLIN, 0};
+      if (poll(&fd, 1, 200) <= 0) continue;
+      char c = 0;
+      if (read(STDIN_FILENO, &c, 1) == 1 && (c == 'q' || c == '\x03')) finder.Cancel();
+    }
+  });
+  absl::StatusOr<v1::Assignment> seat = finder.Find([&](const std::string& line) {
+    const std::string frame = Frame({"Mamlaka Trix · looking for a table", "", line, "",
+                                     "(q stops looking)"});
+    std::fwrite(frame.data(), 1, frame.size(), stdout);
+    std::fflush(stdout);
+  });
+  found = true;
+  keys.join();
+  if (!seat.ok()) {
+    const std::string frame =
+        Frame({"No table: " + seat.status().ToString(), "", "Press any key to exit."});
+    std::fwrite(frame.data(), 1, frame.size(), stdout);
+    std::fflush(stdout);
+    if (flags.wait_at_end) {
+      char c;
+      (void)!read(STDIN_FILENO, &c, 1);
+    }
+    return absl::IsCancelled(seat.status()) ? 0 : 1;  // the person stopped looking
+  }
+  return PlaySeat(flags, seat->address(), seat->table_id(), seat->seat_token());
+}
+
+}  // namespace
+}  // namespace trix::bots
+
+int main(int argc, char** argv) { return trix::bots::Run(argc, argv); }

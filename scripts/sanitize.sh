@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The sanitizer builds of CI (scripts/test.sh runs this after the main tests):
+#   build-asan/  the engine, wire, common, storage and table unit tests and the rule
+#                cases under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   build-tsan/  the table host and update stream tests under ThreadSanitizer.
+# Only the test targets are built. The storage tests need PostgreSQL:
+# MAMLAKA_TEST_DATABASE_URL as scripts/test.sh sets it. Exits non-zero on any
+# failure or sanitizer report.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+jobs=$(nproc)
+configure() {  # DIR SANITIZER-FLAGS
+  cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
+    -DCMAKE_CXX_FLAGS="$2 -fno-omit-frame-pointer" \
+    -DCMAKE_EXE_LINKER_FLAGS="$2" -DCMAKE_SHARED_LINKER_FLAGS="$2" \
+    -DMAMLAKA_BUILD_BENCHMARKS=OFF -DMAMLAKA_SANITIZE_GENERATED=OFF >/dev/null
+}
+# The test binaries of these CMake folders (each names its tests' label).
+targets_of() {
+  sed -n 's/^trix_[a-z]*_test(\([a-z_]*\) .*/\1/p; s/^add_executable(\([a-z_]*_test\) .*/\1/p' "$@"
+}
+
+echo "== AddressSanitizer + UndefinedBehaviorSanitizer"
+start=$SECONDS
+configure build-asan "-fsanitize=address,undefined -fno-sanitize-recover=undefined"
+asan_targets=$(targets_of engine/CMakeLists.txt proto/wire/CMakeLists.txt \
+  services/common/CMakeLists.txt services/storage/CMakeLists.txt \
+  services/table/CMakeLists.txt)
+# shellcheck disable=SC2086
+cmake --build build-asan -j"$jobs" --target $asan_targets trix-replay trix-conformance-compare
+echo "built in $((SECONDS - start)) s"
+start=$SECONDS
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+  LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp \
+  ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900 \
+  -L '^(engine|wire|common|storage|table)$'
+echo "ran in $((SECONDS - start)) s"
+
+echo "== ThreadSanitizer"
+start=$SECONDS
+configure build-tsan "-fsanitize=thread"
+cmake --build build-tsan -j"$jobs" --target table_host_test table_update_stream_test
+echo "built in $((SECONDS - start)) s"
+start=$SECONDS
+# Abseil's synchronization is uninstrumented here: tell TSan what it orders.
+g++ -std=c++17 -O1 -shared -fPIC tests/sanitizers/absl_sync_annotations.cc \
+  -o build-tsan/libabsl_sync_annotations.so -ldl
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+for t in table_host_test table_update_stream_test; do
+  LD_PRELOAD=$PWD/build-tsan/libabsl_sync_annotations.so build-tsan/bin/$t
+done
+echo "ran in $((SECONDS - start)) s"

@@ -1,0 +1,262 @@
+#include "services/matchmaking/grpc_service.h"
+
+#include <memory>
+
+#include "google/protobuf/util/time_util.h"
+#include "proto/wire/wire.h"
+#include "services/common/auth.h"
+#include "services/common/logging.h"
+#include "services/matchmaking/stream_outbox.h"
+
+namespace trix::matchmaking {
+namespace {
+
+std::string Metadata(grpc::CallbackServerContext* context, const std::string& key) {
+  const auto& m = context->client_metadata();
+  auto it = m.find(key);
+  if (it == m.end()) return "";
+  return std::string(it->second.data(), it->second.size());
+}
+
+// A FindTable stream as the lobby sees it.
+class FindTableSink : public TicketSink {
+ public:
+  explicit FindTableSink(std::shared_ptr<StreamOutbox<v1::MatchUpdate>> outbox)
+      : outbox_(std::move(outbox)) {}
+  void Queued(const v1::Queued& queued) override {
+    v1::MatchUpdate u;
+    *u.mutable_queued() = queued;
+    outbox_->Push(std::move(u));
+  }
+  void Assigned(const v1::Assignment& assignment) override {
+    v1::MatchUpdate u;
+    *u.mutable_assignment() = assignment;
+    outbox_->Push(std::move(u));
+    outbox_->End(grpc::Status::OK);
+  }
+  void End(const absl::Status& status) override { outbox_->End(ToGrpcStatus(status)); }
+
+ private:
+  std::shared_ptr<StreamOutbox<v1::MatchUpdate>> outbox_;
+};
+
+template <typename Message>
+grpc::ServerWriteReactor<Message>* Refuse(const absl::Status& s) {
+  auto outbox = std::make_shared<StreamOutbox<Message>>();
+  auto* reactor = new OutboxReactor<Message>(outbox, nullptr);
+  outbox->End(ToGrpcStatus(s));
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context,
+                                 const absl::Status& s) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  reactor->Finish(ToGrpcStatus(s));
+  return reactor;
+}
+
+void ToParty(const PartyRow& row, v1::Party* party) {
+  party->set_party_id(row.party_id);
+  party->set_code(row.code);
+  party->clear_members();
+  for (const std::string& m : row.members) party->add_members(m);
+  *party->mutable_expires() = google::protobuf::util::TimeUtil::MicrosecondsToTimestamp(
+      absl::ToUnixMicros(row.expires));
+}
+
+std::string PartyCode() {
+  // Eight characters a person can read out: no 0/O or 1/I.
+  static constexpr char kAlphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+  std::string code;
+  uint64_t r = service::RandomUint64();
+  for (int i = 0; i < 8; ++i) {
+    code += kAlphabet[r % 32];
+    r /= 32;
+  }
+  return code;
+}
+
+const v1::Mode kAllModes[] = {
+    [] { v1::Mode m; m.set_team(v1::TEAM_SOLO); m.set_format(v1::FORMAT_CLASSIC); return m; }(),
+    [] { v1::Mode m; m.set_team(v1::TEAM_SOLO); m.set_format(v1::FORMAT_COMPLEX); return m; }(),
+    [] { v1::Mode m; m.set_team(v1::TEAM_PARTNER); m.set_format(v1::FORMAT_CLASSIC); return m; }(),
+    [] { v1::Mode m; m.set_team(v1::TEAM_PARTNER); m.set_format(v1::FORMAT_COMPLEX); return m; }(),
+};
+
+}  // namespace
+
+grpc::Status ToGrpcStatus(const absl::Status& s) {
+  if (s.ok()) return grpc::Status::OK;
+  return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
+}
+
+MatchmakingGrpcService::MatchmakingGrpcService(GrpcOptions options, const PlayerAuth* auth,
+                                               Lobby* lobby, BotRoster* bots,
+                                               TicketStore* store)
+    : options_(options), auth_(auth), lobby_(lobby), bots_(bots), store_(store) {}
+
+absl::StatusOr<std::string> MatchmakingGrpcService::Player(
+    grpc::CallbackServerContext* context, const std::string& player_id) const {
+  if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
+  absl::StatusOr<Caller> caller = auth_->Authenticate(Metadata(context, "authorization"));
+  if (!caller.ok()) return caller.status();
+  return ActingFor(*caller, player_id);
+}
+
+absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* context) const {
+  if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
+  return auth_->CheckService(Metadata(context, "authorization"));
+}
+
+grpc::ServerWriteReactor<v1::MatchUpdate>* MatchmakingGrpcService::FindTable(
+    grpc::CallbackServerContext* context, const v1::FindTableRequest* request) {
+  absl::StatusOr<std::string> player = Player(context, request->player_id());
+  if (!player.ok()) return Refuse<v1::MatchUpdate>(player.status());
+  auto outbox = std::make_shared<StreamOutbox<v1::MatchUpdate>>();
+  auto sink = std::make_shared<FindTableSink>(outbox);
+  Lobby* lobby = lobby_;
+  std::weak_ptr<TicketSink> weak = sink;
+  auto* reactor = new OutboxReactor<v1::MatchUpdate>(outbox, [lobby, weak] {
+    if (std::shared_ptr<TicketSink> s = weak.lock()) lobby->Closed(s);
+  });
+  lobby_->FindTable(*player, *request, sink);
+  return reactor;
+}
+
+grpc::ServerUnaryReactor* MatchmakingGrpcService::GetAssignment(
+    grpc::CallbackServerContext* context, const v1::GetAssignmentRequest* request,
+    v1::Assignment* response) {
+  absl::StatusOr<std::string> player = Player(context, request->player_id());
+  if (!player.ok()) return Finish(context, player.status());
+  absl::StatusOr<v1::Assignment> a = lobby_->GetAssignment(*player);
+  if (a.ok()) *response = *a;
+  return Finish(context, a.status());
+}
+
+grpc::ServerUnaryReactor* MatchmakingGrpcService::CreateParty(
+    grpc::CallbackServerContext* context, const v1::CreatePartyRequest* request,
+    v1::Party* response) {
+  absl::StatusOr<std::string> player = Player(context, request->player_id());
+  if (!player.ok()) return Finish(context, player.status());
+  PartyRow row{.party_id = service::NewUuid(),
+               .code = PartyCode(),
+               .members = {*player},
+               .expires = absl::Now() + options_.party_ttl};
+  absl::Status s = store_->CreateParty(row);
+  if (s.ok()) ToParty(row, response);
+  return Finish(context, s);
+}
+
+grpc::ServerUnaryReactor* MatchmakingGrpcService::JoinParty(
+    grpc::CallbackServerContext* context, const v1::JoinPartyRequest* request,
+    v1::Party* response) {
+  absl::StatusOr<std::string> player = Player(context, request->player_id());
+  if (!player.ok()) return Finish(context, player.status());
+  if (request->code().empty() || request->code().size() > 32) {
+    return Finish(context, absl::InvalidArgumentError("a party code is required"));
+  }
+  absl::StatusOr<PartyRow> party = store_->JoinParty(request->code(), *player);
+  if (party.ok()) ToParty(*party, response);
+  return Finish(context, party.status());
+}
+
+grpc::ServerUnaryReactor* MatchmakingGrpcService::LeaveParty(
+    grpc::CallbackServerContext* context, const v1::LeavePartyRequest* request,
+    v1::LeavePartyResponse*) {
+  absl::StatusOr<std::string> player = Player(context, request->player_id());
+  if (!player.ok()) return Finish(context, player.status());
+  return Finish(context, store_->LeaveParty(request->party_id(), *player));
+}
+
+grpc::ServerUnaryReactor* MatchmakingGrpcService::RegisterBot(
+    grpc::CallbackServerContext* context, const v1::RegisterBotRequest* request,
+    v1::RegisterBotResponse* response) {
+  if (absl::Status s = Operator(context); !s.ok()) return Finish(context, s);
+  if (request->name().empty() || request->name().size() > 64) {
+    return Finish(context, absl::InvalidArgumentError("a bot name (1-64 characters) is required"));
+  }
+  BotAccount bot{.bot_id = "bot-" + service::NewUuid(),
+                 .name = request->name(),
+                 .owner = request->owner()};
+  for (const v1::Mode& m : request->modes()) {
+    std::string name = wire::ModeName(m);
+    if (name == "unknown") return Finish(context, absl::InvalidArgumentError("unknown mode"));
+    bot.modes.push_back(name);
+  }
+  if (bot.modes.empty()) {
+    for (const v1::Mode& m : kAllModes) bot.modes.push_back(wire::ModeName(m));
+  }
+  const std::string key = service::NewSeatToken();
+  absl::Status s = store_->RegisterBot(bot, service::TokenHash(key));
+  if (s.ok()) {
+    response->set_bot_id(bot.bot_id);
+    response->set_key(key);
+  }
+  return Finish(context, s);
+}
+
+grpc::ServerUnaryReactor* MatchmakingGrpcService::RotateBotKey(
+    grpc::CallbackServerContext* context, const v1::RotateBotKeyRequest* request,
+    v1::RegisterBotResponse* response) {
+  if (absl::Status s = Operator(context); !s.ok()) return Finish(context, s);
+  const std::string key = service::NewSeatToken();
+  absl::Status s = store_->SetBotKey(request->bot_id(), service::TokenHash(key));
+  if (s.ok()) {
+    response->set_bot_id(request->bot_id());
+    response->set_key(key);
+  }
+  return Finish(context, s);
+}
+
+grpc::ServerUnaryReactor* MatchmakingGrpcService::RevokeBot(
+    grpc::CallbackServerContext* context, const v1::RevokeBotRequest* request,
+    v1::RevokeBotResponse*) {
+  if (absl::Status s = Operator(context); !s.ok()) return Finish(context, s);
+  return Finish(context, store_->RevokeBot(request->bot_id()));
+}
+
+grpc::ServerWriteReactor<v1::BotUpdate>* MatchmakingGrpcService::ServeBot(
+    grpc::CallbackServerContext* context, const v1::ServeBotRequest* request) {
+  if (!serving_) {
+    return Refuse<v1::BotUpdate>(absl::UnavailableError("matchmaking is not serving; retry"));
+  }
+  std::string key = PlayerAuth::BearerToken(Metadata(context, "authorization"));
+  if (key.empty()) {
+    return Refuse<v1::BotUpdate>(
+        absl::UnauthenticatedError("missing \"authorization: Bearer <bot key>\""));
+  }
+  if (request->capacity() < 1 || request->capacity() > options_.max_bot_capacity) {
+    return Refuse<v1::BotUpdate>(absl::InvalidArgumentError(
+        absl::StrCat("capacity must be 1..", options_.max_bot_capacity)));
+  }
+  absl::StatusOr<BotAccount> bot = store_->BotByKeyHash(service::TokenHash(key));
+  if (!bot.ok()) {
+    return Refuse<v1::BotUpdate>(absl::UnauthenticatedError("unknown or revoked bot key"));
+  }
+  std::set<std::string> modes(bot->modes.begin(), bot->modes.end());
+  if (request->modes_size() > 0) {
+    std::set<std::string> asked;
+    for (const v1::Mode& m : request->modes()) {
+      std::string name = wire::ModeName(m);
+      if (!modes.count(name)) {
+        return Refuse<v1::BotUpdate>(absl::InvalidArgumentError(
+            absl::StrCat("the bot account does not play ", name)));
+      }
+      asked.insert(name);
+    }
+    modes = asked;
+  }
+  absl::StatusOr<std::vector<AssignmentRow>> live = lobby_->Live(bot->bot_id);
+  if (!live.ok()) return Refuse<v1::BotUpdate>(live.status());
+  auto outbox = std::make_shared<StreamOutbox<v1::BotUpdate>>();
+  BotRoster* bots = bots_;
+  std::weak_ptr<StreamOutbox<v1::BotUpdate>> weak = outbox;
+  auto* reactor = new OutboxReactor<v1::BotUpdate>(outbox, [bots, weak] {
+    if (auto o = weak.lock()) bots->Disconnect(o);
+  });
+  bots_->Connect(*bot, request->capacity(), std::move(modes), outbox, *live);
+  service::LogInfo("bot connected", {{"bot", bot->bot_id}, {"capacity", request->capacity()}});
+  return reactor;
+}
+
+}  // namespace trix::matchmaking

@@ -1,0 +1,526 @@
+#include "services/matchmaking/lobby.h"
+
+#include <chrono>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/time_util.h"
+#include "services/common/auth.h"
+#include "services/common/logging.h"
+
+namespace trix::matchmaking {
+namespace {
+
+using google::protobuf::util::TimeUtil;
+
+grpc::ClientContext* WithDeadline(grpc::ClientContext* c, absl::Duration d) {
+  c->set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(d));
+  return c;
+}
+
+}  // namespace
+
+grpc::ClientContext* Lobby::Ratings(grpc::ClientContext* c) const {
+  c->AddMetadata("authorization", "Bearer " + options_.ratings_token);
+  return WithDeadline(c, absl::Seconds(2));
+}
+
+namespace {
+
+bool KnownMode(const v1::Mode& m) {
+  return (m.team() == v1::TEAM_SOLO || m.team() == v1::TEAM_PARTNER) &&
+         (m.format() == v1::FORMAT_CLASSIC || m.format() == v1::FORMAT_COMPLEX);
+}
+
+}  // namespace
+
+v1::Assignment ToAssignment(const AssignmentRow& row) {
+  v1::Assignment a;
+  a.set_ticket_id(row.ticket_id);
+  a.set_table_id(row.table_id);
+  a.set_address(row.address);
+  a.set_seat(row.seat);
+  a.set_seat_token(row.seat_token);
+  a.mutable_mode()->set_team(static_cast<v1::Team>(row.team));
+  a.mutable_mode()->set_format(static_cast<v1::Format>(row.format));
+  a.set_stake(row.stake);
+  *a.mutable_matched() = TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(row.matched));
+  *a.mutable_possible() =
+      TimeUtil::MicrosecondsToTimestamp(absl::ToUnixMicros(row.possible));
+  return a;
+}
+
+Lobby::Lobby(LobbyOptions options, TicketStore* store,
+             v1::RatingsService::StubInterface* ratings, Matcher* matcher)
+    : options_(std::move(options)), store_(store), ratings_(ratings), matcher_(matcher) {}
+
+Lobby::~Lobby() { Stop(); }
+
+void Lobby::Start() {
+  admit_thread_ = std::thread([this] { AdmitLoop(); });
+  poll_thread_ = std::thread([this] { PollLoop(); });
+}
+
+void Lobby::Stop() {
+  std::map<std::string, Open> open;
+  {
+    absl::MutexLock lock(&mu_);
+    if (stop_) return;
+    stop_ = true;
+    open.swap(open_);
+  }
+  if (admit_thread_.joinable()) admit_thread_.join();
+  if (poll_thread_.joinable()) poll_thread_.join();
+  for (auto& [id, o] : open) {
+    o.sink->End(absl::UnavailableError("matchmaking is draining; resubmit"));
+  }
+  absl::MutexLock lock(&mu_);
+  for (Pending& p : admissions_) {
+    p.sink->End(absl::UnavailableError("matchmaking is draining; resubmit"));
+  }
+  admissions_.clear();
+}
+
+absl::Status Lobby::Validate(Pending& p) {
+  v1::FindTableRequest& r = p.request;
+  if (r.request_id().empty()) return absl::InvalidArgumentError("request_id is required");
+  if (!r.has_mode() || (r.mode().team() == 0 && r.mode().format() == 0)) {
+    r.mutable_mode()->set_team(v1::TEAM_PARTNER);  // Quick Play
+    r.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
+  }
+  if (!KnownMode(r.mode())) return absl::InvalidArgumentError("unknown mode");
+  if (r.stake() < 0) return absl::InvalidArgumentError("stake must not be negative");
+  if (r.stake() > 0) {
+    bool level = false;
+    for (int64_t s : options_.stake_levels) level |= s == r.stake();
+    if (!level) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("stake ", r.stake(), " is not a configured stake level"));
+    }
+    if (ratings_ == nullptr) {
+      return absl::FailedPreconditionError("staking needs the ratings service");
+    }
+  }
+  const std::string name = PoolName(r.mode(), r.stake());
+  for (const PoolSpec& spec : options_.pools) {
+    if (spec.name == name) p.spec = &spec;
+  }
+  if (p.spec == nullptr) return absl::InvalidArgumentError("no pool for this mode and stake");
+  return absl::OkStatus();
+}
+
+void Lobby::FindTable(const std::string& player_id, const v1::FindTableRequest& request,
+                      std::shared_ptr<TicketSink> sink) {
+  Pending p{.player_id = player_id, .request = request, .sink = std::move(sink)};
+  if (absl::Status s = Validate(p); !s.ok()) {
+    p.sink->End(s);
+    return;
+  }
+  absl::MutexLock lock(&mu_);
+  if (stop_) {
+    p.sink->End(absl::UnavailableError("matchmaking is draining; resubmit"));
+    return;
+  }
+  admissions_.push_back(std::move(p));
+}
+
+void Lobby::Closed(const std::shared_ptr<TicketSink>& sink) {
+  absl::MutexLock lock(&mu_);
+  for (auto it = open_.begin(); it != open_.end(); ++it) {
+    if (it->second.sink == sink) {
+      cancellations_.push_back(it->first);
+      open_.erase(it);
+      return;
+    }
+  }
+}
+
+std::shared_ptr<TicketSink> Lobby::Take(const std::string& ticket_id) {
+  absl::MutexLock lock(&mu_);
+  auto it = open_.find(ticket_id);
+  if (it == open_.end()) return nullptr;
+  std::shared_ptr<TicketSink> sink = std::move(it->second.sink);
+  open_.erase(it);
+  return sink;
+}
+
+void Lobby::AdmitLoop() {
+  for (;;) {
+    std::vector<Pending> batch;
+    std::vector<std::string> cancel;
+    {
+      absl::MutexLock lock(&mu_);
+      auto ready = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        return stop_ || !admissions_.empty() || !cancellations_.empty();
+      };
+      mu_.AwaitWithTimeout(absl::Condition(&ready), absl::Milliseconds(100));
+      if (stop_) return;
+      while (!admissions_.empty() && batch.size() < 1000) {
+        batch.push_back(std::move(admissions_.front()));
+        admissions_.pop_front();
+      }
+      cancel.swap(cancellations_);
+    }
+    if (!cancel.empty()) {
+      absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
+      if (!gone.ok()) {
+        service::LogWarn("cannot cancel tickets", {{"error", gone.status().ToString()}});
+      } else {
+        std::vector<std::string> ids;
+        for (const TicketRow& t : *gone) {
+          ids.push_back(t.ticket_id);
+          if (!t.hold_id.empty()) ReleaseHold(t.hold_id);
+        }
+        if (matcher_ != nullptr) matcher_->Withdraw(ids);
+      }
+    }
+    if (!batch.empty()) AdmitBatch(batch);
+  }
+}
+
+void Lobby::Rate(std::vector<Pending*>& batch) {
+  std::map<std::string, std::vector<Pending*>> by_mode;
+  for (Pending* p : batch) {
+    p->row.rating = options_.default_rating;
+    p->row.provisional = true;
+    by_mode[p->spec->name.substr(0, p->spec->name.find('/'))].push_back(p);
+  }
+  if (ratings_ == nullptr) return;
+  for (auto& [mode, ps] : by_mode) {
+    v1::GetRatingsRequest request;
+    *request.mutable_mode() = ps.front()->request.mode();
+    for (Pending* p : ps) request.add_player_ids(p->player_id);
+    v1::GetRatingsResponse response;
+    grpc::ClientContext context;
+    grpc::Status s =
+        ratings_->GetRatings(Ratings(&context), request, &response);
+    if (!s.ok() || response.ratings_size() != static_cast<int>(ps.size())) {
+      service::LogWarn("cannot read ratings; using the default",
+                       {{"error", s.error_message()}});
+      continue;
+    }
+    for (size_t i = 0; i < ps.size(); ++i) {
+      ps[i]->row.rating = response.ratings(static_cast<int>(i)).display();
+      ps[i]->row.provisional = response.ratings(static_cast<int>(i)).provisional();
+    }
+  }
+}
+
+void Lobby::ReleaseHold(const std::string& hold_id) {
+  if (ratings_ == nullptr) return;
+  v1::ReleaseHoldRequest request;
+  request.set_hold_id(hold_id);
+  v1::Hold hold;
+  grpc::ClientContext context;
+  grpc::Status s =
+      ratings_->ReleaseHold(Ratings(&context), request, &hold);
+  if (!s.ok()) {
+    service::LogWarn("cannot release a stake hold",
+                     {{"hold", hold_id}, {"error", s.error_message()}});
+  }
+}
+
+void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
+  if (ratings_ == nullptr) return;
+  std::vector<std::string> ids;
+  std::map<std::string, const AssignmentRow*> by_ticket;
+  for (const AssignmentRow& a : rows) {
+    if (a.stake > 0 && !a.ticket_id.empty()) {
+      ids.push_back(a.ticket_id);
+      by_ticket[a.ticket_id] = &a;
+    }
+  }
+  if (ids.empty()) return;
+  absl::StatusOr<std::vector<TicketRow>> tickets = store_->Tickets(ids);
+  if (!tickets.ok()) return;
+  for (const TicketRow& t : *tickets) {
+    if (t.hold_id.empty()) continue;
+    v1::AttachHoldRequest request;
+    request.set_hold_id(t.hold_id);
+    request.set_table_id(by_ticket[t.ticket_id]->table_id);
+    request.set_seat(by_ticket[t.ticket_id]->seat);
+    v1::Hold hold;
+    grpc::ClientContext context;
+    grpc::Status s =
+        ratings_->AttachHold(Ratings(&context), request, &hold);
+    if (!s.ok()) {
+      service::LogWarn("cannot attach a stake hold",
+                       {{"hold", t.hold_id}, {"error", s.error_message()}});
+    }
+  }
+}
+
+void Lobby::AdmitBatch(std::vector<Pending>& batch) {
+  // A player whose game is still on gets that seat again instead of a new ticket.
+  std::vector<std::string> players;
+  for (const Pending& p : batch) players.push_back(p.player_id);
+  absl::StatusOr<std::vector<AssignmentRow>> live = store_->LiveAssignmentsOf(players);
+  if (!live.ok()) {
+    for (Pending& p : batch) p.sink->End(live.status());
+    return;
+  }
+  std::map<std::string, AssignmentRow> seat_of;
+  for (const AssignmentRow& a : *live) {
+    if (GameOver(a.address, a.table_id)) {
+      (void)store_->MarkFinished(a.table_id);
+      continue;
+    }
+    seat_of[a.player_id] = a;
+  }
+  std::vector<Pending*> queue;
+  for (Pending& p : batch) {
+    auto it = seat_of.find(p.player_id);
+    if (it != seat_of.end()) {
+      p.sink->Assigned(ToAssignment(it->second));
+      continue;
+    }
+    if (!p.request.party_id().empty()) {
+      absl::StatusOr<PartyRow> party = store_->Party(p.request.party_id());
+      absl::Status s = party.status();
+      if (s.ok() && std::find(party->members.begin(), party->members.end(),
+                              p.player_id) == party->members.end()) {
+        s = absl::PermissionDeniedError("not a member of this party");
+      } else if (s.ok() && party->members.size() != 2) {
+        s = absl::FailedPreconditionError(
+            "the party has one member; the other must join it first");
+      }
+      if (!s.ok()) {
+        p.sink->End(s);
+        continue;
+      }
+    }
+    queue.push_back(&p);
+  }
+  Rate(queue);
+  std::vector<TicketRow> rows;
+  std::vector<Pending*> admitted;
+  for (Pending* p : queue) {
+    TicketRow& t = p->row;
+    t.ticket_id = service::NewUuid();
+    t.request_id = p->request.request_id();
+    t.player_id = p->player_id;
+    t.display_name = p->request.display_name();
+    t.pool = p->spec->name;
+    t.team = p->request.mode().team();
+    t.format = p->request.mode().format();
+    t.stake = p->request.stake();
+    t.party_id = p->request.party_id();
+    t.queued = absl::Now();
+    if (t.stake > 0) {
+      v1::HoldStakeRequest request;
+      request.set_request_id(absl::StrCat("mm-", p->player_id, "-", t.request_id));
+      request.set_player_id(p->player_id);
+      request.set_amount(t.stake);
+      v1::Hold hold;
+      grpc::ClientContext context;
+      grpc::Status s =
+          ratings_->HoldStake(Ratings(&context), request, &hold);
+      if (!s.ok()) {
+        // An account the ledger does not know has no balance either.
+        const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||
+                           s.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+        p->sink->End(broke ? absl::FailedPreconditionError(absl::StrCat(
+                                 "the balance cannot cover the stake: ", s.error_message()))
+                           : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                                          s.error_message()));
+        continue;
+      }
+      t.hold_id = hold.hold_id();
+    }
+    rows.push_back(t);
+    admitted.push_back(p);
+  }
+  if (rows.empty()) return;
+  const absl::Time now = absl::Now();
+  {
+    // Open before the insert commits, so the matcher's result finds the stream.
+    absl::MutexLock lock(&mu_);
+    for (Pending* p : admitted) {
+      open_[p->row.ticket_id] = {p->sink, p->spec, now, p->row.rating};
+    }
+  }
+  absl::StatusOr<Admitted> result = store_->Admit(rows);
+  if (!result.ok()) {
+    for (Pending* p : admitted) {
+      Take(p->row.ticket_id);
+      if (!p->row.hold_id.empty()) ReleaseHold(p->row.hold_id);
+      p->sink->End(result.status());
+    }
+    return;
+  }
+  if (matcher_ != nullptr) {
+    std::vector<std::string> gone;
+    for (const TicketRow& old : result->superseded) gone.push_back(old.ticket_id);
+    std::vector<TicketRow> fresh;
+    std::set<std::string> lost(gone.begin(), gone.end());
+    for (size_t i = 0; i < admitted.size(); ++i) {
+      const TicketRow& row = admitted[i]->row;
+      if (result->outcomes[i].resumed || lost.count(row.ticket_id)) continue;
+      fresh.push_back(row);
+      fresh.back().queued = absl::Now();  // in the queue from its commit on
+    }
+    matcher_->Withdraw(gone);
+    matcher_->Offer(fresh);
+  }
+  for (const TicketRow& old : result->superseded) {
+    if (std::shared_ptr<TicketSink> sink = Take(old.ticket_id)) {
+      sink->End(absl::AbortedError("superseded by a newer request of this player"));
+    }
+    if (!old.hold_id.empty()) ReleaseHold(old.hold_id);
+  }
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    const AdmitOutcome& o = result->outcomes[i];
+    Pending* p = admitted[i];
+    Open open;
+    {
+      absl::MutexLock lock(&mu_);
+      auto it = open_.find(p->row.ticket_id);
+      if (it == open_.end()) continue;  // superseded within the batch, or assigned
+      open = it->second;
+      if (o.resumed) {
+        // A retry of the same request: this stream follows the live ticket.
+        open_.erase(it);
+        if (!p->row.hold_id.empty() && p->row.hold_id != "") {
+          // The retry's hold is idempotent (same request id): the same hold.
+        }
+        auto old = open_.find(o.ticket_id);
+        if (old != open_.end()) {
+          old->second.sink->End(absl::AbortedError("resumed by a newer stream"));
+          open.queued = old->second.queued;
+        }
+        open_[o.ticket_id] = open;
+      }
+    }
+    SendQueued(o.ticket_id, open);
+  }
+}
+
+void Lobby::SendQueued(const std::string& ticket_id, const Open& open) {
+  v1::Queued q;
+  q.set_ticket_id(ticket_id);
+  absl::Duration waited = absl::Now() - open.queued;
+  q.set_waited_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(waited)));
+  q.set_rating_window(open.spec->options.curve.Window(waited));
+  int waiting = matcher_ != nullptr ? matcher_->Waiting(open.spec->name) : 0;
+  q.set_pool_size(waiting);
+  // Until bots fill in, the wait is for three more players of the window.
+  absl::Duration left = open.spec->options.bot_fill
+                            ? std::max(absl::ZeroDuration(),
+                                       open.spec->options.bot_fill_wait - waited)
+                            : absl::ZeroDuration();
+  if (waiting >= 4) left = absl::ZeroDuration();
+  q.set_estimated_wait_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(left)));
+  open.sink->Queued(q);
+}
+
+void Lobby::PollLoop() {
+  absl::Time last_update = absl::Now();
+  absl::Time last_all = absl::Now();
+  for (;;) {
+    std::vector<std::string> ids;
+    std::set<std::string> local;
+    if (matcher_ != nullptr) {
+      for (const std::string& pool : matcher_->LeasedPools()) local.insert(pool);
+    }
+    // This replica's matcher hands its own results over at once; tickets of its
+    // pools are polled only now and then (another replica may supersede them).
+    const bool all = absl::Now() - last_all >= absl::Seconds(1);
+    if (all) last_all = absl::Now();
+    {
+      absl::MutexLock lock(&mu_);
+      auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; };
+      mu_.AwaitWithTimeout(absl::Condition(&stopped), options_.poll_every);
+      if (stop_) return;
+      for (const auto& [id, open] : open_) {
+        if (open.queued >= absl::Now() - options_.poll_every) continue;
+        if (all || !local.count(open.spec->name)) ids.push_back(id);
+      }
+    }
+    if (!ids.empty()) {
+      absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets(ids);
+      std::vector<std::string> matched;
+      if (rows.ok()) {
+        for (const TicketRow& t : *rows) {
+          if (t.status == "matched") {
+            matched.push_back(t.ticket_id);
+          } else if (t.status == "superseded" || t.status == "cancelled") {
+            if (std::shared_ptr<TicketSink> sink = Take(t.ticket_id)) {
+              sink->End(t.status == "superseded"
+                            ? absl::AbortedError("superseded by a newer request of this player")
+                            : absl::CancelledError("the ticket was cancelled"));
+            }
+          }
+        }
+      }
+      if (!matched.empty()) {
+        absl::StatusOr<std::vector<AssignmentRow>> seats =
+            store_->AssignmentsOfTickets(matched);
+        if (seats.ok()) Deliver(*seats);
+      }
+    }
+    if (absl::Now() - last_update >= options_.update_every) {
+      last_update = absl::Now();
+      std::vector<std::pair<std::string, Open>> open;
+      {
+        absl::MutexLock lock(&mu_);
+        for (const auto& [id, o] : open_) open.emplace_back(id, o);
+      }
+      for (const auto& [id, o] : open) SendQueued(id, o);
+    }
+  }
+}
+
+void Lobby::Deliver(const std::vector<AssignmentRow>& rows) {
+  for (const AssignmentRow& a : rows) {
+    if (a.ticket_id.empty()) continue;
+    if (std::shared_ptr<TicketSink> sink = Take(a.ticket_id)) {
+      sink->Assigned(ToAssignment(a));
+    }
+  }
+}
+
+absl::StatusOr<std::vector<AssignmentRow>> Lobby::Live(const std::string& player_id) {
+  absl::StatusOr<std::vector<AssignmentRow>> rows = store_->LiveAssignments(player_id);
+  if (!rows.ok()) return rows.status();
+  std::vector<AssignmentRow> live;
+  for (const AssignmentRow& a : *rows) {
+    if (GameOver(a.address, a.table_id)) {
+      (void)store_->MarkFinished(a.table_id);
+    } else {
+      live.push_back(a);
+    }
+  }
+  return live;
+}
+
+absl::StatusOr<v1::Assignment> Lobby::GetAssignment(const std::string& player_id) {
+  absl::StatusOr<std::vector<AssignmentRow>> live = Live(player_id);
+  if (!live.ok()) return live.status();
+  if (live->empty()) return absl::NotFoundError("no live assignment for this player");
+  return ToAssignment(live->front());
+}
+
+v1::TableService::Stub* Lobby::TableStub(const std::string& address) {
+  absl::MutexLock lock(&stubs_mu_);
+  std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
+  if (!stub) {
+    stub = v1::TableService::NewStub(
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  }
+  return stub.get();
+}
+
+bool Lobby::GameOver(const std::string& address, const std::string& table_id) {
+  v1::GetTableRequest request;
+  request.set_table_id(table_id);
+  v1::TableView view;
+  grpc::ClientContext context;
+  if (!options_.table_token.empty()) {
+    context.AddMetadata("authorization", "Bearer " + options_.table_token);
+  }
+  grpc::Status s =
+      TableStub(address)->GetTable(WithDeadline(&context, absl::Seconds(1)), request, &view);
+  return s.ok() && view.phase() == v1::PHASE_GAME_OVER;
+}
+
+}  // namespace trix::matchmaking

@@ -1,0 +1,128 @@
+// The lobby: everything between a player's FindTable stream and the matcher.
+// It admits tickets (ratings looked up, stakes held, the player's older ticket
+// superseded, all in batches on its own thread), keeps this replica's open streams
+// by ticket, cancels a ticket whose stream closed (releasing its hold), hands out
+// assignments — the matcher's, at once, and other replicas', found by polling the
+// open streams' tickets — and answers GetAssignment. It knows nothing of gRPC: a
+// stream is a TicketSink.
+//
+// Ratings are optional: without a RatingsService every player counts as
+// `default_rating` (provisional), and a staked request is FAILED_PRECONDITION.
+#ifndef TRIX_SERVICES_MATCHMAKING_LOBBY_H_
+#define TRIX_SERVICES_MATCHMAKING_LOBBY_H_
+
+#include <deque>
+#include <map>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "services/matchmaking/matcher.h"
+#include "services/matchmaking/ticket_store.h"
+#include "trix/v1/matchmaking.pb.h"
+#include "trix/v1/ratings.grpc.pb.h"
+#include "trix/v1/table.grpc.pb.h"
+
+namespace trix::matchmaking {
+
+// One open FindTable stream. Calls come from the lobby's threads; after
+// Assigned() or End() no more calls come.
+class TicketSink {
+ public:
+  virtual ~TicketSink() = default;
+  virtual void Queued(const v1::Queued& queued) = 0;
+  virtual void Assigned(const v1::Assignment& assignment) = 0;  // then OK
+  virtual void End(const absl::Status& status) = 0;
+};
+
+struct LobbyOptions {
+  std::vector<PoolSpec> pools;
+  std::vector<int64_t> stake_levels;  // besides 0 (free)
+  int default_rating = 1500;
+  std::string ratings_token;  // presented to the ratings service
+  // Presented to the table service: GameOver reads tables that are not open to
+  // spectators, which only the backend may.
+  std::string table_token;
+  absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
+  absl::Duration update_every = absl::Seconds(1);        // Queued updates
+};
+
+v1::Assignment ToAssignment(const AssignmentRow& row);
+
+class Lobby {
+ public:
+  // `ratings` may be null (see above); `tables` reads whether a game is over.
+  Lobby(LobbyOptions options, TicketStore* store, v1::RatingsService::StubInterface* ratings,
+        Matcher* matcher);
+  ~Lobby();
+  void Start();
+  void Stop();  // ends open streams UNAVAILABLE
+
+  // Validates and queues; the sink hears the outcome (possibly before return).
+  void FindTable(const std::string& player_id, const v1::FindTableRequest& request,
+                 std::shared_ptr<TicketSink> sink);
+  // The sink's stream closed before its assignment: cancel its ticket.
+  void Closed(const std::shared_ptr<TicketSink>& sink);
+  // Committed assignments from this replica's matcher.
+  void Deliver(const std::vector<AssignmentRow>& rows);
+  absl::StatusOr<v1::Assignment> GetAssignment(const std::string& player_id);
+  // The live assignments of a player or bot whose games are not over.
+  absl::StatusOr<std::vector<AssignmentRow>> Live(const std::string& player_id);
+  // Whether the game at that table is over (asks its table service; an instance
+  // that does not answer counts as not over).
+  bool GameOver(const std::string& address, const std::string& table_id);
+
+  // Attaches staked holds of delivered seats; called with the matcher's rows.
+  void AttachHolds(const std::vector<AssignmentRow>& rows);
+
+ private:
+  struct Pending {
+    std::string player_id;
+    v1::FindTableRequest request;
+    std::shared_ptr<TicketSink> sink;
+    const PoolSpec* spec = nullptr;
+    TicketRow row;
+  };
+  struct Open {
+    std::shared_ptr<TicketSink> sink;
+    const PoolSpec* spec = nullptr;
+    absl::Time queued;
+    int rating = 0;
+  };
+  absl::Status Validate(Pending& p);
+  // A ratings call's context: the token and a deadline.
+  grpc::ClientContext* Ratings(grpc::ClientContext* c) const;
+  void AdmitLoop();
+  void AdmitBatch(std::vector<Pending>& batch);
+  void Rate(std::vector<Pending*>& batch);
+  void ReleaseHold(const std::string& hold_id);
+  void SendQueued(const std::string& ticket_id, const Open& open);
+  void PollLoop();
+  // Removes the open stream of `ticket_id` and returns its sink (or null).
+  std::shared_ptr<TicketSink> Take(const std::string& ticket_id);
+  v1::TableService::Stub* TableStub(const std::string& address);
+
+  const LobbyOptions options_;
+  TicketStore* const store_;
+  v1::RatingsService::StubInterface* const ratings_;
+  Matcher* const matcher_;
+
+  absl::Mutex mu_;
+  std::deque<Pending> admissions_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::string> cancellations_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, Open> open_ ABSL_GUARDED_BY(mu_);  // by ticket id
+  bool stop_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Mutex stubs_mu_;
+  std::map<std::string, std::unique_ptr<v1::TableService::Stub>> stubs_
+      ABSL_GUARDED_BY(stubs_mu_);
+  std::thread admit_thread_;
+  std::thread poll_thread_;
+};
+
+}  // namespace trix::matchmaking
+
+#endif  // TRIX_SERVICES_MATCHMAKING_LOBBY_H_

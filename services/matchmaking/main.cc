@@ -1,0 +1,219 @@
+// matchmaking-service: from "I want to play" to a seat (see server.h, lobby.h,
+// matcher.h and proto/trix/v1/matchmaking.proto).
+//
+//   matchmaking-service --database_url=postgresql://... --service_token=... \
+//       [--ratings_address=host:port] [--jwt_key_file=...] [--table_address=...]
+//
+// Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
+// Start-up applies the migrations (advisory-locked) and then serves. SIGTERM or
+// SIGINT drains: NOT_SERVING, streams end UNAVAILABLE (clients resubmit; tickets
+// and assignments are kept in PostgreSQL), the pools pass to other replicas.
+#include <signal.h>
+
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "services/common/config.h"
+#include "services/common/logging.h"
+#include "services/common/metrics.h"
+#include "services/matchmaking/server.h"
+#include "services/storage/connection_pool.h"
+#include "services/storage/migrations.h"
+
+namespace trix::matchmaking {
+namespace {
+
+struct Flags {
+  std::string listen = "0.0.0.0:50061";
+  std::string database_url;
+  std::string service_token;
+  std::string ratings_address;
+  std::string ratings_token;
+  std::string table_address;
+  std::string migrations_dir = "migrations";
+  std::string jwt_algorithm = "HS256";
+  std::string jwt_key_file;
+  std::string jwt_issuer;
+  std::string jwt_audience;
+  std::string stake_levels;
+  absl::Duration bot_fill_wait = absl::Seconds(10);
+  int window_initial = 100;
+  int window_per_second = 50;
+  int window_max = 1000;
+  int provisional_slack = 200;
+  int default_rating = 1500;
+  absl::Duration tick = absl::Milliseconds(5);
+  absl::Duration lease_retry = absl::Seconds(1);
+  absl::Duration poll_every = absl::Milliseconds(100);
+  absl::Duration keep_alive_every = absl::Seconds(10);
+  absl::Duration instance_stale_after = absl::Seconds(15);
+  int card_ms = 0;
+  int db_connections = 8;
+  int metrics_port = 9464;
+  std::string log_level = "info";
+  absl::Duration shutdown_grace = absl::Seconds(5);
+};
+
+void Bind(service::Config& c, Flags& f) {
+  c.Bind("listen", &f.listen, "address:port for gRPC");
+  c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
+  c.Bind("service_token", &f.service_token,
+         "bearer token of trusted backends and operators; also sent to CreateTable");
+  c.Bind("ratings_address", &f.ratings_address,
+         "ratings service host:port; empty: default ratings and no staked play");
+  c.Bind("ratings_token", &f.ratings_token,
+         "bearer token for the ratings service (default: --service_token)");
+  c.Bind("table_address", &f.table_address,
+         "a table service to use when no registered instance has room");
+  c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
+  c.Bind("jwt_algorithm", &f.jwt_algorithm, "player tokens: HS256 or RS256");
+  c.Bind("jwt_key_file", &f.jwt_key_file,
+         "file with the HS256 secret or the RS256 public key (PEM); empty: no player tokens");
+  c.Bind("jwt_issuer", &f.jwt_issuer, "required iss of player tokens");
+  c.Bind("jwt_audience", &f.jwt_audience, "required aud of player tokens");
+  c.Bind("stake_levels", &f.stake_levels, "comma-separated stake levels, e.g. 10,100");
+  c.Bind("bot_fill_wait", &f.bot_fill_wait, "wait before empty seats go to bots");
+  c.Bind("window_initial", &f.window_initial, "rating window at first");
+  c.Bind("window_per_second", &f.window_per_second, "rating window growth per second");
+  c.Bind("window_max", &f.window_max, "widest rating window");
+  c.Bind("provisional_slack", &f.provisional_slack,
+         "rating distance forgiven when a provisional player is involved");
+  c.Bind("default_rating", &f.default_rating, "rating without a ratings service");
+  c.Bind("tick", &f.tick, "how often the matcher groups its pools");
+  c.Bind("lease_retry", &f.lease_retry, "how often unmatched pools are claimed");
+  c.Bind("poll_every", &f.poll_every, "how often open streams' tickets are checked");
+  c.Bind("keep_alive_every", &f.keep_alive_every, "bot stream keep-alive period");
+  c.Bind("instance_stale_after", &f.instance_stale_after,
+         "a table instance whose heartbeat is older is not used");
+  c.Bind("card_ms", &f.card_ms, "clocks of created tables (all three); 0: the table's");
+  c.Bind("db_connections", &f.db_connections, "database connection pool size");
+  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  c.Bind("log_level", &f.log_level, "debug, info, warn, error");
+  c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
+}
+
+absl::Status Migrate(const std::string& url, const std::string& dir) {
+  absl::StatusOr<std::vector<storage::Migration>> migrations = storage::ReadMigrations(dir);
+  if (!migrations.ok()) return migrations.status();
+  storage::ConnectionPool pool(url, 1, "mamlaka matchmaking migrations");
+  return pool.Run("migrating", [&](pqxx::connection& c) {
+    return storage::ApplyMigrations(c, *migrations);
+  });
+}
+
+int Run(int argc, char** argv) {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  Flags flags;
+  service::Config config("matchmaking-service", "MAMLAKA_");
+  Bind(config, flags);
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  service::InitLogging("matchmaking-service", flags.log_level);
+  if (flags.database_url.empty() || flags.service_token.empty()) {
+    service::LogError("--database_url and --service_token are required");
+    return 2;
+  }
+  service::LogInfo("starting", {{"config", config.Describe()}});
+  MatchmakingConfig mc;
+  mc.listen_address = flags.listen;
+  mc.database_url = flags.database_url;
+  mc.db_connections = flags.db_connections;
+  mc.ratings_address = flags.ratings_address;
+  mc.ratings_token = flags.ratings_token;
+  mc.auth.service_token = flags.service_token;
+  mc.auth.jwt_algorithm = flags.jwt_algorithm;
+  mc.auth.issuer = flags.jwt_issuer;
+  mc.auth.audience = flags.jwt_audience;
+  if (!flags.jwt_key_file.empty()) {
+    std::ifstream in(flags.jwt_key_file);
+    std::stringstream key;
+    key << in.rdbuf();
+    if (!in || key.str().empty()) {
+      service::LogError("cannot read --jwt_key_file", {{"file", flags.jwt_key_file}});
+      return 2;
+    }
+    mc.auth.jwt_key = key.str();
+    if (flags.jwt_algorithm == "HS256") {
+      // A secret file usually ends with a newline that is not part of the secret.
+      while (!mc.auth.jwt_key.empty() && mc.auth.jwt_key.back() == '\n') {
+        mc.auth.jwt_key.pop_back();
+      }
+    } else if (flags.jwt_algorithm != "RS256") {
+      service::LogError("--jwt_algorithm must be HS256 or RS256");
+      return 2;
+    }
+  }
+  for (absl::string_view level : absl::StrSplit(flags.stake_levels, ',', absl::SkipEmpty())) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(level, &v) || v <= 0) {
+      service::LogError("--stake_levels must be positive integers", {{"value", std::string(level)}});
+      return 2;
+    }
+    mc.stake_levels.push_back(v);
+  }
+  mc.placement.service_token = flags.service_token;
+  mc.placement.fallback_address = flags.table_address;
+  mc.placement.stale_after = flags.instance_stale_after;
+  mc.pool.bot_fill_wait = flags.bot_fill_wait;
+  mc.pool.curve = {flags.window_initial, flags.window_per_second, flags.window_max};
+  mc.pool.provisional_slack = flags.provisional_slack;
+  mc.pool.bot_rating = flags.default_rating;
+  mc.default_rating = flags.default_rating;
+  mc.tick = flags.tick;
+  mc.lease_retry = flags.lease_retry;
+  mc.poll_every = flags.poll_every;
+  mc.keep_alive_every = flags.keep_alive_every;
+  if (flags.card_ms > 0) {
+    mc.clocks.set_contract_ms(flags.card_ms);
+    mc.clocks.set_doubling_ms(flags.card_ms);
+    mc.clocks.set_card_ms(flags.card_ms);
+  }
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  for (;;) {
+    absl::Status s = Migrate(flags.database_url, flags.migrations_dir);
+    if (s.ok()) break;
+    if (s.code() == absl::StatusCode::kInvalidArgument ||
+        s.code() == absl::StatusCode::kNotFound ||
+        s.code() == absl::StatusCode::kFailedPrecondition) {
+      service::LogError("migration failed", {{"error", s.ToString()}});
+      return 1;
+    }
+    service::LogWarn("waiting for the database", {{"error", s.ToString()}});
+    timespec ts{2, 0};
+    if (sigtimedwait(&signals, nullptr, &ts) > 0) return 0;
+  }
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<MatchmakingServer>> server =
+      MatchmakingServer::Start(mc, &(*metrics)->registry());
+  if (!server.ok()) {
+    service::LogError("cannot start", {{"error", server.status().ToString()}});
+    return 1;
+  }
+  // One line tests and scripts read for the port when --listen ends in :0.
+  service::LogInfo("serving", {{"port", (*server)->port()}});
+  while (sigwaitinfo(&signals, nullptr) <= 0) {
+  }
+  service::LogInfo("draining");
+  (*server)->Shutdown(flags.shutdown_grace);
+  service::LogInfo("stopped");
+  return 0;
+}
+
+}  // namespace
+}  // namespace trix::matchmaking
+
+int main(int argc, char** argv) { return trix::matchmaking::Run(argc, argv); }

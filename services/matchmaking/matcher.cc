@@ -1,0 +1,510 @@
+#include "services/matchmaking/matcher.h"
+
+#include <pqxx/pqxx>
+#include <set>
+
+#include "absl/strings/str_cat.h"
+#include "services/common/auth.h"
+#include "services/common/logging.h"
+#include "services/common/metrics.h"
+#include "services/storage/pg_array.h"
+#include "proto/wire/wire.h"
+
+namespace trix::matchmaking {
+namespace {
+
+using storage::PgArray;
+using storage::PgType;
+
+PgArray Texts(const std::vector<std::string>& values) {
+  PgArray a(PgType::kText);
+  for (const std::string& v : values) a.AddString(v);
+  return a;
+}
+
+TicketRow ReadRow(const pqxx::row& r) {
+  TicketRow t;
+  t.ticket_id = r[0].as<std::string>();
+  t.request_id = r[1].as<std::string>();
+  t.player_id = r[2].as<std::string>();
+  t.display_name = r[3].as<std::string>();
+  t.pool = r[4].as<std::string>();
+  t.team = r[5].as<int>();
+  t.format = r[6].as<int>();
+  t.stake = r[7].as<int64_t>();
+  t.rating = r[8].as<int>();
+  t.provisional = r[9].as<bool>();
+  t.party_id = r[10].as<std::string>();
+  t.hold_id = r[11].as<std::string>();
+  t.status = r[12].as<std::string>();
+  t.queued = absl::FromUnixMicros(static_cast<int64_t>(r[13].as<double>() * 1e6));
+  t.seq = r[14].as<int64_t>();
+  return t;
+}
+
+}  // namespace
+
+std::string PoolName(const v1::Mode& mode, int64_t stake) {
+  return absl::StrCat(wire::ModeName(mode), "/", stake);
+}
+
+Matcher::Matcher(MatcherOptions options, Placement* placement, ReserveBot reserve_bot,
+                 OnAssigned on_assigned, prometheus::Registry* registry)
+    : options_(std::move(options)),
+      placement_(placement),
+      reserve_bot_(std::move(reserve_bot)),
+      on_assigned_(std::move(on_assigned)) {
+  waiting_family_ = &prometheus::BuildGauge()
+                         .Name("trix_matchmaking_tickets_waiting")
+                         .Help("tickets waiting in a pool this replica matches (a "
+                               "party counts once)")
+                         .Register(*registry);
+  wait_family_ = &prometheus::BuildHistogram()
+                      .Name("trix_matchmaking_wait_seconds")
+                      .Help("time from queueing to being grouped, per pool")
+                      .Register(*registry);
+  matches_ = &prometheus::BuildCounter()
+                  .Name("trix_matchmaking_matches_total")
+                  .Help("tables made")
+                  .Register(*registry)
+                  .Add({});
+  bot_fills_ = &prometheus::BuildCounter()
+                    .Name("trix_matchmaking_bot_fills_total")
+                    .Help("seats given to bots (or the autopilot) after the wait")
+                    .Register(*registry)
+                    .Add({});
+  placement_failures_ = &prometheus::BuildCounter()
+                             .Name("trix_matchmaking_placement_failures_total")
+                             .Help("tables that could not be created anywhere")
+                             .Register(*registry)
+                             .Add({});
+}
+
+Matcher::~Matcher() { Stop(); }
+
+void Matcher::Start() {
+  for (int i = 0; i < options_.placers; ++i) {
+    placers_.emplace_back([this] { PlaceLoop(); });
+  }
+  thread_ = std::thread([this] { Run(); });
+}
+
+void Matcher::Stop() {
+  stop_ = true;
+  if (thread_.joinable()) thread_.join();
+  {
+    std::lock_guard<std::mutex> lock(batches_mu_);
+    placers_stop_ = true;
+    batches_cv_.notify_all();
+  }
+  for (std::thread& t : placers_) t.join();
+  placers_.clear();
+  connection_.reset();  // releases the pools, now that nothing is half-placed
+}
+
+std::vector<std::string> Matcher::LeasedPools() const {
+  std::lock_guard<std::mutex> lock(published_mu_);
+  std::vector<std::string> names;
+  for (const auto& [name, waiting] : published_waiting_) names.push_back(name);
+  return names;
+}
+
+int Matcher::Waiting(const std::string& pool) const {
+  std::lock_guard<std::mutex> lock(published_mu_);
+  auto it = published_waiting_.find(pool);
+  return it == published_waiting_.end() ? 0 : it->second;
+}
+
+void Matcher::Run() {
+  while (!stop_) {
+    try {
+      if (!connection_) Connect();
+      if (absl::Now() - last_lease_try_ >= options_.lease_retry) TryLeases();
+      if (!Tick()) absl::SleepFor(options_.tick);
+    } catch (const std::exception& e) {
+      // The advisory locks went with the connection: another replica (or this one,
+      // reconnected) takes the pools over.
+      service::LogWarn("matcher lost its database connection", {{"error", e.what()}});
+      connection_.reset();
+      leased_.clear();
+      {
+        std::lock_guard<std::mutex> lock(published_mu_);
+        published_waiting_.clear();
+      }
+      absl::SleepFor(absl::Seconds(1));
+    }
+  }
+}
+
+void Matcher::Connect() {
+  connection_ = storage::Connect(options_.database_url, "mamlaka matcher");
+  last_lease_try_ = absl::InfinitePast();
+}
+
+void Matcher::TryLeases() {
+  last_lease_try_ = absl::Now();
+  for (const PoolSpec& spec : options_.pools) {
+    if (leased_.count(spec.name)) continue;
+    pqxx::nontransaction tx(*connection_);
+    bool got = tx.exec_params1("SELECT pg_try_advisory_lock(hashtext('mm:' || $1))",
+                               spec.name)[0]
+                   .as<bool>();
+    if (!got) continue;
+    // Whoever held the pool before may have died mid-placement.
+    pqxx::result back = tx.exec_params(
+        "UPDATE mm_tickets SET status = 'waiting', changed = now() "
+        "WHERE pool = $1 AND status = 'placing' RETURNING ticket_id",
+        spec.name);
+    PoolState state{.spec = &spec, .pool = std::make_unique<Pool>(spec.options)};
+    const std::map<std::string, std::string> labels = {
+        {"mode", wire::ModeName(spec.mode)}, {"stake", std::to_string(spec.stake)}};
+    state.waiting = &waiting_family_->Add(labels);
+    state.wait = &wait_family_->Add(
+        labels,
+        prometheus::Histogram::BucketBoundaries{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
+                                                2.5, 5, 10, 20, 30, 60, 120});
+    leased_.emplace(spec.name, std::move(state));
+    last_full_read_ = absl::InfinitePast();
+    service::LogInfo("matching pool", {{"pool", spec.name},
+                                       {"recovered", static_cast<int64_t>(back.size())}});
+  }
+}
+
+void Matcher::Offer(const std::vector<TicketRow>& rows) {
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  offered_.insert(offered_.end(), rows.begin(), rows.end());
+}
+
+void Matcher::Withdraw(const std::vector<std::string>& ticket_ids) {
+  std::lock_guard<std::mutex> lock(inbox_mu_);
+  withdrawn_.insert(withdrawn_.end(), ticket_ids.begin(), ticket_ids.end());
+}
+
+void Matcher::TakeInbox() {
+  std::vector<TicketRow> offered;
+  std::vector<std::string> withdrawn;
+  {
+    std::lock_guard<std::mutex> lock(inbox_mu_);
+    offered.swap(offered_);
+    withdrawn.swap(withdrawn_);
+  }
+  for (const TicketRow& row : offered) {
+    auto it = leased_.find(row.pool);
+    if (it != leased_.end()) AddRow(it->second, row);
+  }
+  for (const std::string& id : withdrawn) {
+    for (auto& [name, state] : leased_) RemoveRow(state, id);
+  }
+}
+
+void Matcher::AddRow(PoolState& state, const TicketRow& row) {
+  if (state.owner.count(row.ticket_id)) return;
+  std::vector<TicketRow> members;
+  std::string key = row.ticket_id;
+  if (!row.party_id.empty()) {
+    key = row.party_id;
+    auto half = state.halves.find(row.party_id);
+    if (half == state.halves.end()) {
+      // A party is queued once both members have asked.
+      state.halves.emplace(row.party_id, row);
+      state.owner[row.ticket_id] = row.party_id;
+      return;
+    }
+    members.push_back(half->second);
+    state.halves.erase(half);
+  }
+  members.push_back(row);
+  Ticket t{.ticket_id = key};
+  for (const TicketRow& r : members) {
+    t.members.push_back({r.player_id, r.display_name, r.rating});
+    t.provisional |= r.provisional;
+    t.queued = std::max(t.queued, r.queued);
+    t.seq = std::max<uint64_t>(t.seq, r.seq);
+    state.owner[r.ticket_id] = key;
+  }
+  state.pool->Add(std::move(t));
+  state.rows[key] = std::move(members);
+}
+
+void Matcher::Forget(PoolState& state, const std::string& pool_ticket) {
+  auto it = state.rows.find(pool_ticket);
+  if (it == state.rows.end()) return;
+  for (const TicketRow& r : it->second) state.owner.erase(r.ticket_id);
+  state.rows.erase(it);
+}
+
+void Matcher::RemoveRow(PoolState& state, const std::string& ticket_id) {
+  auto o = state.owner.find(ticket_id);
+  if (o == state.owner.end()) return;
+  const std::string key = o->second;
+  auto half = state.halves.find(key);
+  if (half != state.halves.end() && half->second.ticket_id == ticket_id) {
+    state.halves.erase(half);
+    state.owner.erase(o);
+    return;
+  }
+  auto it = state.rows.find(key);
+  if (it == state.rows.end()) {
+    state.owner.erase(o);
+    return;
+  }
+  std::vector<TicketRow> members = it->second;
+  state.pool->Remove(key);
+  Forget(state, key);
+  // The partner of a member who left waits for them again.
+  for (const TicketRow& r : members) {
+    if (r.ticket_id != ticket_id) AddRow(state, r);
+  }
+}
+
+void Matcher::Sync(PoolState& state, const std::vector<TicketRow>& rows) {
+  std::set<std::string> present;
+  for (const TicketRow& r : rows) {
+    present.insert(r.ticket_id);
+    AddRow(state, r);
+  }
+  std::vector<std::string> gone;
+  for (const auto& [id, key] : state.owner) {
+    if (!present.count(id)) gone.push_back(id);
+  }
+  for (const std::string& id : gone) RemoveRow(state, id);
+}
+
+bool Matcher::Tick() {
+  if (leased_.empty()) return false;
+  TakeInbox();
+  if (absl::Now() - last_full_read_ >= options_.full_read_every) {
+    last_full_read_ = absl::Now();
+    std::vector<std::string> names;
+    for (const auto& [name, state] : leased_) names.push_back(name);
+    std::map<std::string, std::vector<TicketRow>> by_pool;
+    pqxx::nontransaction tx(*connection_);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kTicketColumns,
+                     " FROM mm_tickets WHERE pool = ANY($1::text[]) "
+                     "AND status = 'waiting' ORDER BY seq"),
+        Texts(names).Finish());
+    for (const pqxx::row& row : r) {
+      TicketRow t = ReadRow(row);
+      by_pool[t.pool].push_back(std::move(t));
+    }
+    for (auto& [name, state] : leased_) Sync(state, by_pool[name]);
+  }
+  const absl::Time now = absl::Now();
+  std::vector<std::pair<PoolState*, Group>> groups;
+  for (auto& [name, state] : leased_) {
+    for (Group& g : state.pool->Match(now)) groups.emplace_back(&state, std::move(g));
+  }
+  bool reverted = !groups.empty() && PlaceAndCommit(groups);
+  // Grouped tickets leave the pool's rows; those put back (a member left, or no
+  // instance had room) come back with the next read of the pool.
+  for (auto& [state, group] : groups) {
+    for (const Ticket& t : group.tickets) Forget(*state, t.ticket_id);
+  }
+  if (reverted || reread_.exchange(false)) last_full_read_ = absl::InfinitePast();
+  {
+    std::lock_guard<std::mutex> lock(published_mu_);
+    for (auto& [name, state] : leased_) {
+      published_waiting_[name] = static_cast<int>(state.pool->players());
+      state.waiting->Set(static_cast<double>(state.pool->size()));
+    }
+  }
+  return !groups.empty();
+}
+
+v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group& group,
+                                             std::vector<AssignmentRow>* seats) {
+  v1::CreateTableRequest request;
+  std::vector<std::string> bots;
+  request.set_request_id(service::NewUuid());
+  *request.mutable_mode() = state.spec->mode;
+  if (options_.clocks.card_ms() > 0) *request.mutable_clocks() = options_.clocks;
+  for (int s = 0; s < kSeats; ++s) {
+    const SeatPlan& plan = group.seats[s];
+    v1::SeatAssignment* seat = request.add_seats();
+    AssignmentRow row{.seat = s,
+                      .team = state.spec->mode.team(),
+                      .format = state.spec->mode.format(),
+                      .possible = group.possible};
+    if (plan.bot()) {
+      std::optional<BotSeat> bot = reserve_bot_(state.spec->mode, bots);
+      seat->set_bot(true);
+      if (!bot) {  // the table's autopilot plays it
+        seat->set_player_id(absl::StrCat("autopilot-", s));
+        seat->set_display_name("Autopilot");
+        continue;
+      }
+      bots.push_back(bot->bot_id);
+      seat->set_player_id(bot->bot_id);
+      seat->set_display_name(bot->name);
+      row.player_id = bot->bot_id;
+      row.bot = true;
+    } else {
+      const std::string& key = group.tickets[plan.ticket].ticket_id;
+      const TicketRow& t = state.rows.at(key)[plan.member];
+      seat->set_player_id(t.player_id);
+      seat->set_display_name(t.display_name);
+      seat->set_stake(t.stake);
+      row.player_id = t.player_id;
+      row.ticket_id = t.ticket_id;
+      row.stake = t.stake;
+    }
+    seats->push_back(row);
+  }
+  return request;
+}
+
+bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) {
+  // Claim the grouped tickets: only the leaseholder moves tickets to placing, but a
+  // player may cancel or supersede a ticket since it was read.
+  std::vector<std::string> ids;
+  for (auto& [state, group] : groups) {
+    for (const Ticket& t : group.tickets) {
+      for (const TicketRow& r : state->rows.at(t.ticket_id)) ids.push_back(r.ticket_id);
+    }
+  }
+  std::set<std::string> claimed;
+  {
+    pqxx::work tx(*connection_);
+    // A claim lost in a crash leaves the tickets waiting, which is where a new
+    // matcher would put them anyway: it need not wait for the disk.
+    tx.exec0("SET LOCAL synchronous_commit = off");
+    const pqxx::result r = tx.exec_params(
+        "UPDATE mm_tickets SET status = 'placing', changed = now() "
+        "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ticket_id",
+        Texts(ids).Finish());
+    for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
+    tx.commit();
+  }
+  Batch batch;
+  for (auto& [state, group] : groups) {
+    std::vector<std::string> mine;
+    bool whole = true;
+    for (const Ticket& t : group.tickets) {
+      for (const TicketRow& r : state->rows.at(t.ticket_id)) {
+        mine.push_back(r.ticket_id);
+        whole = whole && claimed.count(r.ticket_id) > 0;
+      }
+    }
+    if (!whole) {
+      for (const std::string& id : mine) {
+        if (claimed.count(id)) batch.revert.push_back(id);
+      }
+      continue;
+    }
+    Job job{.pool = state->spec->name, .wait = state->wait, .bots = group.bots,
+            .tickets = mine};
+    for (const Ticket& t : group.tickets) job.queued.push_back(t.queued);
+    job.request = TableRequest(*state, group, &job.seats);
+    batch.jobs.push_back(std::move(job));
+  }
+  const bool reverted = !batch.revert.empty();
+  std::unique_lock<std::mutex> lock(batches_mu_);
+  // A bounded number of batches in flight: placement and commits overlap with the
+  // next grouping, and a slow table service slows the matcher down.
+  batches_cv_.wait(lock, [this] { return batches_.size() < kMaxBatchesQueued; });
+  batches_.push_back(std::move(batch));
+  batches_cv_.notify_all();
+  return reverted;
+}
+
+void Matcher::PlaceLoop() {
+  for (;;) {
+    Batch batch;
+    {
+      std::unique_lock<std::mutex> lock(batches_mu_);
+      batches_cv_.wait(lock, [this] { return !batches_.empty() || placers_stop_; });
+      if (batches_.empty()) return;
+      batch = std::move(batches_.front());
+      batches_.pop_front();
+      batches_cv_.notify_all();
+    }
+    try {
+      Place(batch);
+    } catch (const std::exception& e) {
+      service::LogError("cannot commit placed tables", {{"error", e.what()}});
+    }
+  }
+}
+
+void Matcher::Place(Batch& batch) {
+  std::vector<v1::CreateTableRequest> requests;
+  for (const Job& job : batch.jobs) requests.push_back(job.request);
+  std::vector<Placed> placed = placement_->CreateTables(requests);
+  std::vector<AssignmentRow> rows;
+  std::vector<std::string> matched;
+  std::vector<std::string> revert = batch.revert;
+  for (size_t i = 0; i < placed.size(); ++i) {
+    Job& job = batch.jobs[i];
+    if (!placed[i].status.ok()) {
+      placement_failures_->Increment();
+      service::LogWarn("cannot place a table",
+                       {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
+      revert.insert(revert.end(), job.tickets.begin(), job.tickets.end());
+      continue;
+    }
+    matches_->Increment();
+    bot_fills_->Increment(job.bots);
+    for (AssignmentRow a : job.seats) {
+      a.table_id = placed[i].response.table_id();
+      a.address = placed[i].address;
+      a.seat_token = placed[i].response.seat_tokens(a.seat);
+      rows.push_back(std::move(a));
+    }
+    matched.insert(matched.end(), job.tickets.begin(), job.tickets.end());
+    for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(absl::Now() - q));
+  }
+  PgArray tables(PgType::kText), seat_no(PgType::kInt4), players(PgType::kText),
+      tickets(PgType::kText), bots(PgType::kBool), addresses(PgType::kText),
+      tokens(PgType::kText), teams(PgType::kInt4), formats(PgType::kInt4),
+      stakes(PgType::kInt8), possible(PgType::kTimestampTz);
+  for (const AssignmentRow& a : rows) {
+    tables.AddString(a.table_id);
+    seat_no.AddInt(a.seat);
+    players.AddString(a.player_id);
+    if (a.ticket_id.empty()) tickets.AddNull(); else tickets.AddString(a.ticket_id);
+    bots.AddBool(a.bot);
+    addresses.AddString(a.address);
+    tokens.AddString(a.seat_token);
+    teams.AddInt(a.team);
+    formats.AddInt(a.format);
+    stakes.AddInt(a.stake);
+    possible.AddTime(a.possible);
+  }
+  absl::Status s = options_.db->Run("committing assignments", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result m = tx.exec_params(
+        "UPDATE mm_tickets SET status = 'matched', changed = now() "
+        "WHERE ticket_id = ANY($1::text[]) AND status = 'placing' RETURNING ticket_id",
+        Texts(matched).Finish());
+    if (m.size() != matched.size()) {
+      // Our lease lapsed and the pool's new matcher took these tickets back: it
+      // will seat them; these tables stay unused.
+      return absl::AbortedError("the pool's lease was lost while placing");
+    }
+    tx.exec_params0(
+        "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, address, "
+        "seat_token, team, format, stake, possible) SELECT * FROM unnest($1::text[], "
+        "$2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], "
+        "$8::int4[], $9::int4[], $10::int8[], $11::timestamptz[])",
+        tables.Finish(), seat_no.Finish(), players.Finish(), tickets.Finish(),
+        bots.Finish(), addresses.Finish(), tokens.Finish(), teams.Finish(),
+        formats.Finish(), stakes.Finish(), possible.Finish());
+    tx.exec_params0(
+        "UPDATE mm_tickets SET status = 'waiting', changed = now() "
+        "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
+        Texts(revert).Finish());
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!revert.empty()) reread_ = true;
+  if (!s.ok()) {
+    service::LogWarn("assignments not committed", {{"error", s.ToString()}});
+    return;
+  }
+  const absl::Time now = absl::Now();
+  for (AssignmentRow& a : rows) a.matched = now;
+  if (!rows.empty()) on_assigned_(rows);
+}
+
+}  // namespace trix::matchmaking

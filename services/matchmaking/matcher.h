@@ -1,0 +1,178 @@
+// The matcher: one per replica, the loop that turns waiting tickets into tables.
+//
+// Each pool (mode x stake level) is matched by exactly one replica at a time: the
+// one holding the pool's PostgreSQL advisory lock, taken on the matcher's own
+// connection. When a replica dies its connection closes and the lock passes to
+// another replica within `lease_retry`, which first returns the dead replica's
+// half-placed tickets to the queue. Every `tick` the holder reads the pool's
+// waiting tickets, groups them in memory (Pool), claims the grouped tickets
+// (waiting -> placing) and hands the batch to a placer thread, which creates the
+// tables (Placement) and commits the assignments with the tickets' new status in
+// one transaction (only if the tickets are still its own placing ones); only then are the
+// assignments handed to `on_assigned` (other replicas find them when they poll
+// their streams' tickets). So a ticket is grouped once, an assignment exists before anyone
+// is told of it, and a crash at any point leaves either waiting tickets or
+// committed assignments.
+//
+//   Matcher matcher(options, &placement, reserve_bot, on_assigned, &registry);
+//   matcher.Start(); ... matcher.Stop();
+#ifndef TRIX_SERVICES_MATCHMAKING_MATCHER_H_
+#define TRIX_SERVICES_MATCHMAKING_MATCHER_H_
+
+#include <atomic>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <pqxx/connection>
+
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
+#include "prometheus/counter.h"
+#include "prometheus/gauge.h"
+#include "prometheus/histogram.h"
+#include "prometheus/registry.h"
+#include "services/matchmaking/placement.h"
+#include "services/storage/connection_pool.h"
+#include "services/matchmaking/pool.h"
+#include "services/matchmaking/ticket_store.h"
+#include "trix/v1/common.pb.h"
+
+namespace trix::matchmaking {
+
+struct PoolSpec {
+  std::string name;  // "<mode>/<stake>"
+  v1::Mode mode;
+  int64_t stake = 0;
+  PoolOptions options;
+};
+
+// "complex-partner/0".
+std::string PoolName(const v1::Mode& mode, int64_t stake);
+
+struct BotSeat {
+  std::string bot_id;
+  std::string name;
+};
+
+struct MatcherOptions {
+  std::string database_url;
+  std::vector<PoolSpec> pools;
+  absl::Duration tick = absl::Milliseconds(5);
+  absl::Duration lease_retry = absl::Seconds(1);
+  // How often the leased pools are read whole (other replicas' tickets).
+  absl::Duration full_read_every = absl::Milliseconds(50);
+  v1::Clocks clocks;  // for the tables it creates; zero: the table service's
+  storage::ConnectionPool* db = nullptr;  // for the placers' commits
+  int placers = 3;  // batches placed and committed at once
+};
+
+class Matcher {
+ public:
+  // A bot account with room for one more table of `mode` and not among `taken`
+  // (the table's other bots), or nullopt: the table's autopilot plays the seat.
+  using ReserveBot = std::function<std::optional<BotSeat>(
+      const v1::Mode& mode, const std::vector<std::string>& taken)>;
+  // Committed assignments (players' and bots'), for delivery.
+  using OnAssigned = std::function<void(const std::vector<AssignmentRow>&)>;
+
+  Matcher(MatcherOptions options, Placement* placement, ReserveBot reserve_bot,
+          OnAssigned on_assigned, prometheus::Registry* registry);
+  ~Matcher();
+
+  void Start();
+  void Stop();
+  // Tickets this replica just admitted (committed), and tickets it just cancelled
+  // or superseded: taken in at the next tick instead of waiting for the periodic
+  // read of the pools, which finds other replicas' tickets.
+  void Offer(const std::vector<TicketRow>& rows);
+  void Withdraw(const std::vector<std::string>& ticket_ids);
+  // Pools this replica matches now, for tests.
+  std::vector<std::string> LeasedPools() const;
+  // Waiting players per pool as last seen by this replica's leased pools.
+  int Waiting(const std::string& pool) const;
+
+ private:
+  struct PoolState {
+    const PoolSpec* spec;
+    std::unique_ptr<Pool> pool;
+    // Pool ticket id (the ticket's, or a party's id) -> its ticket rows.
+    std::map<std::string, std::vector<TicketRow>> rows;
+    // A party member whose partner has not queued yet, by party id.
+    std::map<std::string, TicketRow> halves;
+    // Ticket id -> the pool ticket (or half) that holds it.
+    std::map<std::string, std::string> owner;
+    prometheus::Gauge* waiting = nullptr;
+    prometheus::Histogram* wait = nullptr;
+  };
+  // One table to create: its request and the seats it will give.
+  struct Job {
+    std::string pool;
+    prometheus::Histogram* wait = nullptr;
+    int bots = 0;
+    std::vector<std::string> tickets;
+    std::vector<absl::Time> queued;
+    v1::CreateTableRequest request;
+    std::vector<AssignmentRow> seats;
+  };
+  struct Batch {
+    std::vector<Job> jobs;
+    std::vector<std::string> revert;  // claimed, but their group fell apart
+  };
+  static constexpr size_t kMaxBatchesQueued = 4;
+  void Run();
+  void PlaceLoop();
+  void Place(Batch& batch);
+  void Connect();
+  void TryLeases();
+  // One tick: returns whether anything was grouped.
+  bool Tick();
+  void Sync(PoolState& state, const std::vector<TicketRow>& rows);
+  void AddRow(PoolState& state, const TicketRow& row);
+  void RemoveRow(PoolState& state, const std::string& ticket_id);
+  void Forget(PoolState& state, const std::string& pool_ticket);
+  void TakeInbox();
+  // Returns whether any grouped ticket went back to the queue.
+  bool PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups);
+  v1::CreateTableRequest TableRequest(const PoolState& state, const Group& group,
+                                      std::vector<AssignmentRow>* seats);
+
+  const MatcherOptions options_;
+  Placement* const placement_;
+  ReserveBot reserve_bot_;
+  OnAssigned on_assigned_;
+  std::unique_ptr<pqxx::connection> connection_;
+  std::map<std::string, PoolState> leased_;  // matcher thread only
+  absl::Time last_lease_try_ = absl::InfinitePast();
+  absl::Time last_full_read_ = absl::InfinitePast();
+  std::mutex inbox_mu_;
+  std::vector<TicketRow> offered_;
+  std::vector<std::string> withdrawn_;
+  mutable std::mutex published_mu_;
+  std::map<std::string, int> published_waiting_;  // for Waiting()/LeasedPools()
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> reread_{false};  // a placer put tickets back
+  std::thread thread_;
+  std::mutex batches_mu_;
+  std::condition_variable batches_cv_;
+  std::deque<Batch> batches_;
+  bool placers_stop_ = false;
+  std::vector<std::thread> placers_;
+
+  prometheus::Family<prometheus::Gauge>* waiting_family_ = nullptr;
+  prometheus::Family<prometheus::Histogram>* wait_family_ = nullptr;
+  prometheus::Counter* matches_ = nullptr;
+  prometheus::Counter* bot_fills_ = nullptr;
+  prometheus::Counter* placement_failures_ = nullptr;
+};
+
+}  // namespace trix::matchmaking
+
+#endif  // TRIX_SERVICES_MATCHMAKING_MATCHER_H_

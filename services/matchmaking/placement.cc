@@ -1,0 +1,146 @@
+#include "services/matchmaking/placement.h"
+
+#include <chrono>
+#include <pqxx/pqxx>
+
+#include "absl/strings/str_cat.h"
+#include "absl/synchronization/blocking_counter.h"
+#include "services/common/logging.h"
+
+namespace trix::matchmaking {
+
+Placement::Placement(storage::ConnectionPool* db, PlacementOptions options)
+    : db_(db), options_(std::move(options)) {}
+
+int64_t Placement::failures() const {
+  absl::MutexLock lock(&mu_);
+  return failures_;
+}
+
+void Placement::Refresh() {
+  std::map<std::string, Instance> fresh;
+  absl::Status s = db_->Run("reading table instances", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        "SELECT instance_id, address, capacity, live_tables FROM table_instances "
+        "WHERE NOT draining AND heartbeat > now() - make_interval(secs => $1)",
+        absl::ToDoubleSeconds(options_.stale_after));
+    for (const pqxx::row& row : r) {
+      fresh[row[0].as<std::string>()] = {.address = row[1].as<std::string>(),
+                                         .capacity = row[2].as<int>(),
+                                         .load = row[3].as<int>()};
+    }
+    return absl::OkStatus();
+  });
+  absl::MutexLock lock(&mu_);
+  refreshed_ = absl::Now();
+  if (!s.ok()) {
+    service::LogWarn("cannot read table instances", {{"error", s.ToString()}});
+    return;  // keep what we knew
+  }
+  instances_ = std::move(fresh);
+}
+
+std::string Placement::Choose(const std::vector<std::string>& tried) {
+  absl::MutexLock lock(&mu_);
+  Instance* best = nullptr;
+  for (auto& [id, instance] : instances_) {
+    if (instance.load >= instance.capacity) continue;
+    bool skip = false;
+    for (const std::string& t : tried) skip |= t == instance.address;
+    if (skip) continue;
+    // Least loaded by the share of capacity in use.
+    if (best == nullptr ||
+        static_cast<int64_t>(instance.load) * best->capacity <
+            static_cast<int64_t>(best->load) * instance.capacity) {
+      best = &instance;
+    }
+  }
+  if (best != nullptr) {
+    ++best->load;
+    return best->address;
+  }
+  if (!options_.fallback_address.empty()) {
+    for (const std::string& t : tried) {
+      if (t == options_.fallback_address) return "";
+    }
+    return options_.fallback_address;
+  }
+  return "";
+}
+
+v1::TableService::Stub* Placement::Stub(const std::string& address) {
+  absl::MutexLock lock(&mu_);
+  std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
+  if (!stub) {
+    stub = v1::TableService::NewStub(
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+  }
+  return stub.get();
+}
+
+std::vector<Placed> Placement::CreateTables(
+    const std::vector<v1::CreateTableRequest>& requests) {
+  bool stale;
+  {
+    absl::MutexLock lock(&mu_);
+    stale = absl::Now() - refreshed_ >= options_.refresh_every;
+  }
+  if (stale) Refresh();
+  std::vector<Placed> placed(requests.size());
+  std::vector<std::vector<std::string>> tried(requests.size());
+  std::vector<size_t> pending;
+  for (size_t i = 0; i < requests.size(); ++i) pending.push_back(i);
+  for (int attempt = 0; attempt < options_.attempts && !pending.empty(); ++attempt) {
+    std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+    absl::BlockingCounter done(static_cast<int>(pending.size()));
+    for (size_t i : pending) {
+      std::string address = Choose(tried[i]);
+      if (address.empty()) {
+        placed[i].address.clear();
+        placed[i].status = absl::ResourceExhaustedError(
+            "no live table-service instance has room for a new table");
+        done.DecrementCount();
+        continue;
+      }
+      tried[i].push_back(address);
+      placed[i].address = address;
+      auto context = std::make_unique<grpc::ClientContext>();
+      context->AddMetadata("authorization", "Bearer " + options_.service_token);
+      context->set_deadline(std::chrono::system_clock::now() +
+                            absl::ToChronoMilliseconds(options_.call_timeout));
+      Stub(address)->async()->CreateTable(
+          context.get(), &requests[i], &placed[i].response,
+          [&placed, &done, i](grpc::Status s) {
+            placed[i].status =
+                s.ok() ? absl::OkStatus()
+                       : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                                      s.error_message());
+            done.DecrementCount();
+          });
+      contexts.push_back(std::move(context));
+    }
+    done.Wait();
+    std::vector<size_t> failed;
+    for (size_t i : pending) {
+      if (placed[i].status.ok()) continue;
+      // Refusals of the request itself would fail anywhere; the rest may not.
+      if (placed[i].status.code() == absl::StatusCode::kInvalidArgument ||
+          placed[i].address.empty()) {
+        continue;
+      }
+      service::LogWarn("table placement failed",
+                       {{"address", placed[i].address},
+                        {"error", placed[i].status.ToString()}});
+      {
+        absl::MutexLock lock(&mu_);
+        ++failures_;
+      }
+      failed.push_back(i);
+    }
+    pending = std::move(failed);
+  }
+  return placed;
+}
+
+}  // namespace trix::matchmaking

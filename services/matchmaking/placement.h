@@ -1,0 +1,74 @@
+// Placement: where a new table goes. Table-service instances register themselves
+// in `table_instances` (migrations/0005) with their capacity, live tables and
+// heartbeat; a table is created on a live (fresh heartbeat), non-draining instance
+// with room, the least loaded first, and on the next one when CreateTable fails
+// there. A deployment without registered instances can name one with
+// `fallback_address`.
+//
+//   Placement placement(&pool, {.service_token = t, .fallback_address = "h:50051"});
+//   std::vector<Placed> placed = placement.CreateTables(requests);
+#ifndef TRIX_SERVICES_MATCHMAKING_PLACEMENT_H_
+#define TRIX_SERVICES_MATCHMAKING_PLACEMENT_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "services/storage/connection_pool.h"
+#include "trix/v1/table.grpc.pb.h"
+
+namespace trix::matchmaking {
+
+struct PlacementOptions {
+  std::string service_token;
+  std::string fallback_address;  // used when no registered instance has room
+  absl::Duration stale_after = absl::Seconds(15);  // heartbeat older: not live
+  absl::Duration refresh_every = absl::Seconds(1);
+  absl::Duration call_timeout = absl::Seconds(3);
+  int attempts = 3;  // instances tried per table
+};
+
+struct Placed {
+  absl::Status status;
+  std::string address;
+  v1::CreateTableResponse response;
+};
+
+class Placement {
+ public:
+  Placement(storage::ConnectionPool* db, PlacementOptions options);
+
+  // Creates every table (concurrently); one result per request, in order.
+  std::vector<Placed> CreateTables(const std::vector<v1::CreateTableRequest>& requests);
+  // Placement failures so far (each failed attempt), for metrics and tests.
+  int64_t failures() const;
+
+ private:
+  struct Instance {
+    std::string address;
+    int capacity = 0;
+    int load = 0;  // live tables as registered, plus those placed since
+  };
+  void Refresh();
+  // The least-loaded instance with room not in `tried`, or "" for none.
+  std::string Choose(const std::vector<std::string>& tried);
+  v1::TableService::Stub* Stub(const std::string& address);
+
+  storage::ConnectionPool* const db_;
+  const PlacementOptions options_;
+  mutable absl::Mutex mu_;
+  std::map<std::string, Instance> instances_ ABSL_GUARDED_BY(mu_);
+  absl::Time refreshed_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  std::map<std::string, std::unique_ptr<v1::TableService::Stub>> stubs_
+      ABSL_GUARDED_BY(mu_);
+  int64_t failures_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace trix::matchmaking
+
+#endif  // TRIX_SERVICES_MATCHMAKING_PLACEMENT_H_

@@ -1,0 +1,135 @@
+#include "services/matchmaking/server.h"
+
+#include <chrono>
+
+#include "absl/strings/str_cat.h"
+#include "grpcpp/ext/proto_server_reflection_plugin.h"
+#include "grpcpp/health_check_service_interface.h"
+#include "services/common/logging.h"
+
+namespace trix::matchmaking {
+namespace {
+
+constexpr char kServiceName[] = "trix.v1.MatchmakingService";
+
+v1::Mode MakeMode(v1::Team team, v1::Format format) {
+  v1::Mode m;
+  m.set_team(team);
+  m.set_format(format);
+  return m;
+}
+
+}  // namespace
+
+std::vector<PoolSpec> MakePools(const PoolOptions& base, const std::vector<int64_t>& stakes) {
+  std::vector<int64_t> levels = {0};
+  levels.insert(levels.end(), stakes.begin(), stakes.end());
+  std::vector<PoolSpec> pools;
+  for (v1::Team team : {v1::TEAM_SOLO, v1::TEAM_PARTNER}) {
+    for (v1::Format format : {v1::FORMAT_CLASSIC, v1::FORMAT_COMPLEX}) {
+      for (int64_t stake : levels) {
+        PoolSpec spec{.mode = MakeMode(team, format), .stake = stake, .options = base};
+        spec.name = PoolName(spec.mode, stake);
+        spec.options.partner = team == v1::TEAM_PARTNER;
+        if (stake > 0) spec.options.bot_fill = false;  // bots never stake
+        pools.push_back(std::move(spec));
+      }
+    }
+  }
+  return pools;
+}
+
+absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
+    const MatchmakingConfig& config, prometheus::Registry* registry) {
+  grpc::EnableDefaultHealthCheckService(true);
+  grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  std::unique_ptr<MatchmakingServer> s(new MatchmakingServer());
+  s->store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections);
+  if (!config.ratings_address.empty()) {
+    s->ratings_ = v1::RatingsService::NewStub(
+        grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()));
+  }
+  s->auth_ = std::make_unique<PlayerAuth>(config.auth);
+  s->placement_ = std::make_unique<Placement>(&s->store_->pool(), config.placement);
+  std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
+
+  LobbyOptions lobby{.pools = pools,
+                     .stake_levels = config.stake_levels,
+                     .default_rating = config.default_rating,
+                     .ratings_token = config.ratings_token.empty()
+                                          ? config.auth.service_token
+                                          : config.ratings_token,
+                     .table_token = config.placement.service_token,
+                     .poll_every = config.poll_every,
+                     .update_every = config.update_every};
+  MatchmakingServer* raw = s.get();
+  s->bots_ = std::make_unique<BotRoster>(
+      config.keep_alive_every, [raw](const std::string& address, const std::string& table) {
+        return raw->lobby_->GameOver(address, table);
+      });
+  MatcherOptions matcher{.database_url = config.database_url,
+                         .pools = pools,
+                         .tick = config.tick,
+                         .lease_retry = config.lease_retry,
+                         .clocks = config.clocks,
+                         .db = &s->store_->pool()};
+  s->matcher_ = std::make_unique<Matcher>(
+      matcher, s->placement_.get(),
+      [raw](const v1::Mode& mode, const std::vector<std::string>& taken) {
+        return raw->bots_->Reserve(mode, taken);
+      },
+      [raw](const std::vector<AssignmentRow>& rows) {
+        raw->lobby_->Deliver(rows);
+        raw->bots_->Deliver(rows);
+        raw->lobby_->AttachHolds(rows);
+      },
+      registry);
+  s->lobby_ = std::make_unique<Lobby>(lobby, s->store_.get(), s->ratings_.get(),
+                                      s->matcher_.get());
+  s->service_ = std::make_unique<MatchmakingGrpcService>(
+      config.grpc, s->auth_.get(), s->lobby_.get(), s->bots_.get(), s->store_.get());
+
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(),
+                           &s->port_);
+  builder.RegisterService(s->service_.get());
+  builder.SetMaxReceiveMessageSize(64 * 1024);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
+  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  s->server_ = builder.BuildAndStart();
+  if (!s->server_ || s->port_ == 0) {
+    return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
+  }
+  s->lobby_->Start();
+  s->bots_->Start();
+  s->matcher_->Start();
+  s->SetServing(true);
+  service::LogInfo("matchmaking listening", {{"port", s->port_}});
+  return s;
+}
+
+MatchmakingServer::~MatchmakingServer() { Shutdown(absl::ZeroDuration()); }
+
+void MatchmakingServer::SetServing(bool serving) {
+  service_->SetServing(serving);
+  grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+  if (health == nullptr) return;
+  health->SetServingStatus(serving);
+  health->SetServingStatus(kServiceName, serving);
+}
+
+void MatchmakingServer::Shutdown(absl::Duration grace) {
+  if (!server_ || shut_down_) return;
+  shut_down_ = true;
+  SetServing(false);
+  matcher_->Stop();
+  lobby_->Stop();
+  bots_->Stop();
+  server_->Shutdown(std::chrono::system_clock::now() +
+                    std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
+  server_->Wait();
+}
+
+}  // namespace trix::matchmaking

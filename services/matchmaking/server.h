@@ -1,0 +1,86 @@
+// The matchmaking service assembled: the shared state (TicketStore), placement,
+// the bot roster, the lobby, the matcher and the gRPC server (MatchmakingService,
+// health, reflection). main() and the integration tests build the very same thing;
+// tests listen on port 0.
+//
+//   auto server = MatchmakingServer::Start(config, &registry);
+//   ... (*server)->port() ...
+//   (*server)->Shutdown(absl::Seconds(5));
+#ifndef TRIX_SERVICES_MATCHMAKING_SERVER_H_
+#define TRIX_SERVICES_MATCHMAKING_SERVER_H_
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "grpcpp/grpcpp.h"
+#include "prometheus/registry.h"
+#include "services/matchmaking/bot_roster.h"
+#include "services/matchmaking/grpc_service.h"
+#include "services/matchmaking/lobby.h"
+#include "services/matchmaking/matcher.h"
+#include "services/matchmaking/placement.h"
+#include "services/matchmaking/player_auth.h"
+#include "services/matchmaking/ticket_store.h"
+
+namespace trix::matchmaking {
+
+struct MatchmakingConfig {
+  std::string listen_address = "0.0.0.0:50061";
+  std::string database_url;
+  int db_connections = 8;
+  std::string ratings_address;  // "" = no ratings service (see lobby.h)
+  std::string ratings_token;    // bearer token for it
+  PlayerAuthOptions auth;
+  PlacementOptions placement;
+  std::vector<int64_t> stake_levels;
+  PoolOptions pool;          // applied to every pool (staked: no bot fill)
+  absl::Duration tick = absl::Milliseconds(5);
+  absl::Duration lease_retry = absl::Seconds(1);
+  absl::Duration poll_every = absl::Milliseconds(100);
+  absl::Duration update_every = absl::Seconds(1);
+  absl::Duration keep_alive_every = absl::Seconds(10);
+  int default_rating = 1500;
+  v1::Clocks clocks;
+  GrpcOptions grpc;
+};
+
+// The pools: four modes x (free + each stake level).
+std::vector<PoolSpec> MakePools(const PoolOptions& base, const std::vector<int64_t>& stakes);
+
+class MatchmakingServer {
+ public:
+  static absl::StatusOr<std::unique_ptr<MatchmakingServer>> Start(
+      const MatchmakingConfig& config, prometheus::Registry* registry);
+  ~MatchmakingServer();
+
+  int port() const { return port_; }
+  std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
+  // NOT_SERVING, streams end UNAVAILABLE, the matcher lets its pools go, gRPC
+  // stops giving calls in flight `grace`.
+  void Shutdown(absl::Duration grace);
+  Matcher& matcher() { return *matcher_; }
+  BotRoster& bots() { return *bots_; }
+
+ private:
+  MatchmakingServer() = default;
+  void SetServing(bool serving);
+
+  std::unique_ptr<TicketStore> store_;
+  std::unique_ptr<v1::RatingsService::Stub> ratings_;
+  std::unique_ptr<PlayerAuth> auth_;
+  std::unique_ptr<Placement> placement_;
+  std::unique_ptr<BotRoster> bots_;
+  std::unique_ptr<Lobby> lobby_;
+  std::unique_ptr<Matcher> matcher_;
+  std::unique_ptr<MatchmakingGrpcService> service_;
+  std::unique_ptr<grpc::Server> server_;
+  int port_ = 0;
+  bool shut_down_ = false;
+};
+
+}  // namespace trix::matchmaking
+
+#endif  // TRIX_SERVICES_MATCHMAKING_SERVER_H_

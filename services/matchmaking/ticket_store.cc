@@ -1,0 +1,396 @@
+#include "services/matchmaking/ticket_store.h"
+
+#include <pqxx/pqxx>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "services/storage/pg_array.h"
+
+namespace trix::matchmaking {
+namespace {
+
+using storage::PgArray;
+using storage::PgType;
+
+absl::Time FromEpoch(const pqxx::field& f) {
+  return absl::FromUnixMicros(static_cast<int64_t>(f.as<double>() * 1e6));
+}
+
+TicketRow ReadTicket(const pqxx::row& r) {
+  TicketRow t;
+  t.ticket_id = r[0].as<std::string>();
+  t.request_id = r[1].as<std::string>();
+  t.player_id = r[2].as<std::string>();
+  t.display_name = r[3].as<std::string>();
+  t.pool = r[4].as<std::string>();
+  t.team = r[5].as<int>();
+  t.format = r[6].as<int>();
+  t.stake = r[7].as<int64_t>();
+  t.rating = r[8].as<int>();
+  t.provisional = r[9].as<bool>();
+  t.party_id = r[10].as<std::string>();
+  t.hold_id = r[11].as<std::string>();
+  t.status = r[12].as<std::string>();
+  t.queued = FromEpoch(r[13]);
+  t.seq = r[14].as<int64_t>();
+  return t;
+}
+
+AssignmentRow ReadAssignment(const pqxx::row& r) {
+  AssignmentRow a;
+  a.table_id = r[0].as<std::string>();
+  a.seat = r[1].as<int>();
+  a.player_id = r[2].as<std::string>();
+  a.ticket_id = r[3].as<std::string>();
+  a.bot = r[4].as<bool>();
+  a.address = r[5].as<std::string>();
+  a.seat_token = r[6].as<std::string>();
+  a.team = r[7].as<int>();
+  a.format = r[8].as<int>();
+  a.stake = r[9].as<int64_t>();
+  a.possible = FromEpoch(r[10]);
+  a.matched = FromEpoch(r[11]);
+  return a;
+}
+
+PgArray TextArray(const std::vector<std::string>& values) {
+  PgArray a(PgType::kText);
+  for (const std::string& v : values) a.AddString(v);
+  return a;
+}
+
+std::vector<std::string> ReadTextArray(const pqxx::field& f) {
+  std::vector<std::string> out;
+  pqxx::array_parser parser = f.as_array();
+  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
+       std::tie(kind, value) = parser.get_next()) {
+    if (kind == pqxx::array_parser::string_value) out.push_back(value);
+  }
+  return out;
+}
+
+}  // namespace
+
+TicketStore::TicketStore(std::string url, int connections)
+    : pool_(std::move(url), connections, "mamlaka matchmaking") {}
+
+absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) {
+  Admitted admitted;
+  // The last row of each player wins within the batch.
+  absl::flat_hash_map<std::string, size_t> last;
+  for (size_t i = 0; i < rows.size(); ++i) last[rows[i].player_id] = i;
+  PgArray ids(PgType::kText), requests(PgType::kText), players(PgType::kText),
+      names(PgType::kText), pools(PgType::kText), teams(PgType::kInt4),
+      formats(PgType::kInt4), stakes(PgType::kInt8), ratings(PgType::kInt4),
+      provisional(PgType::kBool), parties(PgType::kText), holds(PgType::kText);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const TicketRow& t = rows[i];
+    if (last[t.player_id] != i) continue;
+    ids.AddString(t.ticket_id);
+    requests.AddString(t.request_id);
+    players.AddString(t.player_id);
+    names.AddString(t.display_name);
+    pools.AddString(t.pool);
+    teams.AddInt(t.team);
+    formats.AddInt(t.format);
+    stakes.AddInt(t.stake);
+    ratings.AddInt(t.rating);
+    provisional.AddBool(t.provisional);
+    if (t.party_id.empty()) parties.AddNull(); else parties.AddString(t.party_id);
+    if (t.hold_id.empty()) holds.AddNull(); else holds.AddString(t.hold_id);
+  }
+  absl::flat_hash_map<std::string, std::string> live;  // player -> ticket
+  absl::Status s = pool_.Run("admitting tickets", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result old = tx.exec_params(
+        absl::StrCat("UPDATE mm_tickets t SET status = 'superseded', changed = now() "
+                     "FROM unnest($1::text[], $2::text[]) AS n(player_id, request_id) "
+                     "WHERE t.status = 'waiting' AND t.player_id = n.player_id "
+                     "AND t.request_id <> n.request_id RETURNING ",
+                     "t.ticket_id, t.request_id, t.player_id, t.display_name, t.pool, "
+                     "t.team, t.format, t.stake, t.rating, t.provisional, "
+                     "coalesce(t.party_id, ''), coalesce(t.hold_id, ''), t.status, "
+                     "extract(epoch from t.queued)::float8, t.seq"),
+        players.Finish(), requests.Finish());
+    for (const pqxx::row& r : old) admitted.superseded.push_back(ReadTicket(r));
+    tx.exec_params0(
+        "INSERT INTO mm_tickets (ticket_id, request_id, player_id, display_name, pool, "
+        "team, format, stake, rating, provisional, party_id, hold_id) "
+        "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
+        "$5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], $10::bool[], "
+        "$11::text[], $12::text[]) "
+        "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING",
+        ids.Finish(), requests.Finish(), players.Finish(), names.Finish(),
+        pools.Finish(), teams.Finish(), formats.Finish(), stakes.Finish(),
+        ratings.Finish(), provisional.Finish(), parties.Finish(), holds.Finish());
+    const pqxx::result now_live = tx.exec_params(
+        "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
+        "AND status IN ('waiting', 'placing')",
+        players.Finish());
+    for (const pqxx::row& r : now_live) {
+      live[r[0].as<std::string>()] = r[1].as<std::string>();
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const TicketRow& t = rows[i];
+    AdmitOutcome o;
+    auto it = live.find(t.player_id);
+    if (last[t.player_id] != i || it == live.end()) {
+      TicketRow lost = t;
+      lost.status = "superseded";
+      admitted.superseded.push_back(lost);
+      o.ticket_id = t.ticket_id;
+      o.resumed = false;
+      admitted.outcomes.push_back(o);
+      continue;
+    }
+    o.ticket_id = it->second;
+    o.resumed = it->second != t.ticket_id;
+    admitted.outcomes.push_back(o);
+  }
+  return admitted;
+}
+
+absl::StatusOr<std::vector<TicketRow>> TicketStore::Cancel(
+    const std::vector<std::string>& ids) {
+  std::vector<TicketRow> cancelled;
+  absl::Status s = pool_.Run("cancelling tickets", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("UPDATE mm_tickets SET status = 'cancelled', changed = now() "
+                     "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ",
+                     kTicketColumns),
+        TextArray(ids).Finish());
+    for (const pqxx::row& row : r) cancelled.push_back(ReadTicket(row));
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return cancelled;
+}
+
+absl::StatusOr<std::vector<TicketRow>> TicketStore::Tickets(
+    const std::vector<std::string>& ids) {
+  std::vector<TicketRow> rows;
+  absl::Status s = pool_.Run("reading tickets", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kTicketColumns,
+                     " FROM mm_tickets WHERE ticket_id = ANY($1::text[])"),
+        TextArray(ids).Finish());
+    for (const pqxx::row& row : r) rows.push_back(ReadTicket(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
+absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignments(
+    const std::string& player_id) {
+  std::vector<AssignmentRow> rows;
+  absl::Status s = pool_.Run("reading assignments", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kAssignmentColumns,
+                     " FROM mm_assignments WHERE player_id = $1 AND NOT finished "
+                     "ORDER BY matched DESC"),
+        player_id);
+    for (const pqxx::row& row : r) rows.push_back(ReadAssignment(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
+absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOf(
+    const std::vector<std::string>& player_ids) {
+  std::vector<AssignmentRow> rows;
+  absl::Status s = pool_.Run("reading assignments", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kAssignmentColumns,
+                     " FROM mm_assignments WHERE player_id = ANY($1::text[]) "
+                     "AND NOT finished"),
+        TextArray(player_ids).Finish());
+    for (const pqxx::row& row : r) rows.push_back(ReadAssignment(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
+absl::StatusOr<std::vector<AssignmentRow>> TicketStore::AssignmentsOfTickets(
+    const std::vector<std::string>& ticket_ids) {
+  std::vector<AssignmentRow> rows;
+  absl::Status s = pool_.Run("reading assignments", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kAssignmentColumns,
+                     " FROM mm_assignments WHERE ticket_id = ANY($1::text[])"),
+        TextArray(ticket_ids).Finish());
+    for (const pqxx::row& row : r) rows.push_back(ReadAssignment(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
+absl::Status TicketStore::MarkFinished(const std::string& table_id) {
+  return pool_.Run("finishing assignments", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec_params0("UPDATE mm_assignments SET finished = true WHERE table_id = $1",
+                    table_id);
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status TicketStore::CreateParty(const PartyRow& party) {
+  return pool_.Run("creating a party", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec_params0(
+        "INSERT INTO mm_parties (party_id, code, members, expires) "
+        "VALUES ($1, $2, $3::text[], to_timestamp($4))",
+        party.party_id, party.code, TextArray(party.members).Finish(),
+        absl::ToDoubleSeconds(party.expires - absl::UnixEpoch()));
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+namespace {
+PartyRow ReadParty(const pqxx::row& r) {
+  return {.party_id = r[0].as<std::string>(),
+          .code = r[1].as<std::string>(),
+          .members = ReadTextArray(r[2]),
+          .expires = FromEpoch(r[3])};
+}
+constexpr char kPartyColumns[] =
+    "party_id, code, members, extract(epoch from expires)::float8";
+}  // namespace
+
+absl::StatusOr<PartyRow> TicketStore::JoinParty(const std::string& code,
+                                                const std::string& player_id) {
+  PartyRow party;
+  absl::Status s = pool_.Run("joining a party", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kPartyColumns, ", expires < now() FROM mm_parties "
+                     "WHERE code = $1 FOR UPDATE"),
+        code);
+    if (r.empty()) return absl::NotFoundError("no party has this code");
+    party = ReadParty(r[0]);
+    if (r[0][4].as<bool>()) return absl::FailedPreconditionError("the party expired");
+    for (const std::string& m : party.members) {
+      if (m == player_id) return absl::OkStatus();  // joined already
+    }
+    if (party.members.size() >= 2) {
+      return absl::FailedPreconditionError("the party is full");
+    }
+    party.members.push_back(player_id);
+    tx.exec_params0("UPDATE mm_parties SET members = $2::text[] WHERE party_id = $1",
+                    party.party_id, TextArray(party.members).Finish());
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return party;
+}
+
+absl::StatusOr<PartyRow> TicketStore::Party(const std::string& party_id) {
+  PartyRow party;
+  absl::Status s = pool_.Run("reading a party", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kPartyColumns, ", expires < now() FROM mm_parties "
+                     "WHERE party_id = $1"),
+        party_id);
+    if (r.empty()) return absl::NotFoundError("no such party");
+    party = ReadParty(r[0]);
+    if (r[0][4].as<bool>()) return absl::FailedPreconditionError("the party expired");
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return party;
+}
+
+absl::Status TicketStore::LeaveParty(const std::string& party_id,
+                                     const std::string& player_id) {
+  return pool_.Run("leaving a party", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result r = tx.exec_params(
+        "UPDATE mm_parties SET members = array_remove(members, $2) "
+        "WHERE party_id = $1 AND $2 = ANY(members) RETURNING cardinality(members)",
+        party_id, player_id);
+    if (r.empty()) return absl::NotFoundError("not a member of this party");
+    if (r[0][0].as<int>() == 0) {
+      tx.exec_params0("DELETE FROM mm_parties WHERE party_id = $1", party_id);
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status TicketStore::RegisterBot(const BotAccount& bot, const std::string& key_hash) {
+  return pool_.Run("registering a bot", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result r = tx.exec_params(
+        "INSERT INTO mm_bots (bot_id, name, owner, modes, key_hash) "
+        "VALUES ($1, $2, $3, $4::text[], $5) ON CONFLICT (name) DO NOTHING "
+        "RETURNING bot_id",
+        bot.bot_id, bot.name, bot.owner, TextArray(bot.modes).Finish(), key_hash);
+    if (r.empty()) return absl::AlreadyExistsError("a bot of this name exists");
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status TicketStore::SetBotKey(const std::string& bot_id,
+                                    const std::string& key_hash) {
+  return pool_.Run("rotating a bot key", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result r = tx.exec_params(
+        "UPDATE mm_bots SET key_hash = $2 WHERE bot_id = $1 AND NOT revoked "
+        "RETURNING bot_id",
+        bot_id, key_hash);
+    if (r.empty()) return absl::NotFoundError("no such bot");
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status TicketStore::RevokeBot(const std::string& bot_id) {
+  return pool_.Run("revoking a bot", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result r = tx.exec_params(
+        "UPDATE mm_bots SET revoked = true WHERE bot_id = $1 RETURNING bot_id", bot_id);
+    if (r.empty()) return absl::NotFoundError("no such bot");
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::StatusOr<BotAccount> TicketStore::BotByKeyHash(const std::string& key_hash) {
+  BotAccount bot;
+  absl::Status s = pool_.Run("reading a bot", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        "SELECT bot_id, name, owner, modes, revoked FROM mm_bots WHERE key_hash = $1",
+        key_hash);
+    if (r.empty() || r[0][4].as<bool>()) return absl::NotFoundError("unknown bot key");
+    bot.bot_id = r[0][0].as<std::string>();
+    bot.name = r[0][1].as<std::string>();
+    bot.owner = r[0][2].as<std::string>();
+    bot.modes = ReadTextArray(r[0][3]);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return bot;
+}
+
+}  // namespace trix::matchmaking

@@ -1,0 +1,140 @@
+// Matchmaking's shared state in PostgreSQL (migrations 0008, 0012): tickets, the
+// assignments made from them, parties and bot accounts. Every replica reads and
+// writes the same rows, so whatever one replica knows survives its death.
+//
+// The calls take batches: the service's admission and cancellation writers gather
+// the requests of a few milliseconds into one transaction each, which is how the
+// queue keeps up with thousands of tickets a second on one database.
+//
+//   TicketStore store(url, 4);
+//   auto outcomes = store.Admit(rows);        // supersedes, inserts or resumes
+//   auto cancelled = store.Cancel({ticket_id});
+#ifndef TRIX_SERVICES_MATCHMAKING_TICKET_STORE_H_
+#define TRIX_SERVICES_MATCHMAKING_TICKET_STORE_H_
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/storage/connection_pool.h"
+
+namespace trix::matchmaking {
+
+struct TicketRow {
+  std::string ticket_id;
+  std::string request_id;
+  std::string player_id;
+  std::string display_name;
+  std::string pool;
+  int team = 0;
+  int format = 0;
+  int64_t stake = 0;
+  int rating = 0;
+  bool provisional = false;
+  std::string party_id;  // "" when alone
+  std::string hold_id;   // "" when free
+  std::string status;
+  absl::Time queued;
+  int64_t seq = 0;
+};
+
+struct AssignmentRow {
+  std::string table_id;
+  int seat = 0;
+  std::string player_id;
+  std::string ticket_id;  // "" for a bot's seat
+  bool bot = false;
+  std::string address;
+  std::string seat_token;
+  int team = 0;
+  int format = 0;
+  int64_t stake = 0;
+  absl::Time possible;
+  absl::Time matched;
+};
+
+struct AdmitOutcome {
+  std::string ticket_id;  // the new ticket, or the live one a retry resumed
+  bool resumed = false;
+};
+
+struct Admitted {
+  std::vector<AdmitOutcome> outcomes;  // one per row given, in order
+  std::vector<TicketRow> superseded;   // older live tickets these replaced
+};
+
+struct BotAccount {
+  std::string bot_id;
+  std::string name;
+  std::string owner;
+  std::vector<std::string> modes;  // mode names
+  bool revoked = false;
+};
+
+struct PartyRow {
+  std::string party_id;
+  std::string code;
+  std::vector<std::string> members;
+  absl::Time expires;
+};
+
+class TicketStore {
+ public:
+  TicketStore(std::string url, int connections);
+
+  // Queues `rows` (ticket_id set by the caller). A player's older live ticket is
+  // superseded unless it has the same request_id, in which case it is resumed.
+  // Rows of the same player within one batch: the last one wins, the others are
+  // reported superseded.
+  absl::StatusOr<Admitted> Admit(const std::vector<TicketRow>& rows);
+  // Cancels the tickets still waiting; returns those it cancelled (with holds).
+  absl::StatusOr<std::vector<TicketRow>> Cancel(const std::vector<std::string>& ids);
+  // The tickets' rows (any status).
+  absl::StatusOr<std::vector<TicketRow>> Tickets(const std::vector<std::string>& ids);
+
+  // The live (unfinished) assignments of a player or bot account, newest first.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveAssignments(
+      const std::string& player_id);
+  // The live assignments of these players, any order.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOf(
+      const std::vector<std::string>& player_ids);
+  absl::StatusOr<std::vector<AssignmentRow>> AssignmentsOfTickets(
+      const std::vector<std::string>& ticket_ids);
+  absl::Status MarkFinished(const std::string& table_id);
+
+  absl::Status CreateParty(const PartyRow& party);
+  // FAILED_PRECONDITION when full or expired, NOT_FOUND for an unknown code.
+  absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& player_id);
+  absl::StatusOr<PartyRow> Party(const std::string& party_id);
+  absl::Status LeaveParty(const std::string& party_id, const std::string& player_id);
+
+  // ALREADY_EXISTS for a taken name.
+  absl::Status RegisterBot(const BotAccount& bot, const std::string& key_hash);
+  // NOT_FOUND for an unknown or revoked bot.
+  absl::Status SetBotKey(const std::string& bot_id, const std::string& key_hash);
+  absl::Status RevokeBot(const std::string& bot_id);
+  // NOT_FOUND unless the hash names a live account.
+  absl::StatusOr<BotAccount> BotByKeyHash(const std::string& key_hash);
+
+  storage::ConnectionPool& pool() { return pool_; }
+
+ private:
+  storage::ConnectionPool pool_;
+};
+
+// Reads the columns of kTicketColumns from a result row.
+inline constexpr char kTicketColumns[] =
+    "ticket_id, request_id, player_id, display_name, pool, team, format, stake, "
+    "rating, provisional, coalesce(party_id, ''), coalesce(hold_id, ''), status, "
+    "extract(epoch from queued)::float8, seq";
+inline constexpr char kAssignmentColumns[] =
+    "table_id, seat, player_id, coalesce(ticket_id, ''), bot, address, seat_token, "
+    "team, format, stake, extract(epoch from possible)::float8, "
+    "extract(epoch from matched)::float8";
+
+}  // namespace trix::matchmaking
+
+#endif  // TRIX_SERVICES_MATCHMAKING_TICKET_STORE_H_

@@ -1,0 +1,309 @@
+// TableHost in a fleet of instances: adopting a table a call asks for, where a
+// table lives, leases (renewing only the hosted tables, revalidating them after a
+// pause), the registry heartbeat, and quarantine.
+#include <chrono>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+#include "proto/wire/wire.h"
+#include "services/common/logging.h"
+#include "services/table/refusals.h"
+#include "services/table/slot.h"
+#include "services/table/table_host.h"
+
+namespace trix::table {
+
+using service::LogError;
+using service::LogInfo;
+using service::LogWarn;
+
+namespace {
+
+// Monotonic: a wall-clock jump neither hides a pause nor invents one.
+int64_t MonotonicMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::steady_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+// --- Adopting on a call -------------------------------------------------------------
+
+std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id) {
+  absl::MutexLock lock(&mu_);
+  auto [it, inserted] = slots_.try_emplace(table_id);
+  if (inserted) {
+    it->second = std::make_shared<Slot>(table_id);
+    it->second->adopting = true;  // Drain loads it through AdoptOnCall
+  }
+  return it->second;
+}
+
+void TableHost::Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded) {
+  Post(
+      slot,
+      [loaded = std::move(loaded)](Slot&, const absl::Status&) {
+        if (loaded) loaded();
+      },
+      /*bounded=*/false);
+}
+
+void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
+  // On the io pool, the strand suspended.
+  auto table =
+      std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(ClaimAndLoad(slot->id));
+  Complete(slot, [this, slot, table] {
+    if (table->ok()) return Adopted(slot, std::move(**table));
+    Forget(*slot, table->status());
+  });
+}
+
+absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string& id) {
+  absl::StatusOr<storage::TableHome> home = store_->Locate(id);
+  if (!home.ok()) return home.status();
+  if (!home->broken.empty()) return QuarantinedError(home->broken);
+  if (home->finished) {
+    // Served read-only from its log: no lease needed.
+    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
+    if (!stored.ok()) return stored.status();
+    return Table::Restore(*stored);
+  }
+  absl::StatusOr<bool> claimed = store_->ClaimTable(id, options_.lease_ttl);
+  if (!claimed.ok()) return claimed.status();
+  if (!*claimed) return Locate(id, "another instance hosts it");
+  return LoadClaimed(id);
+}
+
+absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string& id) {
+  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
+  absl::StatusOr<std::unique_ptr<Table>> table =
+      stored.ok() ? Table::Restore(*stored) : stored.status();
+  if (table.ok()) return table;
+  if (table.status().code() == absl::StatusCode::kDataLoss) {
+    const std::string reason(table.status().message());
+    if (absl::Status s = store_->MarkBroken(id, reason); !s.ok()) {
+      LogError("cannot quarantine table", {{"table", id}, {"error", s.ToString()}});
+    }
+    CountQuarantine(id, reason);
+    return QuarantinedError(reason);
+  }
+  // A claim whose adoption failed is released at once, for whoever can load it.
+  store_->ReleaseLease(id).IgnoreError();
+  LogWarn("cannot adopt table", {{"table", id}, {"error", table.status().ToString()}});
+  return absl::UnavailableError(absl::StrCat("table ", id, " cannot be loaded now (",
+                                             table.status().message(), "); retry"));
+}
+
+void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table) {
+  slot->adopting = false;
+  // Events already in the log were streamed by whoever wrote them; clients resume
+  // with after_seq.
+  slot->broadcast = table->event_count();
+  if (!slot->seats_known.load(std::memory_order_acquire)) {
+    for (int s = 0; s < engine::kNumSeats; ++s) {
+      slot->token_hashes[s] = table->seats()[s].token_hash;
+      slot->player_ids[s] = table->seats()[s].player_id;
+    }
+    slot->seats_known.store(true, std::memory_order_release);
+  }
+  const bool live = !table->over();
+  slot->table = std::move(table);
+  slot->hosted.store(live);
+  Publish(*slot);
+  if (!live) return;  // a finished table: served read-only until it lingers out
+  metrics_.recovered.Increment();
+  LogInfo("table adopted", {{"table", slot->id}, {"entries", slot->table->log_length()}});
+  Kick(slot, /*restart_clock=*/true);  // and plays what is due
+}
+
+absl::Status TableHost::Locate(const std::string& table_id, absl::string_view why) {
+  absl::StatusOr<storage::TableHome> home = store_->Locate(table_id);
+  if (!home.ok()) return home.status();
+  if (!home->broken.empty()) return QuarantinedError(home->broken);
+  return MovedError(LocationOf(table_id, *home), why);
+}
+
+void TableHost::LocateTable(const v1::LocateTableRequest& request,
+                            Reply<v1::TableLocation> reply) {
+  if (absl::Status s = Available(); !s.ok()) return reply(s);
+  if (request.table_id().empty() || request.table_id().size() > 128) {
+    return reply(absl::InvalidArgumentError("table_id is required (at most 128 bytes)"));
+  }
+  PostRead(
+      [this, id = request.table_id(), reply] {
+        absl::StatusOr<storage::TableHome> home = store_->Locate(id);
+        if (!home.ok()) return reply(home.status());
+        reply(LocationOf(id, *home));
+      },
+      [reply](const absl::Status& s) { reply(s); });
+}
+
+// --- Leases -------------------------------------------------------------------------
+
+bool TableHost::LeasesFresh() const {
+  // Renewed at t, a lease lasts until at least t + ttl; half of it is the margin
+  // for clocks that run at slightly different rates.
+  return MonotonicMicros() - renewed_at_us_.load() <
+         absl::ToInt64Microseconds(options_.lease_ttl) / 2;
+}
+
+void TableHost::WhenFresh(std::function<void(const absl::Status&)> then) {
+  if (LeasesFresh()) return then(absl::OkStatus());
+  io_.Post([this, then = std::move(then)] {
+    {
+      // While the database is away, one attempt per half second answers every
+      // waiting call, rather than one attempt per call.
+      absl::MutexLock lock(&renew_mu_);
+      const int64_t now = MonotonicMicros();
+      if (!LeasesFresh() && now - renew_failed_at_us_ > 500000 &&
+          !RenewHostedLocked().ok()) {
+        renew_failed_at_us_ = now;
+      }
+    }
+    if (LeasesFresh()) return then(absl::OkStatus());
+    then(absl::UnavailableError(
+        "this instance cannot confirm its table leases (the database does not "
+        "answer); retry, or ask LocateTable where the table is"));
+  });
+}
+
+absl::Status TableHost::RenewHosted() {
+  absl::MutexLock lock(&renew_mu_);
+  return RenewHostedLocked();
+}
+
+absl::Status TableHost::RenewHostedLocked() {
+  std::vector<std::shared_ptr<Slot>> hosted;
+  std::vector<std::string> ids;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, slot] : slots_) {
+      if (!slot->hosted.load() || slot->finished.load()) continue;
+      hosted.push_back(slot);
+      ids.push_back(id);
+    }
+  }
+  const int64_t started = MonotonicMicros();
+  absl::StatusOr<std::vector<std::string>> renewed =
+      store_->RenewHosted(options_.lease_ttl, ids);
+  if (!renewed.ok()) return renewed.status();
+  const absl::flat_hash_set<std::string> kept(renewed->begin(), renewed->end());
+  for (const std::shared_ptr<Slot>& slot : hosted) {
+    if (!kept.contains(slot->id)) LostLease(slot);
+  }
+  // Fresh only now: a call that sees it fresh queues behind the evictions above.
+  renewed_at_us_.store(started);
+  return absl::OkStatus();
+}
+
+void TableHost::LostLease(const std::shared_ptr<Slot>& slot) {
+  // Where it went, found here (off the strand), then the strand lets it go.
+  absl::Status moved = Locate(slot->id, "lease lost: another instance took it over");
+  slot->hosted.store(false);
+  Post(
+      slot,
+      [this, moved](Slot& s, const absl::Status&) {
+        if (s.finished.load() || s.evicted) return;  // it ended meanwhile
+        metrics_.leases_lost.Increment();
+        LogWarn("lease lost", {{"table", s.id}, {"now", moved.ToString()}});
+        Forget(s, moved);
+      },
+      /*bounded=*/false);
+}
+
+void TableHost::LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status& why,
+                          std::function<void(const absl::Status&)> after) {
+  // On the strand, after an append was refused "lease lost".
+  metrics_.leases_lost.Increment();
+  slot->hosted.store(false);
+  Suspend(*slot);
+  io_.Post([this, slot, why, after = std::move(after)] {
+    absl::Status moved = Locate(slot->id, why.message());
+    Complete(slot, [this, slot, moved, after] {
+      Forget(*slot, moved);
+      after(moved);
+    });
+  });
+}
+
+void TableHost::Heartbeat() {
+  storage::InstanceState state;
+  {
+    absl::MutexLock lock(&mu_);
+    state.address = advertise_address_;
+  }
+  state.capacity = options_.max_tables;
+  state.live_tables = static_cast<int>(table_count());
+  state.draining = draining_.load();
+  store_->Heartbeat(state).IgnoreError();  // renewal failures are the ones logged
+}
+
+void TableHost::AdoptAtStart() {
+  std::vector<std::shared_ptr<Slot>> slots;
+  if (!options_.instance_name.empty()) {
+    absl::StatusOr<std::vector<std::string>> mine =
+        store_->ClaimPreviousRuns(options_.instance_name, options_.lease_ttl);
+    if (!mine.ok())
+      LogWarn("cannot take back tables", {{"error", mine.status().ToString()}});
+    if (mine.ok()) {
+      for (const std::string& id : *mine) slots.push_back(SlotFor(id));
+    }
+  }
+  for (const auto& slot : ClaimOrphans(options_.claim_batch)) slots.push_back(slot);
+  struct Countdown {
+    absl::Mutex mu;
+    size_t left ABSL_GUARDED_BY(mu) = 0;
+  };
+  auto countdown = std::make_shared<Countdown>();
+  {
+    absl::MutexLock lock(&countdown->mu);
+    countdown->left = slots.size();
+  }
+  for (const auto& slot : slots) {
+    Touch(slot, [countdown] {
+      absl::MutexLock lock(&countdown->mu);
+      --countdown->left;
+    });
+  }
+  absl::MutexLock lock(&countdown->mu);
+  auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(countdown->mu) {
+    return countdown->left == 0;
+  };
+  if (!countdown->mu.AwaitWithTimeout(absl::Condition(&done), options_.adopt_timeout)) {
+    LogWarn("start: tables still loading", {{"tables", countdown->left}});
+  }
+}
+
+// --- Quarantine ---------------------------------------------------------------------
+
+void TableHost::Quarantine(Slot& slot, const std::string& reason) {
+  Forget(slot, QuarantinedError(reason));
+  CountQuarantine(slot.id, reason);
+  io_.Post([this, id = slot.id, reason] {
+    if (absl::Status s = store_->MarkBroken(id, reason); !s.ok()) {
+      LogError("cannot quarantine table", {{"table", id}, {"error", s.ToString()}});
+    }
+  });
+}
+
+void TableHost::CountQuarantine(const std::string& table_id, const std::string& reason) {
+  metrics_.quarantined.Increment();
+  LogError("table quarantined",
+           {{"table", table_id},
+            {"reason", reason},
+            {"clear_with", absl::StrCat("UPDATE games SET broken = NULL WHERE id = '",
+                                        table_id, "'")}});
+}
+
+void TableHost::BreakTableForTesting(const std::string& table_id,
+                                     const std::string& reason) {
+  if (std::shared_ptr<Slot> slot = FindSlot(table_id)) {
+    Post(slot, [reason](Slot& s, const absl::Status& status) {
+      if (status.ok()) s.table->BreakForTesting(reason);
+    });
+  }
+}
+
+}  // namespace trix::table
