@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
-# The main command: installs what is missing, builds, starts a local deployment — a
-# throwaway PostgreSQL and the table service (which applies the migrations as it
-# starts), both under .local/ — and plays a few games between trix-bot processes,
-# one of them shown live, then prints every game's recorded result. Everything
-# started here is stopped on exit, Ctrl-C included.
+# The main command: installs what is missing, builds, and runs a local deployment —
+# a throwaway PostgreSQL, two table-service instances, the ratings service and the
+# matchmaking service — then plays real games through matchmaking: players queue (a
+# party, a staked table, a player alone), two bot accounts' trix-bot processes fill
+# the empty seats, one table is shown live, and the end shows every game's recorded
+# result and each player's rating and balance change. Everything started here is
+# stopped on exit, Ctrl-C included.
 #
-#   scripts/run-local.sh                          # 3 games, about a minute
-#   GAMES=5 MODES=classic-partner,complex-solo scripts/run-local.sh
-#   PACE=0s KINGDOMS=1 scripts/run-local.sh       # as fast as the bots can play
-#   scripts/run-local.sh --watch=-1 --seed=7      # extra flags go to trix-demo
-#   scripts/run-local.sh --play                   # you play seat 0 against bots
+#   scripts/run-local.sh                     # three tables, a minute or two
+#   scripts/run-local.sh --play              # you play a seat yourself (trix-play)
+#   PACE=0s scripts/run-local.sh             # the watched table as fast as it goes
+#   scripts/run-local.sh --stake=0 --solo_mode=classic-solo   # flags go to trix-demo
 #
-# Settings (environment): GAMES (3), MODES (complex-partner,classic-solo,complex-solo),
-# STAKED (index of the staked game, 1), WATCH (index of the game shown, 0), PACE (how
-# long the watched table's bots think, 120ms), KINGDOMS (4), KEEP_DATA=1 keeps the
-# database folder. trix-demo --help lists the rest.
+# Settings (environment): PACE (how long the people at the watched table think,
+# 60ms), BOT_FILL_WAIT (how long matchmaking waits before bots fill seats, 2s),
+# STAKE_LEVELS (100), KEEP_DATA=1 keeps the database folder. trix-demo --help lists
+# the rest. Logs go to .local/run/logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -25,30 +26,19 @@ free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
 
-run_dir=$PWD/.local/run
-log_dir=$run_dir/logs
+log_dir=$PWD/.local/run/logs
 # PostgreSQL runs as the "postgres" user when we are root, and the checkout may sit
 # where that user cannot go (/root is private): its data goes under /tmp.
 pg_dir=$(mktemp -d /tmp/mamlaka-local-pg.XXXXXX)
-service_pid=""
-ratings_pid=""
-demo_pid=""
+pids=()  # services, stopped in reverse order
 
 cleanup() {
   local status=$?
   trap - EXIT INT TERM
-  if [ -n "$demo_pid" ] && kill -0 "$demo_pid" 2>/dev/null; then
-    kill -TERM "$demo_pid" 2>/dev/null || true
-    wait "$demo_pid" 2>/dev/null || true
-  fi
-  if [ -n "$ratings_pid" ] && kill -0 "$ratings_pid" 2>/dev/null; then
-    kill -TERM "$ratings_pid" 2>/dev/null || true
-    wait "$ratings_pid" 2>/dev/null || true
-  fi
-  if [ -n "$service_pid" ] && kill -0 "$service_pid" 2>/dev/null; then
-    kill -TERM "$service_pid" 2>/dev/null || true  # drains, then exits
-    wait "$service_pid" 2>/dev/null || true
-  fi
+  for ((i = ${#pids[@]} - 1; i >= 0; i--)); do
+    kill -TERM "${pids[i]}" 2>/dev/null || true  # each drains, then exits
+    wait "${pids[i]}" 2>/dev/null || true
+  done
   scripts/pg.sh stop "$pg_dir" 2>/dev/null || true
   if [ "${KEEP_DATA:-0}" != 1 ]; then rm -rf "$pg_dir"; else echo "run-local: data kept in $pg_dir"; fi
   echo "run-local: stopped everything (logs in $log_dir)"
@@ -57,97 +47,77 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-rm -rf "$log_dir"
-mkdir -p "$log_dir"
-chmod 755 "$pg_dir"
-pg_port=$(free_port)
-database_url=$(scripts/pg.sh start "$pg_dir" "$pg_port")
-
-service_port=$(free_port)
-metrics_port=$(free_port)
-service_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
-address=127.0.0.1:$service_port
-echo "run-local: PostgreSQL on 127.0.0.1:$pg_port, table service on $address," \
-  "metrics on http://127.0.0.1:$metrics_port/metrics"
-
-# Secrets go through the environment, not the command line (visible to ps).
-# Every bot connects from 127.0.0.1, so the per-address rate limit is lifted.
-MAMLAKA_DATABASE_URL=$database_url MAMLAKA_SERVICE_TOKEN=$service_token \
-  build/bin/table-service \
-  --listen="$address" \
-  --instance_id=local-1 \
-  --migrations_dir=migrations \
-  --metrics_port="$metrics_port" \
-  --peer_rate=100000 --peer_burst=100000 \
-  >"$log_dir/table-service.log" 2>&1 &
-service_pid=$!
-
-for _ in $(seq 1 150); do
-  grep -q '"msg":"serving"' "$log_dir/table-service.log" 2>/dev/null && break
-  if ! kill -0 "$service_pid" 2>/dev/null; then
-    echo "run-local: the table service exited; its log:" >&2
-    cat "$log_dir/table-service.log" >&2
-    exit 1
-  fi
-  sleep 0.2
-done
-grep -q '"msg":"serving"' "$log_dir/table-service.log" || {
-  echo "run-local: the table service is not serving after 30 s; its log:" >&2
-  tail -n 20 "$log_dir/table-service.log" >&2
+# start NAME BINARY FLAGS...: starts a service with the deployment's secrets in its
+# environment (not on its command line, which ps shows) and waits until it serves.
+start() {
+  local name=$1
+  shift
+  MAMLAKA_DATABASE_URL=$database_url MAMLAKA_SERVICE_TOKEN=$service_token \
+    MAMLAKA_RATINGS_TOKEN=$service_token "$@" >"$log_dir/$name.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 1 300); do
+    grep -q '"msg":"serving"' "$log_dir/$name.log" 2>/dev/null && return 0
+    if ! kill -0 "${pids[-1]}" 2>/dev/null; then
+      echo "run-local: $name exited; its log:" >&2
+      cat "$log_dir/$name.log" >&2
+      exit 1
+    fi
+    sleep 0.2
+  done
+  echo "run-local: $name is not serving after 60 s; its log:" >&2
+  tail -n 20 "$log_dir/$name.log" >&2
   exit 1
 }
 
-# The ratings service rates every finished game from the outbox and settles stakes.
-ratings_port=$(free_port)
-MAMLAKA_DATABASE_URL=$database_url MAMLAKA_SERVICE_TOKEN=$service_token \
-  build/bin/ratings-service --listen="127.0.0.1:$ratings_port" --migrations_dir=migrations \
-  --metrics_port="$(free_port)" >"$log_dir/ratings-service.log" 2>&1 &
-ratings_pid=$!
-echo "run-local: ratings service on 127.0.0.1:$ratings_port"
+rm -rf "$log_dir"
+mkdir -p "$log_dir"
+chmod 755 "$pg_dir"
+database_url=$(scripts/pg.sh start "$pg_dir" "$(free_port)")
+service_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
 
-# --play: a person plays seat 0 in this terminal against three bots (trix-play);
-# MODE (complex-solo) and KINGDOMS (4) as above, extra flags go to trix-play.
+# Two table instances on one database: each registers itself, and matchmaking
+# places every new table on the least loaded one.
+table_ports=()
+for i in 1 2; do
+  port=$(free_port)
+  table_ports+=("$port")
+  start "table-service-$i" build/bin/table-service --listen="127.0.0.1:$port" \
+    --instance_id="local-$i" --migrations_dir=migrations --metrics_port=-1 \
+    --peer_rate=100000 --peer_burst=100000
+done
+ratings_port=$(free_port)
+start ratings-service build/bin/ratings-service --listen="127.0.0.1:$ratings_port" \
+  --migrations_dir=migrations --metrics_port=-1
+matchmaking_port=$(free_port)
+start matchmaking-service build/bin/matchmaking-service \
+  --listen="127.0.0.1:$matchmaking_port" --migrations_dir=migrations --metrics_port=-1 \
+  --ratings_address="127.0.0.1:$ratings_port" --stake_levels="${STAKE_LEVELS:-100}" \
+  --bot_fill_wait="${BOT_FILL_WAIT:-2s}"
+echo "run-local: PostgreSQL ($database_url), table service on 127.0.0.1:${table_ports[0]}" \
+  "and 127.0.0.1:${table_ports[1]}, ratings on 127.0.0.1:$ratings_port, matchmaking on" \
+  "127.0.0.1:$matchmaking_port"
+
+# --play: a person takes a seat through matchmaking in this terminal (trix-play);
+# bots fill the other seats after BOT_FILL_WAIT.
 if [ "${1:-}" = "--play" ]; then
   shift
+  MAMLAKA_DEMO_SERVICE_TOKEN=$service_token build/bin/trix-demo \
+    --matchmaking="127.0.0.1:$matchmaking_port" --ratings="127.0.0.1:$ratings_port" \
+    --bots_only --log_dir="$log_dir" >"$log_dir/trix-demo.log" 2>&1 &
+  pids+=($!)
   play_status=0
-  MAMLAKA_SERVICE_TOKEN=$service_token build/bin/trix-play --address="$address" \
-    --practice --mode="${MODE:-complex-solo}" --kingdoms="${KINGDOMS:-4}" "$@" \
-    2>"$log_dir/trix-play.log" || play_status=$?
+  MAMLAKA_SERVICE_TOKEN=$service_token build/bin/trix-play \
+    --matchmaking="127.0.0.1:$matchmaking_port" --player="you-$RANDOM" \
+    --mode="${MODE:-complex-solo}" "$@" 2>"$log_dir/trix-play.log" || play_status=$?
   exit "$play_status"
 fi
 
-MAMLAKA_DEMO_SERVICE_TOKEN=$service_token build/bin/trix-demo \
-  --address="$address" \
-  --games="${GAMES:-3}" \
-  --modes="${MODES:-complex-partner,classic-solo,complex-solo}" \
-  --staked="${STAKED:-1}" \
-  --watch="${WATCH:-0}" \
-  --pace="${PACE:-120ms}" \
-  --kingdoms="${KINGDOMS:-4}" \
-  --log_dir="$log_dir" \
-  "$@" &
-demo_pid=$!
-# `wait` returns early when a signal arrives, so the traps run at once.
 demo_status=0
-wait "$demo_pid" || demo_status=$?
-demo_pid=""
-
-# Each player's rating change per mode and balance change, from the ratings
-# service's store (a staked game whose stakers have no account stays unsettled).
-sleep 1
-echo "run-local: rating changes (display = 1000 + 40 (mu - 3 sigma))"
-psql -X -q "$database_url" -c "
-  SELECT player_id, mode, count(*) AS games,
-         (array_agg(display_before ORDER BY outbox_id))[1] AS display_before,
-         (array_agg(display_after ORDER BY outbox_id DESC))[1] AS display_after,
-         round((array_agg(mu_after ORDER BY outbox_id DESC))[1]::numeric
-               - (array_agg(mu_before ORDER BY outbox_id))[1]::numeric, 3) AS mu_change
-  FROM ratings.rating_history GROUP BY player_id, mode ORDER BY mode, player_id" || true
-echo "run-local: balance changes from staked games"
-psql -X -q "$database_url" -c "
-  SELECT g.game_id, g.settlement, g.note,
-         COALESCE((SELECT string_agg(substr(l.account_id, 8) || ' ' || l.amount, ', ')
-                   FROM ratings.lines l JOIN ratings.entries e USING (entry_id)
-                   WHERE e.game_id = g.game_id AND l.account_id LIKE 'player:%'), '') AS moves
-  FROM ratings.applied_games g WHERE g.settlement <> 'unstaked'" || true
+MAMLAKA_DEMO_SERVICE_TOKEN=$service_token build/bin/trix-demo \
+  --matchmaking="127.0.0.1:$matchmaking_port" --ratings="127.0.0.1:$ratings_port" \
+  --pace="${PACE:-60ms}" --log_dir="$log_dir" "$@" &
+pids+=($!)
+# `wait` returns early when a signal arrives, so the traps run at once.
+wait "${pids[-1]}" || demo_status=$?
+unset 'pids[-1]'
 exit "$demo_status"

@@ -1,23 +1,25 @@
-// trix-demo: the local demo's driver. As the trusted backend it opens a few tables
-// on a running table service (CreateTable with the service token), starts four
-// trix-bot processes per table, shows one table live through the public Watch
-// stream, and at the end prints every game's result as the service recorded it
-// (GetGameRecord) and Alice's game list (ListPlayerGames).
+// trix-demo: the local demo's driver, playing the part of a game's backend and its
+// players. It registers bot accounts with matchmaking and starts a trix-bot
+// process for each (they serve the seats matchmaking fills with bots), credits the
+// players' accounts, queues every player through matchmaking (a party, a staked
+// table, a player alone), plays each player's seat with a trix-bot process at the
+// instance matchmaking named, shows one table live, and ends with each game's
+// recorded result and every player's rating and balance, before and after.
 //
-//   trix-demo --address=127.0.0.1:50051 --service_token=T --games=3
-//             --modes=complex-partner,classic-solo --staked=1 --watch=0
+//   trix-demo --matchmaking=127.0.0.1:50053 --ratings=127.0.0.1:50052
+//             (with MAMLAKA_DEMO_SERVICE_TOKEN=<the deployment's service token>)
 //
 // Flags also come from the environment (MAMLAKA_DEMO_<FLAG>). Ctrl-C (or SIGTERM)
-// stops every bot it started. Exit status 0 when every game finished with a
-// consistent result.
+// stops every process it started. Exit status 0 when every game finished with a
+// consistent result and was rated.
 #include <signal.h>
 #include <unistd.h>
 
 #include <array>
 #include <atomic>
 #include <cmath>
-#include <cstdlib>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -25,14 +27,12 @@
 #include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/strings/str_join.h"
-#include "absl/strings/str_split.h"
 #include "absl/synchronization/mutex.h"
 #include "bots/demo/child_process.h"
 #include "bots/demo/demo_plan.h"
+#include "bots/demo/lobby.h"
 #include "bots/demo/table_printer.h"
 #include "bots/sdk/seat.h"
 #include "proto/wire/table_location.h"
@@ -44,22 +44,28 @@ namespace trix::bots {
 namespace {
 
 struct Flags {
-  std::string address = "127.0.0.1:50051";
+  std::string matchmaking = "127.0.0.1:50053";
+  std::string ratings = "127.0.0.1:50052";
   std::string service_token;
-  int games = 3;
-  std::string modes = "complex-partner,classic-solo,complex-solo";
-  int staked = 1;
-  int watch = 0;
-  int kingdoms = 4;
-  absl::Duration pace = absl::Milliseconds(120);
-  int contract_ms = 3000;
-  int doubling_ms = 3000;
-  int card_ms = 2000;
+  std::string partner_mode = "complex-partner";
+  std::string solo_mode = "complex-solo";
+  int64_t stake = 100;
+  std::string strategy = "heuristic";
+  int bot_capacity = 4;
+  bool watch = true;
+  absl::Duration pace = absl::Milliseconds(60);
   std::string bot_binary;
   std::string log_dir = "/tmp/trix-demo";
-  int64_t seed = 0;
   absl::Duration timeout = absl::Minutes(10);
-  absl::Duration wait_for_service = absl::Minutes(1);
+  bool bots_only = false;
+};
+
+// One table matchmaking made, and the players it seated there.
+struct DemoGame {
+  int index = 0;
+  std::string mode;
+  v1::Assignment first;     // the first player's assignment (table, address)
+  std::vector<int> people;  // indices into the plan's people
 };
 
 absl::Mutex output_mu;
@@ -72,10 +78,6 @@ void Say(const std::string& line) { Say(std::vector<std::string>{line}); }
 
 std::atomic<bool> stopping{false};
 
-std::string Hex(uint64_t v, int digits) {
-  return absl::StrFormat("%0*x", digits, v & ((uint64_t{1} << (4 * digits)) - 1));
-}
-
 std::string SiblingBinary(const std::string& name) {
   char self[4096] = {};
   const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -84,54 +86,139 @@ std::string SiblingBinary(const std::string& name) {
   return path.substr(0, path.rfind('/') + 1) + name;
 }
 
-// CreateTable, retried with the same request id while the service starts (it
-// answers UNAVAILABLE until its database is ready): the retry is idempotent.
-absl::Status Create(v1::TableService::Stub& stub, const Flags& flags,
-                    const v1::CreateTableRequest& request, DemoTable& table) {
-  const absl::Time until = absl::Now() + flags.wait_for_service;
-  while (!stopping.load()) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", "Bearer " + flags.service_token);
-    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-    v1::CreateTableResponse response;
-    const grpc::Status s = stub.CreateTable(&context, request, &response);
-    if (s.ok()) {
-      table.id = response.table_id();
-      table.tokens.assign(response.seat_tokens().begin(), response.seat_tokens().end());
-      if (table.tokens.size() != 4) return absl::InternalError("not four seat tokens");
-      return absl::OkStatus();
-    }
-    if (s.error_code() != grpc::StatusCode::UNAVAILABLE || absl::Now() > until) {
-      return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                          absl::StrCat("CreateTable: ", s.error_message()));
-    }
-    absl::SleepFor(absl::Milliseconds(250));
-  }
-  return absl::CancelledError("stopped");
+void Bind(service::Config& c, Flags& f) {
+  c.Bind("matchmaking", &f.matchmaking, "the matchmaking service, host:port");
+  c.Bind("ratings", &f.ratings, "the ratings service, host:port");
+  c.Bind("service_token", &f.service_token, "the deployment's service token");
+  c.Bind("partner_mode", &f.partner_mode, "the party's mode (a partner mode)");
+  c.Bind("solo_mode", &f.solo_mode, "the staked table's and Grace's mode");
+  c.Bind("stake", &f.stake, "the staked table's stake (a configured level; 0: free)");
+  c.Bind("strategy", &f.strategy, "what plays the people's seats");
+  c.Bind("bot_capacity", &f.bot_capacity, "tables each bot account process plays at once");
+  c.Bind("watch", &f.watch, "show the party's table live");
+  c.Bind("pace", &f.pace, "how long the people at the watched table think");
+  c.Bind("bot_binary", &f.bot_binary,
+         "what plays every seat: trix-bot or any program with its flags (default: "
+         "the trix-bot beside trix-demo)");
+  c.Bind("log_dir", &f.log_dir, "where each bot's log goes");
+  c.Bind("timeout", &f.timeout, "stop everything after this long");
+  c.Bind("bots_only", &f.bots_only,
+         "only serve the bot accounts until stopped (for a person playing with trix-play)");
 }
 
-// The watched table's current Watch call, so that a stop can cancel it.
-struct WatchCall {
-  absl::Mutex mu;
-  std::shared_ptr<grpc::ClientContext> context ABSL_GUARDED_BY(mu);
-
-  void Cancel() {
-    absl::MutexLock lock(&mu);
-    if (context) context->TryCancel();
+std::unique_ptr<ChildProcess> Start(const Flags& flags, const std::string& log_name,
+                                    std::vector<std::pair<std::string, std::string>> env) {
+  ChildProcess::Options options;
+  options.argv = {flags.bot_binary};
+  env.push_back({"TRIX_BOT_LOG_LEVEL", "info"});
+  options.env = std::move(env);  // secrets through the environment, not `ps`
+  options.output_path = absl::StrCat(flags.log_dir, "/", log_name, ".log");
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
+  if (!child.ok()) {
+    Say(absl::StrCat("cannot start ", flags.bot_binary, ": ", child.status().message()));
+    return nullptr;
   }
-};
+  return *std::move(child);
+}
+
+// Registers the plan's bot accounts and starts one trix-bot process per account.
+absl::Status StartBotAccounts(const Flags& flags, const DemoPlan& plan, Lobby& lobby,
+                              std::vector<std::unique_ptr<ChildProcess>>& processes) {
+  for (const DemoBot& bot : plan.bots) {
+    absl::StatusOr<v1::RegisterBotResponse> account = lobby.RegisterBot(bot.name, "demo");
+    if (!account.ok()) return account.status();
+    processes.push_back(Start(flags, bot.name,
+                              {{"TRIX_BOT_MATCHMAKING", flags.matchmaking},
+                               {"TRIX_BOT_BOT_KEY", account->key()},
+                               {"TRIX_BOT_CAPACITY", absl::StrCat(flags.bot_capacity)},
+                               {"TRIX_BOT_STRATEGY", bot.strategy}}));
+    if (processes.back() == nullptr) return absl::InternalError("cannot start a bot");
+    Say(absl::StrCat("  bot account ", bot.name, " (", bot.strategy, ", id ",
+                     account->bot_id(), "): one trix-bot process, ", flags.bot_capacity,
+                     " tables at once"));
+  }
+  return absl::OkStatus();
+}
+
+// Queues every person at once (parties formed first) and waits for every seat.
+absl::StatusOr<std::vector<v1::Assignment>> QueueEveryone(const Flags& flags,
+                                                          const DemoPlan& plan,
+                                                          Lobby& lobby) {
+  std::vector<v1::FindTableRequest> requests;
+  for (size_t i = 0; i < plan.people.size(); ++i) requests.push_back(FindRequest(plan, i));
+  for (size_t i = 0; i < plan.people.size(); ++i) {
+    const int partner = plan.people[i].partner;
+    if (partner < static_cast<int>(i)) continue;
+    absl::StatusOr<std::string> party =
+        lobby.FormParty(plan.people[i].player_id, plan.people[partner].player_id);
+    if (!party.ok()) return party.status();
+    requests[i].set_party_id(*party);
+    requests[partner].set_party_id(*party);
+  }
+  std::vector<absl::StatusOr<v1::Assignment>> found(plan.people.size(),
+                                                    absl::UnknownError("not queued"));
+  std::vector<std::thread> queues;
+  for (size_t i = 0; i < plan.people.size(); ++i) {
+    queues.emplace_back([&, i] {
+      const DemoPerson& p = plan.people[i];
+      bool told = false;
+      found[i] = lobby.FindTable(
+          requests[i],
+          [&](const v1::Queued& q) {
+            if (told) return;
+            told = true;
+            Say(absl::StrFormat("  %-6s queued for %s%s (pool of %d)", p.name, p.mode,
+                                p.stake ? absl::StrCat(" at stake ", p.stake) : "",
+                                q.pool_size()));
+          },
+          flags.timeout);
+    });
+  }
+  for (std::thread& t : queues) t.join();
+  std::vector<v1::Assignment> assignments;
+  for (absl::StatusOr<v1::Assignment>& a : found) {
+    if (!a.ok()) return a.status();
+    assignments.push_back(*std::move(a));
+  }
+  return assignments;
+}
+
+std::vector<DemoGame> GamesOf(const DemoPlan& plan,
+                              const std::vector<v1::Assignment>& assignments) {
+  std::map<std::string, int> index;
+  std::vector<DemoGame> games;
+  for (size_t i = 0; i < assignments.size(); ++i) {
+    const std::string& table = assignments[i].table_id();
+    if (index.count(table) == 0) {
+      index[table] = static_cast<int>(games.size());
+      DemoGame game;
+      game.index = static_cast<int>(games.size());
+      game.mode = wire::ModeName(assignments[i].mode());
+      game.first = assignments[i];
+      games.push_back(game);
+    }
+    games[index[table]].people.push_back(static_cast<int>(i));
+  }
+  return games;
+}
+
+std::unique_ptr<v1::TableService::Stub> TableStub(const std::string& address) {
+  return v1::TableService::NewStub(TableChannel(address));
+}
 
 // Prints the table's public stream until the game ends, resuming after a break,
-// and following the table to the instance a refusal names.
-void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
-                WatchCall* call) {
-  std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
+// and following the table to the instance a refusal names. Matchmaking's tables
+// are not open to spectators: the demo watches as the backend (`service_token`).
+void WatchTable(std::string address, std::string table_id, std::string service_token,
+                std::shared_ptr<grpc::ClientContext>* current, absl::Mutex* mu) {
+  std::unique_ptr<v1::TableService::Stub> stub = TableStub(address);
   TablePrinter printer;
   for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
     auto context = std::make_shared<grpc::ClientContext>();
+    context->AddMetadata("authorization", "Bearer " + service_token);
     {
-      absl::MutexLock lock(&call->mu);
-      call->context = context;
+      absl::MutexLock lock(mu);
+      *current = context;
     }
     v1::WatchRequest request;
     request.set_table_id(table_id);
@@ -142,9 +229,7 @@ void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
     const grpc::Status status = reader->Finish();
     if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
         where && !where->address().empty()) {
-      stub = v1::TableService::NewStub(TableChannel(where->address()));
-    } else {
-      stub = v1::TableService::NewStub(channel);  // the address we were given
+      stub = TableStub(where->address());
     }
     if (!printer.over() && !stopping.load()) {
       Say(absl::StrCat("   (watch stream ended: ", status.error_message(),
@@ -154,75 +239,53 @@ void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
   }
 }
 
-std::unique_ptr<ChildProcess> StartBot(const Flags& flags, const DemoTable& table,
-                                       int seat, bool watched) {
-  const DemoSeat& s = table.seats[seat];
-  ChildProcess::Options options;
-  options.argv = {flags.bot_binary};
-  // The token goes through the environment: arguments are visible to `ps`.
-  options.env = {{"TRIX_BOT_ADDRESS", flags.address},
-                 {"TRIX_BOT_TABLE", table.id},
-                 {"TRIX_BOT_TOKEN", table.tokens[seat]},
-                 {"TRIX_BOT_STRATEGY", s.strategy},
-                 {"TRIX_BOT_THINK", watched ? absl::FormatDuration(flags.pace) : "0s"},
-                 {"TRIX_BOT_LOG_LEVEL", "info"}};
-  options.output_path =
-      absl::StrCat(flags.log_dir, "/table", table.index, "-seat", seat, ".log");
-  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
-  if (!child.ok()) {
-    Say(absl::StrCat("cannot start ", flags.bot_binary, ": ", child.status().message()));
-    return nullptr;
-  }
-  return *std::move(child);
-}
-
-// The recorded result of one game, checked: totals sum to zero and the places
-// follow the totals. False when the record is missing or inconsistent.
-bool ReportGame(v1::TableService::Stub& stub, const DemoTable& table, bool watched) {
+absl::StatusOr<v1::GameRecord> RecordOf(const Flags& flags, const DemoGame& game) {
   grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + flags.service_token);
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
   v1::GetGameRecordRequest request;
-  request.set_game_id(table.id);
+  request.set_game_id(game.first.table_id());
   v1::GameRecord record;
-  const grpc::Status s = stub.GetGameRecord(&context, request, &record);
-  std::string title =
-      absl::StrCat("Game ", table.index + 1, "  ", table.mode, "  ", table.id);
-  if (watched) absl::StrAppend(&title, "  (watched)");
-  if (!s.ok()) {
-    Say({title, absl::StrCat("  no record: ", s.error_message())});
+  const grpc::Status s =
+      TableStub(game.first.address())->GetGameRecord(&context, request, &record);
+  if (!s.ok()) return absl::UnavailableError(s.error_message());
+  return record;
+}
+
+// The recorded result of one game, checked: totals sum to zero, places follow the
+// totals, payouts share the pot. False when missing or inconsistent.
+bool ReportGame(const Flags& flags, const DemoGame& game) {
+  std::string title = absl::StrCat("Game ", game.index + 1, "  ", game.mode, "  table ",
+                                   game.first.table_id());
+  absl::StatusOr<v1::GameRecord> record = RecordOf(flags, game);
+  if (!record.ok() || record->result().totals_size() != 4) {
+    Say({title, absl::StrCat("  no result: ", record.status().message())});
     return false;
   }
-  const v1::GameResult& r = record.result();
-  if (r.totals_size() != 4) {
-    Say({title, "  not finished"});
-    return false;
-  }
+  const v1::GameResult& r = record->result();
   std::array<std::string, 4> names;
   int64_t pot = 0;
-  for (int i = 0; i < 4 && i < record.seats_size(); ++i) {
-    names[i] = absl::StrCat(
-        record.seats(i).display_name(), " (", table.seats[i].strategy,
-        record.seats(i).stake() ? absl::StrCat(", stake ", record.seats(i).stake()) : "",
-        ")");
-    pot += record.seats(i).stake();
+  for (int i = 0; i < 4 && i < record->seats_size(); ++i) {
+    const v1::SeatAssignment& s = record->seats(i);
+    names[i] = absl::StrCat(s.display_name(), s.bot() ? " (bot)" : "",
+                            s.stake() ? absl::StrCat(", stake ", s.stake()) : "");
+    pot += s.stake();
   }
   if (pot > 0) absl::StrAppend(&title, "  pot ", pot);
   std::vector<std::string> lines = {title};
-  const bool partner = record.mode().team() == v1::TEAM_PARTNER;
+  const bool partner = record->mode().team() == v1::TEAM_PARTNER;
   for (std::string& l : TablePrinter::ResultLines(r, names, partner)) lines.push_back(l);
   int sum = 0;
   bool places_ok = r.places_size() == 4;
   for (int i = 0; i < 4; ++i) {
     sum += r.totals(i);
-    if (!partner && places_ok) {
-      int better = 0;
-      for (int j = 0; j < 4; ++j) better += r.totals(j) > r.totals(i);
-      places_ok = places_ok && r.places(i) == better + 1;
-    }
+    int better = 0;
+    for (int j = 0; j < 4; ++j) better += r.totals(j) > r.totals(i);
+    places_ok = places_ok && (partner || r.places(i) == better + 1);
   }
-  int64_t paid = 0;
-  for (int64_t p : r.payouts()) paid += p;
-  const bool pot_ok = paid == pot;
+  double paid = 0;
+  for (auto p : r.payouts()) paid += static_cast<double>(p);
+  const bool pot_ok = pot == 0 || std::abs(paid - static_cast<double>(pot)) < 0.01;
   lines.push_back(absl::StrCat(
       "  check: totals sum to ", sum, sum == 0 ? " ✓" : " ✗",
       partner ? "" : (places_ok ? ", places follow totals ✓" : ", places ✗"),
@@ -231,220 +294,162 @@ bool ReportGame(v1::TableService::Stub& stub, const DemoTable& table, bool watch
   return sum == 0 && places_ok && pot_ok;
 }
 
-void ReportPlayer(v1::TableService::Stub& stub, const std::string& player_id,
-                  const std::string& name) {
-  grpc::ClientContext context;
-  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
-  v1::ListPlayerGamesRequest request;
-  request.set_player_id(player_id);
-  v1::ListPlayerGamesResponse response;
-  const grpc::Status s = stub.ListPlayerGames(&context, request, &response);
-  if (!s.ok()) return Say(absl::StrCat(name, "'s games: ", s.error_message()));
+// Each person's rating in the mode they played and balance, before and after.
+bool ReportPeople(const DemoPlan& plan, const std::vector<v1::Assignment>& seats,
+                  const std::vector<int64_t>& balances_before, Lobby& lobby) {
   std::vector<std::string> lines = {
-      absl::StrCat(name, "'s finished games (ListPlayerGames ", player_id, "):")};
-  for (const v1::GameSummary& g : response.games()) {
-    lines.push_back(absl::StrFormat("  %s  %-15s seat %d  total %+5d  place %d",
-                                    g.game_id(), wire::ModeName(g.mode()), g.seat(),
-                                    g.total(), g.place()));
+      "Players (rating: the ratings service's displayed rating in the game's mode)",
+      absl::StrFormat("  %-6s %-16s %-22s %s", "", "mode", "rating", "balance")};
+  bool ok = true;
+  for (size_t i = 0; i < plan.people.size(); ++i) {
+    const DemoPerson& p = plan.people[i];
+    absl::StatusOr<v1::RatingChange> change = lobby.WaitRated(
+        p.player_id, seats[i].mode(), seats[i].table_id(), absl::Seconds(20));
+    absl::StatusOr<v1::Balance> balance = lobby.BalanceOf(p.player_id);
+    if (!change.ok() || !balance.ok()) {
+      ok = false;
+      lines.push_back(absl::StrCat("  ", p.name, ": ",
+                                   (change.ok() ? balance.status() : change.status()).message()));
+      continue;
+    }
+    lines.push_back(absl::StrFormat(
+        "  %-6s %-16s %4d -> %4d (%+4d)       %5d -> %5d (%+d)", p.name, p.mode,
+        change->display_before(), change->display_after(),
+        change->display_after() - change->display_before(), balances_before[i],
+        balance->balance(), balance->balance() - balances_before[i]));
   }
   Say(lines);
+  return ok;
 }
 
-void Bind(service::Config& config, Flags& flags) {
-  config.Bind("address", &flags.address, "the table service, host:port");
-  config.Bind("service_token", &flags.service_token, "the table service's service token");
-  config.Bind("games", &flags.games, "how many tables to play at once");
-  config.Bind("modes", &flags.modes, "modes, comma separated, used in turn");
-  config.Bind("staked", &flags.staked, "index of the staked game (-1: none)");
-  config.Bind("watch", &flags.watch, "index of the game shown live (-1: none)");
-  config.Bind("kingdoms", &flags.kingdoms, "kingdoms per game (1-4)");
-  config.Bind("pace", &flags.pace, "how long the watched table's bots think");
-  config.Bind("contract_ms", &flags.contract_ms, "contract clock");
-  config.Bind("doubling_ms", &flags.doubling_ms, "doubling clock");
-  config.Bind("card_ms", &flags.card_ms, "card clock");
-  config.Bind("bot_binary", &flags.bot_binary, "trix-bot (default: beside trix-demo)");
-  config.Bind("log_dir", &flags.log_dir, "where each bot's log goes");
-  config.Bind("seed", &flags.seed, "deal seed of the first game (0: the server's)");
-  config.Bind("timeout", &flags.timeout, "stop everything after this long");
-  config.Bind("wait_for_service", &flags.wait_for_service,
-              "how long the service may take to start");
-}
-
-DemoPlan PlanOf(const Flags& flags) {
-  DemoPlan plan;
-  plan.games = flags.games;
-  plan.modes = absl::StrSplit(flags.modes, ',', absl::SkipWhitespace());
-  plan.staked = flags.staked;
-  plan.kingdoms = flags.kingdoms;
-  plan.clocks.set_contract_ms(flags.contract_ms);
-  plan.clocks.set_doubling_ms(flags.doubling_ms);
-  plan.clocks.set_card_ms(flags.card_ms);
-  std::random_device device;
-  plan.run_id = Hex((uint64_t{device()} << 32) | device(), 6);
-  plan.seed = static_cast<uint64_t>(flags.seed);
-  return plan;
-}
-
-// Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would finish
-// the games; the local run stops the service too).
-void StopOnSignal(WatchCall& watch) {
-  static sigset_t signals;
+void StopOnSignal(absl::Mutex* mu, std::shared_ptr<grpc::ClientContext>* watch) {
+  sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::thread([&watch] {
+  std::thread([signals, mu, watch] {
     int signal = 0;
     if (sigwait(&signals, &signal) != 0) return;
     stopping.store(true);
-    watch.Cancel();
+    absl::MutexLock lock(mu);
+    if (*watch) (*watch)->TryCancel();
   }).detach();
 }
 
-absl::Status CreateTables(v1::TableService::Stub& stub, const Flags& flags,
-                          const DemoPlan& plan, std::vector<DemoTable>& tables) {
-  for (DemoTable& table : tables) {
-    if (absl::Status s = Create(stub, flags, CreateRequest(plan, table), table); !s.ok()) {
-      return s;
-    }
-    std::vector<std::string> lines = {
-        absl::StrCat("  game ", table.index + 1, ": ", table.mode, "  table ", table.id,
-                     table.staked ? "  (staked)" : "",
-                     table.index == flags.watch ? "  (watched)" : "")};
-    for (std::string& l : SeatingLines(table)) lines.push_back(l);
-    Say(lines);
+// Plays every person's seat with a trix-bot process and waits for all of them.
+bool PlayPeople(const Flags& flags, const DemoPlan& plan,
+                const std::vector<v1::Assignment>& seats, int watched_table) {
+  std::vector<std::unique_ptr<ChildProcess>> people;
+  for (size_t i = 0; i < seats.size(); ++i) {
+    const v1::Assignment& a = seats[i];
+    const bool watched = plan.people[i].game == watched_table;
+    people.push_back(Start(flags, plan.people[i].player_id,
+                           {{"TRIX_BOT_ADDRESS", a.address()},
+                            {"TRIX_BOT_TABLE", a.table_id()},
+                            {"TRIX_BOT_TOKEN", a.seat_token()},
+                            {"TRIX_BOT_STRATEGY", plan.people[i].strategy},
+                            {"TRIX_BOT_THINK",
+                             watched ? absl::FormatDuration(flags.pace) : "0s"}}));
   }
-  return absl::OkStatus();
-}
-
-// Four trix-bot processes per table, by table index.
-using TableBots = std::vector<std::array<std::unique_ptr<ChildProcess>, 4>>;
-
-// Forked from the main thread, which outlives them (see ChildProcess). False when
-// a bot could not be started.
-bool StartBots(const Flags& flags, const std::vector<DemoTable>& tables, TableBots& bots) {
-  bots.resize(tables.size());
-  bool started = true;
-  for (const DemoTable& table : tables) {
-    for (int s = 0; s < 4; ++s) {
-      bots[table.index][s] = StartBot(flags, table, s, table.index == flags.watch);
-      started = started && bots[table.index][s] != nullptr;
-    }
-  }
-  return started;
-}
-
-// Whether all four bots of a table have exited; clears `ok` when one failed.
-bool TableFinished(const DemoTable& table, TableBots& bots, const Flags& flags, bool& ok) {
-  std::vector<std::string> codes;
-  bool all = true;
-  for (auto& bot : bots[table.index]) {
-    std::optional<int> code = bot ? bot->Poll() : std::optional<int>(-1);
-    all = all && code.has_value();
-    if (code) codes.push_back(absl::StrCat(*code));
-    ok = ok && (!code || *code == 0);
-  }
-  if (all && table.index != flags.watch) {
-    Say(absl::StrCat("   [game ", table.index + 1, " (", table.mode,
-                     ") finished in the background; bots exited ",
-                     absl::StrJoin(codes, " "), "]"));
-  }
-  return all;
-}
-
-// Waits for every bot, announcing the tables that finish in the background. False
-// when stopped or timed out first; `bots_ok` is cleared when a bot failed.
-bool WaitForBots(const Flags& flags, const std::vector<DemoTable>& tables, TableBots& bots,
-                 bool& bots_ok) {
   const absl::Time until = absl::Now() + flags.timeout;
-  std::vector<bool> done(tables.size(), false);
-  for (size_t finished = 0; finished < tables.size();) {
-    if (stopping.load()) return false;
-    if (absl::Now() > until) {
-      Say("trix-demo: timed out");
-      return false;
+  bool ok = true;
+  for (auto& p : people) {
+    while (p && !p->Poll() && !stopping.load() && absl::Now() < until) {
+      absl::SleepFor(absl::Milliseconds(100));
     }
-    for (const DemoTable& table : tables) {
-      if (done[table.index] || !TableFinished(table, bots, flags, bots_ok)) continue;
-      done[table.index] = true;
-      ++finished;
-    }
-    absl::SleepFor(absl::Milliseconds(100));
+    std::optional<int> code = p ? p->Poll() : std::optional<int>(-1);
+    ok = ok && code && *code == 0;
+    if (p && !code) p->Stop(absl::Seconds(3));
   }
-  return true;
-}
-
-void StopBots(TableBots& bots) {
-  for (auto& seats : bots) {
-    for (auto& bot : seats) {
-      if (bot) bot->Stop(absl::Seconds(3));
-    }
-  }
-}
-
-// Each game's recorded result, then the first player's game list. True when every
-// result is consistent.
-bool ReportResults(v1::TableService::Stub& stub, const Flags& flags,
-                   const std::vector<DemoTable>& tables) {
-  Say({"", std::string(72, '='), "Results, as the table service recorded them", ""});
-  bool results_ok = true;
-  for (const DemoTable& table : tables) {
-    results_ok = ReportGame(stub, table, table.index == flags.watch) && results_ok;
-    Say("");
-  }
-  ReportPlayer(stub, tables[0].seats[0].player_id, tables[0].seats[0].name);
-  return results_ok;
+  return ok && !stopping.load();
 }
 
 int Run(int argc, char** argv) {
   Flags flags;
   service::Config config("trix-demo", "MAMLAKA_DEMO_");
   Bind(config, flags);
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
-    return *exit_code;
-  }
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
   if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
-  const DemoPlan plan = PlanOf(flags);
-  absl::StatusOr<std::vector<DemoTable>> planned = PlanTables(plan);
-  if (!planned.ok()) {
-    std::cerr << "trix-demo: " << planned.status().message() << "\n";
+  std::random_device device;
+  DemoOptions options;
+  options.run_id = absl::StrFormat("%06x", device() & 0xffffff);
+  options.partner_mode = flags.partner_mode;
+  options.solo_mode = flags.solo_mode;
+  options.stake = flags.stake;
+  options.person_strategy = flags.strategy;
+  absl::StatusOr<DemoPlan> plan = PlanDemo(options);
+  if (!plan.ok()) {
+    std::cerr << "trix-demo: " << plan.status().message() << "\n";
     return 2;
   }
-  std::vector<DemoTable> tables = *std::move(planned);
-  if (system(absl::StrCat("mkdir -p '", flags.log_dir, "'").c_str()) != 0) {
-    std::cerr << "trix-demo: cannot create " << flags.log_dir << "\n";
-    return 1;
-  }
-  WatchCall watch;
-  StopOnSignal(watch);
+  if (system(absl::StrCat("mkdir -p '", flags.log_dir, "'").c_str()) != 0) return 1;
+  absl::Mutex watch_mu;
+  std::shared_ptr<grpc::ClientContext> watch_context;
+  StopOnSignal(&watch_mu, &watch_context);
 
-  std::shared_ptr<grpc::Channel> channel = TableChannel(flags.address);
-  auto stub = v1::TableService::NewStub(channel);
-  Say(absl::StrCat("trix-demo: ", tables.size(), " tables on ", flags.address, " (run ",
-                   plan.run_id, "); bot logs in ", flags.log_dir));
-  if (absl::Status s = CreateTables(*stub, flags, plan, tables); !s.ok()) {
+  Lobby lobby(flags.matchmaking, flags.ratings, flags.service_token);
+  Say(absl::StrCat("trix-demo: run ", options.run_id, "; logs in ", flags.log_dir));
+  // Forked from this (the main) thread, which outlives them: see ChildProcess.
+  std::vector<std::unique_ptr<ChildProcess>> bot_accounts;
+  if (absl::Status s = StartBotAccounts(flags, *plan, lobby, bot_accounts); !s.ok()) {
     std::cerr << "trix-demo: " << s << "\n";
     return 1;
   }
+  if (flags.bots_only) {
+    while (!stopping.load()) absl::SleepFor(absl::Milliseconds(200));
+    for (auto& bot : bot_accounts) bot->Stop(absl::Seconds(5));
+    return 0;
+  }
+  std::vector<int64_t> balances;
+  for (const DemoPerson& p : plan->people) {
+    if (absl::Status s = lobby.Credit(p.player_id, plan->credit, "credit-" + p.player_id);
+        !s.ok()) {
+      std::cerr << "trix-demo: " << s << "\n";
+      return 1;
+    }
+    balances.push_back(plan->credit);
+  }
+  Say(absl::StrCat("  credited ", plan->credit, " to each player's account; queueing:"));
+  absl::StatusOr<std::vector<v1::Assignment>> seats = QueueEveryone(flags, *plan, lobby);
+  if (!seats.ok()) {
+    std::cerr << "trix-demo: " << seats.status() << "\n";
+    return 1;
+  }
+  std::vector<DemoGame> games = GamesOf(*plan, *seats);
+  for (const DemoGame& g : games) {
+    Say(absl::StrCat("  game ", g.index + 1, ": ", g.mode, " table ", g.first.table_id(),
+                     " on ", g.first.address(), g.first.stake() ? "  (staked)" : ""));
+  }
+  const int watched = flags.watch ? plan->people[0].game : -1;
   std::thread watcher;
-  if (flags.watch >= 0 && flags.watch < static_cast<int>(tables.size())) {
+  if (watched >= 0) {
+    const v1::Assignment& a = (*seats)[0];
     Say("");
-    watcher = std::thread(WatchTable, channel, tables[flags.watch].id, &watch);
+    watcher = std::thread(WatchTable, a.address(), a.table_id(), flags.service_token,
+                          &watch_context, &watch_mu);
   }
-  TableBots bots;
-  bool bots_ok = StartBots(flags, tables, bots);
-  if (!WaitForBots(flags, tables, bots, bots_ok)) {
-    StopBots(bots);
-    stopping.store(true);
-    watch.Cancel();
-    if (watcher.joinable()) watcher.join();
-    Say("trix-demo: stopped");
-    return 130;
+  const bool played = PlayPeople(flags, *plan, *seats, watched);
+  if (watcher.joinable()) {
+    if (!played) {
+      absl::MutexLock lock(&watch_mu);
+      if (watch_context) watch_context->TryCancel();
+    }
+    watcher.join();
   }
-  if (watcher.joinable()) watcher.join();
-  const bool results_ok = ReportResults(*stub, flags, tables);
-  if (!bots_ok) Say("trix-demo: some bots failed; see their logs in " + flags.log_dir);
-  return results_ok && bots_ok ? 0 : 1;
+  for (auto& bot : bot_accounts) bot->Stop(absl::Seconds(5));
+  if (!played) {
+    Say("trix-demo: stopped before every game ended; logs in " + flags.log_dir);
+    return stopping.load() ? 130 : 1;
+  }
+  Say({"", std::string(72, '='), "Results, as the services recorded them", ""});
+  bool ok = true;
+  for (const DemoGame& g : games) {
+    ok = ReportGame(flags, g) && ok;
+    Say("");
+  }
+  ok = ReportPeople(*plan, *seats, balances, lobby) && ok;
+  return ok ? 0 : 1;
 }
 
 }  // namespace

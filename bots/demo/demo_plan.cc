@@ -1,80 +1,56 @@
 #include "bots/demo/demo_plan.h"
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "proto/wire/wire.h"
 
 namespace trix::bots {
-namespace {
 
-const char* const kBotNames[] = {"Dima", "Elias", "Farah", "Ghassan", "Hala", "Imad",
-                                 "Jana", "Karim", "Lina",  "Maher",   "Nour", "Omar"};
-
-}  // namespace
-
-absl::StatusOr<std::vector<DemoTable>> PlanTables(const DemoPlan& plan) {
-  if (plan.games < 1 || plan.games > 50) {
-    return absl::InvalidArgumentError("the number of games must be 1..50");
-  }
-  if (plan.modes.empty()) return absl::InvalidArgumentError("no modes given");
-  for (const std::string& mode : plan.modes) {
-    if (absl::StatusOr<v1::Mode> m = wire::ModeFromName(mode); !m.ok()) return m.status();
-  }
-  std::vector<DemoTable> tables;
-  int bot_name = 0;
-  for (int g = 0; g < plan.games; ++g) {
-    DemoTable t;
-    t.index = g;
-    t.mode = plan.modes[g % plan.modes.size()];
-    t.staked = g == plan.staked;
-    t.seed = plan.seed == 0 ? 0 : plan.seed + g;
-    const std::string run = plan.run_id;
-    // Seats 0 and 2 play heuristic, 1 and 3 random: in partner modes a team each.
-    const char* const strategy[4] = {"heuristic", "random", "heuristic", "random"};
-    t.seats[0] = {absl::StrCat("alice-", run), "Alice", strategy[0], false, 0};
-    for (int s = 1; s < 4; ++s) {
-      const char* name = kBotNames[bot_name++ % 12];
-      t.seats[s] = {absl::StrCat("bot-", name, "-", run), name, strategy[s], true, 0};
+absl::StatusOr<DemoPlan> PlanDemo(const DemoOptions& o) {
+  for (const std::string& mode : {o.partner_mode, o.solo_mode}) {
+    if (!wire::ModeFromName(mode).ok()) {
+      return absl::InvalidArgumentError(absl::StrCat("unknown mode \"", mode, "\""));
     }
-    if (t.staked) {
-      // People stake, bots never do: Alice 100, Bob 50, Carol 300 (pot 450).
-      t.seats[0].stake = 100;
-      t.seats[1] = {absl::StrCat("bob-", run), "Bob", strategy[1], false, 50};
-      t.seats[2] = {absl::StrCat("carol-", run), "Carol", strategy[2], false, 300};
-    }
-    tables.push_back(std::move(t));
   }
-  return tables;
+  if (wire::ModeFromName(o.partner_mode)->team() != v1::TEAM_PARTNER) {
+    return absl::InvalidArgumentError("the party's mode must be a partner mode");
+  }
+  if (o.stake < 0) return absl::InvalidArgumentError("the stake must not be negative");
+  DemoPlan plan;
+  plan.game_modes = {o.partner_mode, o.solo_mode, o.solo_mode};
+  auto person = [&](const std::string& name, int game, int64_t stake) {
+    DemoPerson p;
+    p.player_id = absl::StrCat(absl::AsciiStrToLower(name), "-", o.run_id);
+    p.name = name;
+    p.strategy = o.person_strategy;
+    p.mode = plan.game_modes[game];
+    p.stake = stake;
+    p.game = game;
+    plan.people.push_back(p);
+  };
+  person("Alice", 0, 0);
+  person("Bob", 0, 0);
+  plan.people[0].partner = 1;
+  plan.people[1].partner = 0;
+  for (const char* name : {"Carol", "Dave", "Erin", "Frank"}) person(name, 1, o.stake);
+  person("Grace", 2, 0);
+  // Matchmaking seats one bot account at most once per table (each is rated as
+  // one player), so Grace's table needs three accounts.
+  plan.bots = {{absl::StrCat("Heuristic-", o.run_id), "heuristic"},
+               {absl::StrCat("Searcher-", o.run_id), "search"},
+               {absl::StrCat("Rookie-", o.run_id), "random"}};
+  return plan;
 }
 
-v1::CreateTableRequest CreateRequest(const DemoPlan& plan, const DemoTable& table) {
-  v1::CreateTableRequest request;
-  request.set_request_id(absl::StrCat("demo-", plan.run_id, "-", table.index));
-  request.set_public_spectating(true);  // the demo's table printer watches it
-  *request.mutable_mode() = wire::ModeFromName(table.mode).value();
-  request.mutable_rules()->set_kingdoms(plan.kingdoms);
-  *request.mutable_clocks() = plan.clocks;
-  for (const DemoSeat& seat : table.seats) {
-    v1::SeatAssignment* out = request.add_seats();
-    out->set_player_id(seat.player_id);
-    out->set_display_name(seat.name);
-    out->set_bot(seat.bot);
-    out->set_stake(seat.stake);
-  }
-  if (table.seed != 0) request.set_seed(table.seed);
+v1::FindTableRequest FindRequest(const DemoPlan& plan, int index) {
+  const DemoPerson& p = plan.people[index];
+  v1::FindTableRequest request;
+  request.set_request_id(absl::StrCat("find-", p.player_id));
+  request.set_player_id(p.player_id);
+  request.set_display_name(p.name);
+  *request.mutable_mode() = *wire::ModeFromName(p.mode);
+  request.set_stake(p.stake);
   return request;
-}
-
-std::vector<std::string> SeatingLines(const DemoTable& table) {
-  std::vector<std::string> lines;
-  for (int s = 0; s < 4; ++s) {
-    const DemoSeat& seat = table.seats[s];
-    std::string line = absl::StrFormat("    seat %d  %-8s %-9s %-6s", s, seat.name,
-                                       seat.strategy, seat.bot ? "bot" : "person");
-    if (seat.stake > 0) absl::StrAppend(&line, "  stake ", seat.stake);
-    lines.push_back(line);
-  }
-  return lines;
 }
 
 }  // namespace trix::bots

@@ -330,7 +330,8 @@ void Seat::Answer(PlayStream* stream) {
     }
     decision = bot_->Decide(state);
     if (!IsAllowed(decision, options)) {
-      Log(LogLevel::kWarn,
+      // The bot author's bug, not the network's: an error they see, and a count.
+      Log(LogLevel::kError,
           absl::StrCat("the bot chose \"", DescribeDecision(decision),
                        "\", which is not an option; ", DescribeState(state)));
       absl::MutexLock lock(&mu_);

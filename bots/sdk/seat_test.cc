@@ -5,6 +5,7 @@
 // made first, refused tokens.
 #include "bots/sdk/seat.h"
 
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -14,6 +15,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/synchronization/mutex.h"
 #include "bots/sdk/testing/local_table.h"
 #include "gmock/gmock.h"
@@ -363,9 +365,15 @@ TEST_F(SeatTest, AnAnswerThatIsNotAnOptionIsReplaced) {
   Start();
   Serve();
   WrongBot bot;
-  Seat seat(TableChannel(address_), Config(), &bot);
+  SeatConfig config = Config();
+  std::atomic<int> errors{0};
+  config.log = [&errors](LogLevel level, absl::string_view message) {
+    if (level == LogLevel::kError && absl::StrContains(message, "not an option")) ++errors;
+  };
+  Seat seat(TableChannel(address_), config, &bot);
   ASSERT_TRUE(seat.Play().ok());
   EXPECT_GT(seat.stats().replaced, 0);
+  EXPECT_EQ(errors.load(), seat.stats().replaced);  // each one at error level
   EXPECT_EQ(service_->refused, 0);
 }
 

@@ -150,12 +150,12 @@ class BotGamesTest : public ::testing::Test {
     return response;
   }
 
-  // Seats 0 and 2 heuristic, 1 and 3 random; they dial `address` (default: the
-  // service's).
+  // Seats 0 and 2 heuristic, 1 and 3 random (the first `seats` of them); they dial
+  // `address` (default: the service's).
   void StartBots(const v1::CreateTableResponse& table, const std::string& think = "0s",
-                 std::string address = "") {
+                 std::string address = "", int seats = 4) {
     if (address.empty()) address = address_;
-    for (int s = 0; s < 4; ++s) {
+    for (int s = 0; s < seats; ++s) {
       ChildProcess::Options options;
       options.argv = {TRIX_BOT_BINARY};
       options.env = {{"TRIX_BOT_ADDRESS", address},
@@ -342,6 +342,34 @@ TEST_F(BotGamesTest, BotsFollowTheirTableAcrossInstances) {
     if (!line.is_null()) EXPECT_GE(line["moves"].get<int>(), 1) << line.dump();
   }
   if (HasFailure()) std::cerr << "--- e2e-2 log\n" << ReadFile(dir_ + "/other.log");
+}
+
+// A bot built outside the repository against the installed SDK (bots/sdk/example,
+// built by the test bots.sdk_example_builds) plays seat 3 to the end.
+TEST_F(BotGamesTest, TheSdkExampleBotPlaysASeat) {
+  const v1::CreateTableResponse table = CreateTable("classic-solo");
+  StartBots(table, "0s", /*address=*/"", /*seats=*/3);
+  ChildProcess::Options options;
+  options.argv = {LOWEST_BOT_BINARY, absl::StrCat("--address=", address_),
+                  absl::StrCat("--table=", table.table_id()),
+                  absl::StrCat("--token=", table.seat_tokens(3))};
+  options.output_path = BotLog(3);
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
+  ASSERT_TRUE(child.ok()) << child.status();
+  bots_[3] = *std::move(child);
+
+  const absl::Time until = absl::Now() + kGameTimeout;
+  for (int s = 0; s < 4; ++s) {
+    absl::StatusOr<int> status = bots_[s]->Wait(until - absl::Now());
+    ASSERT_TRUE(status.ok()) << "bot " << s << ": " << status.status();
+    EXPECT_EQ(*status, 0) << "bot " << s;
+  }
+  const v1::GameRecord record = Record(table.table_id());
+  ExpectConsistentResult(record, /*partner=*/false);
+  // The example prints the result it was sent: the recorded one.
+  EXPECT_NE(ReadFile(BotLog(3)).find(record.result().ShortDebugString()),
+            std::string::npos)
+      << ReadFile(BotLog(3));
 }
 
 }  // namespace

@@ -1,0 +1,454 @@
+// trix-table-demo: games on one table service, without matchmaking (what the fault
+// tests play, and a table-service-only deployment can). As the trusted backend it opens a few tables
+// on a running table service (CreateTable with the service token), starts four
+// trix-bot processes per table, shows one table live through the public Watch
+// stream, and at the end prints every game's result as the service recorded it
+// (GetGameRecord) and Alice's game list (ListPlayerGames).
+//
+//   trix-table-demo --address=127.0.0.1:50051 --service_token=T --games=3
+//             --modes=complex-partner,classic-solo --staked=1 --watch=0
+//
+// Flags also come from the environment (MAMLAKA_TABLE_DEMO_<FLAG>). Ctrl-C (or SIGTERM)
+// stops every bot it started. Exit status 0 when every game finished with a
+// consistent result.
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/synchronization/mutex.h"
+#include "bots/demo/child_process.h"
+#include "bots/demo/table_plan.h"
+#include "bots/demo/table_printer.h"
+#include "bots/sdk/seat.h"
+#include "proto/wire/table_location.h"
+#include "proto/wire/wire.h"
+#include "services/common/config.h"
+#include "trix/v1/table.grpc.pb.h"
+
+namespace trix::bots {
+namespace {
+
+struct Flags {
+  std::string address = "127.0.0.1:50051";
+  std::string service_token;
+  int games = 3;
+  std::string modes = "complex-partner,classic-solo,complex-solo";
+  int staked = 1;
+  int watch = 0;
+  int kingdoms = 4;
+  absl::Duration pace = absl::Milliseconds(120);
+  int contract_ms = 3000;
+  int doubling_ms = 3000;
+  int card_ms = 2000;
+  std::string bot_binary;
+  std::string log_dir = "/tmp/trix-table-demo";
+  int64_t seed = 0;
+  absl::Duration timeout = absl::Minutes(10);
+  absl::Duration wait_for_service = absl::Minutes(1);
+};
+
+absl::Mutex output_mu;
+void Say(const std::vector<std::string>& lines) {
+  absl::MutexLock lock(&output_mu);
+  for (const std::string& line : lines) std::cout << line << "\n";
+  std::cout.flush();
+}
+void Say(const std::string& line) { Say(std::vector<std::string>{line}); }
+
+std::atomic<bool> stopping{false};
+
+std::string Hex(uint64_t v, int digits) {
+  return absl::StrFormat("%0*x", digits, v & ((uint64_t{1} << (4 * digits)) - 1));
+}
+
+std::string SiblingBinary(const std::string& name) {
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return name;
+  std::string path(self, n);
+  return path.substr(0, path.rfind('/') + 1) + name;
+}
+
+// CreateTable, retried with the same request id while the service starts (it
+// answers UNAVAILABLE until its database is ready): the retry is idempotent.
+absl::Status Create(v1::TableService::Stub& stub, const Flags& flags,
+                    const v1::CreateTableRequest& request, PlannedTable& table) {
+  const absl::Time until = absl::Now() + flags.wait_for_service;
+  while (!stopping.load()) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + flags.service_token);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    v1::CreateTableResponse response;
+    const grpc::Status s = stub.CreateTable(&context, request, &response);
+    if (s.ok()) {
+      table.id = response.table_id();
+      table.tokens.assign(response.seat_tokens().begin(), response.seat_tokens().end());
+      if (table.tokens.size() != 4) return absl::InternalError("not four seat tokens");
+      return absl::OkStatus();
+    }
+    if (s.error_code() != grpc::StatusCode::UNAVAILABLE || absl::Now() > until) {
+      return absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                          absl::StrCat("CreateTable: ", s.error_message()));
+    }
+    absl::SleepFor(absl::Milliseconds(250));
+  }
+  return absl::CancelledError("stopped");
+}
+
+// The watched table's current Watch call, so that a stop can cancel it.
+struct WatchCall {
+  absl::Mutex mu;
+  std::shared_ptr<grpc::ClientContext> context ABSL_GUARDED_BY(mu);
+
+  void Cancel() {
+    absl::MutexLock lock(&mu);
+    if (context) context->TryCancel();
+  }
+};
+
+// Prints the table's public stream until the game ends, resuming after a break,
+// and following the table to the instance a refusal names.
+void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
+                WatchCall* call) {
+  std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
+  TablePrinter printer;
+  for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
+    auto context = std::make_shared<grpc::ClientContext>();
+    {
+      absl::MutexLock lock(&call->mu);
+      call->context = context;
+    }
+    v1::WatchRequest request;
+    request.set_table_id(table_id);
+    request.set_after_seq(printer.seq());
+    auto reader = stub->Watch(context.get(), request);
+    v1::TableUpdate update;
+    while (reader->Read(&update)) Say(printer.Lines(update));
+    const grpc::Status status = reader->Finish();
+    if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
+        where && !where->address().empty()) {
+      stub = v1::TableService::NewStub(TableChannel(where->address()));
+    } else {
+      stub = v1::TableService::NewStub(channel);  // the address we were given
+    }
+    if (!printer.over() && !stopping.load()) {
+      Say(absl::StrCat("   (watch stream ended: ", status.error_message(),
+                       "; resuming after event ", printer.seq(), ")"));
+      absl::SleepFor(absl::Milliseconds(500));
+    }
+  }
+}
+
+std::unique_ptr<ChildProcess> StartBot(const Flags& flags, const PlannedTable& table,
+                                       int seat, bool watched) {
+  const PlannedSeat& s = table.seats[seat];
+  ChildProcess::Options options;
+  options.argv = {flags.bot_binary};
+  // The token goes through the environment: arguments are visible to `ps`.
+  options.env = {{"TRIX_BOT_ADDRESS", flags.address},
+                 {"TRIX_BOT_TABLE", table.id},
+                 {"TRIX_BOT_TOKEN", table.tokens[seat]},
+                 {"TRIX_BOT_STRATEGY", s.strategy},
+                 {"TRIX_BOT_THINK", watched ? absl::FormatDuration(flags.pace) : "0s"},
+                 {"TRIX_BOT_LOG_LEVEL", "info"}};
+  options.output_path =
+      absl::StrCat(flags.log_dir, "/table", table.index, "-seat", seat, ".log");
+  absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
+  if (!child.ok()) {
+    Say(absl::StrCat("cannot start ", flags.bot_binary, ": ", child.status().message()));
+    return nullptr;
+  }
+  return *std::move(child);
+}
+
+// The recorded result of one game, checked: totals sum to zero and the places
+// follow the totals. False when the record is missing or inconsistent.
+bool ReportGame(v1::TableService::Stub& stub, const PlannedTable& table, bool watched) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::GetGameRecordRequest request;
+  request.set_game_id(table.id);
+  v1::GameRecord record;
+  const grpc::Status s = stub.GetGameRecord(&context, request, &record);
+  std::string title =
+      absl::StrCat("Game ", table.index + 1, "  ", table.mode, "  ", table.id);
+  if (watched) absl::StrAppend(&title, "  (watched)");
+  if (!s.ok()) {
+    Say({title, absl::StrCat("  no record: ", s.error_message())});
+    return false;
+  }
+  const v1::GameResult& r = record.result();
+  if (r.totals_size() != 4) {
+    Say({title, "  not finished"});
+    return false;
+  }
+  std::array<std::string, 4> names;
+  int64_t pot = 0;
+  for (int i = 0; i < 4 && i < record.seats_size(); ++i) {
+    names[i] = absl::StrCat(
+        record.seats(i).display_name(), " (", table.seats[i].strategy,
+        record.seats(i).stake() ? absl::StrCat(", stake ", record.seats(i).stake()) : "",
+        ")");
+    pot += record.seats(i).stake();
+  }
+  if (pot > 0) absl::StrAppend(&title, "  pot ", pot);
+  std::vector<std::string> lines = {title};
+  const bool partner = record.mode().team() == v1::TEAM_PARTNER;
+  for (std::string& l : TablePrinter::ResultLines(r, names, partner)) lines.push_back(l);
+  int sum = 0;
+  bool places_ok = r.places_size() == 4;
+  for (int i = 0; i < 4; ++i) {
+    sum += r.totals(i);
+    if (!partner && places_ok) {
+      int better = 0;
+      for (int j = 0; j < 4; ++j) better += r.totals(j) > r.totals(i);
+      places_ok = places_ok && r.places(i) == better + 1;
+    }
+  }
+  int64_t paid = 0;
+  for (int64_t p : r.payouts()) paid += p;
+  const bool pot_ok = paid == pot;
+  lines.push_back(absl::StrCat(
+      "  check: totals sum to ", sum, sum == 0 ? " ✓" : " ✗",
+      partner ? "" : (places_ok ? ", places follow totals ✓" : ", places ✗"),
+      pot > 0 ? (pot_ok ? ", payouts share the pot ✓" : ", payouts ✗") : ""));
+  Say(lines);
+  return sum == 0 && places_ok && pot_ok;
+}
+
+void ReportPlayer(v1::TableService::Stub& stub, const std::string& player_id,
+                  const std::string& name) {
+  grpc::ClientContext context;
+  context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+  v1::ListPlayerGamesRequest request;
+  request.set_player_id(player_id);
+  v1::ListPlayerGamesResponse response;
+  const grpc::Status s = stub.ListPlayerGames(&context, request, &response);
+  if (!s.ok()) return Say(absl::StrCat(name, "'s games: ", s.error_message()));
+  std::vector<std::string> lines = {
+      absl::StrCat(name, "'s finished games (ListPlayerGames ", player_id, "):")};
+  for (const v1::GameSummary& g : response.games()) {
+    lines.push_back(absl::StrFormat("  %s  %-15s seat %d  total %+5d  place %d",
+                                    g.game_id(), wire::ModeName(g.mode()), g.seat(),
+                                    g.total(), g.place()));
+  }
+  Say(lines);
+}
+
+void Bind(service::Config& config, Flags& flags) {
+  config.Bind("address", &flags.address, "the table service, host:port");
+  config.Bind("service_token", &flags.service_token, "the table service's service token");
+  config.Bind("games", &flags.games, "how many tables to play at once");
+  config.Bind("modes", &flags.modes, "modes, comma separated, used in turn");
+  config.Bind("staked", &flags.staked, "index of the staked game (-1: none)");
+  config.Bind("watch", &flags.watch, "index of the game shown live (-1: none)");
+  config.Bind("kingdoms", &flags.kingdoms, "kingdoms per game (1-4)");
+  config.Bind("pace", &flags.pace, "how long the watched table's bots think");
+  config.Bind("contract_ms", &flags.contract_ms, "contract clock");
+  config.Bind("doubling_ms", &flags.doubling_ms, "doubling clock");
+  config.Bind("card_ms", &flags.card_ms, "card clock");
+  config.Bind("bot_binary", &flags.bot_binary, "trix-bot (default: beside trix-table-demo)");
+  config.Bind("log_dir", &flags.log_dir, "where each bot's log goes");
+  config.Bind("seed", &flags.seed, "deal seed of the first game (0: the server's)");
+  config.Bind("timeout", &flags.timeout, "stop everything after this long");
+  config.Bind("wait_for_service", &flags.wait_for_service,
+              "how long the service may take to start");
+}
+
+TablePlan PlanOf(const Flags& flags) {
+  TablePlan plan;
+  plan.games = flags.games;
+  plan.modes = absl::StrSplit(flags.modes, ',', absl::SkipWhitespace());
+  plan.staked = flags.staked;
+  plan.kingdoms = flags.kingdoms;
+  plan.clocks.set_contract_ms(flags.contract_ms);
+  plan.clocks.set_doubling_ms(flags.doubling_ms);
+  plan.clocks.set_card_ms(flags.card_ms);
+  std::random_device device;
+  plan.run_id = Hex((uint64_t{device()} << 32) | device(), 6);
+  plan.seed = static_cast<uint64_t>(flags.seed);
+  return plan;
+}
+
+// Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would finish
+// the games; the local run stops the service too).
+void StopOnSignal(WatchCall& watch) {
+  static sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::thread([&watch] {
+    int signal = 0;
+    if (sigwait(&signals, &signal) != 0) return;
+    stopping.store(true);
+    watch.Cancel();
+  }).detach();
+}
+
+absl::Status CreateTables(v1::TableService::Stub& stub, const Flags& flags,
+                          const TablePlan& plan, std::vector<PlannedTable>& tables) {
+  for (PlannedTable& table : tables) {
+    if (absl::Status s = Create(stub, flags, CreateRequest(plan, table), table); !s.ok()) {
+      return s;
+    }
+    std::vector<std::string> lines = {
+        absl::StrCat("  game ", table.index + 1, ": ", table.mode, "  table ", table.id,
+                     table.staked ? "  (staked)" : "",
+                     table.index == flags.watch ? "  (watched)" : "")};
+    for (std::string& l : SeatingLines(table)) lines.push_back(l);
+    Say(lines);
+  }
+  return absl::OkStatus();
+}
+
+// Four trix-bot processes per table, by table index.
+using TableBots = std::vector<std::array<std::unique_ptr<ChildProcess>, 4>>;
+
+// Forked from the main thread, which outlives them (see ChildProcess). False when
+// a bot could not be started.
+bool StartBots(const Flags& flags, const std::vector<PlannedTable>& tables, TableBots& bots) {
+  bots.resize(tables.size());
+  bool started = true;
+  for (const PlannedTable& table : tables) {
+    for (int s = 0; s < 4; ++s) {
+      bots[table.index][s] = StartBot(flags, table, s, table.index == flags.watch);
+      started = started && bots[table.index][s] != nullptr;
+    }
+  }
+  return started;
+}
+
+// Whether all four bots of a table have exited; clears `ok` when one failed.
+bool TableFinished(const PlannedTable& table, TableBots& bots, const Flags& flags, bool& ok) {
+  std::vector<std::string> codes;
+  bool all = true;
+  for (auto& bot : bots[table.index]) {
+    std::optional<int> code = bot ? bot->Poll() : std::optional<int>(-1);
+    all = all && code.has_value();
+    if (code) codes.push_back(absl::StrCat(*code));
+    ok = ok && (!code || *code == 0);
+  }
+  if (all && table.index != flags.watch) {
+    Say(absl::StrCat("   [game ", table.index + 1, " (", table.mode,
+                     ") finished in the background; bots exited ",
+                     absl::StrJoin(codes, " "), "]"));
+  }
+  return all;
+}
+
+// Waits for every bot, announcing the tables that finish in the background. False
+// when stopped or timed out first; `bots_ok` is cleared when a bot failed.
+bool WaitForBots(const Flags& flags, const std::vector<PlannedTable>& tables, TableBots& bots,
+                 bool& bots_ok) {
+  const absl::Time until = absl::Now() + flags.timeout;
+  std::vector<bool> done(tables.size(), false);
+  for (size_t finished = 0; finished < tables.size();) {
+    if (stopping.load()) return false;
+    if (absl::Now() > until) {
+      Say("trix-table-demo: timed out");
+      return false;
+    }
+    for (const PlannedTable& table : tables) {
+      if (done[table.index] || !TableFinished(table, bots, flags, bots_ok)) continue;
+      done[table.index] = true;
+      ++finished;
+    }
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  return true;
+}
+
+void StopBots(TableBots& bots) {
+  for (auto& seats : bots) {
+    for (auto& bot : seats) {
+      if (bot) bot->Stop(absl::Seconds(3));
+    }
+  }
+}
+
+// Each game's recorded result, then the first player's game list. True when every
+// result is consistent.
+bool ReportResults(v1::TableService::Stub& stub, const Flags& flags,
+                   const std::vector<PlannedTable>& tables) {
+  Say({"", std::string(72, '='), "Results, as the table service recorded them", ""});
+  bool results_ok = true;
+  for (const PlannedTable& table : tables) {
+    results_ok = ReportGame(stub, table, table.index == flags.watch) && results_ok;
+    Say("");
+  }
+  ReportPlayer(stub, tables[0].seats[0].player_id, tables[0].seats[0].name);
+  return results_ok;
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  service::Config config("trix-table-demo", "MAMLAKA_TABLE_DEMO_");
+  Bind(config, flags);
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+    return *exit_code;
+  }
+  if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
+  const TablePlan plan = PlanOf(flags);
+  absl::StatusOr<std::vector<PlannedTable>> planned = PlanTables(plan);
+  if (!planned.ok()) {
+    std::cerr << "trix-table-demo: " << planned.status().message() << "\n";
+    return 2;
+  }
+  std::vector<PlannedTable> tables = *std::move(planned);
+  if (system(absl::StrCat("mkdir -p '", flags.log_dir, "'").c_str()) != 0) {
+    std::cerr << "trix-table-demo: cannot create " << flags.log_dir << "\n";
+    return 1;
+  }
+  WatchCall watch;
+  StopOnSignal(watch);
+
+  std::shared_ptr<grpc::Channel> channel = TableChannel(flags.address);
+  auto stub = v1::TableService::NewStub(channel);
+  Say(absl::StrCat("trix-table-demo: ", tables.size(), " tables on ", flags.address, " (run ",
+                   plan.run_id, "); bot logs in ", flags.log_dir));
+  if (absl::Status s = CreateTables(*stub, flags, plan, tables); !s.ok()) {
+    std::cerr << "trix-table-demo: " << s << "\n";
+    return 1;
+  }
+  std::thread watcher;
+  if (flags.watch >= 0 && flags.watch < static_cast<int>(tables.size())) {
+    Say("");
+    watcher = std::thread(WatchTable, channel, tables[flags.watch].id, &watch);
+  }
+  TableBots bots;
+  bool bots_ok = StartBots(flags, tables, bots);
+  if (!WaitForBots(flags, tables, bots, bots_ok)) {
+    StopBots(bots);
+    stopping.store(true);
+    watch.Cancel();
+    if (watcher.joinable()) watcher.join();
+    Say("trix-table-demo: stopped");
+    return 130;
+  }
+  if (watcher.joinable()) watcher.join();
+  const bool results_ok = ReportResults(*stub, flags, tables);
+  if (!bots_ok) Say("trix-table-demo: some bots failed; see their logs in " + flags.log_dir);
+  return results_ok && bots_ok ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace trix::bots
+
+int main(int argc, char** argv) { return trix::bots::Run(argc, argv); }
