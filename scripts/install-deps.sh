@@ -11,6 +11,7 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   nlohmann-json3-dev libspdlog-dev prometheus-cpp-dev libssl-dev libgoogle-perftools-dev
   python3-grpcio python3-protobuf postgresql-client
+  openssl  # the TLS test makes its certificates with the openssl command
   libjwt-dev
   tmux  # trix-play's end-to-end test drives the terminal client in tmux
 )

@@ -7,8 +7,11 @@
 #
 # start prints the server's URL.
 # The server listens on 127.0.0.1 and a socket in DIR, trusts local connections, and
-# has a database "mamlaka". PostgreSQL refuses to run as root, so as root it runs as
-# the "postgres" system user that the postgresql-15 package creates.
+# has a database "mamlaka". With PG_SOCKET_ONLY=1 it listens only on the socket in
+# DIR (PORT then only names the socket, so any value is free), and the URL printed
+# says so: tests that stop and start a server of their own use that. PostgreSQL
+# refuses to run as root, so as root it runs as the "postgres" system user that the
+# postgresql-15 package creates.
 set -euo pipefail
 
 bindir=/usr/lib/postgresql/15/bin
@@ -25,7 +28,7 @@ as_pg() {
 
 start_server() {
   as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $1 -k $dir -c listen_addresses=127.0.0.1 -c max_connections=200" start >/dev/null
+    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200" start >/dev/null
 }
 
 case "$cmd" in
@@ -35,6 +38,12 @@ case "$cmd" in
     [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
     if [ ! -f "$dir/data/PG_VERSION" ]; then
       as_pg "$bindir/initdb" -D "$dir/data" -U postgres -A trust --no-sync -E UTF8 >"$dir/initdb.log"
+    fi
+    listen=127.0.0.1
+    host=127.0.0.1
+    if [ "${PG_SOCKET_ONLY:-0}" = 1 ]; then
+      listen="''"
+      host=$dir
     fi
     if [ "$port" = auto ]; then
       # Binding is the only race-free test of a free port: try until one starts.
@@ -47,10 +56,14 @@ case "$cmd" in
     else
       start_server "$port"
     fi
-    as_pg "$bindir/psql" -h 127.0.0.1 -p "$port" -U postgres -tAc \
+    as_pg "$bindir/psql" -h "$host" -p "$port" -U postgres -tAc \
       "SELECT 1 FROM pg_database WHERE datname='mamlaka'" | grep -q 1 ||
-      as_pg "$bindir/createdb" -h 127.0.0.1 -p "$port" -U postgres mamlaka
-    echo "postgresql://postgres@127.0.0.1:$port/mamlaka"
+      as_pg "$bindir/createdb" -h "$host" -p "$port" -U postgres mamlaka
+    if [ "${PG_SOCKET_ONLY:-0}" = 1 ]; then
+      echo "postgresql://postgres@/mamlaka?host=$dir&port=$port"
+    else
+      echo "postgresql://postgres@127.0.0.1:$port/mamlaka"
+    fi
     ;;
   stop)
     if [ -f "$dir/data/postmaster.pid" ]; then

@@ -207,13 +207,15 @@ std::unique_ptr<v1::TableService::Stub> TableStub(const std::string& address) {
 }
 
 // Prints the table's public stream until the game ends, resuming after a break,
-// and following the table to the instance a refusal names.
-void WatchTable(std::string address, std::string table_id,
+// and following the table to the instance a refusal names. Matchmaking's tables
+// are not open to spectators: the demo watches as the backend (`service_token`).
+void WatchTable(std::string address, std::string table_id, std::string service_token,
                 std::shared_ptr<grpc::ClientContext>* current, absl::Mutex* mu) {
   std::unique_ptr<v1::TableService::Stub> stub = TableStub(address);
   TablePrinter printer;
   for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
     auto context = std::make_shared<grpc::ClientContext>();
+    context->AddMetadata("authorization", "Bearer " + service_token);
     {
       absl::MutexLock lock(mu);
       *current = context;
@@ -424,7 +426,8 @@ int Run(int argc, char** argv) {
   if (watched >= 0) {
     const v1::Assignment& a = (*seats)[0];
     Say("");
-    watcher = std::thread(WatchTable, a.address(), a.table_id(), &watch_context, &watch_mu);
+    watcher = std::thread(WatchTable, a.address(), a.table_id(), flags.service_token,
+                          &watch_context, &watch_mu);
   }
   const bool played = PlayPeople(flags, *plan, *seats, watched);
   if (watcher.joinable()) {

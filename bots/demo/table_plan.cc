@@ -50,6 +50,7 @@ absl::StatusOr<std::vector<PlannedTable>> PlanTables(const TablePlan& plan) {
 v1::CreateTableRequest CreateRequest(const TablePlan& plan, const PlannedTable& table) {
   v1::CreateTableRequest request;
   request.set_request_id(absl::StrCat("demo-", plan.run_id, "-", table.index));
+  request.set_public_spectating(true);  // the demo's table printer watches it
   *request.mutable_mode() = wire::ModeFromName(table.mode).value();
   request.mutable_rules()->set_kingdoms(plan.kingdoms);
   *request.mutable_clocks() = plan.clocks;

@@ -82,4 +82,9 @@ absl::Status CheckBearer(absl::string_view authorization, absl::string_view expe
   return absl::OkStatus();
 }
 
+std::string BearerToken(absl::string_view authorization) {
+  if (!absl::ConsumePrefix(&authorization, "Bearer ")) return "";
+  return std::string(authorization);
+}
+
 }  // namespace trix::service

@@ -17,6 +17,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
 namespace trix::service {
@@ -40,6 +41,21 @@ bool TokenMatches(absl::string_view token, absl::string_view stored_hash);
 // PERMISSION_DENIED when the token is wrong. An empty `expected` token denies
 // everything (a service that was not given one trusts nobody).
 absl::Status CheckBearer(absl::string_view authorization, absl::string_view expected);
+
+// Resolves a player token (the signed token a player gets from matchmaking) to
+// the player id it proves. None is built in: a service that accepts player tokens
+// is given one (a JWT check against matchmaking's keys); without one, player
+// tokens are not accepted and only seat tokens and the service token prove who
+// is calling.
+class PlayerTokenVerifier {
+ public:
+  virtual ~PlayerTokenVerifier() = default;
+  // The player id, or UNAUTHENTICATED when the token is not valid.
+  virtual absl::StatusOr<std::string> PlayerOf(absl::string_view token) const = 0;
+};
+
+// The token of an "authorization: Bearer <token>" value, or "" when it has none.
+std::string BearerToken(absl::string_view authorization);
 
 }  // namespace trix::service
 

@@ -2,10 +2,24 @@
 
 #include <exception>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "prometheus/exposer.h"
 
 namespace trix::service {
+
+absl::StatusOr<std::pair<std::string, int>> ParseMetricsAddress(
+    const std::string& address) {
+  const size_t colon = address.rfind(':');
+  int port = 0;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(address.substr(colon + 1), &port) || port < -1 || port > 65535) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the metrics address must be host:port (port -1 turns it off), not \"", address,
+        "\""));
+  }
+  return std::make_pair(address.substr(0, colon), port);
+}
 
 absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Start(const std::string& address,
                                                         int port) {

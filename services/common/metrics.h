@@ -15,6 +15,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -25,6 +26,11 @@ class Exposer;
 }
 
 namespace trix::service {
+
+// "host:port" (the form of every listener setting) -> host and port; port -1
+// means "do not serve". INVALID_ARGUMENT when it is not of that form.
+absl::StatusOr<std::pair<std::string, int>> ParseMetricsAddress(
+    const std::string& address);
 
 class Metrics {
  public:

@@ -1,10 +1,21 @@
 #include "services/common/metrics.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <string>
+#include <utility>
+
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "prometheus/counter.h"
 
 namespace trix::service {
 namespace {
+
+using ::testing::HasSubstr;
 
 TEST(MetricsTest, UnservedRegistryCounts) {
   auto metrics = Metrics::Start("127.0.0.1", -1);
@@ -16,10 +27,63 @@ TEST(MetricsTest, UnservedRegistryCounts) {
   EXPECT_EQ(family.Add({}).Value(), 1);
 }
 
-TEST(MetricsTest, ServesOnAFreePort) {
+// GET /metrics over a plain TCP connection to 127.0.0.1:port; the whole answer
+// (status line, headers, body), or "" when the connection fails.
+std::string Scrape(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return "";
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(static_cast<uint16_t>(port));
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  std::string answer;
+  if (connect(fd, reinterpret_cast<sockaddr*>(&to), sizeof(to)) == 0) {
+    const std::string request =
+        "GET /metrics HTTP/1.0\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
+    if (send(fd, request.data(), request.size(), 0) ==
+        static_cast<ssize_t>(request.size())) {
+      char buffer[4096];
+      for (ssize_t n; (n = recv(fd, buffer, sizeof(buffer), 0)) > 0;) {
+        answer.append(buffer, static_cast<size_t>(n));
+      }
+    }
+  }
+  close(fd);
+  return answer;
+}
+
+TEST(MetricsTest, ServesTheRegistryOverHttpOnTheGivenAddress) {
   auto metrics = Metrics::Start("127.0.0.1", 0);
   ASSERT_TRUE(metrics.ok()) << metrics.status();
-  EXPECT_GT((*metrics)->port(), 0);
+  ASSERT_GT((*metrics)->port(), 0);
+  auto& family = prometheus::BuildCounter()
+                     .Name("trix_test_scrapes_total")
+                     .Help("scraped")
+                     .Register((*metrics)->registry());
+  family.Add({{"kind", "http"}}).Increment(3);
+  const std::string answer = Scrape((*metrics)->port());
+  EXPECT_THAT(answer, HasSubstr("200 OK"));
+  EXPECT_THAT(answer, HasSubstr("trix_test_scrapes_total{kind=\"http\"} 3"));
+}
+
+TEST(MetricsTest, AnAddressInUseIsAnError) {
+  auto first = Metrics::Start("127.0.0.1", 0);
+  ASSERT_TRUE(first.ok()) << first.status();
+  auto second = Metrics::Start("127.0.0.1", (*first)->port());
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kUnavailable);
+}
+
+TEST(MetricsAddressTest, SplitsHostAndPort) {
+  EXPECT_EQ(ParseMetricsAddress("127.0.0.1:9464").value(),
+            (std::pair<std::string, int>{"127.0.0.1", 9464}));
+  EXPECT_EQ(ParseMetricsAddress("[::1]:0").value(),
+            (std::pair<std::string, int>{"[::1]", 0}));
+  EXPECT_EQ(ParseMetricsAddress("0.0.0.0:-1").value(),
+            (std::pair<std::string, int>{"0.0.0.0", -1}));
+  EXPECT_EQ(ParseMetricsAddress("9464").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ParseMetricsAddress("host:port").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST(MetricsTest, BucketsAscend) {

@@ -28,6 +28,15 @@ bool RateLimiter::Allow(absl::string_view key, absl::Time now) {
   return true;
 }
 
+size_t RateLimiter::key_count() const {
+  size_t count = 0;
+  for (const Shard& shard : shards_) {
+    absl::MutexLock lock(&shard.mu);
+    count += shard.buckets.size();
+  }
+  return count;
+}
+
 void RateLimiter::Forget(Shard& shard, absl::Time now) {
   // A bucket that has refilled behaves exactly like a new one: dropping it loses
   // nothing. If every key is busy, drop them all rather than grow without bound.

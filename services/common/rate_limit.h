@@ -37,6 +37,9 @@ class RateLimiter {
 
   // Takes one token from `key`'s bucket; false when it is empty.
   bool Allow(absl::string_view key, absl::Time now = absl::Now());
+  // Buckets held now: never more than max_keys (rounded up to a multiple of the
+  // shard count).
+  size_t key_count() const;
 
  private:
   struct Bucket {
@@ -44,7 +47,7 @@ class RateLimiter {
     absl::Time updated;
   };
   struct Shard {
-    absl::Mutex mu;
+    mutable absl::Mutex mu;
     absl::flat_hash_map<std::string, Bucket> buckets ABSL_GUARDED_BY(mu);
   };
   static constexpr int kShards = 16;

@@ -515,6 +515,9 @@ bool Lobby::GameOver(const std::string& address, const std::string& table_id) {
   request.set_table_id(table_id);
   v1::TableView view;
   grpc::ClientContext context;
+  if (!options_.table_token.empty()) {
+    context.AddMetadata("authorization", "Bearer " + options_.table_token);
+  }
   grpc::Status s =
       TableStub(address)->GetTable(WithDeadline(&context, absl::Seconds(1)), request, &view);
   return s.ok() && view.phase() == v1::PHASE_GAME_OVER;

@@ -44,6 +44,9 @@ struct LobbyOptions {
   std::vector<int64_t> stake_levels;  // besides 0 (free)
   int default_rating = 1500;
   std::string ratings_token;  // presented to the ratings service
+  // Presented to the table service: GameOver reads tables that are not open to
+  // spectators, which only the backend may.
+  std::string table_token;
   absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
   absl::Duration update_every = absl::Seconds(1);        // Queued updates
 };

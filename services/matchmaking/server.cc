@@ -59,6 +59,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .ratings_token = config.ratings_token.empty()
                                           ? config.auth.service_token
                                           : config.ratings_token,
+                     .table_token = config.placement.service_token,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every};
   MatchmakingServer* raw = s.get();

@@ -2,12 +2,15 @@
 
 #include <libpq-fe.h>
 
+#include <algorithm>
+#include <pqxx/except>
 #include <pqxx/nontransaction>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "services/storage/pg_status.h"
 
 namespace trix::storage {
@@ -102,13 +105,37 @@ void ConnectionPool::Release(std::unique_ptr<pqxx::connection> connection) {
   // A dropped connection closes here, outside the lock.
 }
 
+std::unique_ptr<pqxx::connection> ConnectionPool::Open() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    const absl::Time now = absl::Now();
+    if (now < retry_at_) {
+      throw pqxx::broken_connection(
+          absl::StrCat("the database is unreachable; the next connection attempt is in ",
+                       absl::ToInt64Milliseconds(retry_at_ - now), " ms"));
+    }
+  }
+  try {
+    std::unique_ptr<pqxx::connection> connection = Connect(url_, application_name_);
+    std::lock_guard<std::mutex> lock(mu_);
+    backoff_ = absl::ZeroDuration();
+    return connection;
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(mu_);
+    backoff_ =
+        std::min(absl::Seconds(5), std::max(absl::Milliseconds(100), backoff_ * 2));
+    retry_at_ = absl::Now() + backoff_;
+    throw;
+  }
+}
+
 absl::Status ConnectionPool::Run(
     absl::string_view context, absl::FunctionRef<absl::Status(pqxx::connection&)> work) {
   bool must_open = false;
   std::unique_ptr<pqxx::connection> connection = Acquire(&must_open);
   absl::Status status;
   try {
-    if (must_open) connection = Connect(url_, application_name_);
+    if (must_open) connection = Open();
     status = work(*connection);
   } catch (...) {
     status = StatusFromException(context);

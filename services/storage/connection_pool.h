@@ -28,6 +28,7 @@
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 
@@ -67,6 +68,8 @@ class ConnectionPool {
  private:
   std::unique_ptr<pqxx::connection> Acquire(bool* must_open);
   void Release(std::unique_ptr<pqxx::connection> connection);
+  // Connect(), unless a recent attempt failed (then broken_connection at once).
+  std::unique_ptr<pqxx::connection> Open();
 
   const std::string url_;
   const int size_;
@@ -76,6 +79,11 @@ class ConnectionPool {
   std::condition_variable released_;
   std::vector<std::unique_ptr<pqxx::connection>> idle_;
   int open_ = 0;  // idle + in use + being opened
+  // After a failed connection attempt, no new connection before retry_at_ (the
+  // wait doubles per failure, 100 ms to 5 s): a database that is down is not
+  // dialled once per request.
+  absl::Time retry_at_ = absl::InfinitePast();
+  absl::Duration backoff_ = absl::ZeroDuration();
 };
 
 }  // namespace trix::storage

@@ -133,6 +133,8 @@ absl::Status GameStore::AppendSync(AppendRequest request) {
 
 AppendStats GameStore::append_stats() const { return impl_->writer.stats(); }
 
+bool GameStore::appends_queued() const { return impl_->writer.busy(); }
+
 absl::StatusOr<StoredGame> GameStore::LoadGame(const std::string& game_id) {
   StoredGame stored;
   absl::Status status = impl_->pool.Run("loading a game", [&](pqxx::connection& c) {

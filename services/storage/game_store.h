@@ -43,6 +43,10 @@ struct StoreOptions {
   std::string instance_id;      // this process, for leases
   int connections = 4;          // pool size (the group-commit writer has its own)
   int max_batch = 512;          // appends per group commit at most
+  // Appends waiting for the writer at most; one more is answered UNAVAILABLE at
+  // once. A table has one append in flight, so this only bites past that many
+  // tables or when a caller misbehaves.
+  int max_queued_appends = 50000;
   absl::Duration lease_ttl = absl::Seconds(15);  // the lease CreateGame takes
 };
 
@@ -119,6 +123,8 @@ struct AppendStats {
   int64_t entries = 0;        // log entries written
   int64_t commits = 0;        // transactions committed that wrote appends
   int64_t retried_alone = 0;  // appends retried in their own transaction
+  int64_t refused_full = 0;   // appends refused because the queue was full
+  int64_t connects = 0;       // connection attempts of the writer (backed off)
 };
 
 class GameStore {
@@ -157,6 +163,11 @@ class GameStore {
   void Append(AppendRequest request, std::function<void(absl::Status)> done);
   absl::Status AppendSync(AppendRequest request);
   AppendStats append_stats() const;
+  // True when appends are queued for the next group commit. A `done` callback
+  // (which runs on the writer's thread) may do its follow-up work right there when
+  // this is false, and should hand it to another thread when it is true, so that
+  // the next batch does not wait.
+  bool appends_queued() const;
 
   absl::StatusOr<StoredGame> LoadGame(const std::string& game_id);
 

@@ -20,7 +20,8 @@ struct GameStore::Impl {
       : options(options),
         pool(options.url, options.connections,
              absl::StrCat("mamlaka pool ", options.instance_id)),
-        writer(options.url, options.instance_id, options.max_batch) {}
+        writer(options.url, options.instance_id, options.max_batch,
+               options.max_queued_appends) {}
 
   const StoreOptions options;
   ConnectionPool pool;

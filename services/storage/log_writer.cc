@@ -1,12 +1,14 @@
 #include "services/storage/log_writer.h"
 
+#include <algorithm>
+#include <pqxx/except>
 #include <pqxx/nontransaction>
 #include <pqxx/result>
-#include <pqxx/transaction>
+#include <stdexcept>
 #include <utility>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/pg_array.h"
 #include "services/storage/pg_status.h"
@@ -20,84 +22,29 @@ struct Statement {
 };
 
 // Prepared on the writer's connection; every batch-sized argument is a binary
-// array (pg_array.h), so each statement is one round trip whatever the batch size.
-// A join with unnest rather than `id = ANY($1)`, which tests every row against
-// the whole array and costs a few ms for a full batch.
-constexpr Statement kLockGames = {"log_lock_games", R"sql(
-SELECT g.id, g.lease_owner = $2 AND g.lease_until > now(), g.finished IS NOT NULL,
-       g.log_length
-FROM unnest($1::text[]) AS u (id) JOIN games AS g ON g.id = u.id
-ORDER BY g.id FOR NO KEY UPDATE OF g)sql"};
-
-constexpr Statement kInsertEntries = {"log_insert_entries", R"sql(
-INSERT INTO game_log (game_id, idx, seat, request_id, payload, response, time)
-SELECT * FROM unnest($1::text[], $2::int8[], $3::int2[], $4::text[], $5::bytea[],
-                     $6::bytea[], $7::timestamptz[]))sql"};
-
-// One row per game: the deadline after its last request, its new log length, and
-// its result when the game ended in this batch.
-constexpr Statement kUpdateGames = {"log_update_games", R"sql(
-UPDATE games AS g
-SET deadline = u.deadline,
-    log_length = u.log_length,
-    finished = CASE WHEN u.result IS NULL THEN g.finished ELSE now() END,
-    result = coalesce(u.result::jsonb, g.result)
-FROM unnest($1::text[], $2::timestamptz[], $3::int8[], $4::text[])
-     AS u (id, deadline, log_length, result)
-WHERE g.id = u.id)sql"};
-
-constexpr Statement kEndSeats = {"log_end_seats", R"sql(
-UPDATE game_seats AS s SET total = u.total, place = u.place
-FROM unnest($1::text[], $2::int2[], $3::int4[], $4::int4[])
-     AS u (game_id, seat, total, place)
-WHERE s.game_id = u.game_id AND s.seat = u.seat)sql"};
-
-constexpr Statement kInsertOutbox = {"log_insert_outbox", R"sql(
-INSERT INTO game_results (game_id, payload)
-SELECT u.game_id, u.payload::jsonb
-FROM unnest($1::text[], $2::text[]) AS u (game_id, payload))sql"};
+// array (pg_array.h). A batch is one call of log_append (migrations/
+// 0006_log_append_function.sql), outside any explicit transaction: one round trip,
+// committed by the statement's own transaction.
+constexpr Statement kAppend = {"log_append", R"sql(
+SELECT append_status, game_length
+FROM log_append($1, $2::text[], $3::int8[], $4::int4[], $5::timestamptz[], $6::text[],
+                $7::text[], $8::int4[], $9::int4[], $10::int4[], $11::int8[],
+                $12::int2[], $13::text[], $14::bytea[], $15::bytea[],
+                $16::timestamptz[]))sql"};
 
 constexpr Statement kProbe = {"log_probe",
                               "SELECT payload = $3 FROM game_log "
                               "WHERE game_id = $1 AND idx = $2"};
 
-constexpr Statement kStatements[] = {kLockGames, kInsertEntries, kUpdateGames,
-                                     kEndSeats,  kInsertOutbox,  kProbe};
+constexpr Statement kStatements[] = {kAppend, kProbe};
 
-// A game of the batch as the lock query found it, updated as requests are accepted.
-struct GameState {
-  bool found = false;
-  bool ours = false;  // this instance holds an unexpired lease
-  bool ended = false;
-  int64_t length = 0;  // the next entry's index
-};
-
-// Whether `request` may be written to `game`; on success advances `game` past it.
-absl::Status Check(const AppendRequest& request, GameState& game) {
+// The checks that need no database; the rest are log_append's.
+absl::Status CheckShape(const AppendRequest& request) {
   const std::string& id = request.game_id;
   if (id.empty()) return absl::InvalidArgumentError("an append needs a game id");
-  if (!game.found) return absl::NotFoundError(absl::StrCat("game ", id, " not found"));
-  if (!game.ours) {
-    return absl::AbortedError(
-        absl::StrCat("lease lost: game ", id,
-                     " is not leased to this instance (or the lease lapsed)"));
-  }
-  if (game.ended)
-    return absl::FailedPreconditionError(absl::StrCat("game ", id, " has ended"));
   for (size_t i = 0; i < request.entries.size(); ++i) {
     const LogEntry& entry = request.entries[i];
-    const int64_t expected = game.length + static_cast<int64_t>(i);
-    if (i == 0 && entry.index < expected) {
-      return absl::AlreadyExistsError(absl::StrCat("entry ", entry.index, " of game ", id,
-                                                   " is already written (the log has ",
-                                                   game.length, " entries)"));
-    }
-    if (i == 0 && entry.index > expected) {
-      return absl::FailedPreconditionError(
-          absl::StrCat("entry ", entry.index, " of game ", id,
-                       " would leave a gap: the log has ", game.length, " entries"));
-    }
-    if (entry.index != expected) {
+    if (i > 0 && entry.index != request.entries[i - 1].index + 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the entries of an append to game ", id, " must have consecutive indexes"));
     }
@@ -106,17 +53,46 @@ absl::Status Check(const AppendRequest& request, GameState& game) {
           absl::StrCat("entry ", entry.index, " of game ", id, " has seat ", entry.seat));
     }
   }
-  game.length += static_cast<int64_t>(request.entries.size());
-  if (request.end.has_value()) game.ended = true;
   return absl::OkStatus();
+}
+
+// log_append's verdict on `request` (its append_status and the game's length then).
+absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
+  const std::string& id = request.game_id;
+  const int64_t first = request.entries.empty() ? length : request.entries[0].index;
+  switch (code) {
+    case 0:
+      return absl::OkStatus();
+    case 1:
+      return absl::NotFoundError(absl::StrCat("game ", id, " not found"));
+    case 2:  // ABORTED: the table's host stops hosting it (another instance holds it)
+      return absl::AbortedError(
+          absl::StrCat("lease lost: game ", id,
+                       " is not leased to this instance (or the lease lapsed)"));
+    case 3:
+      return absl::FailedPreconditionError(absl::StrCat("game ", id, " has ended"));
+    case 4:
+      return absl::AlreadyExistsError(absl::StrCat("entry ", first, " of game ", id,
+                                                   " is already written (the log has ",
+                                                   length, " entries)"));
+    case 5:
+      return absl::FailedPreconditionError(
+          absl::StrCat("entry ", first, " of game ", id,
+                       " would leave a gap: the log has ", length, " entries"));
+    default:
+      return absl::InternalError(
+          absl::StrCat("log_append answered status ", code, " for game ", id));
+  }
 }
 
 }  // namespace
 
-LogWriter::LogWriter(std::string url, std::string instance_id, int max_batch)
+LogWriter::LogWriter(std::string url, std::string instance_id, int max_batch,
+                     int max_queued)
     : url_(std::move(url)),
       instance_id_(std::move(instance_id)),
       max_batch_(max_batch),
+      max_queued_(max_queued),
       thread_([this] { Run(); }) {}
 
 LogWriter::~LogWriter() {
@@ -129,20 +105,30 @@ LogWriter::~LogWriter() {
 }
 
 void LogWriter::Append(AppendRequest request, std::function<void(absl::Status)> done) {
+  bool closing = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!stopping_) {
+    closing = stopping_;
+    if (!closing && static_cast<int>(queue_.size()) < max_queued_) {
       queue_.push_back(Pending{std::move(request), std::move(done), absl::OkStatus()});
       queued_.notify_one();
       return;
     }
+    if (!closing) ++stats_.refused_full;
   }
-  done(absl::UnavailableError("the game store is closing"));
+  if (closing) return done(absl::UnavailableError("the game store is closing"));
+  done(absl::UnavailableError(absl::StrCat("the append queue is full (", max_queued_,
+                                           " waiting); retry shortly")));
 }
 
 AppendStats LogWriter::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
   return stats_;
+}
+
+bool LogWriter::busy() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !queue_.empty();
 }
 
 void LogWriter::Run() {
@@ -198,23 +184,22 @@ void LogWriter::Write(std::vector<Pending>& batch) {
 
 absl::Status LogWriter::WriteGroup(const std::vector<Pending*>& group) {
   Attempt attempt;
-  bool unresolved = false;  // a commit broke and we could not see whether it landed
+  std::vector<Pending*> todo = group;
+  bool unresolved = false;  // a call broke and we could not see whether it landed
   // A second attempt only after a broken connection (now reopened) or a deadlock
   // or serialization victim: in both cases nothing of the first was written, or,
-  // after an unresolved commit, the retry's index checks refuse a double write.
+  // after an unresolved call, the retry's index checks refuse a double write.
   for (int tries = 0; tries < 2; ++tries) {
-    attempt = WriteOnce(group);
+    attempt = WriteOnce(todo);
     if (attempt.in_doubt) {
-      if (Landed(attempt)) {
-        int64_t entries = 0;
-        for (Pending* pending : attempt.accepted) {
-          pending->status = absl::OkStatus();
-          entries += static_cast<int64_t>(pending->request.entries.size());
-        }
-        std::lock_guard<std::mutex> lock(mu_);
-        stats_.commits += 1;
-        stats_.entries += entries;
-        return absl::OkStatus();
+      // The call was one transaction: what landed, landed whole, and the requests
+      // of it that did not land were refused; the retry then tells them why.
+      std::vector<Pending*> rest = Landed(attempt);
+      if (rest.size() < attempt.accepted.size()) {
+        if (rest.empty()) return absl::OkStatus();
+        todo = std::move(rest);
+        attempt = WriteOnce(todo);
+        break;
       }
       unresolved = true;
     }
@@ -229,115 +214,87 @@ absl::Status LogWriter::WriteGroup(const std::vector<Pending*>& group) {
 
 LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
   Attempt attempt;
-  bool committing = false;
+  PgArray r_game(PgType::kText), r_first(PgType::kInt8), r_count(PgType::kInt4),
+      r_deadline(PgType::kTimestampTz), r_result(PgType::kText), r_outbox(PgType::kText),
+      r_totals(PgType::kInt4), r_places(PgType::kInt4);
+  PgArray e_request(PgType::kInt4), e_idx(PgType::kInt8), e_seat(PgType::kInt2),
+      e_request_id(PgType::kText), e_payload(PgType::kBytea), e_response(PgType::kBytea),
+      e_time(PgType::kTimestampTz);
+  for (Pending* pending : group) {
+    const AppendRequest& request = pending->request;
+    pending->status = CheckShape(request);
+    if (!pending->status.ok()) continue;
+    attempt.accepted.push_back(pending);
+    r_game.AddString(request.game_id);
+    r_first.AddInt(request.entries.empty() ? 0 : request.entries[0].index);
+    r_count.AddInt(static_cast<int64_t>(request.entries.size()));
+    if (request.deadline.has_value()) {
+      r_deadline.AddTime(*request.deadline);
+    } else {
+      r_deadline.AddNull();
+    }
+    if (request.end.has_value()) {
+      r_result.AddString(request.end->result);
+      r_outbox.AddString(request.end->outbox_payload);
+    } else {
+      r_result.AddNull();
+      r_outbox.AddNull();
+    }
+    for (int seat = 0; seat < 4; ++seat) {
+      if (request.end.has_value()) {
+        r_totals.AddInt(request.end->totals[seat]);
+        r_places.AddInt(request.end->places[seat]);
+      } else {
+        r_totals.AddNull();
+        r_places.AddNull();
+      }
+    }
+    for (const LogEntry& entry : request.entries) {
+      e_request.AddInt(r_game.size());  // 1-based: this request's position
+      e_idx.AddInt(entry.index);
+      e_seat.AddInt(entry.seat);
+      e_request_id.AddString(entry.request_id);
+      e_payload.AddString(entry.payload);
+      e_response.AddString(entry.response);
+      e_time.AddTime(entry.time);
+    }
+  }
+  if (attempt.accepted.empty()) return attempt;
+
+  bool sent = false;
   try {
     pqxx::connection& connection = Connection();
-    pqxx::work tx(connection);
-
-    // 1. Lock the games and read their state.
-    absl::flat_hash_map<std::string, GameState> games;
-    PgArray ids(PgType::kText);
-    for (const Pending* pending : group) {
-      if (games.try_emplace(pending->request.game_id).second) {
-        ids.AddString(pending->request.game_id);
-      }
+    pqxx::nontransaction tx(connection);
+    // The statement commits itself: from here, a broken connection leaves its
+    // outcome in doubt.
+    sent = true;
+    const pqxx::result rows = tx.exec_prepared(
+        kAppend.name, instance_id_, r_game.Finish(), r_first.Finish(), r_count.Finish(),
+        r_deadline.Finish(), r_result.Finish(), r_outbox.Finish(), r_totals.Finish(),
+        r_places.Finish(), e_request.Finish(), e_idx.Finish(), e_seat.Finish(),
+        e_request_id.Finish(), e_payload.Finish(), e_response.Finish(), e_time.Finish());
+    if (rows.size() != attempt.accepted.size()) {
+      throw std::runtime_error(absl::StrCat("log_append answered ", rows.size(),
+                                            " rows for ", attempt.accepted.size(),
+                                            " requests"));
     }
-    for (const pqxx::row& row :
-         tx.exec_prepared(kLockGames.name, ids.Finish(), instance_id_)) {
-      GameState& game = games[row[0].as<std::string>()];
-      game.found = true;
-      game.ours = row[1].as<bool>();
-      game.ended = row[2].as<bool>();
-      game.length = row[3].as<int64_t>();
-    }
-
-    // 2. Check each request in order; keep per game the last accepted request.
-    struct GameUpdate {
-      const AppendRequest* last = nullptr;
-      const GameEnd* end = nullptr;
-    };
-    std::vector<std::pair<std::string, GameUpdate>> updates;  // first-seen order
-    absl::flat_hash_map<std::string, size_t> update_of;
-    for (Pending* pending : group) {
-      const AppendRequest& request = pending->request;
-      pending->status = Check(request, games[request.game_id]);
+    std::vector<Pending*> written;
+    int64_t entries = 0;
+    for (size_t i = 0; i < rows.size(); ++i) {
+      Pending* pending = attempt.accepted[i];
+      pending->status =
+          Outcome(pending->request, rows[i][0].as<int>(), rows[i][1].as<int64_t>());
       if (!pending->status.ok()) continue;
-      attempt.accepted.push_back(pending);
-      auto [it, added] = update_of.try_emplace(request.game_id, updates.size());
-      if (added) updates.emplace_back(request.game_id, GameUpdate{});
-      GameUpdate& update = updates[it->second].second;
-      update.last = &request;
-      if (request.end.has_value()) update.end = &*request.end;
+      written.push_back(pending);
+      entries += static_cast<int64_t>(pending->request.entries.size());
     }
-    if (attempt.accepted.empty()) return attempt;  // nothing to write; rolls back
-
-    // 3. Entries, games, and the ends.
-    PgArray entry_games(PgType::kText), indexes(PgType::kInt8), seats(PgType::kInt2),
-        request_ids(PgType::kText), payloads(PgType::kBytea), responses(PgType::kBytea),
-        times(PgType::kTimestampTz);
-    for (const Pending* pending : attempt.accepted) {
-      for (const LogEntry& entry : pending->request.entries) {
-        entry_games.AddString(pending->request.game_id);
-        indexes.AddInt(entry.index);
-        seats.AddInt(entry.seat);
-        request_ids.AddString(entry.request_id);
-        payloads.AddString(entry.payload);
-        responses.AddString(entry.response);
-        times.AddTime(entry.time);
-      }
-    }
-    if (entry_games.size() > 0) {
-      tx.exec_prepared0(kInsertEntries.name, entry_games.Finish(), indexes.Finish(),
-                        seats.Finish(), request_ids.Finish(), payloads.Finish(),
-                        responses.Finish(), times.Finish());
-    }
-
-    PgArray game_ids(PgType::kText), deadlines(PgType::kTimestampTz),
-        lengths(PgType::kInt8), results(PgType::kText);
-    PgArray end_games(PgType::kText), end_seats(PgType::kInt2), totals(PgType::kInt4),
-        places(PgType::kInt4);
-    PgArray outbox_games(PgType::kText), outbox_payloads(PgType::kText);
-    for (const auto& [game_id, update] : updates) {
-      game_ids.AddString(game_id);
-      if (update.last->deadline.has_value()) {
-        deadlines.AddTime(*update.last->deadline);
-      } else {
-        deadlines.AddNull();
-      }
-      lengths.AddInt(games[game_id].length);
-      if (update.end == nullptr) {
-        results.AddNull();
-        continue;
-      }
-      results.AddString(update.end->result);
-      for (int seat = 0; seat < 4; ++seat) {
-        end_games.AddString(game_id);
-        end_seats.AddInt(seat);
-        totals.AddInt(update.end->totals[seat]);
-        places.AddInt(update.end->places[seat]);
-      }
-      outbox_games.AddString(game_id);
-      outbox_payloads.AddString(update.end->outbox_payload);
-    }
-    tx.exec_prepared0(kUpdateGames.name, game_ids.Finish(), deadlines.Finish(),
-                      lengths.Finish(), results.Finish());
-    if (outbox_games.size() > 0) {
-      tx.exec_prepared0(kEndSeats.name, end_games.Finish(), end_seats.Finish(),
-                        totals.Finish(), places.Finish());
-      tx.exec_prepared0(kInsertOutbox.name, outbox_games.Finish(),
-                        outbox_payloads.Finish());
-    }
-
-    // 4. Commit.
-    committing = true;
-    tx.commit();
-    for (Pending* pending : attempt.accepted) pending->status = absl::OkStatus();
+    attempt.accepted = std::move(written);
     std::lock_guard<std::mutex> lock(mu_);
-    stats_.commits += 1;
-    stats_.entries += entry_games.size();
+    if (!attempt.accepted.empty()) stats_.commits += 1;
+    stats_.entries += entries;
   } catch (...) {
     attempt.status = StatusFromException("appending to the game log");
-    attempt.in_doubt = committing && absl::IsUnavailable(attempt.status);
+    attempt.in_doubt = sent && absl::IsUnavailable(attempt.status);
     if (IsConnectionLost(attempt.status) ||
         (connection_ != nullptr && !connection_->is_open())) {
       connection_.reset();
@@ -346,29 +303,62 @@ LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
   return attempt;
 }
 
-bool LogWriter::Landed(const Attempt& attempt) {
-  // The batch was one transaction: one of its entries present means all are.
-  for (const Pending* pending : attempt.accepted) {
-    if (pending->request.entries.empty()) continue;
-    const LogEntry& entry = pending->request.entries.front();
-    try {
-      pqxx::nontransaction tx(Connection());
-      const pqxx::result r =
-          tx.exec_prepared(kProbe.name, pending->request.game_id, entry.index,
-                           pqxx::binarystring(entry.payload));
-      return !r.empty() && r[0][0].as<bool>();
-    } catch (...) {
-      if (IsConnectionLost(StatusFromException("probing"))) connection_.reset();
-      return false;  // unknown: the retry then fails its index check, not silently
+std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {
+  std::vector<Pending*> rest;
+  int64_t entries = 0;
+  for (Pending* pending : attempt.accepted) {
+    bool landed = false;
+    if (!pending->request.entries.empty()) {
+      const LogEntry& entry = pending->request.entries.front();
+      try {
+        pqxx::nontransaction tx(Connection());
+        const pqxx::result r =
+            tx.exec_prepared(kProbe.name, pending->request.game_id, entry.index,
+                             pqxx::binarystring(entry.payload));
+        landed = !r.empty() && r[0][0].as<bool>();
+      } catch (...) {
+        // Unknown: the retry then fails its index check, not silently.
+        if (IsConnectionLost(StatusFromException("probing"))) connection_.reset();
+      }
+    }
+    if (landed) {
+      pending->status = absl::OkStatus();
+      entries += static_cast<int64_t>(pending->request.entries.size());
+    } else {
+      rest.push_back(pending);  // no entries to look for: the retry is harmless
     }
   }
-  return false;  // no entries to look for; the retry is harmless
+  if (rest.size() < attempt.accepted.size()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    stats_.commits += 1;
+    stats_.entries += entries;
+  }
+  return rest;
 }
 
 pqxx::connection& LogWriter::Connection() {
   if (connection_ == nullptr) {
-    std::unique_ptr<pqxx::connection> connection =
-        Connect(url_, absl::StrCat("mamlaka writer ", instance_id_));
+    const absl::Time now = absl::Now();
+    if (now < retry_at_) {
+      throw pqxx::broken_connection(
+          absl::StrCat("the database is unreachable; the next connection attempt is in ",
+                       absl::ToInt64Milliseconds(retry_at_ - now), " ms"));
+    }
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ++stats_.connects;
+    }
+    std::unique_ptr<pqxx::connection> connection;
+    try {
+      connection = Connect(url_, absl::StrCat("mamlaka writer ", instance_id_));
+    } catch (...) {
+      constexpr absl::Duration kFirstBackoff = absl::Milliseconds(100);
+      constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
+      backoff_ = std::min(kMaxBackoff, std::max(kFirstBackoff, backoff_ * 2));
+      retry_at_ = absl::Now() + backoff_;
+      throw;
+    }
+    backoff_ = absl::ZeroDuration();
     for (const Statement& statement : kStatements) {
       connection->prepare(statement.name, statement.sql);
     }

@@ -6,24 +6,31 @@
 // commits, the next one queues; the writer then takes up to max_batch requests
 // and writes them together, so the flush is shared and the batch grows with load.
 //
-// One transaction per batch:
-//   1. lock the batch's games (FOR NO KEY UPDATE, in id order, so two writers or a
-//      lease renewal never deadlock) and read each one's lease, end and log length;
-//   2. check each request in queue order: the game exists, this instance holds its
-//      unexpired lease, it has not ended, and the entries continue its log exactly;
-//      a request that fails a check is answered with that error and skipped, and
-//      nothing of it is written;
-//   3. insert every entry of the accepted requests with one INSERT ... unnest(...)
-//      of binary arrays (pg_array.h), set each game's deadline and log length with
-//      one UPDATE, and for games that ended set result, seat totals and places and
-//      insert the outbox row;
-//   4. commit, then answer every request.
+// One statement per batch: a call of the PL/pgSQL function log_append
+// (migrations/0006_log_append_function.sql) outside any explicit transaction, so
+// a batch costs one round trip and its own implicit transaction. It
+//   1. locks the batch's games (FOR NO KEY UPDATE, in id order, so two writers or a
+//      lease renewal never deadlock) and reads each one's lease, end and log length;
+//   2. checks each request in queue order: the game exists, this instance holds its
+//      unexpired lease, it has not ended, and the entries continue its log exactly
+//      (the writer itself checks beforehand what needs no database: consecutive
+//      indexes, seats); a request that fails a check is answered with that error
+//      and skipped, and nothing of it is written;
+//   3. inserts every entry of the accepted requests, sets each game's deadline and
+//      log length, and for games that ended sets result, seat totals and places
+//      and inserts the outbox row;
+//   4. commits (the statement's end), and the writer answers every request.
 // If the batch fails anyway (a constraint the checks do not cover, bad JSON), each
 // request is retried in its own transaction, in order, so only the bad one fails.
 // If the connection broke, the writer reconnects and retries the batch once; if the
-// break came during COMMIT, it first looks whether the batch landed. Requests for
+// break came after the call was sent, it first looks which requests landed. Requests for
 // one game are written in the order they were queued: the queue is FIFO and
 // batches and retries keep its order.
+//
+// Bounds: at most max_queued appends wait; one more is answered UNAVAILABLE at
+// once ("retry shortly"). While the database is unreachable the writer does not
+// reconnect for every batch: after a failed attempt it waits 100 ms, doubling up
+// to 5 s, and answers the batches in between UNAVAILABLE without trying.
 #ifndef TRIX_SERVICES_STORAGE_LOG_WRITER_H_
 #define TRIX_SERVICES_STORAGE_LOG_WRITER_H_
 
@@ -38,13 +45,15 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "services/storage/game_store.h"
 
 namespace trix::storage {
 
 class LogWriter {
  public:
-  LogWriter(std::string url, std::string instance_id, int max_batch);
+  LogWriter(std::string url, std::string instance_id, int max_batch,
+            int max_queued = 50000);
   // Writes everything queued, then stops the thread.
   ~LogWriter();
   LogWriter(const LogWriter&) = delete;
@@ -52,6 +61,9 @@ class LogWriter {
 
   void Append(AppendRequest request, std::function<void(absl::Status)> done);
   AppendStats stats() const;
+  // True when appends wait for the next batch: then a caller answering on the
+  // writer's thread should hand its work to another thread.
+  bool busy() const;
 
  private:
   struct Pending {
@@ -62,8 +74,8 @@ class LogWriter {
   // What one transaction attempt did.
   struct Attempt {
     absl::Status status;             // of the transaction as a whole
-    bool in_doubt = false;           // the connection broke during COMMIT
-    std::vector<Pending*> accepted;  // the requests it tried to write
+    bool in_doubt = false;           // the connection broke after the call was sent
+    std::vector<Pending*> accepted;  // the requests it sent (then: wrote)
   };
 
   void Run();
@@ -72,14 +84,20 @@ class LogWriter {
   // and returns the transaction's.
   absl::Status WriteGroup(const std::vector<Pending*>& group);
   Attempt WriteOnce(const std::vector<Pending*>& group);
-  // After an in-doubt commit: did the attempt's entries reach the database?
-  bool Landed(const Attempt& attempt);
+  // After an in-doubt call: marks OK the attempt's requests whose entries reached
+  // the database and returns the others.
+  std::vector<Pending*> Landed(const Attempt& attempt);
   pqxx::connection& Connection();
 
   const std::string url_;
   const std::string instance_id_;
   const int max_batch_;
+  const int max_queued_;
   std::unique_ptr<pqxx::connection> connection_;  // writer thread only
+  // After a failed connection attempt, none before retry_at_; the wait doubles
+  // per failure up to kMaxBackoff (writer thread only).
+  absl::Time retry_at_ = absl::InfinitePast();
+  absl::Duration backoff_ = absl::ZeroDuration();
 
   mutable std::mutex mu_;
   std::condition_variable queued_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "services/storage/testing/sample_games.h"
 #include "services/storage/testing/store_test.h"
@@ -278,6 +279,62 @@ TEST_F(GameStoreAppendTest, AppendsFromInsideACallbackAreWritten) {
   append_from(0);
   EXPECT_OK(last.get_future().get());
   EXPECT_EQ(Log("g1").size(), 10u);
+}
+
+TEST_F(GameStoreAppendTest, AFullQueueRefusesAtOnceAndLosesNothingQueued) {
+  ASSERT_OK(store_->CreateGame(SampleGame("held")));
+  ASSERT_OK(store_->CreateGame(SampleGame("g")));
+  // A writer of its own with room for two waiting appends, held on a row lock.
+  LogWriter writer(db_->url(), "table-1", /*max_batch=*/512, /*max_queued=*/2);
+  pqxx::connection locker(db_->url());
+  pqxx::work lock_tx(locker);
+  lock_tx.exec("SELECT 1 FROM games WHERE id = 'held' FOR UPDATE");
+  Answers answers;
+  writer.Append(SampleAppend("held", 0, 1), answers.Slot(0));
+  pqxx::connection watcher(db_->url());
+  bool waiting = false;
+  for (int i = 0; i < 1000 && !waiting; ++i) {
+    pqxx::nontransaction tx(watcher);
+    waiting = tx.exec(
+                    "SELECT 1 FROM pg_stat_activity WHERE application_name = "
+                    "'mamlaka writer table-1' AND wait_event_type = 'Lock'")
+                  .size() == 1;
+    if (!waiting) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(waiting) << "the writer never waited for the row lock";
+  writer.Append(SampleAppend("g", 0, 1), answers.Slot(1));
+  writer.Append(SampleAppend("g", 1, 1), answers.Slot(2));
+  absl::Status refused;
+  writer.Append(SampleAppend("g", 2, 1), [&](absl::Status s) { refused = s; });
+  // Answered inside Append: nothing waits on a full queue.
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+  EXPECT_NE(refused.message().find("queue is full"), absl::string_view::npos) << refused;
+  EXPECT_EQ(writer.stats().refused_full, 1);
+  lock_tx.commit();
+  for (const absl::Status& status : answers.Wait()) EXPECT_OK(status);
+  EXPECT_EQ(Log("g").size(), 2u);
+}
+
+TEST(LogWriterOutageTest, AnUnreachableDatabaseIsRetriedWithBackoff) {
+  // Nothing listens on port 1: every connection attempt is refused at once.
+  LogWriter writer("postgresql://postgres@127.0.0.1:1/mamlaka", "table-1",
+                   /*max_batch=*/512);
+  const absl::Time start = absl::Now();
+  constexpr int kAppends = 200;
+  for (int i = 0; i < kAppends; ++i) {
+    std::promise<absl::Status> answer;
+    writer.Append(SampleAppend("g", i, 1),
+                  [&](absl::Status s) { answer.set_value(std::move(s)); });
+    const absl::Status status = answer.get_future().get();
+    ASSERT_EQ(status.code(), absl::StatusCode::kUnavailable) << status;
+  }
+  const absl::Duration elapsed = absl::Now() - start;
+  // Without backoff every append would try (and two per append: the retry).
+  // With it: one attempt, then at most one per 100 ms (doubling) meanwhile.
+  const int64_t allowed = 2 + absl::ToInt64Milliseconds(elapsed) / 100;
+  EXPECT_LE(writer.stats().connects, allowed) << "in " << elapsed;
+  EXPECT_GE(writer.stats().connects, 1);
+  EXPECT_EQ(writer.stats().failed, kAppends);
 }
 
 }  // namespace

@@ -14,20 +14,28 @@ DeadlineTimer::~DeadlineTimer() { Stop(); }
 void DeadlineTimer::Schedule(const std::string& key, absl::Time when) {
   absl::MutexLock lock(&mu_);
   if (stopping_) return;
-  queue_.push({when, key});
+  auto [it, added] = deadline_of_.try_emplace(key, when);
+  if (!added) {
+    if (it->second == when) return;
+    queue_.erase({it->second, key});
+    it->second = when;
+  }
+  queue_.emplace(when, key);
 }
 
 void DeadlineTimer::Stop() {
   {
     absl::MutexLock lock(&mu_);
     stopping_ = true;
+    queue_.clear();
+    deadline_of_.clear();
   }
   if (thread_.joinable()) thread_.join();
 }
 
 size_t DeadlineTimer::pending() const {
   absl::MutexLock lock(&mu_);
-  return queue_.size();
+  return deadline_of_.size();
 }
 
 void DeadlineTimer::Run() {
@@ -43,7 +51,7 @@ void DeadlineTimer::Run() {
                            absl::Seconds(1));
       continue;
     }
-    const absl::Time next = queue_.top().when;
+    const absl::Time next = queue_.begin()->first;
     const absl::Time now = absl::Now();
     if (next > now) {
       // Wakes early when an earlier deadline is scheduled or on Stop.
@@ -54,14 +62,16 @@ void DeadlineTimer::Run() {
       mu_.AwaitWithDeadline(absl::Condition(
                                 +[](Args* a) ABSL_NO_THREAD_SAFETY_ANALYSIS {
                                   return a->timer->stopping_ ||
-                                         a->timer->queue_.top().when < a->next;
+                                         a->timer->queue_.empty() ||
+                                         a->timer->queue_.begin()->first < a->next;
                                 },
                                 &args),
                             next);
       continue;
     }
-    std::string key = queue_.top().key;
-    queue_.pop();
+    std::string key = queue_.begin()->second;
+    queue_.erase(queue_.begin());
+    deadline_of_.erase(key);
     mu_.Unlock();
     fire_(key);
     mu_.Lock();

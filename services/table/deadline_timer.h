@@ -1,11 +1,12 @@
 // One thread that calls back when tables' clocks run out. A process hosts
 // thousands of tables, each with a clock that restarts at every card, so a timer
 // per table (or a thread per table) would not scale; instead every deadline goes
-// into one priority queue and the thread sleeps until the earliest.
+// into one ordered set and the thread sleeps until the earliest.
 //
-// Deadlines are never cancelled: a table's clock that was stopped by a move simply
-// fires for nothing, and the callback checks the table's current deadline. That
-// keeps Schedule() O(log n) and free of bookkeeping.
+// A key has at most one deadline: scheduling it again replaces the one it had, so
+// memory is bounded by the number of tables, not by actions/s × clock length. The
+// callback still checks the table's current deadline (a clock stopped by a move
+// fires for nothing, since there is no Cancel on the hot path).
 //
 //   DeadlineTimer timer([&](const std::string& table_id) { host.OnClock(table_id); });
 //   timer.Schedule(table_id, deadline);
@@ -13,12 +14,13 @@
 #define TRIX_SERVICES_TABLE_DEADLINE_TIMER_H_
 
 #include <functional>
-#include <queue>
+#include <set>
 #include <string>
 #include <thread>
-#include <vector>
+#include <utility>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
@@ -30,23 +32,21 @@ class DeadlineTimer {
   explicit DeadlineTimer(std::function<void(const std::string&)> fire);
   ~DeadlineTimer();  // Stop()
 
+  // Sets `key`'s deadline to `when`, replacing the one it had. Nothing after Stop.
   void Schedule(const std::string& key, absl::Time when);
-  // Fires nothing more; joins the thread.
+  // Fires nothing more (a callback running now finishes), drops every deadline
+  // and joins the thread.
   void Stop();
+  // Keys with a deadline: at most one each.
   size_t pending() const;
 
  private:
-  struct Entry {
-    absl::Time when;
-    std::string key;
-    bool operator>(const Entry& other) const { return when > other.when; }
-  };
   void Run();
 
   const std::function<void(const std::string&)> fire_;
   mutable absl::Mutex mu_;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> queue_
-      ABSL_GUARDED_BY(mu_);
+  std::set<std::pair<absl::Time, std::string>> queue_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<std::string, absl::Time> deadline_of_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

@@ -70,22 +70,70 @@ TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
     : host_(host),
       options_(std::move(options)),
       seat_limiter_(options_.seat_rate),
+      backend_limiter_(options_.backend_rate),
       peer_limiter_(options_.peer_rate) {}
 
+bool TableGrpcService::IsBackend(grpc::CallbackServerContext* context) const {
+  return !options_.service_token.empty() &&
+         service::CheckBearer(Metadata(context, "authorization"), options_.service_token)
+             .ok();
+}
+
 absl::Status TableGrpcService::CheckRate(grpc::CallbackServerContext* context,
-                                         const std::string& seat_token) {
-  return CheckRate(PeerKey(context->peer()), seat_token);
+                                         const std::string& table_id,
+                                         const std::string& seat_token, bool backend) {
+  return CheckRate(PeerKey(context->peer()), table_id, seat_token, backend);
 }
 
 absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
-                                         const std::string& seat_token) {
-  if (!peer_limiter_.Allow(peer_key)) {
-    return absl::ResourceExhaustedError("too many requests from this address; slow down");
+                                         const std::string& table_id,
+                                         const std::string& seat_token, bool backend) {
+  if (backend) {
+    if (backend_limiter_.Allow("backend")) return absl::OkStatus();
+    return absl::ResourceExhaustedError("too many requests from the backend; slow down");
   }
-  if (!seat_token.empty() && !seat_limiter_.Allow(seat_token)) {
-    return absl::ResourceExhaustedError("too many requests for this seat; slow down");
+  if (!seat_token.empty() && !table_id.empty()) {
+    if (absl::StatusOr<int> seat = host_->VerifySeat(table_id, seat_token); seat.ok()) {
+      if (seat_limiter_.Allow(absl::StrCat(table_id, "/", *seat)))
+        return absl::OkStatus();
+      return absl::ResourceExhaustedError("too many requests for this seat; slow down");
+    }
   }
-  return absl::OkStatus();
+  if (peer_limiter_.Allow(peer_key)) return absl::OkStatus();
+  return absl::ResourceExhaustedError("too many requests from this address; slow down");
+}
+
+absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* context,
+                                                 const std::string& player_id) const {
+  if (options_.public_player_history || IsBackend(context)) return absl::OkStatus();
+  bool presented = false;
+  const std::string bearer = service::BearerToken(Metadata(context, "authorization"));
+  if (!bearer.empty() && options_.player_tokens != nullptr) {
+    presented = true;
+    absl::StatusOr<std::string> player = options_.player_tokens->PlayerOf(bearer);
+    if (player.ok() && *player == player_id) return absl::OkStatus();
+  }
+  const std::string table_id = Metadata(context, "x-trix-table-id");
+  const std::string seat_token = Metadata(context, "x-trix-seat-token");
+  if (!table_id.empty() || !seat_token.empty()) {
+    presented = true;
+    absl::StatusOr<std::string> player = host_->PlayerOfSeat(table_id, seat_token);
+    if (player.ok() && *player == player_id) return absl::OkStatus();
+  }
+  if (!presented && bearer.empty()) {
+    return absl::UnauthenticatedError(
+        "a player's tables and games are listed for the backend (service token), the "
+        "player's token, or one of the player's seat tokens (x-trix-table-id and "
+        "x-trix-seat-token metadata)");
+  }
+  return absl::PermissionDeniedError(absl::StrCat(
+      "the credentials given do not prove player ", player_id.substr(0, 128)));
+}
+
+absl::Status TableGrpcService::CheckListing(grpc::CallbackServerContext* context,
+                                            const std::string& player_id) {
+  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) return s;
+  return CheckPlayerAccess(context, player_id);
 }
 
 grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
@@ -94,7 +142,7 @@ grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   absl::Status allowed =
       service::CheckBearer(Metadata(context, "authorization"), options_.service_token);
-  if (allowed.ok()) allowed = CheckRate(context, "");
+  if (allowed.ok()) allowed = CheckRate(context, "", "", /*backend=*/true);
   if (!allowed.ok()) {
     reactor->Finish(ToGrpcStatus(allowed));
     return reactor;
@@ -107,11 +155,12 @@ grpc::ServerUnaryReactor* TableGrpcService::GetTable(grpc::CallbackServerContext
                                                      const v1::GetTableRequest* request,
                                                      v1::TableView* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+  const bool backend = IsBackend(context);
+  if (absl::Status s = CheckRate(context, "", "", backend); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetTable(*request, Finisher(context, reactor, response));
+  host_->GetTable(*request, Finisher(context, reactor, response), /*trusted=*/backend);
   return reactor;
 }
 
@@ -119,7 +168,7 @@ grpc::ServerUnaryReactor* TableGrpcService::ListPlayerTables(
     grpc::CallbackServerContext* context, const v1::ListPlayerTablesRequest* request,
     v1::ListPlayerTablesResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+  if (absl::Status s = CheckListing(context, request->player_id()); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -131,7 +180,8 @@ grpc::ServerUnaryReactor* TableGrpcService::Act(grpc::CallbackServerContext* con
                                                 const v1::ActRequest* request,
                                                 v1::ActResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, request->seat_token()); !s.ok()) {
+  if (absl::Status s = CheckRate(context, request->table_id(), request->seat_token());
+      !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -142,22 +192,25 @@ grpc::ServerUnaryReactor* TableGrpcService::Act(grpc::CallbackServerContext* con
 grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Play(
     grpc::CallbackServerContext* context) {
   // The peer's address once, not per action.
-  return new PlayStream(
-      context, host_, options_.stream_buffer, &host_->metrics(),
-      [this, peer = PeerKey(context->peer())](const std::string& seat_token) {
-        return CheckRate(peer, seat_token);
-      });
+  return new PlayStream(context, host_, options_.stream_buffer, &host_->metrics(),
+                        [this, peer = PeerKey(context->peer())](
+                            const std::string& table_id, const std::string& seat_token) {
+                          return CheckRate(peer, table_id, seat_token, /*backend=*/false);
+                        });
 }
 
 grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(
     grpc::CallbackServerContext* context, const v1::GetGameRecordRequest* request,
     v1::GameRecord* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, request->seat_token()); !s.ok()) {
+  if (absl::Status s = CheckRate(context, request->game_id(), request->seat_token(),
+                                 IsBackend(context));
+      !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetGameRecord(*request, Finisher(context, reactor, response));
+  host_->GetGameRecord(*request, Finisher(context, reactor, response),
+                       /*trusted=*/IsBackend(context));
   return reactor;
 }
 
@@ -165,7 +218,7 @@ grpc::ServerUnaryReactor* TableGrpcService::ListPlayerGames(
     grpc::CallbackServerContext* context, const v1::ListPlayerGamesRequest* request,
     v1::ListPlayerGamesResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+  if (absl::Status s = CheckListing(context, request->player_id()); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -177,7 +230,7 @@ grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
     grpc::CallbackServerContext* context, const v1::LocateTableRequest* request,
     v1::TableLocation* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, ""); !s.ok()) {
+  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -190,11 +243,12 @@ grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::OpenStream(
     const std::string& seat_token, bool spectator, uint64_t after_seq) {
   auto* stream = new UpdateStream(context, options_.stream_buffer, &host_->metrics());
   std::shared_ptr<StreamSink> sink = stream->sink();
-  if (absl::Status s = CheckRate(context, seat_token); !s.ok()) {
+  if (absl::Status s = CheckRate(context, table_id, seat_token); !s.ok()) {
     sink->Close(s);
     return stream;
   }
-  host_->Subscribe(table_id, seat_token, spectator, after_seq, std::move(sink));
+  host_->Subscribe(table_id, seat_token, spectator, after_seq, std::move(sink),
+                   /*trusted=*/IsBackend(context));
   return stream;
 }
 

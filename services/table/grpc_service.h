@@ -16,10 +16,12 @@
 #define TRIX_SERVICES_TABLE_GRPC_SERVICE_H_
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "absl/status/status.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/auth.h"
 #include "services/common/rate_limit.h"
 #include "services/table/table_host.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -29,13 +31,33 @@ namespace trix::table {
 struct GrpcOptions {
   // CreateTable requires "authorization: Bearer <service_token>".
   std::string service_token;
-  // Per seat token, for Act, Subscribe and Play (its opening and each action): a
-  // flood from one seat is refused.
+  // Rate limits key on a verified identity, never on what a caller merely sends
+  // (docs: README, "Rate limits"). A call is counted against exactly one bucket:
+  //   - a seat whose token this instance verified against the table it hosts
+  //     (Act, Subscribe, Play's opening and each action, GetGameRecord): per
+  //     seat, so a bot process playing many seats from one address has each
+  //     seat's whole rate, and a flooding seat slows only its own table;
+  //   - the trusted backend (a valid service token): one bucket, sized for
+  //     matchmaking's CreateTable and listing traffic;
+  //   - everything else (no token, a token that does not verify, a table not
+  //     hosted here, public reads): per client address.
   service::RateLimit seat_rate{.per_second = 50, .burst = 100};
-  // Per client address, for every call.
+  service::RateLimit backend_rate{.per_second = 5000, .burst = 10000};
   service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
   // Live updates a stream may queue before it is cut off.
   size_t stream_buffer = 1024;
+
+  // Who may read what (docs: README, "Who may read what"). A player's tables and
+  // games (ListPlayerTables, ListPlayerGames) are listed for the trusted backend
+  // (service token), for the player with a player token that `player_tokens`
+  // verifies ("authorization: Bearer <player token>"), and for the player with
+  // one of their seat tokens at a table this instance hosts ("x-trix-table-id"
+  // and "x-trix-seat-token" metadata); anyone else gets UNAUTHENTICATED (no
+  // credentials) or PERMISSION_DENIED (another player's). true opens them to
+  // anyone, as before this setting existed. Spectating is per table
+  // (CreateTableRequest.public_spectating).
+  bool public_player_history = false;
+  std::shared_ptr<const service::PlayerTokenVerifier> player_tokens;
 };
 
 // The code and message; a refusal that says where the table lives (refusals.h)
@@ -82,18 +104,29 @@ class TableGrpcService final : public v1::TableService::CallbackService {
                                         v1::TableLocation* response) override;
 
  private:
-  // RESOURCE_EXHAUSTED when the caller's address (and, if given, seat token) is
-  // over its rate.
+  // RESOURCE_EXHAUSTED when the caller's identity (see GrpcOptions) is over its
+  // rate. `table_id` and `seat_token` name the seat to verify (either may be
+  // empty); `backend` is true when the call carried a valid service token.
   absl::Status CheckRate(grpc::CallbackServerContext* context,
-                         const std::string& seat_token);
-  absl::Status CheckRate(const std::string& peer_key, const std::string& seat_token);
+                         const std::string& table_id, const std::string& seat_token,
+                         bool backend = false);
+  absl::Status CheckRate(const std::string& peer_key, const std::string& table_id,
+                         const std::string& seat_token, bool backend);
+  bool IsBackend(grpc::CallbackServerContext* context) const;
+  // Whether the caller may list `player_id`'s tables and games (see GrpcOptions).
+  absl::Status CheckPlayerAccess(grpc::CallbackServerContext* context,
+                                 const std::string& player_id) const;
   grpc::ServerWriteReactor<v1::TableUpdate>* OpenStream(
       grpc::CallbackServerContext* context, const std::string& table_id,
       const std::string& seat_token, bool spectator, uint64_t after_seq);
+  // CheckRate, then CheckPlayerAccess.
+  absl::Status CheckListing(grpc::CallbackServerContext* context,
+                            const std::string& player_id);
 
   TableHost* const host_;
   const GrpcOptions options_;
   service::RateLimiter seat_limiter_;
+  service::RateLimiter backend_limiter_;
   service::RateLimiter peer_limiter_;
 };
 

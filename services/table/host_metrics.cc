@@ -49,6 +49,12 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                     .Help("Tables rebuilt from their logs (claimed or reloaded)")
                     .Register(r)
                     .Add({})),
+      refused_busy(prometheus::BuildCounter()
+                       .Name("trix_table_refused_busy_total")
+                       .Help("Requests refused because a queue was full (a table's "
+                             "commands, or database reads)")
+                       .Register(r)
+                       .Add({})),
       quarantined(prometheus::BuildCounter()
                       .Name("trix_table_broken_total")
                       .Help("Tables quarantined for a broken invariant or an "

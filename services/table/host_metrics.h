@@ -32,6 +32,7 @@ struct HostMetrics {
   prometheus::Gauge& tables;
   prometheus::Gauge& streams;
   prometheus::Counter& recovered;
+  prometheus::Counter& refused_busy;  // a table's or the io pool's queue was full
   prometheus::Counter& quarantined;
   prometheus::Counter& leases_lost;
 };

@@ -17,6 +17,7 @@
 #include <iostream>
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
@@ -49,12 +50,19 @@ struct Flags {
   int default_doubling_ms = 20000;
   int default_card_ms = 20000;
   int metrics_port = 9464;
+  std::string metrics_address;  // host:port; overrides metrics_port when set
   int max_message_bytes = 64 * 1024;
   int stream_buffer = 1024;
   double seat_rate = 50;
   double seat_burst = 100;
   double peer_rate = 500;
   double peer_burst = 1000;
+  bool public_player_history = false;
+  std::string tls_cert;
+  std::string tls_key;
+  absl::Duration tls_refresh = absl::Seconds(10);
+  double backend_rate = 5000;
+  double backend_burst = 10000;
   int workers = 2;
   int io_threads = 4;
   int db_connections = 4;
@@ -85,13 +93,30 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("default_contract_ms", &f.default_contract_ms, "contract clock default");
   c.Bind("default_doubling_ms", &f.default_doubling_ms, "doubling clock default");
   c.Bind("default_card_ms", &f.default_card_ms, "card clock default");
-  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  c.Bind("metrics_port", &f.metrics_port,
+         "Prometheus /metrics port on 0.0.0.0; -1 turns it off");
+  c.Bind("metrics_address", &f.metrics_address,
+         "host:port for Prometheus /metrics (e.g. 127.0.0.1:9464, or :-1 for none); "
+         "when set, replaces --metrics_port");
   c.Bind("max_message_bytes", &f.max_message_bytes, "largest request accepted");
   c.Bind("stream_buffer", &f.stream_buffer, "updates a slow stream may queue");
-  c.Bind("seat_rate", &f.seat_rate, "requests per second per seat token");
-  c.Bind("seat_burst", &f.seat_burst, "burst per seat token");
-  c.Bind("peer_rate", &f.peer_rate, "requests per second per client address");
+  c.Bind("seat_rate", &f.seat_rate, "requests per second per verified seat");
+  c.Bind("seat_burst", &f.seat_burst, "burst per verified seat");
+  c.Bind("backend_rate", &f.backend_rate,
+         "requests per second of callers with the service token, together");
+  c.Bind("backend_burst", &f.backend_burst, "burst of the service token's callers");
+  c.Bind("peer_rate", &f.peer_rate,
+         "requests per second per client address, for calls with no verified seat or "
+         "service token");
   c.Bind("peer_burst", &f.peer_burst, "burst per client address");
+  c.Bind("tls_cert", &f.tls_cert,
+         "PEM certificate chain for TLS on --listen (with --tls_key; off when empty)");
+  c.Bind("tls_key", &f.tls_key, "PEM private key for TLS on --listen");
+  c.Bind("tls_refresh", &f.tls_refresh,
+         "how often the TLS certificate and key files are re-read");
+  c.Bind("public_player_history", &f.public_player_history,
+         "list any player's tables and games to anyone (default: only to the backend "
+         "and to the player)");
   c.Bind("workers", &f.workers, "threads running table steps");
   c.Bind("io_threads", &f.io_threads, "threads for blocking database reads");
   c.Bind("db_connections", &f.db_connections, "database connection pool size");
@@ -196,8 +221,17 @@ int Run(int argc, char** argv) {
     return 2;
   }
 
+  absl::StatusOr<std::pair<std::string, int>> metrics_at =
+      flags.metrics_address.empty()
+          ? std::make_pair(std::string("0.0.0.0"), flags.metrics_port)
+          : service::ParseMetricsAddress(flags.metrics_address);
+  if (!metrics_at.ok()) {
+    service::LogError("bad --metrics_address",
+                      {{"error", metrics_at.status().ToString()}});
+    return 2;
+  }
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+      service::Metrics::Start(metrics_at->first, metrics_at->second);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
     return 1;
@@ -226,6 +260,12 @@ int Run(int argc, char** argv) {
                                    .burst = flags.seat_burst};
   server_options.grpc.peer_rate = {.per_second = flags.peer_rate,
                                    .burst = flags.peer_burst};
+  server_options.grpc.public_player_history = flags.public_player_history;
+  server_options.tls_cert_file = flags.tls_cert;
+  server_options.tls_key_file = flags.tls_key;
+  server_options.tls_refresh = flags.tls_refresh;
+  server_options.grpc.backend_rate = {.per_second = flags.backend_rate,
+                                      .burst = flags.backend_burst};
   absl::StatusOr<std::unique_ptr<TableServer>> server =
       TableServer::Start(server_options, &host);
   if (!server.ok()) {

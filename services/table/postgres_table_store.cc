@@ -19,6 +19,7 @@ class PostgresStore final : public TableStore {
               std::function<void(absl::Status)> done) override {
     store_->Append(std::move(request), std::move(done));
   }
+  bool MayContinueOnAppendThread() override { return !store_->appends_queued(); }
   absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override {
     return store_->LoadGame(game_id);
   }

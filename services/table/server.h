@@ -5,7 +5,8 @@
 //
 // Health reports NOT_SERVING until SetServing(true) (main calls it once the
 // database answers, migrations are applied and the host has resumed its tables)
-// and again from the start of Shutdown().
+// and again from the start of Shutdown(). With a certificate and key it serves TLS
+// only (see ServerOptions).
 //
 //   auto server = TableServer::Start({.listen_address = "127.0.0.1:0"}, &host);
 //   (*server)->SetServing(true);
@@ -31,6 +32,13 @@ struct ServerOptions {
   // Requests larger than this are refused by gRPC (RESOURCE_EXHAUSTED) before any
   // code of ours reads them; the largest legitimate request is well under 4 KiB.
   int max_receive_message_bytes = 64 * 1024;
+  // TLS, off when both are empty: the server's certificate chain and private key
+  // (PEM files), re-read every `tls_refresh` so that a renewed certificate is
+  // used for new connections without a restart (gRPC's
+  // FileWatcherCertificateProvider). Clients are not asked for certificates.
+  std::string tls_cert_file;
+  std::string tls_key_file;
+  absl::Duration tls_refresh = absl::Seconds(10);
   GrpcOptions grpc;
 };
 

@@ -8,6 +8,7 @@
 #ifndef TRIX_SERVICES_TABLE_SLOT_H_
 #define TRIX_SERVICES_TABLE_SLOT_H_
 
+#include <array>
 #include <atomic>
 #include <deque>
 #include <functional>
@@ -56,8 +57,13 @@ struct TableHost::Slot {
   size_t broadcast = 0;  // events [0, broadcast) were streamed
 
   // Readable from any thread.
-  std::atomic<bool> hosted{false};  // loaded under this instance's lease: renewed
-  std::atomic<int> phase{0};  // v1::Phase
+  // Written once, before `seats_known` is set (at publication, or by the strand
+  // when a placeholder adopts its table); read only after it.
+  std::array<std::string, 4> token_hashes;
+  std::array<std::string, 4> player_ids;
+  std::atomic<bool> seats_known{false};
+  std::atomic<bool> hosted{false};          // loaded under this instance's lease: renewed
+  std::atomic<int> phase{0};                // v1::Phase
   std::atomic<bool> finished{false};
   std::atomic<int64_t> finished_at_us{0};
 };

@@ -104,6 +104,14 @@ absl::StatusOr<int> Table::SeatOf(const std::string& token) const {
   return seat;
 }
 
+absl::Status Table::CheckSpectator(bool trusted) const {
+  if (trusted || settings_.public_spectating()) return absl::OkStatus();
+  return absl::PermissionDeniedError(absl::StrCat(
+      "table ", id_,
+      " is not open to spectators (it was created without public_spectating); a seat "
+      "sees it with its seat token, the backend with its service token"));
+}
+
 const v1::ActResponse* Table::FindAnswer(int seat, const std::string& request_id) const {
   auto it = answers_[seat].find(request_id);
   return it == answers_[seat].end() ? nullptr : &it->second;

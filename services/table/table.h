@@ -70,6 +70,10 @@ class Table {
   // The seat `token` acts for: UNAUTHENTICATED when it is empty, PERMISSION_DENIED
   // when it is none of this table's tokens. Constant time per seat.
   absl::StatusOr<int> SeatOf(const std::string& token) const;
+  // Whether a spectator may see this table: OK when it was created with
+  // public_spectating or the caller is `trusted` (the backend), else
+  // PERMISSION_DENIED.
+  absl::Status CheckSpectator(bool trusted) const;
   // The answer already given to `seat`'s accepted request `request_id`, if any.
   const v1::ActResponse* FindAnswer(int seat, const std::string& request_id) const;
 

@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "engine/observation.h"
 #include "proto/wire/wire.h"
+#include "services/common/auth.h"
 #include "services/common/logging.h"
 #include "services/table/refusals.h"
 #include "services/table/slot.h"
@@ -23,7 +24,7 @@ TableHost::TableHost(HostOptions options, TableStore* store,
       store_(store),
       metrics_(*registry),
       workers_("table", options_.worker_threads),
-      io_("table-io", options_.io_threads),
+      io_("table-io", options_.io_threads, options_.max_queued_reads),
       timer_([this](const std::string& id) { OnClock(id); }) {
   Advertise(options_.advertise_address);
 }
@@ -45,6 +46,31 @@ std::shared_ptr<TableHost::Slot> TableHost::FindSlot(const std::string& table_id
   return it == slots_.end() ? nullptr : it->second;
 }
 
+absl::StatusOr<int> TableHost::VerifySeat(const std::string& table_id,
+                                          const std::string& seat_token) const {
+  std::shared_ptr<Slot> slot = FindSlot(table_id);
+  if (!slot || !slot->seats_known.load(std::memory_order_acquire)) {
+    return absl::NotFoundError("the table is not hosted here");
+  }
+  if (seat_token.empty()) return absl::UnauthenticatedError("seat_token is required");
+  const std::string hash = service::TokenHash(seat_token);
+  int seat = -1;
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    if (service::ConstantTimeEquals(hash, slot->token_hashes[s])) seat = s;
+  }
+  if (seat < 0) return absl::PermissionDeniedError("not a seat token of this table");
+  return seat;
+}
+
+absl::StatusOr<std::string> TableHost::PlayerOfSeat(const std::string& table_id,
+                                                    const std::string& seat_token) const {
+  absl::StatusOr<int> seat = VerifySeat(table_id, seat_token);
+  if (!seat.ok()) return seat.status();
+  std::shared_ptr<Slot> slot = FindSlot(table_id);
+  if (!slot) return absl::NotFoundError("the table is not hosted here");
+  return slot->player_ids[*seat];
+}
+
 size_t TableHost::table_count() const {
   absl::MutexLock lock(&mu_);
   return slots_.size();
@@ -59,15 +85,38 @@ size_t TableHost::table_count() const {
 // "arrive" at the suspension, and the second to arrive runs the continuation and
 // drains on: never two threads at once, and no work of the table in between.
 
-void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command) {
+void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded) {
   bool start = false;
+  bool full = false;
   {
     absl::MutexLock lock(&slot->mu);
-    slot->queue.push_back(std::move(command));
-    start = !slot->running;
-    slot->running = true;
+    full = bounded && slot->queue.size() >= options_.max_table_commands;
+    if (!full) {
+      slot->queue.push_back(std::move(command));
+      start = !slot->running;
+      slot->running = true;
+    }
   }
-  if (start) workers_.Post([this, slot] { Drain(slot); });
+  if (full) {
+    metrics_.refused_busy.Increment();
+    return command(*slot, absl::ResourceExhaustedError(absl::StrCat(
+                              "table ", slot->id, " has ", options_.max_table_commands,
+                              " requests waiting; retry in a moment")));
+  }
+  // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
+  // maintenance thread): a table's work is short and never blocks, and a hand-off
+  // to a worker would cost more than the work (a futex wake and a context switch
+  // per action).
+  if (start) Drain(slot);
+}
+
+void TableHost::PostRead(std::function<void()> read,
+                         std::function<void(const absl::Status&)> refuse) {
+  if (io_.TryPost(std::move(read))) return;
+  metrics_.refused_busy.Increment();
+  refuse(
+      absl::UnavailableError(absl::StrCat("the server has ", options_.max_queued_reads,
+                                          " database reads waiting; retry in a second")));
 }
 
 void TableHost::Suspend(Slot& slot) {
@@ -78,15 +127,22 @@ void TableHost::Suspend(Slot& slot) {
 }
 
 void TableHost::Complete(const std::shared_ptr<Slot>& slot,
-                         std::function<void()> continuation) {
+                         std::function<void()> continuation, bool here) {
   bool last = false;
   {
     absl::MutexLock lock(&slot->mu);
     slot->continuation = std::move(continuation);
     last = ++slot->arrivals == 2;
   }
-  // Off the completing thread (the store's writer must get back to committing).
-  if (last) workers_.Post([this, slot] { Drain(slot); });
+  if (!last) return;
+  // On the completing thread when it has nothing else waiting (a hand-off costs a
+  // wake-up and a context switch per action); otherwise off it, so that the
+  // store's writer gets back to committing.
+  if (here) {
+    Drain(slot);
+  } else {
+    workers_.Post([this, slot] { Drain(slot); });
+  }
 }
 
 void TableHost::Drain(std::shared_ptr<Slot> slot) {
@@ -135,29 +191,35 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
   absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(slot->id);
   auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
       stored.ok() ? Table::Restore(*stored) : stored.status());
-  Complete(slot, [this, slot, table] {
-    if (table->ok()) {
-      slot->table = std::move(**table);
-      metrics_.recovered.Increment();
-      if (slot->table->event_count() < slot->broadcast) {
-        LogWarn("reloaded table has fewer events than were streamed",
-                {{"table", slot->id}});
-        slot->broadcast = slot->table->event_count();
-      }
-      // An append reported as failed may still have been written: stream what the
-      // log holds beyond what was sent.
-      Broadcast(*slot);
-      Kick(slot, /*restart_clock=*/true);
-      return;
-    }
-    LogWarn("table reload failed",
-            {{"table", slot->id}, {"error", table->status().ToString()}});
-    absl::MutexLock lock(&slot->mu);
-    slot->load_status = absl::UnavailableError(
-        absl::StrCat("table ", slot->id, " is unavailable: ", table->status().message()));
-    // The commands waiting now get the error; the next one tries again.
-    slot->failed_budget = static_cast<int>(slot->queue.size());
-  });
+  // On the io thread, which may do the table's work itself.
+  Complete(
+      slot,
+      [this, slot, table] {
+        if (table->ok()) {
+          slot->table = std::move(**table);
+          metrics_.recovered.Increment();
+          if (slot->table->event_count() < slot->broadcast) {
+            LogWarn("reloaded table has fewer events than were streamed",
+                    {{"table", slot->id}});
+            slot->broadcast = slot->table->event_count();
+          }
+          // An append reported as failed may still have been written: stream what the
+          // log holds beyond what was sent.
+          Broadcast(*slot);
+          Kick(slot, /*restart_clock=*/true);
+          return;
+        }
+        if (!absl::IsUnavailable(table->status())) {
+          LogWarn("table reload failed",
+                  {{"table", slot->id}, {"error", table->status().ToString()}});
+        }
+        absl::MutexLock lock(&slot->mu);
+        slot->load_status = absl::UnavailableError(absl::StrCat(
+            "table ", slot->id, " is unavailable: ", table->status().message()));
+        // The commands waiting now get the error; the next one tries again.
+        slot->failed_budget = static_cast<int>(slot->queue.size());
+      },
+      /*here=*/true);
 }
 
 void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
@@ -178,35 +240,43 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
   const absl::Time start = absl::Now();
   store_->Append(std::move(request), [this, slot, after = std::move(after),
                                       start](absl::Status status) {
-    Complete(slot, [this, slot, after, start, status] {
-      metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
-      if (status.ok()) {
-        // The answer before the broadcast: a Play stream stages it so that it rides
-        // in the update that carries the action's events. Listings must already
-        // show what it answers.
-        Publish(*slot);
-        after(status);
-        Broadcast(*slot);
-        ScheduleClock(*slot);
-        return;
-      }
-      metrics_.append_failures.Increment();
-      LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
-      // Memory ran ahead of the log: drop it; the next command reloads.
-      slot->table.reset();
-      slot->load_status = absl::UnavailableError("the table is being reloaded");
-      if (status.code() == absl::StatusCode::kAborted)
-        return LoseLease(slot, status, after);
-      after(absl::UnavailableError(
-          absl::StrCat("the action could not be saved; retry with the same request_id: ",
-                       status.message())));
-      // The log moved on without us.
-      if (status.code() == absl::StatusCode::kFailedPrecondition) {
-        Evict(*slot, absl::UnavailableError(
-                         absl::StrCat("table ", slot->id, " is no longer hosted here: ",
-                                      status.message(), "; resume with after_seq")));
-      }
-    });
+    const bool here = store_->MayContinueOnAppendThread();
+    Complete(
+        slot,
+        [this, slot, after, start, status] {
+          metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
+          if (status.ok()) {
+            // The answer before the broadcast: a Play stream stages it so that it rides
+            // in the update that carries the action's events. Listings must already
+            // show what it answers.
+            Publish(*slot);
+            after(status);
+            Broadcast(*slot);
+            ScheduleClock(*slot);
+            return;
+          }
+          metrics_.append_failures.Increment();
+          // An unreachable database fails every table's appends alike; the
+          // maintenance thread logs that once per change of state.
+          if (!absl::IsUnavailable(status)) {
+            LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
+          }
+          // Memory ran ahead of the log: drop it; the next command reloads.
+          slot->table.reset();
+          slot->load_status = absl::UnavailableError("the table is being reloaded");
+          if (status.code() == absl::StatusCode::kAborted)
+            return LoseLease(slot, status, after);
+          after(absl::UnavailableError(absl::StrCat(
+              "the action could not be saved; retry with the same request_id: ",
+              status.message())));
+          // The log moved on without us.
+          if (status.code() == absl::StatusCode::kFailedPrecondition) {
+            Evict(*slot, absl::UnavailableError(
+                             absl::StrCat("table ", slot->id, " is no longer hosted here: ",
+                                          status.message(), "; resume with after_seq")));
+          }
+        },
+        here);
   });
 }
 
@@ -261,17 +331,20 @@ void TableHost::OnClock(const std::string& table_id) {
 }
 
 void TableHost::Kick(const std::shared_ptr<Slot>& slot, bool restart_clock) {
-  Post(slot, [this, slot, restart_clock](Slot& s, const absl::Status& status) {
-    if (!status.ok() || draining_.load()) return;
-    // Only a table that was just loaded needs its clock scheduled here: a clock
-    // that fired must not schedule itself again (every firing would add one).
-    if (restart_clock) ScheduleClock(s);
-    Step step = s.table->Advance(absl::Now());
-    if (!s.table->broken().ok()) {
-      return Quarantine(s, std::string(s.table->broken().message()));
-    }
-    Commit(slot, std::move(step), [](const absl::Status&) {});
-  });
+  Post(
+      slot,
+      [this, slot, restart_clock](Slot& s, const absl::Status& status) {
+        if (!status.ok() || draining_.load()) return;
+        // Only a table that was just loaded needs its clock scheduled here: a clock
+        // that fired must not schedule itself again (every firing would add one).
+        if (restart_clock) ScheduleClock(s);
+        Step step = s.table->Advance(absl::Now());
+        if (!s.table->broken().ok()) {
+          return Quarantine(s, std::string(s.table->broken().message()));
+        }
+        Commit(slot, std::move(step), [](const absl::Status&) {});
+      },
+      /*bounded=*/false);
 }
 
 void TableHost::Forget(Slot& slot, const absl::Status& status) {
@@ -395,49 +468,60 @@ void TableHost::Judge(const std::shared_ptr<Slot>& slot, const v1::ActRequest& r
   });
 }
 
-void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply) {
+void TableHost::GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply,
+                         bool trusted) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s);
   std::shared_ptr<Slot> slot = FindSlot(request.table_id());
-  if (!slot) return ViewFromStore(request.table_id(), reply);
-  WhenFresh([this, slot, reply](const absl::Status& fresh) {
+  if (!slot) return ViewFromStore(request.table_id(), reply, trusted);
+  WhenFresh([this, slot, reply, trusted](const absl::Status& fresh) {
     // Not (or no longer) hosted here: the log says all.
-    if (!fresh.ok()) return ViewFromStore(slot->id, reply);
-    Post(slot, [this, reply](Slot& s, const absl::Status& status) {
-      if (!status.ok()) return ViewFromStore(s.id, reply);
+    if (!fresh.ok()) return ViewFromStore(slot->id, reply, trusted);
+    Post(slot, [this, reply, trusted](Slot& s, const absl::Status& status) {
+      if (absl::IsResourceExhausted(status)) return reply(status);  // the table is flooded
+      if (!status.ok()) return ViewFromStore(s.id, reply, trusted);
+      if (absl::Status c = s.table->CheckSpectator(trusted); !c.ok()) return reply(c);
       reply(s.table->View(engine::kSpectator));
     });
   });
 }
 
-void TableHost::ViewFromStore(const std::string& table_id, Reply<v1::TableView> reply) {
-  io_.Post([this, table_id, reply] {
-    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
-    if (!stored.ok()) return reply(stored.status());
-    absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
-    if (!table.ok()) return reply(table.status());
-    reply((*table)->View(engine::kSpectator));
-  });
+void TableHost::ViewFromStore(const std::string& table_id, Reply<v1::TableView> reply,
+                              bool trusted) {
+  PostRead(
+      [this, table_id, reply, trusted] {
+        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
+        if (!stored.ok()) return reply(stored.status());
+        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+        if (!table.ok()) return reply(table.status());
+        if (absl::Status c = (*table)->CheckSpectator(trusted); !c.ok()) return reply(c);
+        reply((*table)->View(engine::kSpectator));
+      },
+      [reply](const absl::Status& s) { reply(s); });
 }
 
 void TableHost::Subscribe(const std::string& table_id, const std::string& seat_token,
                           bool spectator, uint64_t after_seq,
-                          std::shared_ptr<UpdateSink> sink) {
+                          std::shared_ptr<UpdateSink> sink, bool trusted) {
   if (absl::Status s = Available(); !s.ok()) return sink->Close(s);
   if (!spectator && seat_token.empty()) {
     return sink->Close(absl::UnauthenticatedError("seat_token is required"));
   }
   if (absl::Status s = CheckTableId(table_id); !s.ok()) return sink->Close(s);
-  WhenFresh([this, table_id, seat_token, spectator, after_seq,
-             sink](const absl::Status& fresh) {
+  WhenFresh([this, table_id, seat_token, spectator, after_seq, sink,
+             trusted](const absl::Status& fresh) {
     if (!fresh.ok()) return sink->Close(fresh);
     std::shared_ptr<Slot> slot = SlotFor(table_id);
-    Post(slot,
-         [seat_token, spectator, after_seq, sink](Slot& s, const absl::Status& status) {
+    Post(slot, [seat_token, spectator, after_seq, sink, trusted](
+                   Slot& s, const absl::Status& status) {
            if (!status.ok()) return sink->Close(status);
            Table& table = *s.table;
            int viewer = engine::kSpectator;
-           if (!spectator) {
+           if (spectator) {
+             if (absl::Status c = table.CheckSpectator(trusted); !c.ok()) {
+               return sink->Close(c);
+             }
+           } else {
              absl::StatusOr<int> seat = table.SeatOf(seat_token);
              if (!seat.ok()) return sink->Close(seat.status());
              viewer = *seat;

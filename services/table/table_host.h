@@ -87,6 +87,11 @@ struct HostOptions {
   absl::Duration adopt_timeout = absl::Seconds(30);
   int worker_threads = 2;
   int io_threads = 4;
+  // Bounds, each answered at once when reached (docs in README, "Bounds"): the
+  // commands waiting on one table (RESOURCE_EXHAUSTED: that table is flooded), and
+  // the database reads waiting for an io thread (UNAVAILABLE: retry shortly).
+  size_t max_table_commands = 64;
+  size_t max_queued_reads = 1024;
   int max_tables = 20000;
   // CreateTable refuses a stake above this (whole units; at most engine::kMaxStake).
   int64_t max_stake = engine::kMaxStake;
@@ -154,16 +159,22 @@ class TableHost {
   void Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply);
   // Act for a Play stream: the same judgement, answered through ActReply.
   void ActOnStream(const v1::ActRequest& request, ActReply reply);
-  void GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply);
+  //
+  // Spectating (GetTable, Subscribe as a spectator, GetGameRecord without a seat
+  // token) of a table created without public_spectating is PERMISSION_DENIED
+  // unless `trusted` (the edge says the caller is the trusted backend).
+  void GetTable(const v1::GetTableRequest& request, Reply<v1::TableView> reply,
+                bool trusted = true);
   // `seat_token` empty: a spectator (Watch). Errors end the sink.
   void Subscribe(const std::string& table_id, const std::string& seat_token,
-                 bool spectator, uint64_t after_seq, std::shared_ptr<UpdateSink> sink);
+                 bool spectator, uint64_t after_seq, std::shared_ptr<UpdateSink> sink,
+                 bool trusted = true);
   void ListPlayerTables(const v1::ListPlayerTablesRequest& request,
                         Reply<v1::ListPlayerTablesResponse> reply);
   void ListPlayerGames(const v1::ListPlayerGamesRequest& request,
                        Reply<v1::ListPlayerGamesResponse> reply);
   void GetGameRecord(const v1::GetGameRecordRequest& request,
-                     Reply<v1::GameRecord> reply);
+                     Reply<v1::GameRecord> reply, bool trusted = true);
   void LocateTable(const v1::LocateTableRequest& request, Reply<v1::TableLocation> reply);
 
   // Called from the maintenance thread whenever the store's readiness changes
@@ -172,6 +183,16 @@ class TableHost {
     absl::MutexLock lock(&mu_);
     readiness_listener_ = std::move(listener);
   }
+
+  // The seat `seat_token` is of at `table_id`, checked against a table hosted
+  // here, from any thread (no strand): NOT_FOUND when the table is not hosted
+  // here, PERMISSION_DENIED when the token is none of its seats'. For keying rate
+  // limits on verified identities.
+  absl::StatusOr<int> VerifySeat(const std::string& table_id,
+                                 const std::string& seat_token) const;
+  // The player sitting at the seat VerifySeat finds.
+  absl::StatusOr<std::string> PlayerOfSeat(const std::string& table_id,
+                                           const std::string& seat_token) const;
 
   // The address registered for this instance (before Start()).
   void Advertise(std::string address) {
@@ -195,14 +216,24 @@ class TableHost {
   using Command = std::function<void(Slot& slot, const absl::Status& status)>;
 
   std::shared_ptr<Slot> FindSlot(const std::string& table_id) const;
+  // Queues `command` on the table's strand. A `bounded` command (one a client
+  // asked for) finds max_table_commands waiting: it runs at once, off the strand,
+  // with RESOURCE_EXHAUSTED (commands only reply when their status is not OK).
+  void Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded = true);
+  // Runs `read` on the io pool, or answers `refuse` with UNAVAILABLE when
+  // max_queued_reads are waiting.
+  void PostRead(std::function<void()> read,
+                std::function<void(const absl::Status&)> refuse);
   // The table's slot; a placeholder that adopts the table if it is not hosted.
   std::shared_ptr<Slot> SlotFor(const std::string& table_id);
-  void Post(const std::shared_ptr<Slot>& slot, Command command);
   void Drain(std::shared_ptr<Slot> slot);
   // Strand work that starts an append or a reload suspends the strand; the
   // operation's completion passes the rest of the work to Complete().
   void Suspend(Slot& slot);
-  void Complete(const std::shared_ptr<Slot>& slot, std::function<void()> continuation);
+  // `here`: the completing thread may run the continuation itself rather than
+  // hand it to a worker.
+  void Complete(const std::shared_ptr<Slot>& slot, std::function<void()> continuation,
+                bool here = false);
   // Writes `step` and then runs `after` on the strand: OK once durable, else the
   // store's error (the table is then reloaded before its next command).
   void Commit(const std::shared_ptr<Slot>& slot, Step step,
@@ -272,7 +303,10 @@ class TableHost {
   // On the strand: judges a seat's action and commits it.
   void Judge(const std::shared_ptr<Slot>& slot, const v1::ActRequest& request,
              const ActReply& reply);
-  void ViewFromStore(const std::string& table_id, Reply<v1::TableView> reply);
+  // A spectator's view read from the log (a table not hosted here); `trusted`
+  // as for GetTable.
+  void ViewFromStore(const std::string& table_id, Reply<v1::TableView> reply,
+                     bool trusted);
   absl::Status Available() const;
 
   const HostOptions options_;

@@ -42,9 +42,12 @@ std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id)
 }
 
 void TableHost::Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded) {
-  Post(slot, [loaded = std::move(loaded)](Slot&, const absl::Status&) {
-    if (loaded) loaded();
-  });
+  Post(
+      slot,
+      [loaded = std::move(loaded)](Slot&, const absl::Status&) {
+        if (loaded) loaded();
+      },
+      /*bounded=*/false);
 }
 
 void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
@@ -98,6 +101,13 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
   slot->broadcast = table->event_count();
+  if (!slot->seats_known.load(std::memory_order_acquire)) {
+    for (int s = 0; s < engine::kNumSeats; ++s) {
+      slot->token_hashes[s] = table->seats()[s].token_hash;
+      slot->player_ids[s] = table->seats()[s].player_id;
+    }
+    slot->seats_known.store(true, std::memory_order_release);
+  }
   const bool live = !table->over();
   slot->table = std::move(table);
   slot->hosted.store(live);
@@ -121,11 +131,13 @@ void TableHost::LocateTable(const v1::LocateTableRequest& request,
   if (request.table_id().empty() || request.table_id().size() > 128) {
     return reply(absl::InvalidArgumentError("table_id is required (at most 128 bytes)"));
   }
-  io_.Post([this, id = request.table_id(), reply] {
-    absl::StatusOr<storage::TableHome> home = store_->Locate(id);
-    if (!home.ok()) return reply(home.status());
-    reply(LocationOf(id, *home));
-  });
+  PostRead(
+      [this, id = request.table_id(), reply] {
+        absl::StatusOr<storage::TableHome> home = store_->Locate(id);
+        if (!home.ok()) return reply(home.status());
+        reply(LocationOf(id, *home));
+      },
+      [reply](const absl::Status& s) { reply(s); });
 }
 
 // --- Leases -------------------------------------------------------------------------
@@ -190,12 +202,15 @@ void TableHost::LostLease(const std::shared_ptr<Slot>& slot) {
   // Where it went, found here (off the strand), then the strand lets it go.
   absl::Status moved = Locate(slot->id, "lease lost: another instance took it over");
   slot->hosted.store(false);
-  Post(slot, [this, moved](Slot& s, const absl::Status&) {
-    if (s.finished.load() || s.evicted) return;  // it ended meanwhile
-    metrics_.leases_lost.Increment();
-    LogWarn("lease lost", {{"table", s.id}, {"now", moved.ToString()}});
-    Forget(s, moved);
-  });
+  Post(
+      slot,
+      [this, moved](Slot& s, const absl::Status&) {
+        if (s.finished.load() || s.evicted) return;  // it ended meanwhile
+        metrics_.leases_lost.Increment();
+        LogWarn("lease lost", {{"table", s.id}, {"now", moved.ToString()}});
+        Forget(s, moved);
+      },
+      /*bounded=*/false);
 }
 
 void TableHost::LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status& why,

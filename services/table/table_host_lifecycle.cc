@@ -65,6 +65,9 @@ void TableHost::RunMaintenance() {
     }
     if (listener) listener(ready);
   }
+  // Nothing to claim or renew without a database, and one line above says so
+  // (rather than one per round per operation).
+  if (!ready) return;
   // Renewal first: adoption never delays it (claims are bounded, and the
   // claimed tables load on the io pool).
   if (absl::Status s = RenewHosted(); !s.ok()) {
@@ -72,7 +75,7 @@ void TableHost::RunMaintenance() {
   }
   Heartbeat();
   const int room = options_.max_tables - static_cast<int>(table_count());
-  if (ready && room > 0) {
+  if (room > 0) {
     for (const auto& slot : ClaimOrphans(std::min(options_.claim_batch, room))) {
       Touch(slot, nullptr);
     }
@@ -127,6 +130,11 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
   slot->broadcast = table->event_count();
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    slot->token_hashes[s] = table->seats()[s].token_hash;
+    slot->player_ids[s] = table->seats()[s].player_id;
+  }
+  slot->seats_known.store(true, std::memory_order_release);
   slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
   absl::MutexLock lock(&mu_);
@@ -159,12 +167,15 @@ void TableHost::Shutdown() {
   auto drained = std::make_shared<Drained>();
   drained->left = slots.size();
   for (const std::shared_ptr<Slot>& slot : slots) {
-    Post(slot, [this, drained](Slot& s, const absl::Status&) {
-      CloseStreams(s, absl::UnavailableError(
-                          "the server is shutting down; resume with after_seq"));
-      absl::MutexLock lock(&drained->mu);
-      --drained->left;
-    });
+    Post(
+        slot,
+        [this, drained](Slot& s, const absl::Status&) {
+          CloseStreams(s, absl::UnavailableError(
+                              "the server is shutting down; resume with after_seq"));
+          absl::MutexLock lock(&drained->mu);
+          --drained->left;
+        },
+        /*bounded=*/false);
   }
   {
     // A store that no longer answers must not keep the process from exiting.
@@ -224,6 +235,7 @@ absl::Status TableHost::ResolveSettings(const v1::CreateTableRequest& request,
     return s;
   }
   settings->set_seed(request.has_seed() ? request.seed() : service::RandomUint64());
+  settings->set_public_spectating(request.public_spectating());
   return absl::OkStatus();
 }
 
@@ -318,12 +330,15 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
       Table::Create(game.game_id, settings, game.seats, absl::Now());
   if (!table.ok()) return reply(table.status());
   // CreateGame is a blocking write: off the caller's thread.
-  io_.Post([this, request, game = std::move(game),
-            table = std::make_shared<std::unique_ptr<Table>>(*std::move(table)),
-            response = std::move(response), reply = std::move(reply)]() mutable {
-    CreateStored(std::move(request), std::move(game), std::move(*table),
-                 std::move(response), std::move(reply));
-  });
+  auto refuse = [reply](const absl::Status& s) { reply(s); };
+  PostRead(
+      [this, request, game = std::move(game),
+       table = std::make_shared<std::unique_ptr<Table>>(*std::move(table)),
+       response = std::move(response), reply = std::move(reply)]() mutable {
+        CreateStored(std::move(request), std::move(game), std::move(*table),
+                     std::move(response), std::move(reply));
+      },
+      std::move(refuse));
 }
 
 void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame game,

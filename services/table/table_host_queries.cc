@@ -27,24 +27,26 @@ void TableHost::ListPlayerTables(const v1::ListPlayerTablesRequest& request,
                                  Reply<v1::ListPlayerTablesResponse> reply) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (absl::Status s = CheckPlayerId(request.player_id()); !s.ok()) return reply(s);
-  io_.Post([this, player_id = request.player_id(), reply] {
-    absl::StatusOr<std::vector<storage::GameListing>> listings =
-        store_->ListActive(player_id);
-    if (!listings.ok()) return reply(listings.status());
-    v1::ListPlayerTablesResponse response;
-    for (const storage::GameListing& listing : *listings) {
-      v1::TableSummary* summary = response.add_tables();
-      summary->set_table_id(listing.game_id);
-      *summary->mutable_mode() = ModeFromStoredName(listing.mode);
-      summary->set_seat(listing.seat);
-      *summary->mutable_created() = TimeToProto(listing.created);
-      // Known only for the tables hosted here; elsewhere it stays unspecified.
-      if (std::shared_ptr<Slot> slot = FindSlot(listing.game_id)) {
-        summary->set_phase(static_cast<v1::Phase>(slot->phase.load()));
-      }
-    }
-    reply(std::move(response));
-  });
+  PostRead(
+      [this, player_id = request.player_id(), reply] {
+        absl::StatusOr<std::vector<storage::GameListing>> listings =
+            store_->ListActive(player_id);
+        if (!listings.ok()) return reply(listings.status());
+        v1::ListPlayerTablesResponse response;
+        for (const storage::GameListing& listing : *listings) {
+          v1::TableSummary* summary = response.add_tables();
+          summary->set_table_id(listing.game_id);
+          *summary->mutable_mode() = ModeFromStoredName(listing.mode);
+          summary->set_seat(listing.seat);
+          *summary->mutable_created() = TimeToProto(listing.created);
+          // Known only for the tables hosted here; elsewhere it stays unspecified.
+          if (std::shared_ptr<Slot> slot = FindSlot(listing.game_id)) {
+            summary->set_phase(static_cast<v1::Phase>(slot->phase.load()));
+          }
+        }
+        reply(std::move(response));
+      },
+      [reply](const absl::Status& s) { reply(s); });
 }
 
 void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
@@ -56,75 +58,82 @@ void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
   }
   const int page =
       request.page_size() == 0 ? kDefaultPage : std::min(request.page_size(), kMaxPage);
-  io_.Post([this, request, page, reply] {
-    // One more than the page tells whether another page follows.
-    absl::StatusOr<std::vector<storage::GameListing>> listings =
-        store_->ListFinished(request.player_id(), page + 1, request.page_token());
-    if (!listings.ok()) return reply(listings.status());
-    v1::ListPlayerGamesResponse response;
-    const int shown = std::min<int>(page, static_cast<int>(listings->size()));
-    for (int i = 0; i < shown; ++i) {
-      const storage::GameListing& listing = (*listings)[i];
-      v1::GameSummary* summary = response.add_games();
-      summary->set_game_id(listing.game_id);
-      *summary->mutable_mode() = ModeFromStoredName(listing.mode);
-      summary->set_seat(listing.seat);
-      summary->set_total(listing.total);
-      summary->set_place(listing.place);
-      if (absl::StatusOr<v1::GameResult> result = ResultFromJson(listing.result);
-          result.ok()) {
-        *summary->mutable_result() = *std::move(result);
-      }
-      if (listing.finished) *summary->mutable_finished() = TimeToProto(*listing.finished);
-    }
-    if (static_cast<int>(listings->size()) > page) {
-      response.set_next_page_token((*listings)[shown - 1].cursor);
-    }
-    reply(std::move(response));
-  });
+  PostRead(
+      [this, request, page, reply] {
+        // One more than the page tells whether another page follows.
+        absl::StatusOr<std::vector<storage::GameListing>> listings =
+            store_->ListFinished(request.player_id(), page + 1, request.page_token());
+        if (!listings.ok()) return reply(listings.status());
+        v1::ListPlayerGamesResponse response;
+        const int shown = std::min<int>(page, static_cast<int>(listings->size()));
+        for (int i = 0; i < shown; ++i) {
+          const storage::GameListing& listing = (*listings)[i];
+          v1::GameSummary* summary = response.add_games();
+          summary->set_game_id(listing.game_id);
+          *summary->mutable_mode() = ModeFromStoredName(listing.mode);
+          summary->set_seat(listing.seat);
+          summary->set_total(listing.total);
+          summary->set_place(listing.place);
+          if (absl::StatusOr<v1::GameResult> result = ResultFromJson(listing.result);
+              result.ok()) {
+            *summary->mutable_result() = *std::move(result);
+          }
+          if (listing.finished)
+            *summary->mutable_finished() = TimeToProto(*listing.finished);
+        }
+        if (static_cast<int>(listings->size()) > page) {
+          response.set_next_page_token((*listings)[shown - 1].cursor);
+        }
+        reply(std::move(response));
+      },
+      [reply](const absl::Status& s) { reply(s); });
 }
 
 void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
-                              Reply<v1::GameRecord> reply) {
+                              Reply<v1::GameRecord> reply, bool trusted) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (request.game_id().empty() || request.game_id().size() > 128) {
     return reply(absl::InvalidArgumentError("game_id is required"));
   }
-  io_.Post([this, request, reply] {
-    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(request.game_id());
-    if (!stored.ok()) return reply(stored.status());
-    absl::StatusOr<std::unique_ptr<Table>> loaded = Table::Restore(*stored);
-    if (!loaded.ok()) return reply(loaded.status());
-    const Table& table = **loaded;
-    int viewer = engine::kSpectator;
-    if (!request.seat_token().empty()) {
-      absl::StatusOr<int> seat = table.SeatOf(request.seat_token());
-      if (!seat.ok()) return reply(seat.status());
-      viewer = *seat;
-    }
-    v1::GameRecord record;
-    record.set_game_id(table.id());
-    *record.mutable_mode() = table.settings().mode();
-    *record.mutable_rules() = table.settings().rules();
-    for (const storage::SeatRecord& seat : table.seats()) {
-      v1::SeatAssignment* out = record.add_seats();
-      out->set_player_id(seat.player_id);
-      out->set_display_name(seat.display_name);
-      out->set_bot(seat.bot);
-      out->set_stake(seat.stake);
-    }
-    record.set_viewer(viewer);
-    absl::StatusOr<std::vector<v1::Event>> events = table.EventsAfter(viewer, 0);
-    for (v1::Event& event : *events) *record.add_events() = std::move(event);
-    *record.mutable_started() = TimeToProto(table.created());
-    if (table.over()) {
-      *record.mutable_result() = table.ResultProto();
-      if (!stored->entries.empty()) {
-        *record.mutable_finished() = TimeToProto(stored->entries.back().time);
-      }
-    }
-    reply(std::move(record));
-  });
+  PostRead(
+      [this, request, reply, trusted] {
+        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(request.game_id());
+        if (!stored.ok()) return reply(stored.status());
+        absl::StatusOr<std::unique_ptr<Table>> loaded = Table::Restore(*stored);
+        if (!loaded.ok()) return reply(loaded.status());
+        const Table& table = **loaded;
+        int viewer = engine::kSpectator;
+        if (!request.seat_token().empty()) {
+          absl::StatusOr<int> seat = table.SeatOf(request.seat_token());
+          if (!seat.ok()) return reply(seat.status());
+          viewer = *seat;
+        } else if (absl::Status s = table.CheckSpectator(trusted); !s.ok()) {
+          return reply(s);
+        }
+        v1::GameRecord record;
+        record.set_game_id(table.id());
+        *record.mutable_mode() = table.settings().mode();
+        *record.mutable_rules() = table.settings().rules();
+        for (const storage::SeatRecord& seat : table.seats()) {
+          v1::SeatAssignment* out = record.add_seats();
+          out->set_player_id(seat.player_id);
+          out->set_display_name(seat.display_name);
+          out->set_bot(seat.bot);
+          out->set_stake(seat.stake);
+        }
+        record.set_viewer(viewer);
+        absl::StatusOr<std::vector<v1::Event>> events = table.EventsAfter(viewer, 0);
+        for (v1::Event& event : *events) *record.add_events() = std::move(event);
+        *record.mutable_started() = TimeToProto(table.created());
+        if (table.over()) {
+          *record.mutable_result() = table.ResultProto();
+          if (!stored->entries.empty()) {
+            *record.mutable_finished() = TimeToProto(stored->entries.back().time);
+          }
+        }
+        reply(std::move(record));
+      },
+      [reply](const absl::Status& s) { reply(s); });
 }
 
 }  // namespace trix::table

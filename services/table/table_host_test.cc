@@ -812,3 +812,105 @@ TEST_F(HostTest, ARefusedActionCarriesTheSeatsPromptAgain) {
 
 }  // namespace
 }  // namespace trix::table
+
+namespace trix::table {
+namespace {
+
+// A host of its own over a memory store, with small bounds.
+struct BoundedHost {
+  explicit BoundedHost(HostOptions options)
+      : db(std::make_shared<MemoryDatabase>()), store(db, options.instance_id) {
+    host = std::make_unique<TableHost>(options, &store, &registry);
+    EXPECT_TRUE(host->Start().ok());
+  }
+  prometheus::Registry registry;
+  std::shared_ptr<MemoryDatabase> db;
+  MemoryStore store;
+  std::unique_ptr<TableHost> host;
+};
+
+TEST(HostBoundsTest, AFloodedTableRefusesPastItsCommandBound) {
+  HostOptions options = Options("b");
+  options.max_table_commands = 4;
+  BoundedHost b(options);
+  v1::CreateTableResponse table =
+      Wait<v1::CreateTableResponse>([&](auto reply) {
+        b.host->CreateTable(CreateRequest("q", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 3),
+                            reply);
+      }).value();
+  // The table's strand waits on a held append: everything else queues behind it.
+  b.store.HoldAppends(true);
+  v1::ActRequest choose;
+  choose.set_table_id(table.table_id());
+  choose.set_seat_token(table.seat_tokens(table.table().owner()));
+  choose.set_request_id("c");
+  choose.mutable_choose_contract()->set_contract(v1::CONTRACT_COMPLEX);
+  auto acted = std::make_shared<std::promise<absl::StatusOr<v1::ActResponse>>>();
+  b.host->Act(choose,
+              [acted](absl::StatusOr<v1::ActResponse> r) { acted->set_value(r); });
+  for (int i = 0; i < 1000 && b.store.held_appends() == 0; ++i)
+    absl::SleepFor(absl::Milliseconds(5));
+  ASSERT_EQ(b.store.held_appends(), 1u);
+  absl::Mutex mu;
+  std::vector<absl::Status> answers;
+  v1::GetTableRequest get;
+  get.set_table_id(table.table_id());
+  for (int i = 0; i < 10; ++i) {
+    b.host->GetTable(get, [&](absl::StatusOr<v1::TableView> view) {
+      absl::MutexLock lock(&mu);
+      answers.push_back(view.status());
+    });
+  }
+  {
+    // The six past the bound are answered at once, without the strand.
+    absl::MutexLock lock(&mu);
+    ASSERT_EQ(answers.size(), 6u);
+    for (const absl::Status& s : answers) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kResourceExhausted) << s;
+      EXPECT_THAT(s.message(), HasSubstr("retry"));
+    }
+  }
+  b.store.HoldAppends(false);
+  EXPECT_TRUE(acted->get_future().get().ok());
+  absl::MutexLock lock(&mu);
+  auto all = [&]() { return answers.size() == 10; };
+  ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&all), absl::Seconds(5)));
+  for (size_t i = 6; i < answers.size(); ++i) EXPECT_TRUE(answers[i].ok()) << answers[i];
+}
+
+TEST(HostBoundsTest, DatabaseReadsPastTheBoundAreRefusedAtOnce) {
+  HostOptions options = Options("r");
+  options.io_threads = 1;
+  options.max_queued_reads = 2;
+  BoundedHost b(options);
+  absl::Mutex mu;
+  std::vector<absl::Status> answers;
+  v1::ListPlayerTablesRequest list;
+  list.set_player_id("player-0");
+  {
+    // Holding the memory database's lock stalls the one io thread on the first
+    // read; two more wait; the rest find the queue full.
+    absl::MutexLock db_lock(&b.db->mu);
+    for (int i = 0; i < 10; ++i) {
+      b.host->ListPlayerTables(list, [&](absl::StatusOr<v1::ListPlayerTablesResponse> r) {
+        absl::MutexLock lock(&mu);
+        answers.push_back(r.status());
+      });
+    }
+    absl::MutexLock lock(&mu);
+    // 2 or 3 accepted: the io thread may not have taken the first one yet.
+    EXPECT_GE(answers.size(), 7u);
+    EXPECT_LE(answers.size(), 8u);
+    for (const absl::Status& s : answers) {
+      EXPECT_EQ(s.code(), absl::StatusCode::kUnavailable) << s;
+      EXPECT_THAT(s.message(), HasSubstr("retry"));
+    }
+  }
+  absl::MutexLock lock(&mu);
+  auto all = [&]() { return answers.size() == 10; };
+  ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&all), absl::Seconds(5)));
+  EXPECT_TRUE(answers.back().ok()) << answers.back();
+}
+
+}  // namespace
+}  // namespace trix::table

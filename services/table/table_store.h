@@ -35,6 +35,9 @@ class TableStore {
   // `done` may run on any thread, and must not block.
   virtual void Append(storage::AppendRequest request,
                       std::function<void(absl::Status)> done) = 0;
+  // Whether a `done` may continue its table's work on its own thread (the store
+  // has no appends waiting for that thread): GameStore::appends_queued().
+  virtual bool MayContinueOnAppendThread() { return false; }
   virtual absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) = 0;
   virtual absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted) = 0;

@@ -241,7 +241,9 @@ void PlayStream::OnReadDone(bool ok) {
 void PlayStream::Open(const v1::SubscribeRequest& subscribe) {
   table_id_ = subscribe.table_id();
   seat_token_ = subscribe.seat_token();
-  if (absl::Status s = check_rate_(seat_token_); !s.ok()) return sink_->Close(s);
+  if (absl::Status s = check_rate_(table_id_, seat_token_); !s.ok()) {
+    return sink_->Close(s);
+  }
   host_->Subscribe(table_id_, seat_token_, /*spectator=*/false, subscribe.after_seq(),
                    sink_);
 }
@@ -257,7 +259,7 @@ void PlayStream::Act(v1::ActRequest act) {
     refused = absl::PermissionDeniedError(
         "seat_token is not this stream's seat (leave it empty on a Play stream)");
   } else {
-    refused = check_rate_(seat_token_);
+    refused = check_rate_(table_id_, seat_token_);
   }
   if (!refused.ok()) {
     sink_->Stage(ResultOf(act.request_id(), refused));

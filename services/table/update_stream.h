@@ -122,9 +122,11 @@ class UpdateStream final : public grpc::ServerWriteReactor<v1::TableUpdate>,
 class PlayStream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>,
                          private StreamWriter {
  public:
-  // The service's per-call rate check: RESOURCE_EXHAUSTED when the caller (and
-  // the seat token, if not empty) is over its rate.
-  using RateCheck = std::function<absl::Status(const std::string& seat_token)>;
+  // The service's per-call rate check: RESOURCE_EXHAUSTED when the caller (the
+  // seat, once its token is verified at `table_id`; else its address) is over
+  // its rate.
+  using RateCheck = std::function<absl::Status(const std::string& table_id,
+                                               const std::string& seat_token)>;
 
   // `host` and `metrics` must outlive the stream.
   PlayStream(grpc::CallbackServerContext* context, TableHost* host, size_t capacity,

@@ -4,7 +4,8 @@
 
 namespace trix::table {
 
-WorkerPool::WorkerPool(std::string name, int threads) : name_(std::move(name)) {
+WorkerPool::WorkerPool(std::string name, int threads, size_t max_queued)
+    : name_(std::move(name)), max_queued_(max_queued) {
   for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Run(); });
 }
 
@@ -14,6 +15,14 @@ void WorkerPool::Post(std::function<void()> work) {
   absl::MutexLock lock(&mu_);
   if (stopping_ && threads_.empty()) return;
   queue_.push_back(std::move(work));
+}
+
+bool WorkerPool::TryPost(std::function<void()> work) {
+  absl::MutexLock lock(&mu_);
+  if (stopping_ && threads_.empty()) return true;  // dropped, as Post drops it
+  if (queue_.size() >= max_queued_) return false;
+  queue_.push_back(std::move(work));
+  return true;
 }
 
 void WorkerPool::Stop() {

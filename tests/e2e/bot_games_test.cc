@@ -129,6 +129,7 @@ class BotGamesTest : public ::testing::Test {
                                       const std::array<int64_t, 4>& stakes = {}) {
     v1::CreateTableRequest request;
     request.set_request_id(absl::StrCat("e2e-", mode, "-", port_));
+    request.set_public_spectating(true);  // the test follows it with GetTable
     *request.mutable_mode() = wire::ModeFromName(mode).value();
     request.mutable_clocks()->set_contract_ms(5000);
     request.mutable_clocks()->set_doubling_ms(5000);
@@ -272,6 +273,7 @@ TEST_F(BotGamesTest, AStakedSoloGameSharesThePot) {
 
   // The players' histories list the game.
   grpc::ClientContext context;
+  context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
   v1::ListPlayerGamesRequest request;
   request.set_player_id(record.seats(0).player_id());
   v1::ListPlayerGamesResponse games;

@@ -279,6 +279,7 @@ TEST_F(PlayTmuxTest, APersonPlaysAWholeGameWithTheKeyboard) {
 
   // The record is the final screen's.
   grpc::ClientContext context;
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", kServiceToken));
   v1::GetGameRecordRequest request;
   request.set_game_id(table.table_id());
   v1::GameRecord record;
@@ -388,6 +389,8 @@ TEST_F(PlayTmuxTest, APersonFindsATableThroughMatchmakingPlaysAndLeaves) {
   ASSERT_TRUE(AwaitScreen("You left the table", absl::Seconds(10)));
 
   grpc::ClientContext context;
+  // The backend's view: a practice table is not open to spectators.
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", kServiceToken));
   v1::GetTableRequest request;
   request.set_table_id(table_id);
   v1::TableView view;

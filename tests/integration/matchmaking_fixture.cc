@@ -188,6 +188,8 @@ v1::TableView MatchmakingTest::Table(const v1::Assignment& a) {
   auto stub = v1::TableService::NewStub(
       grpc::CreateChannel(a.address(), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
+  // The backend's view: tables placed by matchmaking are not open to spectators.
+  context.AddMetadata("authorization", std::string("Bearer ") + table::kServiceToken);
   v1::GetTableRequest request;
   request.set_table_id(a.table_id());
   v1::TableView view;

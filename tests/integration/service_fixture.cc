@@ -147,6 +147,8 @@ v1::CreateTableRequest TableServiceTest::CreateRequest(const v1::Mode& mode,
   r.set_request_id("create-" + std::to_string(seed) + "-" + std::to_string(++counter));
   *r.mutable_mode() = mode;
   r.set_seed(seed);
+  // Tests watch their tables as spectators; who may is tested on its own.
+  r.set_public_spectating(true);
   r.mutable_rules()->set_kingdoms(kingdoms);
   r.mutable_clocks()->set_contract_ms(clock_ms);
   r.mutable_clocks()->set_doubling_ms(clock_ms);

@@ -234,6 +234,49 @@ TEST_F(ErrorsTest, AFloodingSeatIsLimitedAndOthersAreNot) {
   EXPECT_LT(absl::Now() - start, absl::Seconds(1));
 }
 
+TEST_F(ErrorsTest, RatesKeyOnVerifiedSeatsNotOnTheAddress) {
+  // One address (this process) playing many seats, as one bot process does.
+  ServiceOptions options = DefaultServiceOptions();
+  options.server.grpc.seat_rate = {.per_second = 1000, .burst = 1000};
+  options.server.grpc.peer_rate = {.per_second = 1, .burst = 5};
+  StartService(options);
+  std::vector<v1::CreateTableResponse> tables;
+  // The backend's CreateTable counts against the backend, not the address.
+  for (int t = 0; t < 8; ++t) {
+    tables.push_back(CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 30 + t));
+  }
+  int seat_calls = 0;
+  for (const v1::CreateTableResponse& table : tables) {
+    for (int seat = 0; seat < 4; ++seat) {
+      // Refused by the rules (not this seat's turn, or not its card), never by
+      // the rate: 32 verified seats' calls from an address allowed 5.
+      grpc::Status s = Act(table, seat, "r" + std::to_string(seat), PlayCard("2C"));
+      EXPECT_NE(s.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+          << s.error_message();
+      ++seat_calls;
+    }
+  }
+  EXPECT_EQ(seat_calls, 32);
+  // A token that verifies nowhere counts against the address, and runs out.
+  v1::CreateTableResponse forged = tables[0];
+  for (int seat = 0; seat < 4; ++seat) forged.set_seat_tokens(seat, "forged");
+  int limited = 0;
+  for (int i = 0; i < 20; ++i) {
+    grpc::Status s = Act(forged, 0, "x" + std::to_string(i), PlayCard("2C"));
+    if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++limited;
+      EXPECT_EQ(s.error_message(), "too many requests from this address; slow down");
+    } else {
+      EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+    }
+  }
+  EXPECT_GE(limited, 14);
+  // The flood of forged tokens from the address does not slow a real seat.
+  const v1::CreateTableResponse& calm = tables[1];
+  EXPECT_TRUE(
+      Act(calm, calm.table().owner(), "c", ChooseContract(v1::CONTRACT_TRIX)).ok());
+}
+
 TEST_F(ErrorsTest, HealthAndReflection) {
   EXPECT_EQ(HealthStatus(channel_, ""), trix::testing::HealthCheckResponse::SERVING);
   EXPECT_EQ(HealthStatus(channel_, "trix.v1.TableService"),

@@ -110,6 +110,7 @@ TEST_F(GamesTest, AllFourModesPlayedToTheEndByFourClientsEach) {
     games.set_player_id(t.table.table().seats(2).player_id());
     v1::ListPlayerGamesResponse listed;
     grpc::ClientContext list_context;
+    list_context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
     ASSERT_TRUE(stub_->ListPlayerGames(&list_context, games, &listed).ok());
     ASSERT_EQ(listed.games_size(), 1);
     EXPECT_EQ(listed.games(0).game_id(), t.table.table_id());
