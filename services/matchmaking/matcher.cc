@@ -329,9 +329,10 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
     if (plan.bot()) {
       std::optional<BotSeat> bot = reserve_bot_(state.spec->mode, bots);
       seat->set_bot(true);
-      if (!bot) {  // the table's autopilot plays it
+      if (!bot) {  // the table's autopilot plays it from the first move
         seat->set_player_id(absl::StrCat("autopilot-", s));
         seat->set_display_name("Autopilot");
+        seat->set_autopilot(true);
         continue;
       }
       bots.push_back(bot->bot_id);
