@@ -9,7 +9,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 work=$(mktemp -d /tmp/mamlaka-service-match-test.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+# The logs of every process are kept when the test fails.
+trap 'status=$?; if [ $status -eq 0 ]; then rm -rf "$work"; else echo "logs in $work" >&2; fi' EXIT
 LOG_DIR=$work/logs "$root/scripts/service-match.sh" --games=2 --tables=2 --a=search \
   --b=heuristic --search_budget=5ms --search_samples=40 --json="$work/report.json" \
   --timeout=2m | tee "$work/report.txt"
