@@ -21,7 +21,7 @@ log = logging.getLogger("mamlaka_bot")
 
 
 def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=None,
-          on_result=None):
+          on_result=None, on_assignment=None):
     """Serves until `stop` (a threading.Event) is set. make_bot() gives a fresh Bot
     for each seat; on_result(assignment, result_or_error) is called as games end."""
     stop = stop or threading.Event()
@@ -39,7 +39,9 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
                 for update in updates:
                     backoff = 0.2
                     if update.HasField("assignment"):
-                        _start(update.assignment, make_bot, playing, on_result)
+                        fresh = _start(update.assignment, make_bot, playing, on_result)
+                        if on_assignment:
+                            on_assignment(update.assignment, fresh)
         except grpc.RpcError as e:
             if stop.is_set():
                 break
@@ -55,7 +57,7 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
 def _start(assignment, make_bot, playing, on_result):
     key = (assignment.table_id, assignment.seat)
     if key in playing and playing[key].is_alive():
-        return
+        return False
 
     def run():
         seat = Seat(assignment.address, assignment.table_id, assignment.seat_token, make_bot())
@@ -69,3 +71,4 @@ def _start(assignment, make_bot, playing, on_result):
 
     playing[key] = threading.Thread(target=run, daemon=True)
     playing[key].start()
+    return True

@@ -1,0 +1,147 @@
+"""serve() as a bot account's process: real table-service and matchmaking-service
+processes on PostgreSQL; bot fill gives a lone person's empty seats to three bot
+accounts served by the library, which play them to the end themselves (no move of
+theirs on the autopilot's clock), also when matchmaking dies mid-game and the bots
+reconnect to get their live assignments again."""
+
+import threading
+import time
+import unittest
+
+from example_bot import Ducker
+from mamlaka_bot import Seat, serve
+from stack_fixture import Stack
+from trix.v1 import common_pb2
+
+PARTNER = common_pb2.Mode(team=common_pb2.TEAM_PARTNER, format=common_pb2.FORMAT_COMPLEX)
+
+
+class Counting(Ducker):
+    """Counts the cards it chose, per bot account."""
+
+    def __init__(self, counts, name):
+        self.counts, self.name = counts, name
+
+    def play_card(self, view, legal):
+        self.counts[self.name] = self.counts.get(self.name, 0) + 1
+        return super().play_card(view, legal)
+
+
+class Gated(Ducker):
+    """The person: plays only while `gate` is set, so the game waits for the test."""
+
+    def __init__(self, gate):
+        self.gate = gate
+
+    def play_card(self, view, legal):
+        self.gate.wait(30)
+        return super().play_card(view, legal)
+
+
+class PythonServeTest(unittest.TestCase):
+    def setUp(self):
+        self.stack = Stack().start()
+        self.stop = threading.Event()
+        self.lock = threading.Lock()
+        self.cards, self.results, self.assignments = {}, {}, {}
+        self.bots, self.servers = {}, []
+        for i in range(3):
+            name = "py-serve-%d" % i
+            bot = self.stack.register_bot(name)
+            self.bots[bot.bot_id] = name
+            thread = threading.Thread(target=self.serve, args=(name, bot.key), daemon=True)
+            thread.start()
+            self.servers.append(thread)
+        self.stack.wait_log('"bot connected"', 3)
+
+    def tearDown(self):
+        self.stop.set()
+        for thread in self.servers:
+            thread.join(timeout=30)
+        if any(t.is_alive() for t in self.servers) or self._outcome_failed():
+            print(self.stack.matchmaking.log())
+        self.stack.stop()
+
+    def _outcome_failed(self):
+        outcome = getattr(self, "_outcome", None)
+        return outcome is not None and not getattr(outcome, "success", True)
+
+    def serve(self, name, key):
+        def on_result(assignment, outcome):
+            with self.lock:
+                self.results.setdefault(name, []).append((assignment, outcome))
+
+        def on_assignment(assignment, fresh):
+            with self.lock:
+                self.assignments.setdefault(name, []).append(fresh)
+
+        serve(self.stack.address, key, lambda: Counting(self.cards, name), capacity=2,
+              stop=self.stop, on_result=on_result, on_assignment=on_assignment)
+
+    def delivered(self):
+        with self.lock:
+            return {name: list(fresh) for name, fresh in self.assignments.items()}
+
+    def play_person(self, bot):
+        assignment = self.stack.find_table("person-1", PARTNER)
+        seat = Seat(assignment.address, assignment.table_id, assignment.seat_token, bot,
+                    give_up_after=60)
+        return assignment, seat
+
+    def check_game(self, assignment, result):
+        """The three other seats went to the three Python accounts, which played
+        every card of theirs; the game the service recorded ended as they saw it."""
+        record = self.stack.record(assignment.table_id)
+        self.assertEqual(list(result.totals), list(record.result.totals))
+        seats = {s.seat: s.player_id for s in self.stack.table(assignment).seats}
+        self.assertEqual(seats[assignment.seat], "person-1")
+        by_name = {self.bots[seats[s]]: s for s in seats if s != assignment.seat}
+        self.assertEqual(sorted(by_name), sorted(self.bots.values()))
+        played = {s: 0 for s in range(4)}
+        for event in record.events:
+            if event.HasField("card_played"):
+                self.assertFalse(event.automatic, "an autopilot move: %s" % event)
+                played[event.card_played.seat] += 1
+        with self.lock:
+            for name, s in by_name.items():
+                self.assertEqual(self.cards.get(name), played[s], name)
+                [(given, outcome)] = self.results[name]
+                self.assertEqual((given.table_id, given.seat), (assignment.table_id, s))
+                self.assertEqual(list(outcome.totals), list(record.result.totals))
+
+    def test_bot_fill_seats_the_served_accounts_who_play_the_game_out(self):
+        gate = threading.Event()
+        gate.set()
+        assignment, seat = self.play_person(Gated(gate))
+        result = seat.play()
+        self.check_game(assignment, result)
+        with self.lock:
+            self.assertEqual(self.assignments, {n: [True] for n in self.bots.values()})
+
+    def test_bots_reconnect_after_matchmaking_is_killed_and_get_their_seats_again(self):
+        gate = threading.Event()
+        gate.set()
+        assignment, seat = self.play_person(Gated(gate))
+        done = []
+        person = threading.Thread(target=lambda: done.append(seat.play()), daemon=True)
+        person.start()
+        deadline = time.monotonic() + 30
+        while sum(self.cards.values()) < 6 and time.monotonic() < deadline:
+            person.join(timeout=0.01)
+        gate.clear()  # the person thinks: the game stays on until the bots are back
+        self.stack.matchmaking.kill()
+        self.stack.matchmaking.start()
+        self.stack.wait_log('"bot connected"', 6)
+        again = {n: [True, False] for n in self.bots.values()}
+        deadline = time.monotonic() + 20
+        while self.delivered() != again and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertEqual(self.delivered(), again)
+        gate.set()
+        person.join(timeout=60)
+        self.assertEqual(len(done), 1)
+        self.check_game(assignment, done[0])
+
+
+if __name__ == "__main__":
+    unittest.main()
