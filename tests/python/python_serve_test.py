@@ -9,7 +9,7 @@ import time
 import unittest
 
 from example_bot import Ducker
-from mamlaka_bot import Seat, serve
+from mamlaka_bot import Seat, SeatError, serve
 from stack_fixture import Stack
 from trix.v1 import common_pb2
 
@@ -44,11 +44,12 @@ class PythonServeTest(unittest.TestCase):
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.cards, self.results, self.assignments = {}, {}, {}
-        self.bots, self.servers = {}, []
+        self.bots, self.servers, self.refused, self.ids = {}, [], {}, {}
         for i in range(3):
             name = "py-serve-%d" % i
             bot = self.stack.register_bot(name)
             self.bots[bot.bot_id] = name
+            self.ids[name] = bot.bot_id
             thread = threading.Thread(target=self.serve, args=(name, bot.key), daemon=True)
             thread.start()
             self.servers.append(thread)
@@ -75,8 +76,12 @@ class PythonServeTest(unittest.TestCase):
             with self.lock:
                 self.assignments.setdefault(name, []).append(fresh)
 
-        serve(self.stack.address, key, lambda: Counting(self.cards, name), capacity=2,
-              stop=self.stop, on_result=on_result, on_assignment=on_assignment)
+        try:
+            serve(self.stack.address, key, lambda: Counting(self.cards, name), capacity=2,
+                  stop=self.stop, on_result=on_result, on_assignment=on_assignment)
+        except SeatError as e:
+            with self.lock:
+                self.refused[name] = (e, name in self.results)
 
     def delivered(self):
         with self.lock:
@@ -129,10 +134,12 @@ class PythonServeTest(unittest.TestCase):
         while sum(self.cards.values()) < 6 and time.monotonic() < deadline:
             person.join(timeout=0.01)
         gate.clear()  # the person thinks: the game stays on until the bots are back
+        # One account is revoked meanwhile: its process finishes the game it is in.
+        self.stack.revoke_bot(self.ids["py-serve-2"])
         self.stack.matchmaking.kill()
         self.stack.matchmaking.start()
-        self.stack.wait_log('"bot connected"', 6)
-        again = {n: [True, False] for n in self.bots.values()}
+        again = {"py-serve-0": [True, False], "py-serve-1": [True, False],
+                 "py-serve-2": [True]}
         deadline = time.monotonic() + 20
         while self.delivered() != again and time.monotonic() < deadline:
             time.sleep(0.02)
@@ -140,6 +147,11 @@ class PythonServeTest(unittest.TestCase):
         gate.set()
         person.join(timeout=60)
         self.assertEqual(len(done), 1)
+        self.servers[2].join(timeout=30)
+        with self.lock:
+            error, finished_first = self.refused["py-serve-2"]
+        self.assertIn("UNAUTHENTICATED", str(error))
+        self.assertTrue(finished_first, "serve() raised before its game ended")
         self.check_game(assignment, done[0])
 
 

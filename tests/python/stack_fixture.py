@@ -43,6 +43,10 @@ class Stack:
         return self.stub().RegisterBot(matchmaking_pb2.RegisterBotRequest(name=name),
                                        metadata=BEARER, timeout=10)
 
+    def revoke_bot(self, bot_id):
+        self.stub().RevokeBot(matchmaking_pb2.RevokeBotRequest(bot_id=bot_id),
+                              metadata=BEARER, timeout=10)
+
     def log_count(self, text):
         return self.matchmaking.log().count(text)
 
