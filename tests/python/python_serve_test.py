@@ -4,14 +4,18 @@ accounts served by the library, which play them to the end themselves (no move o
 theirs on the autopilot's clock), also when matchmaking dies mid-game and the bots
 reconnect to get their live assignments again."""
 
+import os
+import subprocess
 import threading
 import time
 import unittest
 
+import example_bot
 from example_bot import Ducker
 from mamlaka_bot import Seat, SeatError, serve
+from mamlaka_bot.serve import _Seats
 from stack_fixture import Stack
-from trix.v1 import common_pb2
+from trix.v1 import common_pb2, matchmaking_pb2
 
 PARTNER = common_pb2.Mode(team=common_pb2.TEAM_PARTNER, format=common_pb2.FORMAT_COMPLEX)
 
@@ -45,20 +49,36 @@ class PythonServeTest(unittest.TestCase):
         self.lock = threading.Lock()
         self.cards, self.results, self.assignments = {}, {}, {}
         self.bots, self.servers, self.refused, self.ids = {}, [], {}, {}
-        for i in range(3):
+        self.processes = {}
+
+    def start_bots(self, threads=3, processes=0):
+        """Bot accounts py-serve-N: `threads` served by serve() in this process,
+        then `processes` by example_bot.py --serve processes."""
+        for i in range(threads + processes):
             name = "py-serve-%d" % i
             bot = self.stack.register_bot(name)
             self.bots[bot.bot_id] = name
             self.ids[name] = bot.bot_id
-            thread = threading.Thread(target=self.serve, args=(name, bot.key), daemon=True)
-            thread.start()
-            self.servers.append(thread)
-        self.stack.wait_log('"bot connected"', 3)
+            if i < threads:
+                thread = threading.Thread(target=self.serve, args=(name, bot.key),
+                                          daemon=True)
+                thread.start()
+                self.servers.append(thread)
+            else:
+                log = open(os.path.join(self.stack.tables.dir, name + ".log"), "wb")
+                self.processes[name] = (subprocess.Popen(
+                    ["/usr/bin/python3", example_bot.__file__, "--serve",
+                     self.stack.address, bot.key], stdout=log, stderr=log), log)
+        self.stack.wait_log('"bot connected"', threads + processes)
 
     def tearDown(self):
         self.stop.set()
         for thread in self.servers:
             thread.join(timeout=30)
+        for process, log in self.processes.values():
+            process.terminate()
+            process.wait(timeout=30)
+            log.close()
         if any(t.is_alive() for t in self.servers) or self._outcome_failed():
             print(self.stack.matchmaking.log())
         self.stack.stop()
@@ -107,23 +127,31 @@ class PythonServeTest(unittest.TestCase):
             if event.HasField("card_played"):
                 self.assertFalse(event.automatic, "an autopilot move: %s" % event)
                 played[event.card_played.seat] += 1
+        for name, (process, log) in self.processes.items():
+            self.assertIsNone(process.poll(), name + " exited")
+            with open(log.name) as f:
+                self.assertEqual(f.read(), "", name + "'s output")
         with self.lock:
             for name, s in by_name.items():
+                if name in self.processes:
+                    continue  # it played every card of its seat: none was automatic
                 self.assertEqual(self.cards.get(name), played[s], name)
                 [(given, outcome)] = self.results[name]
                 self.assertEqual((given.table_id, given.seat), (assignment.table_id, s))
                 self.assertEqual(list(outcome.totals), list(record.result.totals))
 
     def test_bot_fill_seats_the_served_accounts_who_play_the_game_out(self):
+        self.start_bots(threads=2, processes=1)
         gate = threading.Event()
         gate.set()
         assignment, seat = self.play_person(Gated(gate))
         result = seat.play()
         self.check_game(assignment, result)
         with self.lock:
-            self.assertEqual(self.assignments, {n: [True] for n in self.bots.values()})
+            self.assertEqual(self.assignments, {"py-serve-0": [True], "py-serve-1": [True]})
 
     def test_bots_reconnect_after_matchmaking_is_killed_and_get_their_seats_again(self):
+        self.start_bots()
         gate = threading.Event()
         gate.set()
         assignment, seat = self.play_person(Gated(gate))
@@ -153,6 +181,28 @@ class PythonServeTest(unittest.TestCase):
         self.assertIn("UNAUTHENTICATED", str(error))
         self.assertTrue(finished_first, "serve() raised before its game ended")
         self.check_game(assignment, done[0])
+
+
+class SeatsTest(unittest.TestCase):
+    """The bookkeeping of serve()'s seats, without a server: nothing is dialled."""
+
+    def test_a_failing_bot_ends_its_seat_once_and_is_reported(self):
+        outcomes = []
+
+        def broken():
+            raise ValueError("no bot today")
+
+        seats = _Seats(broken, lambda a, outcome: outcomes.append((a.table_id, outcome)))
+        given = matchmaking_pb2.Assignment(table_id="t-1", seat=2, address="127.0.0.1:1")
+        with self.assertLogs("mamlaka_bot", "ERROR") as logs:
+            self.assertTrue(seats.start(given))
+            seats.join()
+        self.assertIn("table t-1 seat 2: the bot failed", logs.output[0])
+        [(table_id, error)] = outcomes
+        self.assertEqual((table_id, str(error)), ("t-1", "no bot today"))
+        # Delivered again after its game ended (a reconnect racing the game's end).
+        self.assertFalse(seats.start(given))
+        self.assertEqual(len(outcomes), 1)
 
 
 if __name__ == "__main__":
