@@ -5,6 +5,7 @@ theirs on the autopilot's clock), also when matchmaking dies mid-game and the bo
 reconnect to get their live assignments again."""
 
 import os
+import signal
 import subprocess
 import threading
 import time
@@ -50,6 +51,9 @@ class PythonServeTest(unittest.TestCase):
         self.cards, self.results, self.assignments = {}, {}, {}
         self.bots, self.servers, self.refused, self.ids = {}, [], {}, {}
         self.processes = {}
+        self.silent_after = 45.0
+        self.gate = threading.Event()  # the person plays while it is set
+        self.gate.set()
 
     def start_bots(self, threads=3, processes=0):
         """Bot accounts py-serve-N: `threads` served by serve() in this process,
@@ -72,6 +76,7 @@ class PythonServeTest(unittest.TestCase):
         self.stack.wait_log('"bot connected"', threads + processes)
 
     def tearDown(self):
+        self.gate.set()
         self.stop.set()
         for thread in self.servers:
             thread.join(timeout=30)
@@ -98,7 +103,8 @@ class PythonServeTest(unittest.TestCase):
 
         try:
             serve(self.stack.address, key, lambda: Counting(self.cards, name), capacity=2,
-                  stop=self.stop, on_result=on_result, on_assignment=on_assignment)
+                  stop=self.stop, on_result=on_result, on_assignment=on_assignment,
+                  silent_after=self.silent_after)
         except SeatError as e:
             with self.lock:
                 self.refused[name] = (e, name in self.results)
@@ -142,37 +148,60 @@ class PythonServeTest(unittest.TestCase):
 
     def test_bot_fill_seats_the_served_accounts_who_play_the_game_out(self):
         self.start_bots(threads=2, processes=1)
-        gate = threading.Event()
-        gate.set()
-        assignment, seat = self.play_person(Gated(gate))
+        assignment, seat = self.play_person(Gated(self.gate))
         result = seat.play()
         self.check_game(assignment, result)
         with self.lock:
             self.assertEqual(self.assignments, {"py-serve-0": [True], "py-serve-1": [True]})
 
-    def test_bots_reconnect_after_matchmaking_is_killed_and_get_their_seats_again(self):
-        self.start_bots()
-        gate = threading.Event()
-        gate.set()
-        assignment, seat = self.play_person(Gated(gate))
+    def start_game(self):
+        """Queues the person, whose seat plays in a thread, until the bots played
+        a few cards."""
+        assignment, seat = self.play_person(Gated(self.gate))
         done = []
         person = threading.Thread(target=lambda: done.append(seat.play()), daemon=True)
         person.start()
         deadline = time.monotonic() + 30
         while sum(self.cards.values()) < 6 and time.monotonic() < deadline:
             person.join(timeout=0.01)
-        gate.clear()  # the person thinks: the game stays on until the bots are back
+        return assignment, person, done
+
+    def wait_delivered(self, expected):
+        deadline = time.monotonic() + 20
+        while not expected(self.delivered()) and time.monotonic() < deadline:
+            time.sleep(0.02)
+        self.assertTrue(expected(self.delivered()), self.delivered())
+
+    def test_bots_leave_a_silent_stream_and_get_their_seats_again(self):
+        """A connection that dies without a word (here: matchmaking frozen by
+        SIGSTOP, its sockets open) is given up after silent_after."""
+        self.silent_after = 1.5
+        self.start_bots()
+        assignment, person, done = self.start_game()
+        self.gate.clear()  # the person thinks: the game stays on until the bots are back
+        os.kill(self.stack.matchmaking.process.pid, signal.SIGSTOP)
+        time.sleep(2 * self.silent_after)
+        os.kill(self.stack.matchmaking.process.pid, signal.SIGCONT)
+        # Each account reconnected (maybe more than once) and got its seat again.
+        self.wait_delivered(lambda d: sorted(d) == sorted(self.bots.values()) and all(
+            f[0] and len(f) > 1 and not any(f[1:]) for f in d.values()))
+        self.gate.set()
+        person.join(timeout=60)
+        self.assertEqual(len(done), 1)
+        self.check_game(assignment, done[0])
+
+    def test_bots_reconnect_after_matchmaking_is_killed_and_get_their_seats_again(self):
+        self.start_bots()
+        assignment, person, done = self.start_game()
+        self.gate.clear()  # the person thinks: the game stays on until the bots are back
         # One account is revoked meanwhile: its process finishes the game it is in.
         self.stack.revoke_bot(self.ids["py-serve-2"])
         self.stack.matchmaking.kill()
         self.stack.matchmaking.start()
         again = {"py-serve-0": [True, False], "py-serve-1": [True, False],
                  "py-serve-2": [True]}
-        deadline = time.monotonic() + 20
-        while self.delivered() != again and time.monotonic() < deadline:
-            time.sleep(0.02)
-        self.assertEqual(self.delivered(), again)
-        gate.set()
+        self.wait_delivered(lambda d: d == again)
+        self.gate.set()
         person.join(timeout=60)
         self.assertEqual(len(done), 1)
         self.servers[2].join(timeout=30)

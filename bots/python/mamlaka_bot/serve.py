@@ -27,41 +27,30 @@ _REMEMBERED = 1000  # finished seats kept so that a late redelivery is not repla
 
 
 def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=None,
-          on_result=None, on_assignment=None):
+          on_result=None, on_assignment=None, silent_after=45.0):
     """Serves until `stop` (a threading.Event) is set, then waits for the games in
     progress. make_bot() gives a fresh Bot for each seat; on_assignment(assignment,
     fresh) is called for every assignment delivered (fresh is False for one already
     being played, as after a reconnect); on_result(assignment, outcome) as each seat
-    ends, with the trix.v1.GameResult or the exception that ended it. Raises
-    SeatError when matchmaking refuses the stream for good (a bad or revoked key)."""
+    ends, with the trix.v1.GameResult or the exception that ended it. A stream that
+    brings nothing, not even a keep-alive, for `silent_after` seconds is given up
+    and reopened. Raises SeatError when matchmaking refuses the stream for good (a
+    bad or revoked key)."""
     stop = stop or threading.Event()
     seats = _Seats(make_bot, on_result)
-    current = [None]  # the open ServeBot call, cancelled when `stop` is set
-    lock = threading.Lock()
-    served = threading.Event()  # serve() returned or raised: the watcher ends
-
-    def cancel_on_stop():
-        while not stop.wait(0.2):
-            if served.is_set():
-                return
-        with lock:
-            if current[0] is not None:
-                current[0].cancel()
-
-    threading.Thread(target=cancel_on_stop, name="mamlaka-bot-stop", daemon=True).start()
+    watch = _Watch(stop, silent_after)
+    request = matchmaking_pb2.ServeBotRequest(capacity=capacity, modes=list(modes))
+    metadata = (("authorization", "Bearer " + bot_key),)
     backoff = 0.2
     try:
         while not stop.is_set():
             try:
                 with grpc.insecure_channel(matchmaking_address) as channel:
                     updates = matchmaking_pb2_grpc.MatchmakingServiceStub(channel).ServeBot(
-                        matchmaking_pb2.ServeBotRequest(capacity=capacity, modes=list(modes)),
-                        metadata=(("authorization", "Bearer " + bot_key),))
-                    with lock:
-                        current[0] = updates
-                    if stop.is_set():
-                        updates.cancel()
+                        request, metadata=metadata)
+                    watch.open(updates)
                     for update in updates:
+                        watch.heard()
                         backoff = 0.2
                         if update.HasField("assignment"):
                             fresh = seats.start(update.assignment)
@@ -72,15 +61,58 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
                     break
                 if e.code() not in TRANSIENT:
                     raise SeatError("%s: %s" % (e.code().name, e.details())) from None
-                log.warning("bot stream ended (%s): reconnecting", e.code().name)
+                if watch.silent:
+                    log.warning("bot stream silent for %g s: reconnecting", silent_after)
+                else:
+                    log.warning("bot stream ended (%s): reconnecting", e.code().name)
             finally:
-                with lock:
-                    current[0] = None
+                watch.close()
             stop.wait(backoff * (0.5 + random.random()))
             backoff = min(backoff * 2, 5.0)
     finally:
-        served.set()
+        watch.end()
         seats.join()
+
+
+class _Watch:
+    """The open ServeBot call, cancelled by a watcher thread when `stop` is set or
+    when nothing arrived on it for `silent_after` seconds (a connection that died
+    without a word: matchmaking sends keep-alives)."""
+
+    def __init__(self, stop, silent_after):
+        self.stop, self.silent_after = stop, silent_after
+        self.lock = threading.Lock()
+        self.call, self.last, self.silent = None, 0.0, False
+        self.ended = threading.Event()
+        threading.Thread(target=self._run, name="mamlaka-bot-watch", daemon=True).start()
+
+    def open(self, call):
+        with self.lock:
+            self.call, self.last, self.silent = call, time.monotonic(), False
+            if self.stop.is_set():
+                call.cancel()
+
+    def heard(self):
+        with self.lock:
+            self.last = time.monotonic()
+
+    def close(self):
+        with self.lock:
+            self.call = None
+
+    def end(self):
+        self.ended.set()
+
+    def _run(self):
+        while not self.ended.is_set():
+            stopped = self.stop.wait(min(0.2, self.silent_after / 4))
+            with self.lock:
+                if self.call is not None and (
+                        stopped or time.monotonic() - self.last > self.silent_after):
+                    self.silent = not stopped
+                    self.call.cancel()
+            if stopped:
+                return
 
 
 class _Seats:
