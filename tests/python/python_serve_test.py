@@ -1,8 +1,9 @@
 """serve() as a bot account's process: real table-service and matchmaking-service
 processes on PostgreSQL; bot fill gives a lone person's empty seats to three bot
-accounts served by the library, which play them to the end themselves (no move of
-theirs on the autopilot's clock), also when matchmaking dies mid-game and the bots
-reconnect to get their live assignments again."""
+accounts served by the library (in this process, and example_bot.py --serve as its
+own), which play them to the end themselves (no move of theirs on the autopilot's
+clock), also when matchmaking is killed or frozen mid-game and the bots reconnect
+to get their live assignments again, and when an account is revoked meanwhile."""
 
 import os
 import signal
@@ -46,6 +47,7 @@ class Gated(Ducker):
 class PythonServeTest(unittest.TestCase):
     def setUp(self):
         self.stack = Stack().start()
+        self.addCleanup(self.stack.stop)  # also when tearDown fails
         self.stop = threading.Event()
         self.lock = threading.Lock()
         self.cards, self.results, self.assignments = {}, {}, {}
@@ -80,13 +82,12 @@ class PythonServeTest(unittest.TestCase):
         self.stop.set()
         for thread in self.servers:
             thread.join(timeout=30)
+        if any(t.is_alive() for t in self.servers) or self._outcome_failed():
+            print(self.stack.matchmaking.log())
         for process, log in self.processes.values():
             process.terminate()  # no game in progress: it exits at once, and cleanly
             self.assertEqual(process.wait(timeout=30), 0)
             log.close()
-        if any(t.is_alive() for t in self.servers) or self._outcome_failed():
-            print(self.stack.matchmaking.log())
-        self.stack.stop()
 
     def _outcome_failed(self):
         outcome = getattr(self, "_outcome", None)
