@@ -47,7 +47,9 @@ void RecordingSink::Close(const absl::Status& status) {
   absl::MutexLock lock(&mu_);
   if (closed_) return;
   closed_ = true;
-  status_ = status;
+  // A status of its own, not a share of the host's: the host's copy goes away on
+  // the host's threads while the test reads this one.
+  status_ = absl::Status(status.code(), status.message());
 }
 
 std::vector<v1::TableUpdate> RecordingSink::updates() const {
