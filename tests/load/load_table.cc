@@ -24,11 +24,12 @@ void ReportStreamError(const std::string& table_id, int seat,
 
 }  // namespace
 
-LoadTable::LoadTable(LoadRun* run, LoadContext* context, v1::TableService::Stub* stub,
+LoadTable::LoadTable(LoadRun* run, LoadContext* context, size_t number,
                      std::string request_id, v1::Mode mode, uint64_t seed)
     : run_(run),
       context_(context),
-      stub_(stub),
+      number_(number),
+      target_(number),
       request_id_(std::move(request_id)),
       mode_(std::move(mode)),
       seed_(seed) {
@@ -64,17 +65,21 @@ void LoadTable::SendCreate() {
                                absl::StrCat("Bearer ", context_->options.service_token));
   create_context_->set_deadline(std::chrono::system_clock::now() +
                                 std::chrono::seconds(30));
-  stub_->async()->CreateTable(create_context_.get(), &create_request_, &create_response_,
-                              [this](grpc::Status status) { OnCreateDone(status); });
+  const std::vector<std::string>& targets = run_->targets();
+  v1::TableService::Stub* stub =
+      run_->StubFor(targets[target_ % targets.size()], number_ / targets.size());
+  stub->async()->CreateTable(create_context_.get(), &create_request_, &create_response_,
+                             [this](grpc::Status status) { OnCreateDone(status); });
 }
 
 void LoadTable::OnCreateDone(const grpc::Status& status) {
   if (status.ok() && create_response_.seat_tokens_size() == 4) {
     id_ = create_response_.table_id();
+    const std::vector<std::string>& targets = run_->targets();
     for (int s = 0; s < 4; ++s) {
-      seats_[s] = std::make_unique<SeatPlayer>(context_, this, stub_, id_, s,
-                                               create_response_.seat_tokens(s),
-                                               seed_ * 4 + static_cast<uint64_t>(s));
+      seats_[s] = std::make_unique<SeatPlayer>(
+          context_, this, run_, id_, s, create_response_.seat_tokens(s),
+          seed_ * 4 + static_cast<uint64_t>(s), target_ % targets.size(), number_);
     }
     created_.store(true);
     context_->counters.tables_created.fetch_add(1);
@@ -90,6 +95,11 @@ void LoadTable::OnCreateDone(const grpc::Status& status) {
                static_cast<int>(status.error_code()), status.error_message().c_str(),
                retry ? " (retrying)" : "");
   if (!retry) return run_->OnCreated(this, false);
+  // An instance that does not answer: the next one (of a fleet).
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    ++target_;
+  }
   // Same request id: a create that did land is answered again, not made twice.
   pause_ = std::make_unique<grpc::Alarm>();
   pause_->Set(std::chrono::system_clock::now() + kCreatePause,

@@ -1,6 +1,7 @@
 // One seat of a load-tool table, on gRPC's callback API: the seat's Play stream is
-// a ClientBidiReactor that reads the seat's updates and writes its actions, so
-// thousands of seats share gRPC's few threads and no thread waits on any one seat.
+// a ClientBidiReactor (SeatPlayer::Stream) that reads the seat's updates and writes
+// its actions, so thousands of seats share gRPC's few threads and no thread waits
+// on any one seat.
 //
 // The seat answers every prompt with seat_policy's action under a fresh request id
 // (at once, or at its table's next turn when the run is paced: pacer.h) and times
@@ -10,13 +11,21 @@
 // only once that event has been seen, so at most one of its decisions is open at a
 // time; a prompt that arrives before it is stale (made before the action was
 // applied) and ignored. A refused action is counted and the seat decides again on
-// the last prompt (a few times at most). There is no retry: a stream that breaks
-// is a stream error (the tool runs against a healthy server).
+// the last prompt (a few times at most).
+//
+// A stream that breaks (its instance died, drained, or lost the table's lease) is
+// followed as the bot SDK follows it: to the address in the refusal's
+// TableLocation (wire::LocationFromStatus) at once, else to the run's next target
+// after a backoff, resuming with after_seq = the last event seen. An action whose
+// answer was lost with the stream is resent under the same request id when the new
+// stream's prompt shows its decision still open, and dropped (it was applied) when
+// the new stream replays its event. The seat gives up after kGiveUp without a
+// single update (a stream error).
 //
 // Every action sent is kept, in order, with whether it was acknowledged, so that
 // the durability check can find each acknowledged one in the game's record.
 //
-//   SeatPlayer seat(&context, &table, stub, 2, token, seed);
+//   SeatPlayer seat(&context, &table, &run, id, 2, token, seed, target, n);
 //   seat.Start();       // opens Play; plays until GameEnded or Cancel()
 #ifndef TRIX_TESTS_LOAD_SEAT_PLAYER_H_
 #define TRIX_TESTS_LOAD_SEAT_PLAYER_H_
@@ -32,6 +41,8 @@
 #include "absl/synchronization/mutex.h"
 #include "engine/cards.h"
 #include "engine/random.h"
+#include "absl/time/time.h"
+#include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "tests/load/load_context.h"
 #include "tests/load/seat_policy.h"
@@ -39,10 +50,10 @@
 
 namespace trix::load {
 
+class LoadRun;
 class LoadTable;
 
-class SeatPlayer final
-    : public grpc::ClientBidiReactor<v1::PlayRequest, v1::TableUpdate> {
+class SeatPlayer final {
  public:
   struct SentAction {
     Expected expected;
@@ -50,10 +61,12 @@ class SeatPlayer final
     bool acked = false;
   };
 
-  // `context`, `table` and `stub` must outlive the seat.
-  SeatPlayer(LoadContext* context, LoadTable* table, v1::TableService::Stub* stub,
-             std::string table_id, int seat, std::string token, uint64_t seed);
-  ~SeatPlayer() override;
+  // `context`, `table` and `run` must outlive the seat. `target` is the index in
+  // run->targets() of the instance the table was created on; `spread` picks one of
+  // an instance's channels.
+  SeatPlayer(LoadContext* context, LoadTable* table, LoadRun* run, std::string table_id,
+             int seat, std::string token, uint64_t seed, size_t target, size_t spread);
+  ~SeatPlayer();
 
   void Start();
   void Cancel();
@@ -62,17 +75,29 @@ class SeatPlayer final
   const std::string& token() const { return token_; }
   std::vector<SentAction> sent() const;
 
-  void OnReadDone(bool ok) override;
-  void OnWriteDone(bool ok) override;
-  void OnDone(const grpc::Status& status) override;
-
  private:
+  class Stream;
+  // Where the decided action stands: waiting for its paced time, written on the
+  // open stream, or to be resent on the next one (its answer was lost).
+  enum class Sending { kPaced, kWritten, kResend };
   // The decided action whose ActResult has not come yet (at most one).
   struct Pending {
     size_t index;  // in sent_
     v1::PlayRequest request;
     Clock::time_point sent;
+    Sending state = Sending::kPaced;
   };
+
+  // Opens a stream to address_ (resuming after last_seq_).
+  void Connect();
+  // From the open stream.
+  void OnUpdate(const v1::TableUpdate& update);
+  void OnStreamDone(const grpc::Status& status);
+  // Where to reconnect after `status`, and how long to wait first; false: give up.
+  bool NextAddress(const grpc::Status& status, absl::Duration* wait)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Once the seat will open no more streams.
+  void Finish(const grpc::Status& status);
 
   void HandleEvent(const v1::Event& event, Clock::time_point now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -84,31 +109,30 @@ class SeatPlayer final
   std::optional<size_t> Decide() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Writes the pending action `index` (at its paced time, pacer.h).
   void Launch(size_t index);
+  // Queues pending_ on the open stream; the message to start writing now, if any.
+  const v1::PlayRequest* WritePending() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Ends the pending action without a result.
   void DropPending() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Queues a write; the message to start writing now (outside mu_: a reaction may
-  // run at once), or nullptr. False in `*open` once the stream takes no writes.
-  const v1::PlayRequest* QueueWrite(v1::PlayRequest request, bool* open)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Once nothing more will be written: lets the stream end (its hold).
-  bool ReleaseHold() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   LoadContext* const context_;
   LoadTable* const table_;
-  v1::TableService::Stub* const stub_;
+  LoadRun* const run_;
   const std::string table_id_;
   const int seat_;
   const std::string token_;
-
-  grpc::ClientContext stream_context_;
-  v1::TableUpdate update_;  // the read in flight
+  const size_t spread_;
 
   mutable absl::Mutex mu_;
-  // Writes: the front is in flight. Actions come from the pacer's thread, outside
-  // any reaction, so the stream holds a hold (AddHold) until writes are closed.
-  std::deque<v1::PlayRequest> writes_ ABSL_GUARDED_BY(mu_);
-  bool writes_closed_ ABSL_GUARDED_BY(mu_) = false;
-  bool held_ ABSL_GUARDED_BY(mu_) = true;
+  std::string address_ ABSL_GUARDED_BY(mu_);  // of the open (or next) stream
+  size_t target_ ABSL_GUARDED_BY(mu_);        // the last target tried
+  Stream* stream_ ABSL_GUARDED_BY(mu_) = nullptr;  // the open one, if any
+  // Every stream opened, kept until the seat goes (gRPC may still hold the last).
+  std::vector<std::unique_ptr<Stream>> streams_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<grpc::Alarm> pause_ ABSL_GUARDED_BY(mu_);  // before reconnecting
+  bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
+  bool game_over_ ABSL_GUARDED_BY(mu_) = false;
+  absl::Duration backoff_ ABSL_GUARDED_BY(mu_);
+  absl::Time last_progress_ ABSL_GUARDED_BY(mu_);
 
   engine::Rng rng_ ABSL_GUARDED_BY(mu_);
   engine::CardSet hand_ ABSL_GUARDED_BY(mu_) = 0;
