@@ -209,6 +209,11 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
           Kick(slot, /*restart_clock=*/true);
           return;
         }
+        if (absl::IsDataLoss(table->status())) {
+          // The log no longer replays: hosting it on would renew its lease forever
+          // and answer UNAVAILABLE to every call.
+          return Quarantine(*slot, std::string(table->status().message()));
+        }
         if (!absl::IsUnavailable(table->status())) {
           LogWarn("table reload failed",
                   {{"table", slot->id}, {"error", table->status().ToString()}});

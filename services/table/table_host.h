@@ -265,6 +265,9 @@ class TableHost {
   void AdoptOnCall(const std::shared_ptr<Slot>& slot);
   absl::StatusOr<std::unique_ptr<Table>> ClaimAndLoad(const std::string& table_id);
   absl::StatusOr<std::unique_ptr<Table>> LoadClaimed(const std::string& table_id);
+  // Gives back a claim whose table could not be loaded (a no-op when the lease is
+  // not ours); when the database refuses, maintenance tries again (evicted_).
+  void ReleaseClaim(const std::string& table_id);
   // UNAVAILABLE with where the table lives now (or why it is not served).
   void Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table);
   void Forget(Slot& slot, const absl::Status& status);
@@ -318,7 +321,8 @@ class TableHost {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  // Tables evicted while their lease may still be ours (see ReleaseEvicted).
+  // Tables evicted, or claimed and not loaded, while their lease may still be ours
+  // (see ReleaseEvicted).
   absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
   struct CreateAnswer {
     v1::CreateTableResponse response;

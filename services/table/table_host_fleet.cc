@@ -62,7 +62,12 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string& id) {
   absl::StatusOr<storage::TableHome> home = store_->Locate(id);
-  if (!home.ok()) return home.status();
+  if (!home.ok()) {
+    // Maintenance may have claimed this table for us (an orphan) before the
+    // database failed: give it back rather than hold it, unhosted, until it lapses.
+    if (!absl::IsNotFound(home.status())) ReleaseClaim(id);
+    return home.status();
+  }
   if (!home->broken.empty()) return QuarantinedError(home->broken);
   if (home->finished) {
     // Served read-only from its log: no lease needed.
@@ -71,7 +76,10 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
     return Table::Restore(*stored);
   }
   absl::StatusOr<bool> claimed = store_->ClaimTable(id, options_.lease_ttl);
-  if (!claimed.ok()) return claimed.status();
+  if (!claimed.ok()) {
+    ReleaseClaim(id);  // the claim may have been written before the error
+    return claimed.status();
+  }
   if (!*claimed) return Locate(id, "another instance hosts it");
   return LoadClaimed(id);
 }
@@ -90,10 +98,22 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string&
     return QuarantinedError(reason);
   }
   // A claim whose adoption failed is released at once, for whoever can load it.
-  store_->ReleaseLease(id).IgnoreError();
+  ReleaseClaim(id);
   LogWarn("cannot adopt table", {{"table", id}, {"error", table.status().ToString()}});
   return absl::UnavailableError(absl::StrCat("table ", id, " cannot be loaded now (",
                                              table.status().message(), "); retry"));
+}
+
+void TableHost::ReleaseClaim(const std::string& id) {
+  const absl::Status released = store_->ReleaseLease(id);
+  // NOT_FOUND, FAILED_PRECONDITION: no such table, or the lease is not ours.
+  if (released.ok() || absl::IsNotFound(released) || absl::IsFailedPrecondition(released)) {
+    return;
+  }
+  LogWarn("cannot release a claim; maintenance retries",
+          {{"table", id}, {"error", released.ToString()}});
+  absl::MutexLock lock(&mu_);
+  evicted_.insert(id);
 }
 
 void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table) {
