@@ -36,8 +36,22 @@ void MemoryStore::FailNextCalls(const std::string& method, int count,
   failing_[method] = {count, std::move(status)};
 }
 
+void MemoryStore::HoldCalls(const std::string& method, bool hold) {
+  absl::MutexLock lock(&mu_);
+  held_[method] = hold;
+}
+
+int64_t MemoryStore::calls(const std::string& method) const {
+  absl::MutexLock lock(&mu_);
+  auto it = calls_.find(method);
+  return it == calls_.end() ? 0 : it->second;
+}
+
 absl::Status MemoryStore::Injected(const std::string& method) {
   absl::MutexLock lock(&mu_);
+  ++calls_[method];
+  auto released = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !held_[method]; };
+  mu_.Await(absl::Condition(&released));
   auto it = failing_.find(method);
   if (it == failing_.end() || it->second.first == 0) return absl::OkStatus();
   --it->second.first;

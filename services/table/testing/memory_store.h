@@ -54,6 +54,10 @@ class MemoryStore final : public TableStore {
   // The next `count` calls of `method` ("LoadGame", "Locate", "ClaimTable",
   // "ReleaseLease") fail with `status`: a database error in the middle of a load.
   void FailNextCalls(const std::string& method, int count, absl::Status status);
+  // While held, calls of `method` wait (a slow database); `calls` counts the calls
+  // of `method` that reached the store.
+  void HoldCalls(const std::string& method, bool hold);
+  int64_t calls(const std::string& method) const;
   // Answers each append inside Append() itself, before it returns (a store is
   // allowed to), instead of on the writer thread.
   void SetInlineAppends(bool inline_appends);
@@ -106,6 +110,8 @@ class MemoryStore final : public TableStore {
   absl::Status fail_status_ ABSL_GUARDED_BY(mu_);
   int64_t appends_ ABSL_GUARDED_BY(mu_) = 0;
   std::map<std::string, std::pair<int, absl::Status>> failing_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, bool> held_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t> calls_ ABSL_GUARDED_BY(mu_);
   std::thread writer_;
 };
 
