@@ -66,8 +66,7 @@ void LoadTable::SendCreate() {
   create_context_->set_deadline(std::chrono::system_clock::now() +
                                 std::chrono::seconds(30));
   const std::vector<std::string>& targets = run_->targets();
-  v1::TableService::Stub* stub =
-      run_->StubFor(targets[target_ % targets.size()], number_ / targets.size());
+  v1::TableService::Stub* stub = StubFor(targets[target_ % targets.size()]);
   stub->async()->CreateTable(create_context_.get(), &create_request_, &create_response_,
                              [this](grpc::Status status) { OnCreateDone(status); });
 }
@@ -75,11 +74,11 @@ void LoadTable::SendCreate() {
 void LoadTable::OnCreateDone(const grpc::Status& status) {
   if (status.ok() && create_response_.seat_tokens_size() == 4) {
     id_ = create_response_.table_id();
-    const std::vector<std::string>& targets = run_->targets();
+    const std::string& address = run_->targets()[target_ % run_->targets().size()];
     for (int s = 0; s < 4; ++s) {
       seats_[s] = std::make_unique<SeatPlayer>(
-          context_, this, run_, id_, s, create_response_.seat_tokens(s),
-          seed_ * 4 + static_cast<uint64_t>(s), target_ % targets.size(), number_);
+          context_, this, StubFor(address), id_, s, create_response_.seat_tokens(s),
+          seed_ * 4 + static_cast<uint64_t>(s), address);
     }
     created_.store(true);
     context_->counters.tables_created.fetch_add(1);
@@ -126,6 +125,12 @@ void LoadTable::OnGameEnded() {
 void LoadTable::Pace(std::function<void()> act) {
   if (!pacing_) return act();
   run_->pacer().At(pacing_->Next(Clock::now()), std::move(act));
+}
+
+std::vector<std::string> LoadTable::Targets() const { return run_->targets(); }
+
+v1::TableService::Stub* LoadTable::StubFor(const std::string& address) {
+  return run_->StubFor(address, number_ / run_->targets().size());
 }
 
 void LoadTable::OnStreamDone(int seat, const grpc::Status& status) {

@@ -9,7 +9,6 @@
 #include "absl/strings/str_cat.h"
 #include "proto/wire/table_location.h"
 #include "tests/load/load_run.h"
-#include "tests/load/load_table.h"
 
 namespace trix::load {
 namespace {
@@ -134,20 +133,22 @@ class SeatPlayer::Stream final
   bool held_ ABSL_GUARDED_BY(seat_->mu_) = true;
 };
 
-SeatPlayer::SeatPlayer(LoadContext* context, LoadTable* table, LoadRun* run,
-                       std::string table_id, int seat, std::string token, uint64_t seed,
-                       size_t target, size_t spread)
+SeatPlayer::SeatPlayer(LoadContext* context, SeatHost* table,
+                       v1::TableService::Stub* stub, std::string table_id, int seat,
+                       std::string token, uint64_t seed, std::string address)
     : context_(context),
       table_(table),
-      run_(run),
+      stub_(stub),
       table_id_(std::move(table_id)),
       seat_(seat),
       token_(std::move(token)),
-      spread_(spread),
-      address_(run->targets()[target]),
-      target_(target),
+      address_(std::move(address)),
       backoff_(kBackoffInitial),
-      rng_(seed) {}
+      rng_(seed) {
+  const std::vector<std::string> targets = table_->Targets();
+  auto it = std::find(targets.begin(), targets.end(), address_);
+  if (it != targets.end()) target_ = static_cast<size_t>(it - targets.begin());
+}
 
 SeatPlayer::~SeatPlayer() = default;
 
@@ -165,7 +166,7 @@ void SeatPlayer::Connect() {
   const v1::PlayRequest* first = nullptr;
   {
     absl::MutexLock lock(&mu_);
-    if (!cancelled_) stub = run_->StubFor(address_, spread_);
+    if (!cancelled_) stub = streams_.empty() ? stub_ : table_->StubFor(address_);
     if (stub != nullptr) {
       v1::PlayRequest subscribe;
       subscribe.mutable_subscribe()->set_table_id(table_id_);
@@ -294,7 +295,7 @@ bool SeatPlayer::NextAddress(const grpc::Status& status, absl::Duration* wait) {
   if (!Transient(code) || absl::Now() - last_progress_ > kGiveUp) return false;
   std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
   if (where && !where->address().empty() && where->address() != address_ &&
-      CheckLoopback(where->address()).ok()) {
+      !table_->Targets().empty() && CheckLoopback(where->address()).ok()) {
     address_ = where->address();
     context_->counters.moves.fetch_add(1, std::memory_order_relaxed);
     *wait = absl::ZeroDuration();
@@ -302,7 +303,8 @@ bool SeatPlayer::NextAddress(const grpc::Status& status, absl::Duration* wait) {
   }
   // Nobody named another instance: the fleet's next one, which hosts the table,
   // adopts it, or names the instance that does.
-  const std::vector<std::string>& targets = run_->targets();
+  const std::vector<std::string> targets = table_->Targets();
+  if (targets.empty()) return false;  // a host that does not follow
   target_ = (target_ + 1) % targets.size();
   if (targets[target_] == address_) target_ = (target_ + 1) % targets.size();
   address_ = targets[target_];

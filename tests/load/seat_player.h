@@ -19,19 +19,21 @@
 // after a backoff, resuming with after_seq = the last event seen. An action whose
 // answer was lost with the stream is resent under the same request id when the new
 // stream's prompt shows its decision still open, and dropped (it was applied) when
-// the new stream replays its event. The seat gives up after kGiveUp without a
-// single update (a stream error).
+// the new stream replays its event (its SeatHost names the addresses and their
+// stubs; a host that names none is not followed: a broken stream ends the seat).
+// The seat gives up after kGiveUp without a single update (a stream error).
 //
 // Every action sent is kept, in order, with whether it was acknowledged, so that
 // the durability check can find each acknowledged one in the game's record.
 //
-//   SeatPlayer seat(&context, &table, &run, id, 2, token, seed, target, n);
+//   SeatPlayer seat(&context, &table, stub, id, 2, token, seed, address);
 //   seat.Start();       // opens Play; plays until GameEnded or Cancel()
 #ifndef TRIX_TESTS_LOAD_SEAT_PLAYER_H_
 #define TRIX_TESTS_LOAD_SEAT_PLAYER_H_
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,9 +41,9 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "engine/cards.h"
 #include "engine/random.h"
-#include "absl/time/time.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
 #include "tests/load/load_context.h"
@@ -50,8 +52,21 @@
 
 namespace trix::load {
 
-class LoadRun;
-class LoadTable;
+// What a seat reports to and paces its actions by: its table (LoadTable, or the
+// soak tool's table of matchmade players).
+class SeatHost {
+ public:
+  virtual ~SeatHost() = default;
+  // Runs `act` (sends the seat's action) now or at the table's next turn.
+  virtual void Pace(std::function<void()> act) = 0;
+  virtual void OnGameEnded() = 0;
+  virtual void OnStreamDone(int seat, const grpc::Status& status) = 0;
+  // To follow a table that moved: the instances to try in turn when no refusal
+  // names one (none: the seat does not follow), and a stub for an address
+  // (nullptr: not one to go to).
+  virtual std::vector<std::string> Targets() const { return {}; }
+  virtual v1::TableService::Stub* StubFor(const std::string& address) { return nullptr; }
+};
 
 class SeatPlayer final {
  public:
@@ -61,11 +76,11 @@ class SeatPlayer final {
     bool acked = false;
   };
 
-  // `context`, `table` and `run` must outlive the seat. `target` is the index in
-  // run->targets() of the instance the table was created on; `spread` picks one of
-  // an instance's channels.
-  SeatPlayer(LoadContext* context, LoadTable* table, LoadRun* run, std::string table_id,
-             int seat, std::string token, uint64_t seed, size_t target, size_t spread);
+  // `context`, `table` and `stub` must outlive the seat. `address` is where `stub`
+  // goes (the instance the table was created on), for following the table.
+  SeatPlayer(LoadContext* context, SeatHost* table, v1::TableService::Stub* stub,
+             std::string table_id, int seat, std::string token, uint64_t seed,
+             std::string address = "");
   ~SeatPlayer();
 
   void Start();
@@ -115,16 +130,15 @@ class SeatPlayer final {
   void DropPending() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   LoadContext* const context_;
-  LoadTable* const table_;
-  LoadRun* const run_;
+  SeatHost* const table_;
+  v1::TableService::Stub* const stub_;  // the first stream's
   const std::string table_id_;
   const int seat_;
   const std::string token_;
-  const size_t spread_;
 
   mutable absl::Mutex mu_;
   std::string address_ ABSL_GUARDED_BY(mu_);  // of the open (or next) stream
-  size_t target_ ABSL_GUARDED_BY(mu_);        // the last target tried
+  size_t target_ ABSL_GUARDED_BY(mu_) = 0;    // the last of Targets() tried
   Stream* stream_ ABSL_GUARDED_BY(mu_) = nullptr;  // the open one, if any
   // Every stream opened, kept until the seat goes (gRPC may still hold the last).
   std::vector<std::unique_ptr<Stream>> streams_ ABSL_GUARDED_BY(mu_);
