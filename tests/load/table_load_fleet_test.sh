@@ -80,6 +80,7 @@ sleep 6
 on_a="SELECT id || ' ' || log_length FROM games WHERE finished IS NULL AND lease_owner LIKE 'fleet-load-a#%' ORDER BY id"
 psql_ "$on_a" >"$work/on_a.txt"
 kill -KILL "$a_pid"
+wait "$a_pid" 2>/dev/null || true
 [ -s "$work/on_a.txt" ] || fail "A hosted no game when it was killed"
 
 status=0
