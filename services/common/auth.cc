@@ -43,6 +43,18 @@ std::string NewUuid() {
       b[15]);
 }
 
+bool IsUuid(absl::string_view text) {
+  if (text.size() != 36) return false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    const bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+    if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 uint64_t RandomUint64() {
   const auto b = RandomBytes<8>();
   uint64_t v = 0;

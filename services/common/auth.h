@@ -26,6 +26,8 @@ namespace trix::service {
 std::string NewSeatToken();
 // A random (version 4) UUID in its text form, for table and game ids.
 std::string NewUuid();
+// Whether `text` has NewUuid's form: 8-4-4-4-12 lower-case hex digits.
+bool IsUuid(absl::string_view text);
 // A uniformly random 64-bit number (deal seeds).
 uint64_t RandomUint64();
 

@@ -44,6 +44,12 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                   .Help("Open event streams")
                   .Register(r)
                   .Add({})),
+      adoptions(prometheus::BuildGauge()
+                    .Name("trix_table_adoptions")
+                    .Help("Tables not hosted here being looked up or adopted for a "
+                          "call (at most max_adoptions)")
+                    .Register(r)
+                    .Add({})),
       recovered(prometheus::BuildCounter()
                     .Name("trix_table_recovered_total")
                     .Help("Tables rebuilt from their logs (claimed or reloaded)")

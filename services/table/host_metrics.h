@@ -6,6 +6,7 @@
 //   trix_table_append_failures_total
 //   trix_table_tables                     tables hosted
 //   trix_table_streams                    open event streams
+//   trix_table_adoptions                  tables being looked up / adopted for calls
 //   trix_table_recovered_total            tables rebuilt from their logs
 //   trix_table_broken_total               tables quarantined (alert on any increase)
 //   trix_table_leases_lost_total          hosted tables another instance took over
@@ -31,6 +32,7 @@ struct HostMetrics {
   prometheus::Counter& append_failures;
   prometheus::Gauge& tables;
   prometheus::Gauge& streams;
+  prometheus::Gauge& adoptions;  // tables not hosted here being looked up for a call
   prometheus::Counter& recovered;
   prometheus::Counter& refused_busy;  // a table's or the io pool's queue was full
   prometheus::Counter& quarantined;

@@ -1,7 +1,9 @@
 #include "services/table/refusals.h"
 
 #include "absl/strings/cord.h"
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
+#include "services/common/auth.h"
 
 namespace trix::table {
 namespace {
@@ -16,6 +18,16 @@ std::optional<T> PayloadIn(const absl::Status& status, const char* type) {
 }
 
 }  // namespace
+
+absl::Status CheckTableId(absl::string_view table_id) {
+  if (table_id.empty()) return absl::InvalidArgumentError("table_id is required");
+  if (!service::IsUuid(table_id)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "table_id \"", absl::CEscape(table_id.substr(0, 64)),
+        "\" is not a table id (CreateTable's table ids are lower-case UUIDs)"));
+  }
+  return absl::OkStatus();
+}
 
 v1::TableLocation LocationOf(const std::string& table_id,
                              const storage::TableHome& home) {

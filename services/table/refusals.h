@@ -30,6 +30,11 @@ std::optional<v1::TableLocation> LocationIn(const absl::Status& status);
 
 absl::Status QuarantinedError(absl::string_view reason);
 
+// INVALID_ARGUMENT unless `table_id` has the form CreateTable gives table ids (a
+// UUID): a malformed id is refused before any lookup, so that a flood of made-up
+// ids costs no database query.
+absl::Status CheckTableId(absl::string_view table_id);
+
 // `status` with the seat's prompt attached (for a refused action).
 absl::Status WithPrompt(absl::Status status, const v1::Prompt& prompt);
 std::optional<v1::Prompt> PromptIn(const absl::Status& status);

@@ -209,6 +209,11 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
           Kick(slot, /*restart_clock=*/true);
           return;
         }
+        if (absl::IsDataLoss(table->status())) {
+          // The log no longer replays: hosting it on would renew its lease forever
+          // and answer UNAVAILABLE to every call.
+          return Quarantine(*slot, std::string(table->status().message()));
+        }
         if (!absl::IsUnavailable(table->status())) {
           LogWarn("table reload failed",
                   {{"table", slot->id}, {"error", table->status().ToString()}});
@@ -382,16 +387,6 @@ void TableHost::Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply)
 
 namespace {
 
-// An empty id is a malformed request; one too long to be ours names no table.
-absl::Status CheckTableId(const std::string& table_id) {
-  if (table_id.empty()) return absl::InvalidArgumentError("table_id is required");
-  if (table_id.size() > 128) {
-    return absl::NotFoundError(
-        absl::StrCat("table \"", table_id.substr(0, 64), "...\" does not exist"));
-  }
-  return absl::OkStatus();
-}
-
 // A refused action carries the seat's current prompt again (refusals.h).
 absl::Status Refused(const absl::Status& status, const Table& table, int seat) {
   std::optional<v1::Prompt> prompt = table.PromptFor(seat);
@@ -421,7 +416,8 @@ void TableHost::ActOnStream(const v1::ActRequest& request, ActReply reply) {
   // Nothing is judged on a copy that may be stale.
   WhenFresh([this, request, reply = std::move(reply)](const absl::Status& fresh) {
     if (!fresh.ok()) return reply(fresh, false);
-    std::shared_ptr<Slot> slot = SlotFor(request.table_id());
+    std::shared_ptr<Slot> slot = SlotFor(request.table_id(), /*for_call=*/true);
+    if (!slot) return reply(AdoptionsBusy(), false);
     Post(slot, [this, slot, request, reply](Slot& s, const absl::Status& status) {
       if (!status.ok()) {
         metrics_.actions_failed.Increment();
@@ -511,7 +507,8 @@ void TableHost::Subscribe(const std::string& table_id, const std::string& seat_t
   WhenFresh([this, table_id, seat_token, spectator, after_seq, sink,
              trusted](const absl::Status& fresh) {
     if (!fresh.ok()) return sink->Close(fresh);
-    std::shared_ptr<Slot> slot = SlotFor(table_id);
+    std::shared_ptr<Slot> slot = SlotFor(table_id, /*for_call=*/true);
+    if (!slot) return sink->Close(AdoptionsBusy());
     Post(slot, [seat_token, spectator, after_seq, sink, trusted](
                    Slot& s, const absl::Status& status) {
            if (!status.ok()) return sink->Close(status);

@@ -92,6 +92,11 @@ struct HostOptions {
   // the database reads waiting for an io thread (UNAVAILABLE: retry shortly).
   size_t max_table_commands = 64;
   size_t max_queued_reads = 1024;
+  // Tables being loaded at once for calls that named a table this instance does
+  // not host (adoption on the spot, or NOT_FOUND for an id the database does not
+  // know): a call past it is UNAVAILABLE "retry in a second", so that a flood of
+  // made-up ids costs at most this many lookups and placeholders at a time.
+  size_t max_adoptions = 64;
   int max_tables = 20000;
   // CreateTable refuses a stake above this (whole units; at most engine::kMaxStake).
   int64_t max_stake = engine::kMaxStake;
@@ -225,7 +230,10 @@ class TableHost {
   void PostRead(std::function<void()> read,
                 std::function<void(const absl::Status&)> refuse);
   // The table's slot; a placeholder that adopts the table if it is not hosted.
-  std::shared_ptr<Slot> SlotFor(const std::string& table_id);
+  // For a call (`for_call`), nullptr when max_adoptions placeholders are loading.
+  std::shared_ptr<Slot> SlotFor(const std::string& table_id, bool for_call = false);
+  // SlotFor's refusal.
+  absl::Status AdoptionsBusy() const;
   void Drain(std::shared_ptr<Slot> slot);
   // Strand work that starts an append or a reload suspends the strand; the
   // operation's completion passes the rest of the work to Complete().
@@ -265,6 +273,9 @@ class TableHost {
   void AdoptOnCall(const std::shared_ptr<Slot>& slot);
   absl::StatusOr<std::unique_ptr<Table>> ClaimAndLoad(const std::string& table_id);
   absl::StatusOr<std::unique_ptr<Table>> LoadClaimed(const std::string& table_id);
+  // Gives back a claim whose table could not be loaded (a no-op when the lease is
+  // not ours); when the database refuses, maintenance tries again (evicted_).
+  void ReleaseClaim(const std::string& table_id);
   // UNAVAILABLE with where the table lives now (or why it is not served).
   void Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table);
   void Forget(Slot& slot, const absl::Status& status);
@@ -318,8 +329,10 @@ class TableHost {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  // Tables evicted while their lease may still be ours (see ReleaseEvicted).
+  // Tables evicted, or claimed and not loaded, while their lease may still be ours
+  // (see ReleaseEvicted).
   absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
+  size_t adoptions_ ABSL_GUARDED_BY(mu_) = 0;  // placeholders loading
   struct CreateAnswer {
     v1::CreateTableResponse response;
     absl::Time expires;

@@ -31,14 +31,26 @@ int64_t MonotonicMicros() {
 
 // --- Adopting on a call -------------------------------------------------------------
 
-std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id) {
+std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
+                                                    bool for_call) {
   absl::MutexLock lock(&mu_);
-  auto [it, inserted] = slots_.try_emplace(table_id);
-  if (inserted) {
-    it->second = std::make_shared<Slot>(table_id);
-    it->second->adopting = true;  // Drain loads it through AdoptOnCall
-  }
-  return it->second;
+  auto it = slots_.find(table_id);
+  if (it != slots_.end()) return it->second;
+  // Claims (start, maintenance) are bounded by their batches; calls by this.
+  if (for_call && adoptions_ >= options_.max_adoptions) return nullptr;
+  ++adoptions_;
+  metrics_.adoptions.Set(static_cast<double>(adoptions_));
+  auto slot = std::make_shared<Slot>(table_id);
+  slot->adopting = true;  // Drain loads it through AdoptOnCall
+  slots_.emplace(table_id, slot);
+  return slot;
+}
+
+absl::Status TableHost::AdoptionsBusy() const {
+  metrics_.refused_busy.Increment();
+  return absl::UnavailableError(
+      absl::StrCat("this instance is loading ", options_.max_adoptions,
+                   " tables it does not host; retry in a second"));
 }
 
 void TableHost::Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded) {
@@ -54,6 +66,11 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
   // On the io pool, the strand suspended.
   auto table =
       std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(ClaimAndLoad(slot->id));
+  {
+    absl::MutexLock lock(&mu_);
+    --adoptions_;
+    metrics_.adoptions.Set(static_cast<double>(adoptions_));
+  }
   Complete(slot, [this, slot, table] {
     if (table->ok()) return Adopted(slot, std::move(**table));
     Forget(*slot, table->status());
@@ -62,7 +79,12 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string& id) {
   absl::StatusOr<storage::TableHome> home = store_->Locate(id);
-  if (!home.ok()) return home.status();
+  if (!home.ok()) {
+    // Maintenance may have claimed this table for us (an orphan) before the
+    // database failed: give it back rather than hold it, unhosted, until it lapses.
+    if (!absl::IsNotFound(home.status())) ReleaseClaim(id);
+    return home.status();
+  }
   if (!home->broken.empty()) return QuarantinedError(home->broken);
   if (home->finished) {
     // Served read-only from its log: no lease needed.
@@ -71,7 +93,10 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
     return Table::Restore(*stored);
   }
   absl::StatusOr<bool> claimed = store_->ClaimTable(id, options_.lease_ttl);
-  if (!claimed.ok()) return claimed.status();
+  if (!claimed.ok()) {
+    ReleaseClaim(id);  // the claim may have been written before the error
+    return claimed.status();
+  }
   if (!*claimed) return Locate(id, "another instance hosts it");
   return LoadClaimed(id);
 }
@@ -90,10 +115,22 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string&
     return QuarantinedError(reason);
   }
   // A claim whose adoption failed is released at once, for whoever can load it.
-  store_->ReleaseLease(id).IgnoreError();
+  ReleaseClaim(id);
   LogWarn("cannot adopt table", {{"table", id}, {"error", table.status().ToString()}});
   return absl::UnavailableError(absl::StrCat("table ", id, " cannot be loaded now (",
                                              table.status().message(), "); retry"));
+}
+
+void TableHost::ReleaseClaim(const std::string& id) {
+  const absl::Status released = store_->ReleaseLease(id);
+  // NOT_FOUND, FAILED_PRECONDITION: no such table, or the lease is not ours.
+  if (released.ok() || absl::IsNotFound(released) || absl::IsFailedPrecondition(released)) {
+    return;
+  }
+  LogWarn("cannot release a claim; maintenance retries",
+          {{"table", id}, {"error", released.ToString()}});
+  absl::MutexLock lock(&mu_);
+  evicted_.insert(id);
 }
 
 void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table) {
@@ -128,9 +165,7 @@ absl::Status TableHost::Locate(const std::string& table_id, absl::string_view wh
 void TableHost::LocateTable(const v1::LocateTableRequest& request,
                             Reply<v1::TableLocation> reply) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
-  if (request.table_id().empty() || request.table_id().size() > 128) {
-    return reply(absl::InvalidArgumentError("table_id is required (at most 128 bytes)"));
-  }
+  if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s);
   PostRead(
       [this, id = request.table_id(), reply] {
         absl::StatusOr<storage::TableHome> home = store_->Locate(id);

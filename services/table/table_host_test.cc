@@ -406,7 +406,7 @@ TEST_F(HostTest, AnAcceptedActionIsAnsweredJustBeforeItsStepIsBroadcast) {
   EXPECT_EQ(refused.answer.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_FALSE(refused.broadcast_follows);
   v1::ActRequest unknown = ActFor(table, owner, "x", choose);
-  unknown.set_table_id("no-such-table");
+  unknown.set_table_id("00000000-0000-4000-8000-000000000000");  // well-formed, unknown
   const Answer missing = act(unknown);
   EXPECT_EQ(missing.answer.status().code(), absl::StatusCode::kNotFound);
   EXPECT_FALSE(missing.broadcast_follows);
@@ -489,7 +489,7 @@ TEST_F(HostTest, TokensAndTablesAreChecked) {
   EXPECT_EQ(Act(r).status().code(), absl::StatusCode::kUnauthenticated);
   r.set_seat_token(other.seat_tokens(0));  // another table's token
   EXPECT_EQ(Act(r).status().code(), absl::StatusCode::kPermissionDenied);
-  r.set_table_id("no-such-table");
+  r.set_table_id("00000000-0000-4000-8000-000000000000");
   EXPECT_EQ(Act(r).status().code(), absl::StatusCode::kNotFound);
   auto sink = Subscribe(table.table_id(), other.seat_tokens(1));
   ASSERT_TRUE(sink->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
@@ -819,7 +819,7 @@ TEST_F(HostTest, AnotherHostNamesTheOwnerAndAdoptsALapsedTableOnTheSpot) {
               other.LocateTable(locate, reply);
             })->instance_id(),
             "table-b");
-  locate.set_table_id("nope");
+  locate.set_table_id("00000000-0000-4000-8000-000000000000");
   EXPECT_EQ(Wait<v1::TableLocation>([&](auto reply) { other.LocateTable(locate, reply); })
                 .status()
                 .code(),

@@ -122,7 +122,7 @@ TEST_F(ErrorsTest, BadActionsGetTheirCodeAndChangeNothing) {
   grpc::ClientContext context;
   EXPECT_EQ(stub_->Act(&context, foreign, &response).error_code(),
             grpc::StatusCode::PERMISSION_DENIED);
-  foreign.set_table_id("no-such-table");
+  foreign.set_table_id("00000000-0000-4000-8000-000000000000");
   grpc::ClientContext context2;
   EXPECT_EQ(stub_->Act(&context2, foreign, &response).error_code(),
             grpc::StatusCode::NOT_FOUND);

@@ -186,7 +186,8 @@ TEST_F(PlayTest, OpeningChecksTheTokenAndTheTableAsSubscribeDoes) {
       {table.table_id(), "", 0, grpc::StatusCode::UNAUTHENTICATED},
       {table.table_id(), other.seat_tokens(0), 0, grpc::StatusCode::PERMISSION_DENIED},
       {table.table_id(), "forged", 0, grpc::StatusCode::PERMISSION_DENIED},
-      {"no-such-table", table.seat_tokens(0), 0, grpc::StatusCode::NOT_FOUND},
+      {"00000000-0000-4000-8000-000000000000", table.seat_tokens(0), 0, grpc::StatusCode::NOT_FOUND},
+      {"no-such-table", table.seat_tokens(0), 0, grpc::StatusCode::INVALID_ARGUMENT},
       {table.table_id(), table.seat_tokens(0), 500, grpc::StatusCode::INVALID_ARGUMENT},
   };
   for (const Case& c : cases) {

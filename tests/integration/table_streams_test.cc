@@ -89,7 +89,7 @@ TEST_F(StreamsTest, ResumingBeyondTheLastEventIsInvalid) {
   client.Open(/*after_seq=*/500);
   EXPECT_EQ(client.WaitDone(absl::Seconds(5)).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
-  SeatClient unknown(NewChannel(), "no-such-table", table.seat_tokens(1), 1);
+  SeatClient unknown(NewChannel(), "00000000-0000-4000-8000-000000000000", table.seat_tokens(1), 1);
   unknown.Open();
   EXPECT_EQ(unknown.WaitDone(absl::Seconds(5)).error_code(), grpc::StatusCode::NOT_FOUND);
 }

@@ -14,16 +14,18 @@ namespace trix::load {
 namespace {
 
 // One seat of one game, checked against its record.
-void CheckSeat(const LoadTable& table, int seat, v1::TableService::Stub* stub,
+void CheckSeat(const LoadTable& table, int seat,
+               const std::vector<v1::TableService::Stub*>& stubs,
                DurabilityReport& report) {
   v1::GetGameRecordRequest request;
   request.set_game_id(table.id());
   request.set_seat_token(table.seat(seat).token());
   v1::GameRecord record;
   grpc::Status status;
-  for (int attempt = 0; attempt < 5; ++attempt) {
+  for (size_t attempt = 0; attempt < 5 + stubs.size(); ++attempt) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
+    v1::TableService::Stub* stub = stubs[(static_cast<size_t>(seat) + attempt) % stubs.size()];
     status = stub->GetGameRecord(&context, request, &record);
     if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED &&
         status.error_code() != grpc::StatusCode::UNAVAILABLE) {
@@ -85,8 +87,8 @@ std::string DurabilityReport::Json() const {
 }
 
 DurabilityReport CheckDurability(const std::vector<const LoadTable*>& tables,
-                                 v1::TableService::Stub* stub, int max_games,
-                                 int threads) {
+                                 const std::vector<v1::TableService::Stub*>& stubs,
+                                 int max_games, int threads) {
   std::vector<const LoadTable*> chosen;
   const size_t n = tables.size();
   const size_t want = max_games < 0 ? n : std::min(n, static_cast<size_t>(max_games));
@@ -101,7 +103,7 @@ DurabilityReport CheckDurability(const std::vector<const LoadTable*>& tables,
     workers.emplace_back([&] {
       DurabilityReport mine;
       for (size_t i; (i = next.fetch_add(1)) < chosen.size();) {
-        for (int seat = 0; seat < 4; ++seat) CheckSeat(*chosen[i], seat, stub, mine);
+        for (int seat = 0; seat < 4; ++seat) CheckSeat(*chosen[i], seat, stubs, mine);
       }
       absl::MutexLock lock(&mu);
       total.acked += mine.acked;

@@ -2,12 +2,12 @@
 // acknowledged must be in the game's log. For each checked game and seat it fetches
 // GetGameRecord with that seat's token (the record is rebuilt from PostgreSQL, not
 // from the live table) and lines up the seat's own decisions in the record with
-// the actions the tool sent, in order. A seat acts again only after its previous
+// the actions the tool sent, in order. Any instance of a fleet answers it. A seat acts again only after its previous
 // action's event came back (or it was refused), so its acknowledged actions must
 // appear in the log in the order they were sent, with nothing in between that the
 // tool did not send.
 //
-//   DurabilityReport r = CheckDurability(run.tables(), stub, /*max_games=*/-1);
+//   DurabilityReport r = CheckDurability(run.tables(), run.target_stubs(), -1);
 //   if (r.missing > 0) ... // an acknowledged action is not in the log
 #ifndef TRIX_TESTS_LOAD_DURABILITY_H_
 #define TRIX_TESTS_LOAD_DURABILITY_H_
@@ -35,10 +35,11 @@ struct DurabilityReport {
   std::string Json() const;
 };
 
-// Checks `max_games` of `tables` (-1: all), spread evenly, with `threads` callers.
+// Checks `max_games` of `tables` (-1: all), spread evenly, with `threads` callers,
+// through any of `stubs` (the next one when an instance does not answer).
 DurabilityReport CheckDurability(const std::vector<const LoadTable*>& tables,
-                                 v1::TableService::Stub* stub, int max_games,
-                                 int threads = 8);
+                                 const std::vector<v1::TableService::Stub*>& stubs,
+                                 int max_games, int threads = 8);
 
 }  // namespace trix::load
 

@@ -7,7 +7,8 @@ Counters::Snapshot Counters::Take() const {
   return {get(tables_created), get(create_errors), get(games_ended),  get(acts_sent),
           get(acks),           get(act_rejected),  get(act_failed),   get(updates),
           get(events),         get(prompts),       get(snapshots),    get(stale_prompts),
-          get(matched),        get(seq_gaps),      get(stream_errors)};
+          get(matched),        get(seq_gaps),      get(stream_errors),  get(reconnects),
+          get(moves),          get(resent),        get(followed_acks)};
 }
 
 Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
@@ -25,7 +26,11 @@ Counters::Snapshot Counters::Snapshot::operator-(const Snapshot& o) const {
           stale_prompts - o.stale_prompts,
           matched - o.matched,
           seq_gaps - o.seq_gaps,
-          stream_errors - o.stream_errors};
+          stream_errors - o.stream_errors,
+          reconnects - o.reconnects,
+          moves - o.moves,
+          resent - o.resent,
+          followed_acks - o.followed_acks};
 }
 
 }  // namespace trix::load

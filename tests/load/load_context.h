@@ -23,7 +23,9 @@ namespace trix::load {
 using Clock = std::chrono::steady_clock;
 
 struct LoadOptions {
-  std::string target = "127.0.0.1:50051";  // a loopback address only
+  // Loopback addresses only, comma-separated: several instances of one fleet.
+  // Tables are created on them in turn; seats follow their table when it moves.
+  std::string target = "127.0.0.1:50051";
   std::string service_token;               // for CreateTable
   int tables = 1000;                       // concurrent tables
   absl::Duration warmup = absl::Seconds(10);
@@ -57,12 +59,16 @@ struct Counters {
   std::atomic<int64_t> stale_prompts{0};  // a prompt for a decision already answered
   std::atomic<int64_t> matched{0};        // actions whose event came back on the stream
   std::atomic<int64_t> seq_gaps{0};       // an event number that skipped or repeated
-  std::atomic<int64_t> stream_errors{0};  // streams that ended other than OK or by us
+  std::atomic<int64_t> stream_errors{0};  // seats that gave up (not OK, not by us)
+  std::atomic<int64_t> reconnects{0};     // streams a seat opened after its first broke
+  std::atomic<int64_t> moves{0};          // reconnects to where a refusal said the table is
+  std::atomic<int64_t> resent{0};         // actions sent again, same request id, on a new stream
+  std::atomic<int64_t> followed_acks{0};  // acks on a seat's stream after a reconnect
 
   struct Snapshot {
     int64_t tables_created, create_errors, games_ended, acts_sent, acks, act_rejected,
         act_failed, updates, events, prompts, snapshots, stale_prompts, matched, seq_gaps,
-        stream_errors;
+        stream_errors, reconnects, moves, resent, followed_acks;
     Snapshot operator-(const Snapshot& o) const;
   };
   Snapshot Take() const;

@@ -62,12 +62,20 @@ LoadRun::LoadRun(LoadContext* context)
 
 LoadRun::~LoadRun() = default;
 
-absl::Status LoadRun::Start() {
-  const LoadOptions& options = context_->options;
-  absl::StatusOr<std::vector<v1::Mode>> modes = ParseModes(options.mode);
-  if (!modes.ok()) return modes.status();
-  modes_ = *std::move(modes);
-  for (int i = 0; i < std::max(1, options.channels); ++i) {
+absl::StatusOr<std::vector<std::string>> ParseTargets(const std::string& text) {
+  std::vector<std::string> targets = absl::StrSplit(text, ',', absl::SkipWhitespace());
+  if (targets.empty()) return absl::InvalidArgumentError("--target is required");
+  for (std::string& target : targets) {
+    target = std::string(absl::StripAsciiWhitespace(target));
+    if (absl::Status s = CheckLoopback(target); !s.ok()) return s;
+  }
+  return targets;
+}
+
+std::unique_ptr<LoadRun::Channels> LoadRun::Connect(const std::string& address,
+                                                    int count) {
+  auto out = std::make_unique<LoadRun::Channels>();
+  for (int i = 0; i < std::max(1, count); ++i) {
     grpc::ChannelArguments args;
     // Each channel its own connection: gRPC would otherwise share one subchannel.
     args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
@@ -75,14 +83,32 @@ absl::Status LoadRun::Start() {
     // A lean client: no per-call deadline or message-size filters. The tool is there
     // to load the server, and every call it makes costs the same two cores.
     args.SetInt(GRPC_ARG_MINIMAL_STACK, 1);
-    auto channel = grpc::CreateCustomChannel(options.target,
-                                             grpc::InsecureChannelCredentials(), args);
-    if (!channel->WaitForConnected(std::chrono::system_clock::now() +
-                                   std::chrono::seconds(10))) {
-      return absl::UnavailableError(absl::StrCat("cannot connect to ", options.target));
+    auto channel =
+        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    out->stubs.push_back(v1::TableService::NewStub(channel));
+    out->channels.push_back(std::move(channel));
+  }
+  return out;
+}
+
+absl::Status LoadRun::Start() {
+  const LoadOptions& options = context_->options;
+  absl::StatusOr<std::vector<v1::Mode>> modes = ParseModes(options.mode);
+  if (!modes.ok()) return modes.status();
+  modes_ = *std::move(modes);
+  absl::StatusOr<std::vector<std::string>> targets = ParseTargets(options.target);
+  if (!targets.ok()) return targets.status();
+  targets_ = *std::move(targets);
+  for (const std::string& target : targets_) {
+    std::unique_ptr<Channels> channels = Connect(target, options.channels);
+    for (const auto& channel : channels->channels) {
+      if (!channel->WaitForConnected(std::chrono::system_clock::now() +
+                                     std::chrono::seconds(10))) {
+        return absl::UnavailableError(absl::StrCat("cannot connect to ", target));
+      }
     }
-    stubs_.push_back(v1::TableService::NewStub(channel));
-    channels_.push_back(std::move(channel));
+    absl::MutexLock lock(&channels_mu_);
+    channels_[target] = std::move(channels);
   }
   std::vector<LoadTable*> creates;
   {
@@ -94,10 +120,27 @@ absl::Status LoadRun::Start() {
   return absl::OkStatus();
 }
 
+v1::TableService::Stub* LoadRun::StubFor(const std::string& address, size_t n) {
+  absl::MutexLock lock(&channels_mu_);
+  auto it = channels_.find(address);
+  if (it == channels_.end()) {
+    if (!CheckLoopback(address).ok()) return nullptr;
+    it = channels_.emplace(address, Connect(address, context_->options.channels)).first;
+  }
+  const auto& stubs = it->second->stubs;
+  return stubs[n % stubs.size()].get();
+}
+
+std::vector<v1::TableService::Stub*> LoadRun::target_stubs() {
+  std::vector<v1::TableService::Stub*> out;
+  for (const std::string& target : targets_) out.push_back(StubFor(target, 0));
+  return out;
+}
+
 void LoadRun::AddTable() {
   const size_t n = tables_.size();
   const uint64_t seed = static_cast<uint64_t>(context_->options.seed) * 1000003u + n;
-  tables_.push_back(std::make_unique<LoadTable>(this, context_, stub(n),
+  tables_.push_back(std::make_unique<LoadTable>(this, context_, n,
                                                 absl::StrCat("load-", run_key_, "-", n),
                                                 modes_[n % modes_.size()], seed));
   to_create_.push_back(tables_.back().get());

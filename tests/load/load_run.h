@@ -1,8 +1,10 @@
 // A load run: keeps `options.tables` tables in play against one table-service
-// instance, opening a new table whenever a game ends, over a few HTTP/2 connections
-// (each channel its own, so the client's and the server's work spreads over
-// several sockets). CreateTable calls are throttled to `create_concurrency` in
-// flight.
+// instance, or several of one fleet (`options.target` lists them: tables are
+// created on each in turn), opening a new table whenever a game ends, over a few
+// HTTP/2 connections per instance (each channel its own, so the client's and the
+// server's work spreads over several sockets). CreateTable calls are throttled to
+// `create_concurrency` in flight. Seats that follow a moved table to an address
+// not listed get channels of their own (StubFor).
 //
 //   LoadRun run(&context);
 //   run.Start();                                  // the first tables
@@ -19,6 +21,7 @@
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
@@ -33,6 +36,9 @@ namespace trix::load {
 // "127.0.0.1:50051", "localhost:50051", "[::1]:50051": OK; anything else is
 // INVALID_ARGUMENT, so that the tool never loads a machine it was not meant to.
 absl::Status CheckLoopback(const std::string& target);
+
+// "a,b,...": every one a loopback address (CheckLoopback), at least one.
+absl::StatusOr<std::vector<std::string>> ParseTargets(const std::string& text);
 
 // "classic-solo" ... "complex-partner", or "mixed" (the four in turn).
 absl::StatusOr<std::vector<v1::Mode>> ParseModes(const std::string& text);
@@ -58,7 +64,12 @@ class LoadRun {
   bool Close(absl::Duration timeout);
 
   std::vector<const LoadTable*> tables() const;
-  v1::TableService::Stub* stub(size_t i) const { return stubs_[i % stubs_.size()].get(); }
+  const std::vector<std::string>& targets() const { return targets_; }
+  // A stub for `address` (one of its channels, chosen by `n`), connecting to an
+  // address not listed on first use; nullptr when it is not a loopback address.
+  v1::TableService::Stub* StubFor(const std::string& address, size_t n);
+  // One stub per target, for calls that may go to any instance.
+  std::vector<v1::TableService::Stub*> target_stubs();
   int64_t streaming_tables() const;
   Pacer& pacer() { return pacer_; }
 
@@ -79,8 +90,17 @@ class LoadRun {
   LoadContext* const context_;
   std::vector<v1::Mode> modes_;
   std::string run_key_;  // makes request ids unique across runs on one database
-  std::vector<std::shared_ptr<grpc::Channel>> channels_;
-  std::vector<std::unique_ptr<v1::TableService::Stub>> stubs_;
+  std::vector<std::string> targets_;
+  struct Channels {
+    std::vector<std::shared_ptr<grpc::Channel>> channels;
+    std::vector<std::unique_ptr<v1::TableService::Stub>> stubs;
+  };
+  // `count` channels to `address`, each its own connection.
+  static std::unique_ptr<Channels> Connect(const std::string& address, int count);
+  absl::Mutex channels_mu_;
+  // Never shrinks: seats and tables keep the stubs they were given.
+  absl::flat_hash_map<std::string, std::unique_ptr<Channels>> channels_
+      ABSL_GUARDED_BY(channels_mu_);
 
   Pacer pacer_;  // before the tables: destroyed after them
 

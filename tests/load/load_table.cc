@@ -24,11 +24,12 @@ void ReportStreamError(const std::string& table_id, int seat,
 
 }  // namespace
 
-LoadTable::LoadTable(LoadRun* run, LoadContext* context, v1::TableService::Stub* stub,
+LoadTable::LoadTable(LoadRun* run, LoadContext* context, size_t number,
                      std::string request_id, v1::Mode mode, uint64_t seed)
     : run_(run),
       context_(context),
-      stub_(stub),
+      number_(number),
+      target_(number),
       request_id_(std::move(request_id)),
       mode_(std::move(mode)),
       seed_(seed) {
@@ -64,17 +65,20 @@ void LoadTable::SendCreate() {
                                absl::StrCat("Bearer ", context_->options.service_token));
   create_context_->set_deadline(std::chrono::system_clock::now() +
                                 std::chrono::seconds(30));
-  stub_->async()->CreateTable(create_context_.get(), &create_request_, &create_response_,
-                              [this](grpc::Status status) { OnCreateDone(status); });
+  const std::vector<std::string>& targets = run_->targets();
+  v1::TableService::Stub* stub = StubFor(targets[target_ % targets.size()]);
+  stub->async()->CreateTable(create_context_.get(), &create_request_, &create_response_,
+                             [this](grpc::Status status) { OnCreateDone(status); });
 }
 
 void LoadTable::OnCreateDone(const grpc::Status& status) {
   if (status.ok() && create_response_.seat_tokens_size() == 4) {
     id_ = create_response_.table_id();
+    const std::string& address = run_->targets()[target_ % run_->targets().size()];
     for (int s = 0; s < 4; ++s) {
-      seats_[s] = std::make_unique<SeatPlayer>(context_, this, stub_, id_, s,
-                                               create_response_.seat_tokens(s),
-                                               seed_ * 4 + static_cast<uint64_t>(s));
+      seats_[s] = std::make_unique<SeatPlayer>(
+          context_, this, StubFor(address), id_, s, create_response_.seat_tokens(s),
+          seed_ * 4 + static_cast<uint64_t>(s), address);
     }
     created_.store(true);
     context_->counters.tables_created.fetch_add(1);
@@ -90,6 +94,11 @@ void LoadTable::OnCreateDone(const grpc::Status& status) {
                static_cast<int>(status.error_code()), status.error_message().c_str(),
                retry ? " (retrying)" : "");
   if (!retry) return run_->OnCreated(this, false);
+  // An instance that does not answer: the next one (of a fleet).
+  if (status.error_code() == grpc::StatusCode::UNAVAILABLE ||
+      status.error_code() == grpc::StatusCode::DEADLINE_EXCEEDED) {
+    ++target_;
+  }
   // Same request id: a create that did land is answered again, not made twice.
   pause_ = std::make_unique<grpc::Alarm>();
   pause_->Set(std::chrono::system_clock::now() + kCreatePause,
@@ -116,6 +125,12 @@ void LoadTable::OnGameEnded() {
 void LoadTable::Pace(std::function<void()> act) {
   if (!pacing_) return act();
   run_->pacer().At(pacing_->Next(Clock::now()), std::move(act));
+}
+
+std::vector<std::string> LoadTable::Targets() const { return run_->targets(); }
+
+v1::TableService::Stub* LoadTable::StubFor(const std::string& address) {
+  return run_->StubFor(address, number_ / run_->targets().size());
 }
 
 void LoadTable::OnStreamDone(int seat, const grpc::Status& status) {

@@ -1,10 +1,11 @@
 // One table of the load tool: created with CreateTable (the service token as a
-// bearer token, every clock long so that the server's autopilot never acts), then
-// played by four SeatPlayers until its game ends. It reports to its LoadRun when it
+// bearer token, every clock long so that the server's autopilot never acts) on one
+// of the run's targets (the next one when it does not answer), then played by four
+// SeatPlayers until its game ends. It reports to its LoadRun when it
 // is created, when its game ends (the run then opens another table) and when its
 // last stream is done.
 //
-//   LoadTable table(&run, &context, stub, /*number=*/7, mode);
+//   LoadTable table(&run, &context, /*number=*/7, request_id, mode, seed);
 //   table.Create();  // asynchronous; retries with the same request id
 #ifndef TRIX_TESTS_LOAD_LOAD_TABLE_H_
 #define TRIX_TESTS_LOAD_LOAD_TABLE_H_
@@ -29,10 +30,10 @@ class LoadRun;
 
 class LoadTable : public SeatHost {
  public:
-  // `run`, `context` and `stub` must outlive the table. `request_id` keys the
-  // CreateTable call (and its retries).
-  LoadTable(LoadRun* run, LoadContext* context, v1::TableService::Stub* stub,
-            std::string request_id, v1::Mode mode, uint64_t seed);
+  // `run` and `context` must outlive the table. `number` picks its target and
+  // channel; `request_id` keys the CreateTable call (and its retries).
+  LoadTable(LoadRun* run, LoadContext* context, size_t number, std::string request_id,
+            v1::Mode mode, uint64_t seed);
   ~LoadTable() override;
 
   void Create();
@@ -46,6 +47,9 @@ class LoadTable : public SeatHost {
   // Runs `act` (sends a seat's action) at the table's next turn when the run is
   // paced (--rate), else at once.
   void Pace(std::function<void()> act) override;
+  // The run's targets; their stubs (and those of where tables moved).
+  std::vector<std::string> Targets() const override;
+  v1::TableService::Stub* StubFor(const std::string& address) override;
 
   // Valid once created.
   const std::string& id() const { return id_; }
@@ -60,7 +64,8 @@ class LoadTable : public SeatHost {
 
   LoadRun* const run_;
   LoadContext* const context_;
-  v1::TableService::Stub* const stub_;
+  const size_t number_;
+  size_t target_;  // the index of the target it is created on
   const std::string request_id_;
   const v1::Mode mode_;
   const uint64_t seed_;

@@ -1,5 +1,6 @@
 // table-load: N concurrent tables of autopilot-like clients against one table-service
-// instance on this machine, measuring accepted actions per second and the latency
+// instance on this machine (or several of one fleet: --target=a,b; seats follow a
+// table that moves, as the bot SDK does), measuring accepted actions per second and the latency
 // from an action written on the seat's Play stream to its event on that stream;
 // then checks that every acknowledged action is in the games' logs. See
 // tests/load/run_load.sh, which starts PostgreSQL and the service and runs it, and
@@ -46,7 +47,8 @@ struct Flags {
 
 void Bind(service::Config& c, Flags& f) {
   LoadOptions& o = f.load;
-  c.Bind("target", &o.target, "the table service, host:port on loopback");
+  c.Bind("target", &o.target,
+         "the table service, host:port on loopback (a,b,...: instances of one fleet)");
   c.Bind("service_token", &o.service_token,
          "bearer token for CreateTable (default: $MAMLAKA_SERVICE_TOKEN)");
   c.Bind("tables", &o.tables, "tables in play at once");
@@ -163,6 +165,11 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       static_cast<long long>(c.stream_errors), static_cast<long long>(c.seq_gaps),
       static_cast<long long>(c.create_errors), static_cast<long long>(c.stale_prompts),
       drained ? "" : "; actions still in flight at the end");
+  absl::PrintF(
+      "  followed           %lld streams reopened, %lld to where the table moved, "
+      "%lld actions resent, %lld acknowledged after a reopen\n",
+      static_cast<long long>(c.reconnects), static_cast<long long>(c.moves),
+      static_cast<long long>(c.resent), static_cast<long long>(c.followed_acks));
   std::string server_json = "null";
   if (w.metrics_from && w.metrics_to) {
     const MetricValues& a = *w.metrics_from;
@@ -209,7 +216,8 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       "\"event_latency\":%s,\"act_latency\":%s,\"updates_per_s\":%.1f,"
       "\"events_per_s\":%.1f,"
       "\"prompts_per_s\":%.1f,\"rejected\":%lld,\"failed\":%lld,"
-      "\"stream_errors\":%lld,\"seq_gaps\":%lld,\"drained\":%s,\"server\":%s,\"cpu\":%s,"
+      "\"stream_errors\":%lld,\"seq_gaps\":%lld,\"reconnects\":%lld,\"moves\":%lld,"
+      "\"resent\":%lld,\"followed_acks\":%lld,\"drained\":%s,\"server\":%s,\"cpu\":%s,"
       "\"durability\":%s,\"targets_met\":%s}\n",
       o.tables, o.mode, o.channels, o.rate, w.seconds, rate,
       static_cast<long long>(c.acks), static_cast<long long>(acks_total),
@@ -218,7 +226,9 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       static_cast<double>(c.events) / w.seconds,
       static_cast<double>(c.prompts) / w.seconds, static_cast<long long>(c.act_rejected),
       static_cast<long long>(c.act_failed), static_cast<long long>(c.stream_errors),
-      static_cast<long long>(c.seq_gaps), drained ? "true" : "false", server_json,
+      static_cast<long long>(c.seq_gaps), static_cast<long long>(c.reconnects),
+      static_cast<long long>(c.moves), static_cast<long long>(c.resent),
+      static_cast<long long>(c.followed_acks), drained ? "true" : "false", server_json,
       CpuJson(w.cpu), durable.Json(), met ? "true" : "false");
   std::fflush(stdout);
 }
@@ -238,7 +248,7 @@ int Run(int argc, char** argv) {
   if (o.service_token.empty()) {
     if (const char* token = std::getenv("MAMLAKA_SERVICE_TOKEN")) o.service_token = token;
   }
-  absl::Status valid = CheckLoopback(o.target);
+  absl::Status valid = ParseTargets(o.target).status();
   if (valid.ok() && !flags.metrics.empty()) valid = CheckLoopback(flags.metrics);
   if (valid.ok() && o.service_token.empty()) {
     valid = absl::InvalidArgumentError(
@@ -299,7 +309,7 @@ int Run(int argc, char** argv) {
   absl::FPrintF(stderr, "table-load: checking the logs of %s games\n",
                 o.verify_games < 0 ? "all" : std::to_string(o.verify_games).c_str());
   const DurabilityReport durable =
-      CheckDurability(run->tables(), run->stub(0), o.verify_games);
+      CheckDurability(run->tables(), run->target_stubs(), o.verify_games);
   Report(flags, context, w, durable, acks_total, drained);
   // gRPC may still hold a seat or a table whose call did not end: leave them be.
   if (!closed) (void)run.release();

@@ -30,6 +30,34 @@ void MemoryStore::FailNextAppends(int count, absl::Status status) {
   fail_status_ = std::move(status);
 }
 
+void MemoryStore::FailNextCalls(const std::string& method, int count,
+                                absl::Status status) {
+  absl::MutexLock lock(&mu_);
+  failing_[method] = {count, std::move(status)};
+}
+
+void MemoryStore::HoldCalls(const std::string& method, bool hold) {
+  absl::MutexLock lock(&mu_);
+  held_[method] = hold;
+}
+
+int64_t MemoryStore::calls(const std::string& method) const {
+  absl::MutexLock lock(&mu_);
+  auto it = calls_.find(method);
+  return it == calls_.end() ? 0 : it->second;
+}
+
+absl::Status MemoryStore::Injected(const std::string& method) {
+  absl::MutexLock lock(&mu_);
+  ++calls_[method];
+  auto released = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return !held_[method]; };
+  mu_.Await(absl::Condition(&released));
+  auto it = failing_.find(method);
+  if (it == failing_.end() || it->second.first == 0) return absl::OkStatus();
+  --it->second.first;
+  return it->second.second;
+}
+
 void MemoryStore::HoldAppends(bool hold) {
   absl::MutexLock lock(&mu_);
   hold_ = hold;
@@ -156,6 +184,7 @@ absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
 
 absl::StatusOr<storage::StoredGame> MemoryStore::LoadGame(const std::string& game_id) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
+  if (absl::Status s = Injected("LoadGame"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) {
@@ -186,6 +215,7 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::RenewHosted(
 absl::StatusOr<bool> MemoryStore::ClaimTable(const std::string& game_id,
                                              absl::Duration ttl) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
+  if (absl::Status s = Injected("ClaimTable"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) return false;
@@ -237,6 +267,7 @@ absl::Status MemoryStore::Heartbeat(const storage::InstanceState& state) {
 
 absl::StatusOr<storage::TableHome> MemoryStore::Locate(const std::string& game_id) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
+  if (absl::Status s = Injected("Locate"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) return absl::NotFoundError("no such table");
@@ -268,6 +299,7 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::ClaimOrphans(absl::Duratio
 }
 
 absl::Status MemoryStore::ReleaseLease(const std::string& game_id) {
+  if (absl::Status s = Injected("ReleaseLease"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) return absl::NotFoundError("no such game");

@@ -51,6 +51,13 @@ class MemoryStore final : public TableStore {
   void HoldAppends(bool hold);
   size_t held_appends() const;
   void SetUnavailable(bool unavailable);  // every call fails UNAVAILABLE
+  // The next `count` calls of `method` ("LoadGame", "Locate", "ClaimTable",
+  // "ReleaseLease") fail with `status`: a database error in the middle of a load.
+  void FailNextCalls(const std::string& method, int count, absl::Status status);
+  // While held, calls of `method` wait (a slow database); `calls` counts the calls
+  // of `method` that reached the store.
+  void HoldCalls(const std::string& method, bool hold);
+  int64_t calls(const std::string& method) const;
   // Answers each append inside Append() itself, before it returns (a store is
   // allowed to), instead of on the writer thread.
   void SetInlineAppends(bool inline_appends);
@@ -85,6 +92,8 @@ class MemoryStore final : public TableStore {
     std::function<void(absl::Status)> done;
   };
   absl::Status Write(const storage::AppendRequest& request);
+  // The injected failure for this call of `method`, if any (FailNextCalls).
+  absl::Status Injected(const std::string& method);
   void Writer();
 
   const std::shared_ptr<MemoryDatabase> db_;
@@ -100,6 +109,9 @@ class MemoryStore final : public TableStore {
   int fail_count_ ABSL_GUARDED_BY(mu_) = 0;
   absl::Status fail_status_ ABSL_GUARDED_BY(mu_);
   int64_t appends_ ABSL_GUARDED_BY(mu_) = 0;
+  std::map<std::string, std::pair<int, absl::Status>> failing_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, bool> held_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, int64_t> calls_ ABSL_GUARDED_BY(mu_);
   std::thread writer_;
 };
 

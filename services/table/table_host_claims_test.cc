@@ -1,0 +1,205 @@
+// A claim that does not turn into a hosted table is given back: an instance that
+// claimed a table (adopting it on a call, or claiming an orphan in maintenance)
+// and then could not load it releases the lease at once, so that another instance
+// can take the table without waiting for the lease to lapse; when the database
+// also fails the release, the next maintenance round releases it; a table whose
+// log does not replay is quarantined and its lease released too (an operator who
+// clears it lets the next instance adopt it at once), as is a hosted table whose
+// reload after a failed append finds its log damaged. Two hosts over one in-memory
+// database whose calls fail on demand (testing/memory_store.h).
+#include <future>
+#include <memory>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "services/table/refusals.h"
+#include "services/table/table_host.h"
+#include "services/table/testing/memory_store.h"
+
+namespace trix::table {
+namespace {
+
+using ::testing::HasSubstr;
+
+template <typename T>
+absl::StatusOr<T> Wait(std::function<void(Reply<T>)> call) {
+  auto promise = std::make_shared<std::promise<absl::StatusOr<T>>>();
+  std::future<absl::StatusOr<T>> future = promise->get_future();
+  call([promise](absl::StatusOr<T> r) { promise->set_value(std::move(r)); });
+  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    return absl::DeadlineExceededError("no reply within 10 s");
+  }
+  return future.get();
+}
+
+// Leases long enough that a lease that merely lapses never passes for released.
+HostOptions Options(const std::string& instance) {
+  HostOptions o;
+  o.instance_id = instance;
+  o.lease_ttl = absl::Seconds(30);
+  o.maintenance_every = absl::Hours(1);  // rounds are run by the tests
+  return o;
+}
+
+v1::CreateTableRequest CreateRequest(const std::string& request_id) {
+  v1::CreateTableRequest r;
+  r.set_request_id(request_id);
+  r.mutable_mode()->set_team(v1::TEAM_SOLO);
+  r.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
+  r.set_seed(17);
+  for (int s = 0; s < 4; ++s) {
+    v1::SeatAssignment* seat = r.add_seats();
+    seat->set_player_id("player-" + std::to_string(s));
+  }
+  return r;
+}
+
+// An instance: its store (its own view of the shared database) and its host.
+struct Instance {
+  Instance(std::shared_ptr<MemoryDatabase> db, const std::string& name)
+      : store(std::move(db), name), host(Options(name), &store, &registry) {}
+  MemoryStore store;
+  prometheus::Registry registry;
+  TableHost host;
+};
+
+class ClaimTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    a_ = StartInstance("table-a");
+    table_ = Wait<v1::CreateTableResponse>([&](auto reply) {
+               a_->host.CreateTable(CreateRequest("claim-1"), reply);
+             }).value();
+  }
+
+  // a shuts down: it releases the lease, so the next instance asked (or the next
+  // maintenance round) adopts the table.
+  void Orphan() { a_.reset(); }
+
+  std::unique_ptr<Instance> StartInstance(const std::string& name) {
+    auto instance = std::make_unique<Instance>(db_, name);
+    EXPECT_TRUE(instance->host.Start().ok());
+    return instance;
+  }
+
+  absl::Status Leave(TableHost& host, const std::string& request_id) {
+    v1::ActRequest request;
+    request.mutable_leave();
+    request.set_table_id(table_.table_id());
+    request.set_seat_token(table_.seat_tokens(0));
+    request.set_request_id(request_id);
+    return Wait<v1::ActResponse>([&](auto reply) { host.Act(request, reply); }).status();
+  }
+
+  MemoryDatabase::Game Stored() {
+    absl::MutexLock lock(&db_->mu);
+    return db_->games[table_.table_id()];
+  }
+
+  // Released (not merely lapsed: the leases here last 30 s) by `owner`.
+  bool ReleasedBy(const std::string& owner) {
+    const MemoryDatabase::Game game = Stored();
+    return game.lease_owner == owner && game.lease_until == absl::InfinitePast();
+  }
+
+  bool WaitReleasedBy(const std::string& owner) {
+    for (int i = 0; i < 500 && !ReleasedBy(owner); ++i) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    return ReleasedBy(owner);
+  }
+
+  std::shared_ptr<MemoryDatabase> db_ = std::make_shared<MemoryDatabase>();
+  std::unique_ptr<Instance> a_;
+  v1::CreateTableResponse table_;
+};
+
+TEST_F(ClaimTest, AnAdoptionWhoseLoadFailsReleasesTheLeaseAtOnce) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  b->store.FailNextCalls("LoadGame", 1, absl::UnavailableError("connection reset"));
+  const absl::Status failed = Leave(b->host, "l1");
+  EXPECT_EQ(failed.code(), absl::StatusCode::kUnavailable) << failed;
+  EXPECT_THAT(failed.message(), HasSubstr("cannot be loaded now"));
+  EXPECT_TRUE(ReleasedBy("table-b"));
+  // Another instance takes it now, not once a 30 s lease has lapsed.
+  std::unique_ptr<Instance> c = StartInstance("table-c");
+  EXPECT_TRUE(Leave(c->host, "l2").ok());
+  EXPECT_EQ(Stored().lease_owner, "table-c");
+}
+
+TEST_F(ClaimTest, AReleaseTheDatabaseRefusedIsRetriedByMaintenance) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  b->store.FailNextCalls("LoadGame", 1, absl::UnavailableError("connection reset"));
+  b->store.FailNextCalls("ReleaseLease", 1, absl::UnavailableError("connection reset"));
+  EXPECT_EQ(Leave(b->host, "l1").code(), absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Stored().lease_owner, "table-b");
+  EXPECT_FALSE(ReleasedBy("table-b"));
+  b->host.RunMaintenance();
+  EXPECT_TRUE(ReleasedBy("table-b"));
+  std::unique_ptr<Instance> c = StartInstance("table-c");
+  EXPECT_TRUE(Leave(c->host, "l2").ok());
+}
+
+TEST_F(ClaimTest, AnOrphanClaimWhoseLoadFailsIsReleased) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  // Maintenance claims the orphan, then its load fails at the first query.
+  b->store.FailNextCalls("Locate", 1, absl::UnavailableError("connection reset"));
+  b->host.RunMaintenance();
+  EXPECT_TRUE(WaitReleasedBy("table-b"));
+  std::unique_ptr<Instance> c = StartInstance("table-c");
+  EXPECT_TRUE(Leave(c->host, "l2").ok());
+}
+
+TEST_F(ClaimTest, ATableWhoseLogDoesNotReplayIsQuarantinedAndReleased) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  std::string original;
+  {
+    absl::MutexLock lock(&db_->mu);
+    std::string& payload = db_->games[table_.table_id()].stored.entries[0].payload;
+    original = payload;
+    payload = "\xff\xff";
+  }
+  const absl::Status refused = Leave(b->host, "l1");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("table quarantined"));
+  EXPECT_FALSE(Stored().broken.empty());
+  EXPECT_TRUE(ReleasedBy("table-b"));
+  // Once an operator has repaired and cleared it, the next instance adopts it at once.
+  {
+    absl::MutexLock lock(&db_->mu);
+    MemoryDatabase::Game& game = db_->games[table_.table_id()];
+    game.stored.entries[0].payload = original;
+    game.broken.clear();
+  }
+  std::unique_ptr<Instance> c = StartInstance("table-c");
+  EXPECT_TRUE(Leave(c->host, "l2").ok());
+}
+
+TEST_F(ClaimTest, AHostedTableWhoseReloadDoesNotReplayIsQuarantined) {
+  // An append fails, so the next call reloads the table from a log that has been
+  // damaged meanwhile.
+  a_->store.FailNextAppends(1, absl::UnavailableError("connection reset"));
+  EXPECT_EQ(Leave(a_->host, "l1").code(), absl::StatusCode::kUnavailable);
+  {
+    absl::MutexLock lock(&db_->mu);
+    db_->games[table_.table_id()].stored.entries[0].payload = "\xff\xff";
+  }
+  const absl::Status refused = Leave(a_->host, "l1");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("table quarantined"));
+  for (int i = 0; i < 500 && Stored().broken.empty(); ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_FALSE(Stored().broken.empty());
+  EXPECT_EQ(a_->host.metrics().quarantined.Value(), 1);
+}
+
+}  // namespace
+}  // namespace trix::table
