@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/auth.h"
+#include "services/common/failpoint.h"
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
 #include "services/storage/pg_array.h"
@@ -121,11 +122,6 @@ void Matcher::TryLeases() {
                                spec.name)[0]
                    .as<bool>();
     if (!got) continue;
-    // Whoever held the pool before may have died mid-placement.
-    pqxx::result back = tx.exec_params(
-        "UPDATE mm_tickets SET status = 'waiting', changed = now() "
-        "WHERE pool = $1 AND status = 'placing' RETURNING ticket_id",
-        spec.name);
     PoolState state{.spec = &spec, .pool = std::make_unique<Pool>(spec.options)};
     const std::map<std::string, std::string> labels = {
         {"mode", wire::ModeName(spec.mode)}, {"stake", std::to_string(spec.stake)}};
@@ -134,10 +130,24 @@ void Matcher::TryLeases() {
         labels,
         prometheus::Histogram::BucketBoundaries{0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1,
                                                 2.5, 5, 10, 20, 30, 60, 120});
+    // Whoever held the pool before may have died mid-placement: its placements are
+    // finished (the same tables, asked for again), and tickets it claimed without
+    // one go back to the queue.
+    Batch unfinished;
+    unfinished.jobs = UnfinishedPlacements(tx, state);
+    const pqxx::result back = tx.exec_params(
+        "UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, changed = now() "
+        "WHERE pool = $1 AND status = 'placing' AND NOT EXISTS "
+        "(SELECT 1 FROM mm_placements AS p WHERE p.request_id = t.group_id) "
+        "RETURNING ticket_id",
+        spec.name);
     leased_.emplace(spec.name, std::move(state));
     last_full_read_ = absl::InfinitePast();
-    service::LogInfo("matching pool", {{"pool", spec.name},
-                                       {"recovered", static_cast<int64_t>(back.size())}});
+    service::LogInfo("matching pool",
+                     {{"pool", spec.name},
+                      {"recovered", static_cast<int64_t>(back.size())},
+                      {"placements", static_cast<int64_t>(unfinished.jobs.size())}});
+    if (!unfinished.jobs.empty()) Enqueue(std::move(unfinished));
   }
 }
 
@@ -293,6 +303,8 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
   for (int s = 0; s < kSeats; ++s) {
     const SeatPlan& plan = group.seats[s];
     v1::SeatAssignment* seat = request.add_seats();
+    // Chosen here so that the placement, asked for again, gets the same table back.
+    seat->set_seat_token(service::NewSeatToken());
     AssignmentRow row{.seat = s,
                       .team = state.spec->mode.team(),
                       .format = state.spec->mode.format(),
@@ -304,6 +316,7 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
         seat->set_player_id(absl::StrCat("autopilot-", s));
         seat->set_display_name("Autopilot");
         seat->set_autopilot(true);
+        seat->clear_seat_token();  // nobody's: an autopilot seat has none
         continue;
       }
       bots.push_back(bot->bot_id);
@@ -335,20 +348,15 @@ bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
       for (const TicketRow& r : state->rows.at(t.ticket_id)) ids.push_back(r.ticket_id);
     }
   }
-  std::set<std::string> claimed;
-  {
-    pqxx::work tx(*connection_);
-    // A claim lost in a crash leaves the tickets waiting, which is where a new
-    // matcher would put them anyway: it need not wait for the disk.
-    tx.exec0("SET LOCAL synchronous_commit = off");
-    const pqxx::result r = tx.exec_params(
-        "UPDATE mm_tickets SET status = 'placing', changed = now() "
-        "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ticket_id",
-        TextArray(ids).Finish());
-    for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
-    tx.commit();
-  }
   Batch batch;
+  std::vector<std::string> revert;  // claimed, but their group fell apart
+  pqxx::work tx(*connection_);
+  const pqxx::result r = tx.exec_params(
+      "UPDATE mm_tickets SET status = 'placing', changed = now() "
+      "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ticket_id",
+      TextArray(ids).Finish());
+  std::set<std::string> claimed;
+  for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
   for (auto& [state, group] : groups) {
     std::vector<std::string> mine;
     bool whole = true;
@@ -360,24 +368,112 @@ bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
     }
     if (!whole) {
       for (const std::string& id : mine) {
-        if (claimed.count(id)) batch.revert.push_back(id);
+        if (claimed.count(id)) revert.push_back(id);
       }
       continue;
     }
     Job job{.pool = state->spec->name, .wait = state->wait, .bots = group.bots,
-            .tickets = mine};
+            .tickets = mine, .possible = group.possible};
     for (const Ticket& t : group.tickets) job.queued.push_back(t.queued);
     job.request = TableRequest(*state, group, &job.seats);
     batch.jobs.push_back(std::move(job));
   }
-  const bool reverted = !batch.revert.empty();
+  RecordPlacements(tx, batch.jobs);
+  tx.exec_params0(
+      "UPDATE mm_tickets SET status = 'waiting', changed = now() "
+      "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
+      TextArray(revert).Finish());
+  // Durable before any table is created: a crash from here on leaves placements
+  // that the pool's next matcher finishes.
+  tx.commit();
+  if (!batch.jobs.empty()) Enqueue(std::move(batch));
+  return !revert.empty();
+}
+
+void Matcher::RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs) {
+  if (jobs.empty()) return;
+  PgArray request_ids(PgType::kText), pools(PgType::kText), requests(PgType::kBytea),
+      possible(PgType::kTimestampTz);
+  PgArray seat_requests(PgType::kText), seats(PgType::kInt4), seat_tickets(PgType::kText);
+  PgArray tickets(PgType::kText), groups(PgType::kText);
+  for (const Job& job : jobs) {
+    const std::string& id = job.request.request_id();
+    request_ids.AddString(id);
+    pools.AddString(job.pool);
+    requests.AddString(job.request.SerializeAsString());
+    possible.AddTime(job.possible);
+    for (const AssignmentRow& a : job.seats) {
+      seat_requests.AddString(id);
+      seats.AddInt(a.seat);
+      if (a.ticket_id.empty()) seat_tickets.AddNull(); else seat_tickets.AddString(a.ticket_id);
+    }
+    for (const std::string& t : job.tickets) {
+      tickets.AddString(t);
+      groups.AddString(id);
+    }
+  }
+  tx.exec_params0(
+      "INSERT INTO mm_placements (request_id, pool, request, possible) "
+      "SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::timestamptz[])",
+      request_ids.Finish(), pools.Finish(), requests.Finish(), possible.Finish());
+  tx.exec_params0(
+      "INSERT INTO mm_placement_seats (request_id, seat, ticket_id) "
+      "SELECT * FROM unnest($1::text[], $2::int4[], $3::text[])",
+      seat_requests.Finish(), seats.Finish(), seat_tickets.Finish());
+  tx.exec_params0(
+      "UPDATE mm_tickets AS t SET group_id = u.request_id "
+      "FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
+      "WHERE t.ticket_id = u.ticket_id",
+      tickets.Finish(), groups.Finish());
+}
+
+std::vector<Matcher::Job> Matcher::UnfinishedPlacements(pqxx::transaction_base& tx,
+                                                        PoolState& state) {
+  std::map<std::string, Job> jobs;
+  const pqxx::result r = tx.exec_params(
+      "SELECT p.request_id, p.request, (extract(epoch FROM p.possible) * 1000000)::int8, "
+      "s.seat, coalesce(s.ticket_id, '') FROM mm_placements AS p "
+      "JOIN mm_placement_seats AS s USING (request_id) "
+      "WHERE p.pool = $1 ORDER BY p.request_id, s.seat",
+      state.spec->name);
+  for (const pqxx::row& row : r) {
+    const std::string id = row[0].as<std::string>();
+    Job& job = jobs[id];
+    if (job.pool.empty()) {
+      job.pool = state.spec->name;
+      job.wait = state.wait;
+      job.request.ParseFromString(pqxx::binarystring(row[1]).str());
+      job.possible = absl::FromUnixMicros(row[2].as<int64_t>());
+    }
+    const int s = row[3].as<int>();
+    const v1::SeatAssignment& seat = job.request.seats(s);
+    AssignmentRow a{.seat = s,
+                    .player_id = seat.player_id(),
+                    .ticket_id = row[4].as<std::string>(),
+                    .bot = seat.bot(),
+                    .team = job.request.mode().team(),
+                    .format = job.request.mode().format(),
+                    .stake = seat.stake(),
+                    .possible = job.possible};
+    if (a.ticket_id.empty()) {
+      ++job.bots;
+    } else {
+      job.tickets.push_back(a.ticket_id);
+    }
+    job.seats.push_back(std::move(a));
+  }
+  std::vector<Job> out;
+  for (auto& [id, job] : jobs) out.push_back(std::move(job));
+  return out;
+}
+
+void Matcher::Enqueue(Batch batch) {
   std::unique_lock<std::mutex> lock(batches_mu_);
   // A bounded number of batches in flight: placement and commits overlap with the
   // next grouping, and a slow table service slows the matcher down.
   batches_cv_.wait(lock, [this] { return batches_.size() < kMaxBatchesQueued; });
   batches_.push_back(std::move(batch));
   batches_cv_.notify_all();
-  return reverted;
 }
 
 void Matcher::PlaceLoop() {
@@ -403,29 +499,81 @@ void Matcher::Place(Batch& batch) {
   std::vector<v1::CreateTableRequest> requests;
   for (const Job& job : batch.jobs) requests.push_back(job.request);
   std::vector<Placed> placed = placement_->CreateTables(requests);
-  std::vector<AssignmentRow> rows;
-  std::vector<std::string> matched;
-  std::vector<std::string> revert = batch.revert;
+  service::Failpoint("matcher.after_create_tables");  // tables made, not yet assigned
+  std::vector<std::string> created, failed;
   for (size_t i = 0; i < placed.size(); ++i) {
-    Job& job = batch.jobs[i];
-    if (!placed[i].status.ok()) {
-      placement_failures_->Increment();
-      service::LogWarn("cannot place a table",
-                       {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
-      revert.insert(revert.end(), job.tickets.begin(), job.tickets.end());
+    const Job& job = batch.jobs[i];
+    if (placed[i].status.ok()) {
+      created.push_back(job.request.request_id());
       continue;
     }
+    placement_failures_->Increment();
+    service::LogWarn("cannot place a table",
+                     {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
+    failed.push_back(job.request.request_id());
+  }
+  std::vector<AssignmentRow> rows;
+  absl::Status s = options_.db->Run("committing assignments", [&](pqxx::connection& c) {
+    rows.clear();
+    pqxx::work tx(c);
+    // A placement another matcher finished (this replica lost the pool meanwhile)
+    // is gone: its table is the same, and its seats are already assigned.
+    std::set<std::string> mine;
+    for (const pqxx::row& row : tx.exec_params(
+             "DELETE FROM mm_placements WHERE request_id = ANY($1::text[]) "
+             "RETURNING request_id",
+             TextArray(created).Finish())) {
+      mine.insert(row[0].as<std::string>());
+    }
+    std::vector<std::string> matched;
+    for (size_t i = 0; i < placed.size(); ++i) {
+      const Job& job = batch.jobs[i];
+      if (!placed[i].status.ok() || !mine.count(job.request.request_id())) continue;
+      matched.push_back(job.request.request_id());
+      for (AssignmentRow a : job.seats) {
+        a.table_id = placed[i].response.table_id();
+        a.address = placed[i].address;
+        a.seat_token = placed[i].response.seat_tokens(a.seat);
+        rows.push_back(std::move(a));
+      }
+    }
+    tx.exec_params0(
+        "UPDATE mm_tickets SET status = 'matched', changed = now() "
+        "WHERE group_id = ANY($1::text[]) AND status = 'placing'",
+        TextArray(matched).Finish());
+    InsertAssignments(tx, rows);
+    tx.exec_params0(
+        "UPDATE mm_tickets SET status = 'waiting', group_id = NULL, changed = now() "
+        "WHERE group_id = ANY($1::text[]) AND status = 'placing'",
+        TextArray(failed).Finish());
+    tx.exec_params0("DELETE FROM mm_placements WHERE request_id = ANY($1::text[])",
+                    TextArray(failed).Finish());
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!failed.empty()) reread_ = true;
+  if (!s.ok()) {
+    // The placements stay: the pool's next matcher finishes them.
+    service::LogWarn("assignments not committed", {{"error", s.ToString()}});
+    return;
+  }
+  const absl::Time now = absl::Now();
+  std::set<std::string> tables;
+  for (AssignmentRow& a : rows) {
+    a.matched = now;
+    tables.insert(a.table_id);
+  }
+  for (size_t i = 0; i < placed.size(); ++i) {
+    const Job& job = batch.jobs[i];
+    if (!placed[i].status.ok() || !tables.count(placed[i].response.table_id())) continue;
     matches_->Increment();
     bot_fills_->Increment(job.bots);
-    for (AssignmentRow a : job.seats) {
-      a.table_id = placed[i].response.table_id();
-      a.address = placed[i].address;
-      a.seat_token = placed[i].response.seat_tokens(a.seat);
-      rows.push_back(std::move(a));
-    }
-    matched.insert(matched.end(), job.tickets.begin(), job.tickets.end());
-    for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(absl::Now() - q));
+    for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(now - q));
   }
+  if (!rows.empty()) on_assigned_(rows);
+}
+
+void Matcher::InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>& rows) {
   PgArray tables(PgType::kText), seat_no(PgType::kInt4), players(PgType::kText),
       tickets(PgType::kText), bots(PgType::kBool), addresses(PgType::kText),
       tokens(PgType::kText), teams(PgType::kInt4), formats(PgType::kInt4),
@@ -443,40 +591,14 @@ void Matcher::Place(Batch& batch) {
     stakes.AddInt(a.stake);
     possible.AddTime(a.possible);
   }
-  absl::Status s = options_.db->Run("committing assignments", [&](pqxx::connection& c) {
-    pqxx::work tx(c);
-    const pqxx::result m = tx.exec_params(
-        "UPDATE mm_tickets SET status = 'matched', changed = now() "
-        "WHERE ticket_id = ANY($1::text[]) AND status = 'placing' RETURNING ticket_id",
-        TextArray(matched).Finish());
-    if (m.size() != matched.size()) {
-      // Our lease lapsed and the pool's new matcher took these tickets back: it
-      // will seat them; these tables stay unused.
-      return absl::AbortedError("the pool's lease was lost while placing");
-    }
-    tx.exec_params0(
-        "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, address, "
-        "seat_token, team, format, stake, possible) SELECT * FROM unnest($1::text[], "
-        "$2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], "
-        "$8::int4[], $9::int4[], $10::int8[], $11::timestamptz[])",
-        tables.Finish(), seat_no.Finish(), players.Finish(), tickets.Finish(),
-        bots.Finish(), addresses.Finish(), tokens.Finish(), teams.Finish(),
-        formats.Finish(), stakes.Finish(), possible.Finish());
-    tx.exec_params0(
-        "UPDATE mm_tickets SET status = 'waiting', changed = now() "
-        "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
-        TextArray(revert).Finish());
-    tx.commit();
-    return absl::OkStatus();
-  });
-  if (!revert.empty()) reread_ = true;
-  if (!s.ok()) {
-    service::LogWarn("assignments not committed", {{"error", s.ToString()}});
-    return;
-  }
-  const absl::Time now = absl::Now();
-  for (AssignmentRow& a : rows) a.matched = now;
-  if (!rows.empty()) on_assigned_(rows);
+  tx.exec_params0(
+      "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, address, "
+      "seat_token, team, format, stake, possible) SELECT * FROM unnest($1::text[], "
+      "$2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], "
+      "$8::int4[], $9::int4[], $10::int8[], $11::timestamptz[])",
+      tables.Finish(), seat_no.Finish(), players.Finish(), tickets.Finish(),
+      bots.Finish(), addresses.Finish(), tokens.Finish(), teams.Finish(),
+      formats.Finish(), stakes.Finish(), possible.Finish());
 }
 
 }  // namespace trix::matchmaking

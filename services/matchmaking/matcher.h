@@ -32,6 +32,7 @@
 #include <deque>
 #include <mutex>
 #include <pqxx/connection>
+#include <pqxx/transaction>
 
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
@@ -119,17 +120,25 @@ class Matcher {
     int bots = 0;
     std::vector<std::string> tickets;
     std::vector<absl::Time> queued;
-    v1::CreateTableRequest request;
+    v1::CreateTableRequest request;  // its request_id names the placement
     std::vector<AssignmentRow> seats;
+    absl::Time possible;
   };
   struct Batch {
     std::vector<Job> jobs;
-    std::vector<std::string> revert;  // claimed, but their group fell apart
   };
   static constexpr size_t kMaxBatchesQueued = 4;
   void Run();
   void PlaceLoop();
   void Place(Batch& batch);
+  // Queues `batch` for the placers (at most kMaxBatchesQueued wait).
+  void Enqueue(Batch batch);
+  // In the claim's transaction: the jobs' placements, their seats, and the
+  // tickets' group_id (migrations/0017_matchmaking_placements.sql).
+  static void RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs);
+  static void InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>& rows);
+  // The placements a previous holder of `state`'s pool left unfinished, as jobs.
+  std::vector<Job> UnfinishedPlacements(pqxx::transaction_base& tx, PoolState& state);
   void Connect();
   void TryLeases();
   // One tick: returns whether anything was grouped.

@@ -310,6 +310,10 @@ class TableHost {
                     std::unique_ptr<Table> table, v1::CreateTableResponse response,
                     Reply<v1::CreateTableResponse> reply);
   // Answers a repeated CreateTable from memory; false when it is not remembered.
+  // A repeated CreateTable whose caller chose every seat token (and so proves it
+  // created `existing`): the same table, answered from the database.
+  bool AnswerByTokens(const std::string& existing, const v1::CreateTableResponse& asked,
+                      Reply<v1::CreateTableResponse>& reply);
   bool AnswerRepeat(const std::string& request_id, Reply<v1::CreateTableResponse>& reply);
   // On the strand: judges a seat's action and commits it.
   void Judge(const std::shared_ptr<Slot>& slot, const v1::ActRequest& request,

@@ -24,6 +24,19 @@ namespace {
 constexpr size_t kMaxIdBytes = 128;
 constexpr size_t kMaxNameBytes = 64;
 
+// A seat token its creator chose (SeatAssignment.seat_token); empty is fine.
+absl::Status CheckChosenToken(const std::string& token) {
+  if (token.empty()) return absl::OkStatus();
+  if (token.size() < 32 || token.size() > 128) {
+    return absl::InvalidArgumentError("must be 32 to 128 characters");
+  }
+  if (token.find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+                              "0123456789-_") != std::string::npos) {
+    return absl::InvalidArgumentError("may hold only A-Z, a-z, 0-9, - and _");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 // --- Start, maintenance, shutdown ---------------------------------------------------
@@ -277,6 +290,13 @@ absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const
     if (seat.bot() && seat.stake() != 0) {
       return absl::InvalidArgumentError(absl::StrCat(at, ": bots never stake"));
     }
+    if (absl::Status s = CheckChosenToken(seat.seat_token()); !s.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(at, ".seat_token ", s.message()));
+    }
+    if (seat.autopilot() && !seat.seat_token().empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(at, ": an autopilot seat has no seat_token"));
+    }
     // One person, one seat; a bot account may fill several.
     if (!seat.bot() && !seat.autopilot() && !people.insert(seat.player_id()).second) {
       return absl::InvalidArgumentError(
@@ -284,6 +304,23 @@ absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const
     }
   }
   return absl::OkStatus();
+}
+
+bool TableHost::AnswerByTokens(const std::string& existing,
+                               const v1::CreateTableResponse& asked,
+                               Reply<v1::CreateTableResponse>& reply) {
+  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(existing);
+  if (!stored.ok()) return false;
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    if (asked.seat_tokens(s).empty()) continue;  // an autopilot seat: nobody's token
+    if (stored->game.seats[s].token_hash != service::TokenHash(asked.seat_tokens(s))) {
+      return false;
+    }
+  }
+  v1::CreateTableResponse response = asked;
+  response.set_table_id(existing);
+  reply(response);
+  return true;
 }
 
 bool TableHost::AnswerRepeat(const std::string& request_id,
@@ -330,7 +367,8 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
     const v1::SeatAssignment& seat = request.seats(s);
     // An autopilot seat's token is made (the store keeps every seat's hash) but
     // never handed out: nobody can act for that seat.
-    const std::string token = service::NewSeatToken();
+    const std::string token =
+        seat.seat_token().empty() ? service::NewSeatToken() : seat.seat_token();
     response.add_seat_tokens(seat.autopilot() ? "" : token);
     game.seats[s] = {seat.player_id(), seat.display_name(),
                      seat.bot() || seat.autopilot(), seat.stake(),
@@ -359,6 +397,7 @@ void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame ga
   absl::Status created = store_->CreateGame(game, &existing);
   if (created.code() == absl::StatusCode::kAlreadyExists) {
     if (AnswerRepeat(request.request_id(), reply)) return;
+    if (AnswerByTokens(existing, response, reply)) return;
     return reply(absl::AlreadyExistsError(
         absl::StrCat("table ", existing,
                      " was already created by this request_id; its seat tokens "

@@ -236,6 +236,37 @@ TEST_F(HostTest, CreateTableIsIdempotent) {
   EXPECT_EQ(host_->table_count(), 1u);
 }
 
+// A creator that chose the seat tokens gets its table back from any instance,
+// after the one that created it forgot the answer; one wrong token is refused.
+TEST_F(HostTest, ChosenSeatTokensGetTheSameTableBackAnywhere) {
+  v1::CreateTableRequest r =
+      CreateRequest("chosen", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 2);
+  for (int s = 0; s < 4; ++s) {
+    r.mutable_seats(s)->set_seat_token(absl::StrCat("chosen-token-of-seat-", s, "-",
+                                                    std::string(20, 'x')));
+  }
+  const v1::CreateTableResponse first = Create(r).value();
+  EXPECT_EQ(first.seat_tokens(1), r.seats(1).seat_token());
+
+  StartHost("table-b");  // another instance, which never saw the first answer
+  const v1::CreateTableResponse again = Create(r).value();
+  EXPECT_EQ(again.table_id(), first.table_id());
+  for (int s = 0; s < 4; ++s) EXPECT_EQ(again.seat_tokens(s), r.seats(s).seat_token());
+
+  v1::CreateTableRequest wrong = r;
+  wrong.mutable_seats(3)->set_seat_token(std::string(40, 'y'));
+  EXPECT_EQ(Create(wrong).status().code(), absl::StatusCode::kAlreadyExists);
+
+  v1::CreateTableRequest short_token = CreateRequest("short", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 3);
+  short_token.mutable_seats(0)->set_seat_token("too-short");
+  absl::Status refused = Create(short_token).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(refused.message(), "seats[0].seat_token must be 32 to 128 characters");
+  v1::CreateTableRequest odd = CreateRequest("odd", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 4);
+  odd.mutable_seats(2)->set_seat_token(std::string(32, '*'));
+  EXPECT_EQ(Create(odd).status().code(), absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(HostTest, FourSeatsPlayAWholeGame) {
   v1::CreateTableResponse table =
       Create(CreateRequest("g", v1::TEAM_PARTNER, v1::FORMAT_COMPLEX, 3)).value();
