@@ -198,15 +198,15 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
         if (table->ok()) {
           slot->table = std::move(**table);
           metrics_.recovered.Increment();
-          if (slot->table->event_count() < slot->broadcast) {
+          if (slot->table->event_count() < slot->streamed) {
             LogWarn("reloaded table has fewer events than were streamed",
                     {{"table", slot->id}});
-            slot->broadcast = slot->table->event_count();
+            slot->streamed = slot->table->event_count();
           }
           // An append reported as failed may still have been written: stream what the
           // log holds beyond what was sent.
           Broadcast(*slot);
-          Kick(slot, /*restart_clock=*/true);
+          PlayDueMoves(slot, /*restart_clock=*/true);
           return;
         }
         if (!absl::IsUnavailable(table->status())) {
@@ -249,7 +249,7 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
             // The answer before the broadcast: a Play stream stages it so that it rides
             // in the update that carries the action's events. Listings must already
             // show what it answers.
-            Publish(*slot);
+            UpdateListing(*slot);
             after(status);
             Broadcast(*slot);
             ScheduleClock(*slot);
@@ -285,7 +285,7 @@ void TableHost::Broadcast(Slot& slot) {
   for (Slot::Subscriber& sub : slot.subscribers) {
     // Everything since the last broadcast (one step, or after a reload what the log
     // held beyond it) in one update per viewer: per-message cost dominates.
-    for (v1::TableUpdate& update : table.StepUpdates(slot.broadcast, sub.viewer)) {
+    for (v1::TableUpdate& update : table.StepUpdates(slot.streamed, sub.viewer)) {
       if (!sub.sink->Send(std::move(update), /*catch_up=*/false)) {
         sub.sink = nullptr;
         break;
@@ -293,16 +293,16 @@ void TableHost::Broadcast(Slot& slot) {
     }
     if (sub.sink) sub.sink->Flush();
   }
-  slot.broadcast = table.event_count();
+  slot.streamed = table.event_count();
   slot.subscribers.erase(
       std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
                      [](const Slot::Subscriber& s) { return !s.sink; }),
       slot.subscribers.end());
-  Publish(slot);
+  UpdateListing(slot);
   if (table.over()) CloseStreams(slot, absl::OkStatus());
 }
 
-void TableHost::Publish(Slot& slot) {
+void TableHost::UpdateListing(Slot& slot) {
   const Table& table = *slot.table;
   slot.phase.store(static_cast<int>(wire::PhaseToProto(table.game().phase())));
   if (table.over() && !slot.finished.load()) {
@@ -327,10 +327,10 @@ void TableHost::ScheduleClock(Slot& slot) {
 
 void TableHost::OnClock(const std::string& table_id) {
   if (std::shared_ptr<Slot> slot = FindSlot(table_id))
-    Kick(slot, /*restart_clock=*/false);
+    PlayDueMoves(slot, /*restart_clock=*/false);
 }
 
-void TableHost::Kick(const std::shared_ptr<Slot>& slot, bool restart_clock) {
+void TableHost::PlayDueMoves(const std::shared_ptr<Slot>& slot, bool restart_clock) {
   Post(
       slot,
       [this, slot, restart_clock](Slot& s, const absl::Status& status) {

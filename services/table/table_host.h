@@ -240,12 +240,12 @@ class TableHost {
               std::function<void(const absl::Status&)> after);
   void Broadcast(Slot& slot);
   // Sets what other threads read of the table (its phase, whether it finished).
-  void Publish(Slot& slot);
+  void UpdateListing(Slot& slot);
   void ScheduleClock(Slot& slot);
   void OnClock(const std::string& table_id);
   // Posts a command that makes the server's due moves (deals, autopilot), after
   // scheduling the table's clock if `restart_clock` (a table just loaded).
-  void Kick(const std::shared_ptr<Slot>& slot, bool restart_clock);
+  void PlayDueMoves(const std::shared_ptr<Slot>& slot, bool restart_clock);
   void Reload(std::shared_ptr<Slot> slot);
   // On the strand: stops hosting the table (its lease is gone or its log moved on
   // without us); streams end UNAVAILABLE and the lease is released for a reclaim.

@@ -95,7 +95,7 @@ std::optional<v1::Prompt> Table::PromptFor(int seat) const {
 }
 
 std::vector<v1::TableUpdate> Table::EventUpdates(int viewer, uint64_t after_seq) const {
-  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
   std::vector<v1::TableUpdate> out;
   for (size_t k = after_seq; k < mine.size(); ++k) {
     if ((k - after_seq) % kMaxEventsPerUpdate == 0) out.emplace_back();
@@ -105,7 +105,7 @@ std::vector<v1::TableUpdate> Table::EventUpdates(int viewer, uint64_t after_seq)
 }
 
 std::vector<v1::TableUpdate> Table::StepUpdates(size_t from, int viewer) const {
-  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
   // The viewer's events before the step: those at table positions below `from`.
   const uint64_t seen =
       std::lower_bound(mine.begin(), mine.end(), static_cast<int32_t>(from)) -
