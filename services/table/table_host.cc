@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "engine/check.h"
 #include "engine/observation.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
@@ -84,6 +85,8 @@ size_t TableHost::table_count() const {
 // (Complete). The two can finish in either order on different threads, so both
 // "arrive" at the suspension, and the second to arrive runs the continuation and
 // drains on: never two threads at once, and no work of the table in between.
+// The flags that say so are checked (TRIX_CHECK): a strand that lost count would
+// run a table on two threads, or never again.
 
 void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded) {
   bool start = false;
@@ -121,6 +124,8 @@ void TableHost::PostRead(std::function<void()> read,
 
 void TableHost::Suspend(Slot& slot) {
   absl::MutexLock lock(&slot.mu);
+  // Only the strand's own work suspends it, and only once per piece of work.
+  TRIX_CHECK(slot.running && !slot.waiting) << "table " << slot.id;
   slot.waiting = true;
   slot.arrivals = 0;
   slot.continuation = nullptr;
@@ -131,6 +136,8 @@ void TableHost::Complete(const std::shared_ptr<Slot>& slot,
   bool last = false;
   {
     absl::MutexLock lock(&slot->mu);
+    // One completion per suspension: a second would run the strand twice.
+    TRIX_CHECK(slot->waiting && slot->arrivals < 2) << "table " << slot->id;
     slot->continuation = std::move(continuation);
     last = ++slot->arrivals == 2;
   }
@@ -150,12 +157,14 @@ void TableHost::Drain(std::shared_ptr<Slot> slot) {
     std::function<void()> work;
     {
       absl::MutexLock lock(&slot->mu);
+      TRIX_CHECK(slot->running) << "table " << slot->id << " drained while idle";
       if (slot->waiting) {
         // Either the work just run suspended the strand (the first arrival: the
         // completion will continue), or the completion arrived first and posted us.
         if (slot->arrivals < 2 && ++slot->arrivals < 2) return;
         slot->waiting = false;
         work = std::move(slot->continuation);
+        TRIX_CHECK(work) << "table " << slot->id << " resumed with no continuation";
       } else if (slot->queue.empty()) {
         slot->running = false;
         return;
