@@ -77,7 +77,8 @@ struct HostOptions {
   int default_doubling_ms = 20000;
   int default_card_ms = 20000;
   int max_clock_ms = 3600000;
-  absl::Duration lease_ttl = absl::Seconds(15);
+  // The lease a table is held under, as the store takes it at CreateGame.
+  absl::Duration lease_ttl = storage::StoreOptions().lease_ttl;
   // How often leases are renewed and orphans claimed (a third of the ttl is safe).
   absl::Duration maintenance_every = absl::Seconds(5);
   // Lapsed tables claimed per maintenance round at most (rounds are jittered), so
