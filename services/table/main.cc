@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -144,6 +145,126 @@ bool WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
   return sigtimedwait(&signals, nullptr, &ts) > 0;
 }
 
+// The games and the instance registry, both under this run's lease owner.
+struct Storage {
+  std::unique_ptr<storage::GameStore> games;
+  std::unique_ptr<storage::InstanceRegistry> registry;
+};
+
+// Opens the storage; on failure logs why and returns the exit code.
+std::optional<int> OpenStorage(Flags& flags, const std::string& lease_owner,
+                               Storage& out) {
+  flags.store.instance_id = lease_owner;
+  flags.store.lease_ttl = flags.host.lease_ttl;
+  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
+      storage::GameStore::Open(flags.store);
+  if (!store.ok()) {
+    service::LogError("cannot open the store", {{"error", store.status().ToString()}});
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
+      storage::InstanceRegistry::Open({.url = flags.store.url,
+                                       .instance_id = lease_owner,
+                                       .live_for = flags.host.lease_ttl});
+  if (!registry.ok()) {
+    service::LogError("cannot open the registry",
+                      {{"error", registry.status().ToString()}});
+    return 1;
+  }
+  out.games = *std::move(store);
+  out.registry = *std::move(registry);
+  return std::nullopt;
+}
+
+// --migrate_only: applies the migrations and exits.
+int MigrateOnly(const Flags& flags, storage::GameStore& games) {
+  absl::Status s = games.Migrate(flags.migrations_dir);
+  if (!s.ok()) {
+    service::LogError("migration failed", {{"error", s.ToString()}});
+    return 1;
+  }
+  service::LogInfo("migrations applied", {{"dir", flags.migrations_dir}});
+  return 0;
+}
+
+// Serves /metrics where the flags say; on failure logs why and returns the exit
+// code.
+std::optional<int> StartMetrics(const Flags& flags,
+                                std::unique_ptr<service::Metrics>& out) {
+  absl::StatusOr<std::pair<std::string, int>> metrics_at =
+      flags.metrics_address.empty()
+          ? std::make_pair(std::string("0.0.0.0"), flags.metrics_port)
+          : service::ParseMetricsAddress(flags.metrics_address);
+  if (!metrics_at.ok()) {
+    service::LogError("bad --metrics_address",
+                      {{"error", metrics_at.status().ToString()}});
+    return 2;
+  }
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start(metrics_at->first, metrics_at->second);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  out = *std::move(metrics);
+  return std::nullopt;
+}
+
+// NOT_SERVING until the database is ready and the orphaned tables are resumed;
+// false when a signal came first.
+bool WaitUntilReady(const Flags& flags, storage::GameStore& games, TableHost& host,
+                    const sigset_t& signals) {
+  for (;;) {
+    absl::Status ready =
+        flags.migrate ? games.Migrate(flags.migrations_dir) : absl::OkStatus();
+    if (ready.ok()) ready = host.Start();
+    if (ready.ok()) return true;
+    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
+    if (WaitForSignal(signals, absl::Seconds(2))) return false;
+  }
+}
+
+// Hosts tables until SIGINT or SIGTERM, then drains.
+int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
+          service::Metrics& metrics, const sigset_t& signals) {
+  std::unique_ptr<TableStore> tables =
+      PostgresTableStore(storage.games.get(), storage.registry.get());
+  flags.host.instance_id = lease_owner;
+  flags.host.instance_name = flags.instance_id;
+  flags.host.maintenance_every = flags.host.lease_ttl / 3;
+  TableHost host(flags.host, tables.get(), &metrics.registry());
+
+  flags.server.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
+  absl::StatusOr<std::unique_ptr<TableServer>> server =
+      TableServer::Start(flags.server, &host);
+  if (!server.ok()) {
+    service::LogError("cannot start the server", {{"error", server.status().ToString()}});
+    return 1;
+  }
+  host.Advertise(flags.advertise_address.empty()
+                     ? AdvertiseAddress(flags.server.listen_address, (*server)->port())
+                     : flags.advertise_address);
+  if (!flags.port_file.empty() && !WritePortFile(flags.port_file, (*server)->port())) {
+    service::LogError("cannot write the port file", {{"path", flags.port_file}});
+    return 1;
+  }
+  if (!WaitUntilReady(flags, *storage.games, host, signals)) {
+    (*server)->Shutdown(flags.shutdown_grace);
+    return 0;
+  }
+  (*server)->SetServing(true);
+  service::LogInfo("serving", {{"port", (*server)->port()},
+                               {"instance", lease_owner},
+                               {"tables", static_cast<int64_t>(host.table_count())}});
+
+  while (!WaitForSignal(signals, absl::Hours(1))) {
+  }
+  service::LogInfo("draining");
+  (*server)->Shutdown(flags.shutdown_grace);
+  service::LogInfo("stopped");
+  return 0;
+}
+
 int Run(int argc, char** argv) {
   // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
   // every absl::Mutex, gRPC's included: a lock-graph update under one process-wide
@@ -176,96 +297,18 @@ int Run(int argc, char** argv) {
   // restart under the same name resumes its old tables once their leases lapse.
   const std::string lease_owner =
       absl::StrCat(flags.instance_id, "#", absl::Hex(service::RandomUint64() >> 32));
-  flags.store.instance_id = lease_owner;
-  flags.store.lease_ttl = flags.host.lease_ttl;
-  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
-      storage::GameStore::Open(flags.store);
-  if (!store.ok()) {
-    service::LogError("cannot open the store", {{"error", store.status().ToString()}});
-    return 1;
+  Storage storage;
+  if (std::optional<int> failed = OpenStorage(flags, lease_owner, storage)) {
+    return *failed;
   }
-  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
-      storage::InstanceRegistry::Open({.url = flags.store.url,
-                                       .instance_id = lease_owner,
-                                       .live_for = flags.host.lease_ttl});
-  if (!registry.ok()) {
-    service::LogError("cannot open the registry",
-                      {{"error", registry.status().ToString()}});
-    return 1;
-  }
-  if (flags.migrate_only) {
-    absl::Status s = (*store)->Migrate(flags.migrations_dir);
-    if (!s.ok()) {
-      service::LogError("migration failed", {{"error", s.ToString()}});
-      return 1;
-    }
-    service::LogInfo("migrations applied", {{"dir", flags.migrations_dir}});
-    return 0;
-  }
+  if (flags.migrate_only) return MigrateOnly(flags, *storage.games);
   if (flags.server.grpc.service_token.empty()) {
     service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
     return 2;
   }
-
-  absl::StatusOr<std::pair<std::string, int>> metrics_at =
-      flags.metrics_address.empty()
-          ? std::make_pair(std::string("0.0.0.0"), flags.metrics_port)
-          : service::ParseMetricsAddress(flags.metrics_address);
-  if (!metrics_at.ok()) {
-    service::LogError("bad --metrics_address",
-                      {{"error", metrics_at.status().ToString()}});
-    return 2;
-  }
-  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start(metrics_at->first, metrics_at->second);
-  if (!metrics.ok()) {
-    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
-  }
-  std::unique_ptr<TableStore> tables = PostgresTableStore(store->get(), registry->get());
-  flags.host.instance_id = lease_owner;
-  flags.host.instance_name = flags.instance_id;
-  flags.host.maintenance_every = flags.host.lease_ttl / 3;
-  TableHost host(flags.host, tables.get(), &(*metrics)->registry());
-
-  flags.server.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
-  absl::StatusOr<std::unique_ptr<TableServer>> server =
-      TableServer::Start(flags.server, &host);
-  if (!server.ok()) {
-    service::LogError("cannot start the server", {{"error", server.status().ToString()}});
-    return 1;
-  }
-  host.Advertise(flags.advertise_address.empty()
-                     ? AdvertiseAddress(flags.server.listen_address, (*server)->port())
-                     : flags.advertise_address);
-  if (!flags.port_file.empty() && !WritePortFile(flags.port_file, (*server)->port())) {
-    service::LogError("cannot write the port file", {{"path", flags.port_file}});
-    return 1;
-  }
-
-  // NOT_SERVING until the database is ready and the orphaned tables are resumed.
-  for (;;) {
-    absl::Status ready =
-        flags.migrate ? (*store)->Migrate(flags.migrations_dir) : absl::OkStatus();
-    if (ready.ok()) ready = host.Start();
-    if (ready.ok()) break;
-    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
-    if (WaitForSignal(signals, absl::Seconds(2))) {
-      (*server)->Shutdown(flags.shutdown_grace);
-      return 0;
-    }
-  }
-  (*server)->SetServing(true);
-  service::LogInfo("serving", {{"port", (*server)->port()},
-                               {"instance", lease_owner},
-                               {"tables", static_cast<int64_t>(host.table_count())}});
-
-  while (!WaitForSignal(signals, absl::Hours(1))) {
-  }
-  service::LogInfo("draining");
-  (*server)->Shutdown(flags.shutdown_grace);
-  service::LogInfo("stopped");
-  return 0;
+  std::unique_ptr<service::Metrics> metrics;
+  if (std::optional<int> failed = StartMetrics(flags, metrics)) return *failed;
+  return Serve(flags, lease_owner, storage, *metrics, signals);
 }
 
 }  // namespace
