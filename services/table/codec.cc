@@ -199,6 +199,15 @@ absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json) {
   return out;
 }
 
+v1::Turn TurnToProto(uint8_t seats, absl::Time deadline) {
+  v1::Turn turn;
+  for (int seat = 0; seat < engine::kNumSeats; ++seat) {
+    if (seats & (1 << seat)) turn.add_seats(seat);
+  }
+  *turn.mutable_deadline() = TimeToProto(deadline);
+  return turn;
+}
+
 v1::Event EngineEventToProto(const engine::Event& e, const v1::GameResult& result) {
   v1::Event out;
   out.set_deal(e.deal);

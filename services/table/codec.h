@@ -71,6 +71,10 @@ std::string GameEndedOutboxJson(const std::string& game_id,
 // when the JSON has them (partner modes).
 absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json);
 
+// Who must act (bit s: seat s) and until when: the turn a TurnStarted event and a
+// table's view show.
+v1::Turn TurnToProto(uint8_t seats, absl::Time deadline);
+
 // An engine event on the wire (without seq and time). `result` fills GameEnded.
 v1::Event EngineEventToProto(const engine::Event& event, const v1::GameResult& result);
 

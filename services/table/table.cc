@@ -393,11 +393,7 @@ std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
     if (s.kind == ServiceEvent::kSeatLeft) {
       out.mutable_seat_left()->set_seat(s.seat);
     } else {
-      v1::Turn* turn = out.mutable_turn_started()->mutable_turn();
-      for (int seat = 0; seat < engine::kNumSeats; ++seat) {
-        if (s.seats & (1 << seat)) turn->add_seats(seat);
-      }
-      *turn->mutable_deadline() = TimeToProto(s.deadline);
+      *out.mutable_turn_started()->mutable_turn() = TurnToProto(s.seats, s.deadline);
     }
     out.set_deal(s.deal);
     out.set_kingdom(s.kingdom);

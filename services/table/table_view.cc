@@ -45,14 +45,11 @@ v1::TableView Table::View(int viewer) const {
     seat->set_stake(seats_[s].stake);
   }
   if (deadline_ && !over()) {
-    v1::Turn* turn = view.mutable_turn();
-    if (o.phase == engine::Phase::kDoubling) {
-      // All four: who is ready stays secret while the phase is open.
-      for (int s = 0; s < engine::kNumSeats; ++s) turn->add_seats(s);
-    } else if (o.to_act >= 0) {
-      turn->add_seats(o.to_act);
-    }
-    *turn->mutable_deadline() = TimeToProto(*deadline_);
+    // Doubling: all four, as who is ready stays secret while the phase is open.
+    const uint8_t seats = o.phase == engine::Phase::kDoubling ? 0b1111
+                          : o.to_act >= 0                     ? 1 << o.to_act
+                                                              : 0;
+    *view.mutable_turn() = TurnToProto(seats, *deadline_);
   }
   view.set_viewer(viewer);
   wire::AddCards(o.hand, view.mutable_hand());
