@@ -1,8 +1,11 @@
 #!/usr/bin/python3
 """A whole Trix bot in thirty lines: it ducks, sheds its highest cards, and never
 doubles. Plays one seat: example_bot.py ADDRESS TABLE_ID SEAT_TOKEN, or serves a bot
-account through matchmaking: example_bot.py --serve MATCHMAKING_ADDRESS BOT_KEY."""
+account through matchmaking: example_bot.py --serve MATCHMAKING_ADDRESS BOT_KEY
+(SIGTERM: no more seats; the games in progress are played out, then it exits)."""
+import signal
 import sys
+import threading
 
 from mamlaka_bot import Bot, play_seat, rank_of, serve, suit_of
 
@@ -25,6 +28,8 @@ class Ducker(Bot):
 
 if __name__ == "__main__":
     if sys.argv[1] == "--serve":
-        serve(sys.argv[2], sys.argv[3], Ducker)
+        stop = threading.Event()
+        signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        serve(sys.argv[2], sys.argv[3], Ducker, stop=stop)
     else:
         print(play_seat(sys.argv[1], sys.argv[2], sys.argv[3], Ducker()))

@@ -281,7 +281,9 @@ json RunGame(const json& c, const json& id) {
               {"ok", true},
               {"deal_scores", game.deal_scores()},
               {"totals", result.totals},
-              {"payouts", payouts}};
+              {"payouts", payouts},
+              // What a table pays: whole units, rounded as engine/result.h says.
+              {"payouts_paid", result.payouts}};
   if (rules->variant.team == Team::kPartner) {
     out["team_totals"] = result.team_totals;
     out["winner_team"] = result.winner_team < 0 ? json(nullptr) : json(result.winner_team);

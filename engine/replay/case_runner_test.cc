@@ -254,6 +254,8 @@ TEST(CaseRunnerTest, GamePayoutsAreTheExactSplit) {
   ASSERT_EQ(r["ok"], true) << r.dump();
   ASSERT_EQ(r["winner_team"], 0) << r.dump();
   EXPECT_EQ(r["payouts"], json({50.5, 0.0, 50.5, 0.0}));
+  // And what a table pays: the unit left over goes to the lower seat of the tie.
+  EXPECT_EQ(r["payouts_paid"], json({51, 0, 50, 0}));
 }
 
 TEST(CaseRunnerTest, GameWithTheWrongNumberOfDeals) {

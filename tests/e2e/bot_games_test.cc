@@ -339,7 +339,9 @@ TEST_F(BotGamesTest, BotsFollowTheirTableAcrossInstances) {
   const std::array<nlohmann::json, 4> lines = WaitBots();
   ExpectConsistentResult(Record(table.table_id()), /*partner=*/true);
   for (const nlohmann::json& line : lines) {
-    if (!line.is_null()) EXPECT_GE(line["moves"].get<int>(), 1) << line.dump();
+    if (!line.is_null()) {
+      EXPECT_GE(line["moves"].get<int>(), 1) << line.dump();
+    }
   }
   if (HasFailure()) std::cerr << "--- e2e-2 log\n" << ReadFile(dir_ + "/other.log");
 }

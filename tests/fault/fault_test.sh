@@ -17,14 +17,22 @@
 # (entries 0..n-1, n = games.log_length); and no acknowledged action was lost: each
 # seat's client entries in the log are at least the bot's count of accepted actions
 # (and at most one more per stream break: an action made durable whose answer was
-# lost with the stream); and that the fault was felt: for kill9 some seat reopened
-# its stream, for pgrestart the service saw the database go and come back, for
-# garbage the service still runs.
+# lost with the stream); the checks of end_checks.sh: every game's stored log
+# replays through trix-replay's engine to the result recorded in game_results, and
+# the ratings service (running beside the table service throughout) rated each
+# game once and moved its money once (the staked game's players have no accounts:
+# it is recorded unsettled and nothing moves); and that the fault was felt: for
+# kill9 some seat reopened its stream, for pgrestart the service saw the database
+# go and come back, for garbage the service still runs.
+#
+# tests/fault/matchmaking_fault_test.sh has the faults of the whole deployment
+# (matchmaking, ratings, bot accounts).
 #
 #   tests/fault/fault_test.sh [--full] [scenario ...]
 #
 # Shortened by default (one kingdom, two tables, ~2 minutes in all); --full plays
-# four kingdoms at four tables. Needs build/bin/{table-service,trix-bot,trix-table-demo}.
+# four kingdoms at four tables. Needs build/bin/{table-service,ratings-service,trix-bot,
+# trix-table-demo,trix-game-cases,trix-replay,trix-conformance-compare}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 bin=${MAMLAKA_BIN:-$root/build/bin}
@@ -44,6 +52,7 @@ lease=3s
 work=$(mktemp -d /tmp/mamlaka-fault.XXXXXX)
 chmod 755 "$work"
 service_pid=""
+ratings_pid=""
 demo_pid=""
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
@@ -51,7 +60,7 @@ free_port() {
 cleanup() {
   local status=$?
   trap - EXIT
-  for p in $demo_pid $service_pid; do
+  for p in $demo_pid $service_pid $ratings_pid; do
     kill -CONT "$p" 2>/dev/null || true
     kill -TERM "$p" 2>/dev/null || true
     wait "$p" 2>/dev/null || true
@@ -64,7 +73,8 @@ trap cleanup EXIT
 
 pg_port=$(free_port)
 url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
-psql_() { /usr/lib/postgresql/15/bin/psql "$url" -v ON_ERROR_STOP=1 -tAc "$1"; }
+# shellcheck source=tests/fault/end_checks.sh
+. "$root/tests/fault/end_checks.sh"
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 port=0  # the kernel picks it at the first start; restarts take the same one
 
@@ -81,6 +91,26 @@ start_service() {
     sleep 0.1
   done
   port=$(cat "$work/port")
+}
+
+# The ratings service, consuming the outbox throughout (database restart included).
+start_ratings() {
+  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/ratings-service" \
+    --listen=127.0.0.1:0 --migrations_dir="$root/migrations" --metrics_port=-1 \
+    >>"$work/ratings-service.log" 2>&1 &
+  ratings_pid=$!
+}
+
+# Waits (up to $1 seconds) until the ratings service consumed every finished game
+# of the scenario.
+wait_rated() {
+  for _ in $(seq 1 $(($1 * 10))); do
+    [ "$(psql_ "SELECT count(*) FROM game_results r JOIN games g ON g.id = r.game_id
+        WHERE r.consumed_at IS NULL AND g.created >= '$since'")" -eq 0 ] && return 0
+    sleep 0.1
+  done
+  echo "  finished games still waiting for the ratings service"
+  return 1
 }
 
 # Waits until one of the scenario's games has more than $1 log entries.
@@ -152,6 +182,7 @@ print(n)')" -gt 0 ]
 }
 
 start_service
+start_ratings
 for scenario in "${scenarios[@]}"; do
   since=$(psql_ "SELECT now()")
   mkdir -p "$work/$scenario"
@@ -223,6 +254,9 @@ PY
   check "all $games games finished" all_played
   check "every game's log is dense" logs_dense
   check "every acknowledged action is in the log" acknowledged_kept
+  check "every game's log replays to its recorded result" games_replay "$work/$scenario/replay" "$games"
+  check "every game was rated once" eval 'wait_rated 60 && rated_once'
+  check "every game's money moved once" ledger_once
   # A paused instance whose lease nobody took may renew it before anyone notices.
   case "$scenario" in
     kill9) check "the seats felt the fault (streams reopened)" fault_felt ;;

@@ -27,13 +27,13 @@ namespace trix::load {
 
 class LoadRun;
 
-class LoadTable {
+class LoadTable : public SeatHost {
  public:
   // `run`, `context` and `stub` must outlive the table. `request_id` keys the
   // CreateTable call (and its retries).
   LoadTable(LoadRun* run, LoadContext* context, v1::TableService::Stub* stub,
             std::string request_id, v1::Mode mode, uint64_t seed);
-  ~LoadTable();
+  ~LoadTable() override;
 
   void Create();
   // Starts the four seats' streams (the run calls it once the table is created).
@@ -41,11 +41,11 @@ class LoadTable {
   void Cancel();
 
   // From the seats.
-  void OnGameEnded();
-  void OnStreamDone(int seat, const grpc::Status& status);
+  void OnGameEnded() override;
+  void OnStreamDone(int seat, const grpc::Status& status) override;
   // Runs `act` (sends a seat's action) at the table's next turn when the run is
   // paced (--rate), else at once.
-  void Pace(std::function<void()> act);
+  void Pace(std::function<void()> act) override;
 
   // Valid once created.
   const std::string& id() const { return id_; }

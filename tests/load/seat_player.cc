@@ -41,7 +41,7 @@ engine::CardSet CardsOf(const google::protobuf::RepeatedPtrField<std::string>& n
 
 }  // namespace
 
-SeatPlayer::SeatPlayer(LoadContext* context, LoadTable* table,
+SeatPlayer::SeatPlayer(LoadContext* context, SeatHost* table,
                        v1::TableService::Stub* stub, std::string table_id, int seat,
                        std::string token, uint64_t seed)
     : context_(context),

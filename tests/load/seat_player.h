@@ -23,6 +23,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,7 +40,16 @@
 
 namespace trix::load {
 
-class LoadTable;
+// What a seat reports to and paces its actions by: its table (LoadTable, or the
+// soak tool's table of matchmade players).
+class SeatHost {
+ public:
+  virtual ~SeatHost() = default;
+  // Runs `act` (sends the seat's action) now or at the table's next turn.
+  virtual void Pace(std::function<void()> act) = 0;
+  virtual void OnGameEnded() = 0;
+  virtual void OnStreamDone(int seat, const grpc::Status& status) = 0;
+};
 
 class SeatPlayer final
     : public grpc::ClientBidiReactor<v1::PlayRequest, v1::TableUpdate> {
@@ -51,7 +61,7 @@ class SeatPlayer final
   };
 
   // `context`, `table` and `stub` must outlive the seat.
-  SeatPlayer(LoadContext* context, LoadTable* table, v1::TableService::Stub* stub,
+  SeatPlayer(LoadContext* context, SeatHost* table, v1::TableService::Stub* stub,
              std::string table_id, int seat, std::string token, uint64_t seed);
   ~SeatPlayer() override;
 
@@ -94,7 +104,7 @@ class SeatPlayer final
   bool ReleaseHold() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   LoadContext* const context_;
-  LoadTable* const table_;
+  SeatHost* const table_;
   v1::TableService::Stub* const stub_;
   const std::string table_id_;
   const int seat_;

@@ -21,49 +21,41 @@ def _psql(url, sql):
     subprocess.run(["psql", url, "-qtAc", sql], check=True, capture_output=True)
 
 
-class TableService:
-    def __init__(self):
-        base = os.environ["MAMLAKA_TEST_DATABASE_URL"]
-        self.db_name = "py_" + uuid.uuid4().hex[:12]
-        _psql(base, "CREATE DATABASE " + self.db_name)
-        self.base_url = base
-        self.url = base.rsplit("/", 1)[0] + "/" + self.db_name
-        self.dir = tempfile.mkdtemp(prefix="trix-py-")
+class ServiceProcess:
+    """One service binary on a loopback port (kernel-chosen at first, the same one
+    after a restart), its output in DIR/NAME.log, its port read from the log."""
+
+    def __init__(self, name, binary, flags, directory):
+        self.name, self.binary, self.flags, self.dir = name, binary, flags, directory
+        self.log_path = os.path.join(directory, name + ".log")
         self.port = 0
         self.process = None
 
     def start(self):
-        """Starts the binary (on the same port as before after a restart)."""
-        with open(os.path.join(self.dir, "service.log"), "ab") as log:
+        with open(self.log_path, "ab") as log:
             self.log_offset = log.tell()
-            self._spawn(log)
+            self.process = subprocess.Popen(
+                [self.binary, "--listen=127.0.0.1:%d" % self.port] + self.flags,
+                stdout=log, stderr=log)
         self.port = self._serving_port()
         self.address = "127.0.0.1:%d" % self.port
         return self
 
-    def _spawn(self, log):
-        self.process = subprocess.Popen(
-            [os.environ["TABLE_SERVICE_BINARY"], "--listen=127.0.0.1:%d" % self.port,
-             "--database_url=" + self.url, "--service_token=" + SERVICE_TOKEN,
-             "--migrations_dir=" + os.environ["MIGRATIONS_DIR"], "--metrics_port=-1",
-             "--instance_id=py-1", "--lease_ttl=3s", "--log_level=info"],
-            stdout=log, stderr=log)
-
     def _serving_port(self):
         deadline = time.monotonic() + 30
         while time.monotonic() < deadline:
-            with open(os.path.join(self.dir, "service.log")) as f:
+            with open(self.log_path) as f:
                 f.seek(self.log_offset)
                 for line in f:
                     if '"serving"' in line:
                         return json.loads(line)["port"]
             if self.process.poll() is not None:
-                raise RuntimeError("table-service exited: " + self.log())
+                raise RuntimeError("%s exited: %s" % (self.name, self.log()))
             time.sleep(0.05)
-        raise RuntimeError("table-service did not start: " + self.log())
+        raise RuntimeError("%s did not start: %s" % (self.name, self.log()))
 
     def log(self):
-        with open(os.path.join(self.dir, "service.log")) as f:
+        with open(self.log_path) as f:
             return f.read()
 
     def kill(self):
@@ -74,6 +66,36 @@ class TableService:
         if self.process and self.process.poll() is None:
             self.process.terminate()
             self.process.wait(timeout=30)
+
+
+class TableService:
+    def __init__(self):
+        base = os.environ["MAMLAKA_TEST_DATABASE_URL"]
+        self.db_name = "py_" + uuid.uuid4().hex[:12]
+        _psql(base, "CREATE DATABASE " + self.db_name)
+        self.base_url = base
+        self.url = base.rsplit("/", 1)[0] + "/" + self.db_name
+        self.dir = tempfile.mkdtemp(prefix="trix-py-")
+        self.process = ServiceProcess(
+            "table-service", os.environ["TABLE_SERVICE_BINARY"],
+            ["--database_url=" + self.url, "--service_token=" + SERVICE_TOKEN,
+             "--migrations_dir=" + os.environ["MIGRATIONS_DIR"], "--metrics_port=-1",
+             "--instance_id=py-1", "--lease_ttl=3s", "--log_level=info"], self.dir)
+
+    def start(self):
+        """Starts the binary (on the same port as before after a restart)."""
+        self.process.start()
+        self.address = self.process.address
+        return self
+
+    def log(self):
+        return self.process.log()
+
+    def kill(self):
+        self.process.kill()
+
+    def stop(self):
+        self.process.stop()
         _psql(self.base_url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % self.db_name)
 
     def stub(self):

@@ -1,10 +1,7 @@
 // The real ratings-service process over gRPC: the ledger's calls and their exact
 // status codes, a kill -9 in the middle of the outbox, and how soon an idle service
 // rates a finished game.
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <memory>
@@ -21,18 +18,6 @@
 namespace trix::ratings {
 namespace {
 
-// The metrics endpoint has no "serving on port" log line to read back: a free port.
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 class RatingsApiTest : public RatingsDbTest {
  protected:

@@ -1,10 +1,7 @@
 // End to end: a staked game played to the end by four trix-bot processes on a
 // table-service process is rated and settled by a ratings-service process, exactly
 // once, even when the ratings service is killed and the outbox replayed.
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cmath>
 #include <filesystem>
@@ -25,18 +22,6 @@ namespace {
 
 constexpr char kTableToken[] = "e2e-table-token";
 
-// The table service's tests pick its port this way (it logs no chosen port).
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 class RatingsEndToEndTest : public RatingsDbTest {
  protected:

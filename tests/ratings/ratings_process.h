@@ -43,6 +43,10 @@ class RatingsProcess {
 
 std::string ReadFile(const std::string& path);
 
+// A loopback port that was free a moment ago, for a process that logs no chosen
+// port (the metrics endpoint, the table service of the end-to-end tests).
+int FreePort();
+
 }  // namespace trix::ratings
 
 #endif  // TRIX_TESTS_RATINGS_RATINGS_PROCESS_H_
