@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The sanitizer builds of CI (scripts/test.sh runs this after the main tests):
-#   build-asan/  the engine, wire, common, storage and table unit tests and the rule
-#                cases under AddressSanitizer + UndefinedBehaviorSanitizer;
+#   build-asan/  the engine, wire, common, storage, table and matchmaking unit tests
+#                and the rule cases under AddressSanitizer + UndefinedBehaviorSanitizer;
 #   build-tsan/  the table host and update stream tests under ThreadSanitizer.
 # Only the test targets are built. The storage tests need PostgreSQL:
 # MAMLAKA_TEST_DATABASE_URL as scripts/test.sh sets it. Exits non-zero on any
@@ -27,7 +27,7 @@ start=$SECONDS
 configure build-asan "-fsanitize=address,undefined -fno-sanitize-recover=undefined"
 asan_targets=$(targets_of engine/CMakeLists.txt proto/wire/CMakeLists.txt \
   services/common/CMakeLists.txt services/storage/CMakeLists.txt \
-  services/table/CMakeLists.txt)
+  services/table/CMakeLists.txt services/matchmaking/CMakeLists.txt)
 # shellcheck disable=SC2086
 cmake --build build-asan -j"$jobs" --target $asan_targets trix-replay trix-conformance-compare
 echo "built in $((SECONDS - start)) s"
@@ -35,7 +35,7 @@ start=$SECONDS
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
   LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp \
   ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900 \
-  -L '^(engine|wire|common|storage|table)$'
+  -L '^(engine|wire|common|storage|table|matchmaking)$' -LE '^integration$'
 echo "ran in $((SECONDS - start)) s"
 
 echo "== ThreadSanitizer"

@@ -11,38 +11,9 @@
 #include "proto/wire/wire.h"
 
 namespace trix::matchmaking {
-namespace {
 
 using storage::PgArray;
 using storage::PgType;
-
-PgArray Texts(const std::vector<std::string>& values) {
-  PgArray a(PgType::kText);
-  for (const std::string& v : values) a.AddString(v);
-  return a;
-}
-
-TicketRow ReadRow(const pqxx::row& r) {
-  TicketRow t;
-  t.ticket_id = r[0].as<std::string>();
-  t.request_id = r[1].as<std::string>();
-  t.player_id = r[2].as<std::string>();
-  t.display_name = r[3].as<std::string>();
-  t.pool = r[4].as<std::string>();
-  t.team = r[5].as<int>();
-  t.format = r[6].as<int>();
-  t.stake = r[7].as<int64_t>();
-  t.rating = r[8].as<int>();
-  t.provisional = r[9].as<bool>();
-  t.party_id = r[10].as<std::string>();
-  t.hold_id = r[11].as<std::string>();
-  t.status = r[12].as<std::string>();
-  t.queued = absl::FromUnixMicros(static_cast<int64_t>(r[13].as<double>() * 1e6));
-  t.seq = r[14].as<int64_t>();
-  return t;
-}
-
-}  // namespace
 
 std::string PoolName(const v1::Mode& mode, int64_t stake) {
   return absl::StrCat(wire::ModeName(mode), "/", stake);
@@ -283,9 +254,9 @@ bool Matcher::Tick() {
         absl::StrCat("SELECT ", kTicketColumns,
                      " FROM mm_tickets WHERE pool = ANY($1::text[]) "
                      "AND status = 'waiting' ORDER BY seq"),
-        Texts(names).Finish());
+        TextArray(names).Finish());
     for (const pqxx::row& row : r) {
-      TicketRow t = ReadRow(row);
+      TicketRow t = ReadTicket(row);
       by_pool[t.pool].push_back(std::move(t));
     }
     for (auto& [name, state] : leased_) Sync(state, by_pool[name]);
@@ -329,9 +300,10 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
     if (plan.bot()) {
       std::optional<BotSeat> bot = reserve_bot_(state.spec->mode, bots);
       seat->set_bot(true);
-      if (!bot) {  // the table's autopilot plays it
+      if (!bot) {  // the table's autopilot plays it from the first move
         seat->set_player_id(absl::StrCat("autopilot-", s));
         seat->set_display_name("Autopilot");
+        seat->set_autopilot(true);
         continue;
       }
       bots.push_back(bot->bot_id);
@@ -372,7 +344,7 @@ bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
     const pqxx::result r = tx.exec_params(
         "UPDATE mm_tickets SET status = 'placing', changed = now() "
         "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ticket_id",
-        Texts(ids).Finish());
+        TextArray(ids).Finish());
     for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
     tx.commit();
   }
@@ -476,7 +448,7 @@ void Matcher::Place(Batch& batch) {
     const pqxx::result m = tx.exec_params(
         "UPDATE mm_tickets SET status = 'matched', changed = now() "
         "WHERE ticket_id = ANY($1::text[]) AND status = 'placing' RETURNING ticket_id",
-        Texts(matched).Finish());
+        TextArray(matched).Finish());
     if (m.size() != matched.size()) {
       // Our lease lapsed and the pool's new matcher took these tickets back: it
       // will seat them; these tables stay unused.
@@ -493,7 +465,7 @@ void Matcher::Place(Batch& batch) {
     tx.exec_params0(
         "UPDATE mm_tickets SET status = 'waiting', changed = now() "
         "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
-        Texts(revert).Finish());
+        TextArray(revert).Finish());
     tx.commit();
     return absl::OkStatus();
   });

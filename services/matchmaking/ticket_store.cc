@@ -18,6 +18,35 @@ absl::Time FromEpoch(const pqxx::field& f) {
   return absl::FromUnixMicros(static_cast<int64_t>(f.as<double>() * 1e6));
 }
 
+AssignmentRow ReadAssignment(const pqxx::row& r) {
+  AssignmentRow a;
+  a.table_id = r[0].as<std::string>();
+  a.seat = r[1].as<int>();
+  a.player_id = r[2].as<std::string>();
+  a.ticket_id = r[3].as<std::string>();
+  a.bot = r[4].as<bool>();
+  a.address = r[5].as<std::string>();
+  a.seat_token = r[6].as<std::string>();
+  a.team = r[7].as<int>();
+  a.format = r[8].as<int>();
+  a.stake = r[9].as<int64_t>();
+  a.possible = FromEpoch(r[10]);
+  a.matched = FromEpoch(r[11]);
+  return a;
+}
+
+std::vector<std::string> ReadTextArray(const pqxx::field& f) {
+  std::vector<std::string> out;
+  pqxx::array_parser parser = f.as_array();
+  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
+       std::tie(kind, value) = parser.get_next()) {
+    if (kind == pqxx::array_parser::string_value) out.push_back(value);
+  }
+  return out;
+}
+
+}  // namespace
+
 TicketRow ReadTicket(const pqxx::row& r) {
   TicketRow t;
   t.ticket_id = r[0].as<std::string>();
@@ -38,40 +67,11 @@ TicketRow ReadTicket(const pqxx::row& r) {
   return t;
 }
 
-AssignmentRow ReadAssignment(const pqxx::row& r) {
-  AssignmentRow a;
-  a.table_id = r[0].as<std::string>();
-  a.seat = r[1].as<int>();
-  a.player_id = r[2].as<std::string>();
-  a.ticket_id = r[3].as<std::string>();
-  a.bot = r[4].as<bool>();
-  a.address = r[5].as<std::string>();
-  a.seat_token = r[6].as<std::string>();
-  a.team = r[7].as<int>();
-  a.format = r[8].as<int>();
-  a.stake = r[9].as<int64_t>();
-  a.possible = FromEpoch(r[10]);
-  a.matched = FromEpoch(r[11]);
-  return a;
-}
-
 PgArray TextArray(const std::vector<std::string>& values) {
   PgArray a(PgType::kText);
   for (const std::string& v : values) a.AddString(v);
   return a;
 }
-
-std::vector<std::string> ReadTextArray(const pqxx::field& f) {
-  std::vector<std::string> out;
-  pqxx::array_parser parser = f.as_array();
-  for (auto [kind, value] = parser.get_next(); kind != pqxx::array_parser::done;
-       std::tie(kind, value) = parser.get_next()) {
-    if (kind == pqxx::array_parser::string_value) out.push_back(value);
-  }
-  return out;
-}
-
-}  // namespace
 
 TicketStore::TicketStore(std::string url, int connections)
     : pool_(std::move(url), connections, "mamlaka matchmaking") {}

@@ -14,12 +14,14 @@
 
 #include <cstdint>
 #include <optional>
+#include <pqxx/row>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/storage/connection_pool.h"
+#include "services/storage/pg_array.h"
 
 namespace trix::matchmaking {
 
@@ -125,7 +127,8 @@ class TicketStore {
   storage::ConnectionPool pool_;
 };
 
-// Reads the columns of kTicketColumns from a result row.
+// The columns ReadTicket reads, in its order: select them to read tickets (the
+// ticket store and the matcher both do).
 inline constexpr char kTicketColumns[] =
     "ticket_id, request_id, player_id, display_name, pool, team, format, stake, "
     "rating, provisional, coalesce(party_id, ''), coalesce(hold_id, ''), status, "
@@ -134,6 +137,12 @@ inline constexpr char kAssignmentColumns[] =
     "table_id, seat, player_id, coalesce(ticket_id, ''), bot, address, seat_token, "
     "team, format, stake, extract(epoch from possible)::float8, "
     "extract(epoch from matched)::float8";
+
+
+// A ticket from a row that selected kTicketColumns.
+TicketRow ReadTicket(const pqxx::row& r);
+// `values` as a text[] parameter (bound with `$n::text[]`).
+storage::PgArray TextArray(const std::vector<std::string>& values);
 
 }  // namespace trix::matchmaking
 

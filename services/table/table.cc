@@ -29,13 +29,33 @@ engine::Stakes StakesOf(const std::array<storage::SeatRecord, engine::kNumSeats>
 
 }  // namespace
 
+absl::Status CheckAutopilotSeats(const v1::internal::TableSettings& settings) {
+  std::array<bool, engine::kNumSeats> seen{};
+  for (int32_t seat : settings.autopilot_seats()) {
+    if (seat < 0 || seat >= engine::kNumSeats || seen[seat]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("autopilot seat ", seat, " is not a distinct seat 0 to 3"));
+    }
+    seen[seat] = true;
+  }
+  if (settings.autopilot_seats_size() == engine::kNumSeats) {
+    return absl::InvalidArgumentError(
+        "every seat is autopilot: a table needs at least one seat that a client plays");
+  }
+  return absl::OkStatus();
+}
+
 Table::Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
              std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created)
     : id_(std::move(id)),
       settings_(std::move(settings)),
       seats_(std::move(seats)),
       created_(created),
-      game_(rules) {}
+      game_(rules) {
+  // An autopilot seat is a seat that left before the first move: the one rule,
+  // live and on replay, since both build the table from its stored settings.
+  for (int32_t seat : settings_.autopilot_seats()) left_[seat] = true;
+}
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Create(
     std::string id, v1::internal::TableSettings settings,
@@ -48,6 +68,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Create(
     return absl::InvalidArgumentError(
         "every clock must be resolved to a positive length");
   }
+  if (absl::Status s = CheckAutopilotSeats(settings); !s.ok()) return s;
   return std::unique_ptr<Table>(
       new Table(std::move(id), std::move(settings), *rules, std::move(seats), created));
 }

@@ -6,7 +6,7 @@
 //
 // Everything that changes a table is a log entry. A Step is the entries one call
 // produced: the client's action, then the server's own moves that follow from it
-// (the next deal, a left seat's autopilot turn), each applied to the table as it is
+// (the next deal, a left or autopilot seat's turn), each applied to the table as it is
 // made. Restore() applies a stored log through the same ApplyEntry(), with the
 // entries' own timestamps, so a table rebuilt on another instance has the very same
 // events, sequence numbers and deadline.
@@ -46,6 +46,10 @@ inline constexpr int kViewers = engine::kNumSeats + 1;
 // The most events one TableUpdate carries, so that a message stays small however
 // much a stream catches up on (a classic game has thousands of events).
 inline constexpr size_t kMaxEventsPerUpdate = 256;
+
+// Whether settings.autopilot_seats are distinct seats and leave one seat to a
+// client; INVALID_ARGUMENT otherwise. Table::Create checks it.
+absl::Status CheckAutopilotSeats(const v1::internal::TableSettings& settings);
 
 // What one call added to the table, to be written to the store in one append.
 struct Step {
@@ -97,6 +101,8 @@ class Table {
   const std::array<storage::SeatRecord, engine::kNumSeats>& seats() const {
     return seats_;
   }
+  // Whether the autopilot plays `seat`: it left, or it was created autopilot
+  // (settings().autopilot_seats(); such a seat never has a SeatLeft event).
   bool left(int seat) const { return left_[seat]; }
   const engine::Game& game() const { return game_; }
   bool over() const { return game_.phase() == engine::Phase::kGameOver; }

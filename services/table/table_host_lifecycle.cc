@@ -236,7 +236,10 @@ absl::Status TableHost::ResolveSettings(const v1::CreateTableRequest& request,
   }
   settings->set_seed(request.has_seed() ? request.seed() : service::RandomUint64());
   settings->set_public_spectating(request.public_spectating());
-  return absl::OkStatus();
+  for (int s = 0; s < request.seats_size(); ++s) {
+    if (request.seats(s).autopilot()) settings->add_autopilot_seats(s);
+  }
+  return CheckAutopilotSeats(*settings);
 }
 
 absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const {
@@ -267,11 +270,15 @@ absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const
       return absl::InvalidArgumentError(
           absl::StrCat(at, ".stake must be 0 to ", max_stake, " units"));
     }
+    if (seat.autopilot() && seat.stake() != 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          at, ": an autopilot seat never stakes (nobody plays it to win or lose)"));
+    }
     if (seat.bot() && seat.stake() != 0) {
       return absl::InvalidArgumentError(absl::StrCat(at, ": bots never stake"));
     }
     // One person, one seat; a bot account may fill several.
-    if (!seat.bot() && !people.insert(seat.player_id()).second) {
+    if (!seat.bot() && !seat.autopilot() && !people.insert(seat.player_id()).second) {
       return absl::InvalidArgumentError(
           absl::StrCat(at, ": player ", seat.player_id(), " already has a seat"));
     }
@@ -321,9 +328,12 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
   response.set_table_id(game.game_id);
   for (int s = 0; s < engine::kNumSeats; ++s) {
     const v1::SeatAssignment& seat = request.seats(s);
+    // An autopilot seat's token is made (the store keeps every seat's hash) but
+    // never handed out: nobody can act for that seat.
     const std::string token = service::NewSeatToken();
-    response.add_seat_tokens(token);
-    game.seats[s] = {seat.player_id(), seat.display_name(), seat.bot(), seat.stake(),
+    response.add_seat_tokens(seat.autopilot() ? "" : token);
+    game.seats[s] = {seat.player_id(), seat.display_name(),
+                     seat.bot() || seat.autopilot(), seat.stake(),
                      service::TokenHash(token)};
   }
   absl::StatusOr<std::unique_ptr<Table>> table =

@@ -121,6 +121,9 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
           out->set_bot(seat.bot);
           out->set_stake(seat.stake);
         }
+        for (int32_t seat : table.settings().autopilot_seats()) {
+          record.mutable_seats(seat)->set_autopilot(true);
+        }
         record.set_viewer(viewer);
         absl::StatusOr<std::vector<v1::Event>> events = table.EventsAfter(viewer, 0);
         for (v1::Event& event : *events) *record.add_events() = std::move(event);

@@ -180,6 +180,35 @@ TEST_F(HostTest, CreateTableChecksItsRequest) {
   EXPECT_EQ(host_->table_count(), 0u);
 }
 
+TEST_F(HostTest, AutopilotSeatsNeverStakeAndLeaveOneSeatToAClient) {
+  v1::CreateTableRequest r = CreateRequest("ap", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
+  r.mutable_seats(2)->set_autopilot(true);
+  r.mutable_seats(2)->set_stake(5);
+  absl::Status staking = Create(r).status();
+  EXPECT_EQ(staking.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(staking.message(),
+            "seats[2]: an autopilot seat never stakes (nobody plays it to win or lose)");
+  r.mutable_seats(2)->set_stake(0);
+  for (int s = 0; s < 4; ++s) r.mutable_seats(s)->set_autopilot(true);
+  absl::Status nobody = Create(r).status();
+  EXPECT_EQ(nobody.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(nobody.message()), HasSubstr("every seat is autopilot"));
+  EXPECT_EQ(host_->table_count(), 0u);
+
+  // Three autopilot seats sharing one account: no token for them, one for seat 0,
+  // and the table waits for nobody but seat 0.
+  for (int s = 1; s < 4; ++s) r.mutable_seats(s)->set_player_id("autopilot");
+  r.mutable_seats(0)->set_autopilot(false);
+  v1::CreateTableResponse table = Create(r).value();
+  EXPECT_FALSE(table.seat_tokens(0).empty());
+  for (int s = 1; s < 4; ++s) {
+    EXPECT_EQ(table.seat_tokens(s), "");
+    EXPECT_TRUE(table.table().seats(s).left());
+    EXPECT_TRUE(table.table().seats(s).bot());
+  }
+  EXPECT_FALSE(table.table().seats(0).left());
+}
+
 TEST_F(HostTest, CreateTableBoundsStakes) {
   v1::CreateTableRequest r = CreateRequest("s", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 1);
   r.mutable_seats(2)->set_stake(-1);

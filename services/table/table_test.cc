@@ -49,9 +49,11 @@ struct Fixture {
   }
 };
 
-Fixture MakeTable(v1::Mode mode, uint64_t seed, int kingdoms = 4, int clock_ms = 1000) {
+Fixture MakeTable(v1::Mode mode, uint64_t seed, int kingdoms = 4, int clock_ms = 1000,
+                  std::vector<int> autopilot_seats = {}) {
   Fixture f;
   v1::internal::TableSettings settings;
+  for (int seat : autopilot_seats) settings.add_autopilot_seats(seat);
   *settings.mutable_mode() = mode;
   settings.mutable_rules()->set_kingdoms(kingdoms);
   settings.mutable_clocks()->set_contract_ms(clock_ms);
@@ -364,6 +366,60 @@ TEST(TableTest, LeavingHandsTheSeatToTheAutopilot) {
   for (const v1::Event& e : events)
     seen |= e.has_seat_left() && e.seat_left().seat() == owner;
   EXPECT_TRUE(seen);
+}
+
+TEST(TableTest, AutopilotSeatsArePlayedFromTheFirstMoveAndAfterRestore) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), 33, /*kingdoms=*/1,
+                        1000, /*autopilot_seats=*/{1, 3});
+  Table& t = *f.table;
+  for (int s : {1, 3}) {
+    EXPECT_TRUE(t.left(s));
+    EXPECT_TRUE(t.View(engine::kSpectator).seats(s).left());
+  }
+  EXPECT_FALSE(t.left(0));
+  absl::Time now = kStart;
+  // Half-way, the table is rebuilt from its log: the seats are still autopilot.
+  for (int n = 0; n < 20; ++n) {
+    const int seat = SeatToAct(t);
+    ASSERT_TRUE(seat == 0 || seat == 2) << seat;
+    engine::Rng rng(n);
+    now += absl::Milliseconds(3);
+    f.Write(t.Act(seat, Request("m" + std::to_string(n),
+                                RandomAction(*t.PromptFor(seat), rng)), now).value());
+  }
+  const std::unique_ptr<Table> before = std::move(f.table);
+  f.table = Table::Restore(f.stored).value();
+  ExpectSameEvents(*before, *f.table);
+  EXPECT_TRUE(f.table->left(1) && f.table->left(3));
+  EXPECT_FALSE(f.table->PromptFor(1).has_value());
+  PlayOut(f, 34, now);
+  EXPECT_TRUE(f.stored.finished);
+  for (const storage::LogEntry& e : f.stored.entries) {
+    if (e.seat == 1 || e.seat == 3) EXPECT_TRUE(e.request_id.empty());
+  }
+  for (const v1::Event& e : f.table->EventsAfter(engine::kSpectator, 0).value()) {
+    EXPECT_FALSE(e.has_seat_left()) << "an autopilot seat never left";
+  }
+}
+
+TEST(TableTest, AutopilotSeatsAreCheckedOnCreateAndRestore) {
+  v1::internal::TableSettings settings;
+  *settings.mutable_mode() = Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX);
+  settings.mutable_clocks()->set_contract_ms(1000);
+  settings.mutable_clocks()->set_doubling_ms(1000);
+  settings.mutable_clocks()->set_card_ms(1000);
+  for (int s = 0; s < 4; ++s) settings.add_autopilot_seats(s);
+  std::array<storage::SeatRecord, 4> seats;
+  EXPECT_THAT(Table::Create("t", settings, seats, kStart).status().message(),
+              HasSubstr("every seat is autopilot"));
+  settings.clear_autopilot_seats();
+  settings.add_autopilot_seats(4);
+  EXPECT_EQ(Table::Create("t", settings, seats, kStart).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  storage::StoredGame stored;
+  stored.game.game_id = "t";
+  stored.game.config = settings.SerializeAsString();
+  EXPECT_EQ(Table::Restore(stored).status().code(), absl::StatusCode::kDataLoss);
 }
 
 TEST(TableTest, EveryoneLeavingFinishesTheGame) {

@@ -107,7 +107,7 @@ start_ratings() { start ratings ratings-service; }
 # Bots fill seats after 8 s: longer than a bot account's reconnect backoff (5 s at
 # most), so that after a restart every account is back before seats are given
 # out (a seat with no bot account connected goes to the table's autopilot, which
-# plays on the table's clocks: minutes for a game).
+# plays it from the first move: such a game is not the bots' test).
 start_matchmaking() {
   start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
     --stake_levels=100 --bot_fill_wait=8s

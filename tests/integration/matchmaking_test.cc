@@ -1,6 +1,7 @@
 // Matchmaking end to end with real PostgreSQL, the real table service and real
 // gRPC streams: players queue and share tables, parties sit as partners, bots fill
-// after the wait, tickets are superseded, cancelled and resumed, assignments are
+// after the wait (the table's autopilot plays the seats no bot takes, without
+// waiting a clock), tickets are superseded, cancelled and resumed, assignments are
 // delivered again, and bad requests get their exact status.
 #include <jwt.h>
 
@@ -11,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/matchmaking_fixture.h"
+#include "tests/integration/seat_client.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -141,10 +143,40 @@ TEST_F(MatchmakingFlowTest, BotsFillTheTableAfterTheWait) {
   v1::TableView view = Table(seat);
   EXPECT_EQ(view.seats(seat.seat()).player_id(), bot.bot_id());
   EXPECT_TRUE(view.seats(seat.seat()).bot());
-  // The other two empty seats had no bot with room: the autopilot's.
-  int bots = 0;
-  for (const v1::SeatView& s : view.seats()) bots += s.bot() ? 1 : 0;
+  // The other two empty seats had no bot with room: the autopilot's, from the start.
+  int bots = 0, autopilot = 0;
+  for (const v1::SeatView& s : view.seats()) {
+    bots += s.bot() ? 1 : 0;
+    autopilot += s.left() ? 1 : 0;
+  }
   EXPECT_EQ(bots, 3);
+  EXPECT_EQ(autopilot, 2);
+}
+
+TEST_F(MatchmakingFlowTest, WithNoBotTheAutopilotPlaysTheEmptySeatsWithoutWaiting) {
+  // Hour-long clocks: a table that waited for a seat nobody plays would not end
+  // within the test's minute.
+  MatchmakingConfig config = TestConfig(db_->url());
+  config.clocks.set_contract_ms(3600000);
+  config.clocks.set_doubling_ms(3600000);
+  config.clocks.set_card_ms(3600000);
+  StartMatchmaking(config);
+  auto player = Queue("alone");
+  ASSERT_TRUE(player->WaitDone());
+  ASSERT_TRUE(player->status().ok()) << player->status().error_message();
+  const v1::Assignment a = player->assignment();
+  v1::TableView view = Table(a);
+  EXPECT_EQ(view.clocks().card_ms(), 3600000);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(view.seats(s).left(), s != a.seat()) << s;
+    EXPECT_EQ(view.seats(s).bot(), s != a.seat()) << s;
+  }
+  table::SeatClient client(grpc::CreateChannel(a.address(), grpc::InsecureChannelCredentials()),
+                           a.table_id(), a.seat_token(), a.seat());
+  client.OpenPlay(0, /*play_seed=*/17);
+  grpc::Status end = client.WaitDone(absl::Seconds(60));
+  ASSERT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+  EXPECT_EQ(Table(a).phase(), v1::PHASE_GAME_OVER);
 }
 
 TEST_F(MatchmakingFlowTest, AReconnectingBotGetsItsSeatsAgain) {

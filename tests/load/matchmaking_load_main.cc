@@ -4,21 +4,23 @@
 // assignment arriving at the player (p50/p99), plus queue-to-seat time.
 //
 //   matchmaking-load --matchmaking=127.0.0.1:50061 --service_token=... \
-//       --players=2000 --duration=20s [--party_share=0.05]
+//       --database_url=postgresql://... --players=2000 --duration=20s [--party_share=0.05]
 //
 // Each slot is one player (or, for --party_share of the players, a party of two
 // playing complex partner) with
 // a FindTable stream; once seated, the slot starts a new player (a seated player's
 // next request would get its live seat back). Modes are mixed like a real lobby:
 // half Quick Play (complex partner), the rest spread over the other three modes.
-// Ratings come from the ratings service the matchmaking service is given.
+// Players are rated like a real population (rated_population.h): before the run
+// the tool writes their rows into the ratings service's store at --database_url,
+// and the matchmaking service reads them through the ratings service it is given.
+// Without --database_url every player is a newcomer (one rating).
 #include <atomic>
 #include <deque>
 #include <map>
 #include <thread>
 #include <cstdio>
 #include <memory>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,7 @@
 #include "grpcpp/grpcpp.h"
 #include "services/common/config.h"
 #include "tests/load/latency.h"
+#include "tests/load/rated_population.h"
 #include "trix/v1/matchmaking.grpc.pb.h"
 
 namespace trix::load {
@@ -44,6 +47,10 @@ struct Flags {
   absl::Duration warmup = absl::Seconds(3);
   double party_share = 0.05;
   int channels = 4;
+  std::string database_url;  // the ratings service's database; "": no ratings written
+  int population = 0;        // players available; 0: 300 per queueing player
+  double newcomer_share = 0.05;
+  double provisional_share = 0.15;
 };
 
 class Load;
@@ -76,6 +83,21 @@ class Load {
   }
 
   void Run() {
+    PopulationOptions options;
+    const int population = flags_.population > 0 ? flags_.population : 300 * flags_.players;
+    options.party_members = static_cast<int>(population * flags_.party_share);
+    options.solo_members = population - options.party_members;
+    options.newcomer_share = flags_.newcomer_share;
+    options.provisional_share = flags_.provisional_share;
+    people_ = MakePopulation(prefix_, options);
+    if (flags_.database_url.empty()) {
+      std::printf("no --database_url: no ratings written, every player is a newcomer\n");
+    } else if (absl::Status s = WriteRatings(flags_.database_url, *people_); !s.ok()) {
+      std::fprintf(stderr, "matchmaking-load: %s\n", std::string(s.message()).c_str());
+      std::_Exit(1);
+    } else {
+      std::printf("population: %s\n", Describe(*people_).c_str());
+    }
     // Party slots are started by their own thread (two unary calls each).
     party_slots_ = static_cast<int>(flags_.players * flags_.party_share / 2);
     for (int i = 0; i < party_slots_; ++i) party_pending_[-1 - i] = 0;
@@ -100,6 +122,10 @@ class Load {
                 possible_.Summarize().Text().c_str());
     std::printf("queued -> assignment: %s\n", waited_.Summarize().Text().c_str());
     std::printf("errors: %lld\n", static_cast<long long>(errors_.load()));
+    if (extra_players_ > 0) {
+      std::printf("population exhausted: %lld players queued unrated (raise --population)\n",
+                  static_cast<long long>(extra_players_.load()));
+    }
     std::fflush(stdout);
     std::_Exit(0);  // streams still open: no orderly teardown needed
   }
@@ -123,9 +149,8 @@ class Load {
         party_queue_.pop_front();
       }
       if (stop_) return;
-      int64_t n = next_player_++;
-      std::string a = absl::StrCat("load-", run_, "-", n, "a");
-      std::string b = absl::StrCat("load-", run_, "-", n, "b");
+      const std::string a = NextPlayer(people_->NextParty());
+      const std::string b = NextPlayer(people_->NextParty());
       v1::Party party;
       grpc::ClientContext c1;
       c1.AddMetadata("authorization", "Bearer " + flags_.service_token);
@@ -165,27 +190,24 @@ class Load {
       if (--party_pending_.at(slot) == 0) QueueParty(slot);
       return;
     }
-    int64_t n = next_player_++;
-    std::string base = absl::StrCat("load-", run_, "-", n);
+    const Member* member = people_->NextSolo();
     v1::FindTableRequest r;
     r.set_request_id("r");
-    r.set_display_name(base);
-    {
-      absl::MutexLock lock(&rng_mu_);
-      double m = std::uniform_real_distribution<double>(0, 1)(rng_);
-      v1::Mode* mode = r.mutable_mode();
-      if (m < 0.5) {
-        mode->set_team(v1::TEAM_PARTNER), mode->set_format(v1::FORMAT_COMPLEX);
-      } else if (m < 0.7) {
-        mode->set_team(v1::TEAM_PARTNER), mode->set_format(v1::FORMAT_CLASSIC);
-      } else if (m < 0.85) {
-        mode->set_team(v1::TEAM_SOLO), mode->set_format(v1::FORMAT_COMPLEX);
-      } else {
-        mode->set_team(v1::TEAM_SOLO), mode->set_format(v1::FORMAT_CLASSIC);
-      }
+    r.set_player_id(NextPlayer(member));
+    r.set_display_name(r.player_id());
+    if (member != nullptr) {
+      *r.mutable_mode() = member->mode;
+    } else {
+      r.mutable_mode()->set_team(v1::TEAM_PARTNER);
+      r.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
     }
-    r.set_player_id(base);
     new Ticket(this, slot, r);
+  }
+
+  // The member's id, or a fresh unrated one once the population is exhausted.
+  std::string NextPlayer(const Member* member) {
+    if (member != nullptr) return member->player_id;
+    return absl::StrCat(prefix_, "extra-", extra_players_++);
   }
 
   void Seated(int slot, const v1::Assignment& a, absl::Time started) {
@@ -216,10 +238,10 @@ class Load {
  private:
   const Flags flags_;
   std::vector<std::unique_ptr<v1::MatchmakingService::Stub>> stubs_;
-  absl::Mutex rng_mu_;
-  std::mt19937_64 rng_{42};
-  const int64_t run_ = absl::ToUnixMillis(absl::Now());  // fresh players per run
-  std::atomic<int64_t> next_player_{0};
+  // Fresh players per run.
+  const std::string prefix_ = absl::StrCat("load-", absl::ToUnixMillis(absl::Now()), "-");
+  std::unique_ptr<Population> people_;
+  std::atomic<int64_t> extra_players_{0};
   std::atomic<int64_t> matched_{0};
   std::atomic<int64_t> errors_{0};
   std::atomic<bool> measuring_{false};
@@ -261,6 +283,12 @@ int Run(int argc, char** argv) {
   config.Bind("warmup", &f.warmup, "how long to run before measuring");
   config.Bind("party_share", &f.party_share, "share of players queueing as parties of two");
   config.Bind("channels", &f.channels, "gRPC connections to spread the streams over");
+  config.Bind("database_url", &f.database_url,
+              "PostgreSQL of the ratings service: the players' ratings are written there");
+  config.Bind("population", &f.population, "players available; 0: 300 per --players");
+  config.Bind("newcomer_share", &f.newcomer_share, "share of players with no rating yet");
+  config.Bind("provisional_share", &f.provisional_share,
+              "share of players still provisional (the rest are established)");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
   Load load(f);
   load.Run();

@@ -1,14 +1,18 @@
 #!/usr/bin/env bash
 # Load test of the matchmaking service (docs/benchmarks.md, "Matchmaking"): starts a
-# throwaway PostgreSQL (scripts/pg.sh), one build/bin/table-service and one
-# build/bin/matchmaking-service on loopback, runs build/bin/matchmaking-load against
-# them, and stops everything on exit.
+# throwaway PostgreSQL (scripts/pg.sh), one build/bin/table-service, one
+# build/bin/ratings-service and one build/bin/matchmaking-service (reading ratings
+# through the ratings service, as in production) on loopback, runs
+# build/bin/matchmaking-load against them (it first writes its players' ratings,
+# spread like a real population, into the ratings service's store), and stops
+# everything on exit.
 #
 #   tests/load/run_matchmaking_load.sh                        # 1000 players, 20 s
 #   tests/load/run_matchmaking_load.sh --players=2000 --duration=30s
 #
 # Arguments go to matchmaking-load. Environment: PG_PORT (55471), TABLE_PORT (50093),
-# MM_PORT (50094); MM_FLAGS, TABLE_FLAGS: extra flags; KEEP_LOGS=1 keeps the logs.
+# MM_PORT (50094), RATINGS_PORT (50095); MM_FLAGS, TABLE_FLAGS, RATINGS_FLAGS: extra
+# flags; KEEP_LOGS=1 keeps the logs.
 # Both services run as in production (fsync and synchronous commit on) except that
 # the table service's per-address rate limit is off (every table comes from the one
 # matchmaking address) and clocks are an hour, so the autopilot never acts.
@@ -18,7 +22,9 @@ cd "$(dirname "$0")/../.."
 pg_port=${PG_PORT:-55471}
 table_port=${TABLE_PORT:-50093}
 mm_port=${MM_PORT:-50094}
-for bin in build/bin/table-service build/bin/matchmaking-service build/bin/matchmaking-load; do
+ratings_port=${RATINGS_PORT:-50095}
+for bin in build/bin/table-service build/bin/ratings-service build/bin/matchmaking-service \
+  build/bin/matchmaking-load; do
   [ -x "$bin" ] || { echo "run_matchmaking_load.sh: $bin is missing" >&2; exit 2; }
 done
 
@@ -62,13 +68,21 @@ pids+=($!)
 wait_serving "$dir/table.log" "${pids[-1]}"
 
 # shellcheck disable=SC2086
+build/bin/ratings-service --listen="127.0.0.1:$ratings_port" --metrics_port=-1 \
+  --database_url="$url" --service_token="$token" --migrations_dir=migrations \
+  ${RATINGS_FLAGS:-} >"$dir/ratings.log" 2>&1 &
+pids+=($!)
+wait_serving "$dir/ratings.log" "${pids[-1]}"
+
+# shellcheck disable=SC2086
 build/bin/matchmaking-service --listen="127.0.0.1:$mm_port" --metrics_port=-1 \
   --database_url="$url" --service_token="$token" --migrations_dir=migrations \
-  --table_address="127.0.0.1:$table_port" --log_level=info \
+  --table_address="127.0.0.1:$table_port" --ratings_address="127.0.0.1:$ratings_port" \
+  --log_level=info \
   ${MM_FLAGS:-} >"$dir/matchmaking.log" 2>&1 &
 pids+=($!)
 wait_serving "$dir/matchmaking.log" "${pids[-1]}"
 
 echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 build/bin/matchmaking-load --matchmaking="127.0.0.1:$mm_port" --service_token="$token" \
-  --players=1000 --duration=20s "$@"
+  --database_url="$url" --players=1000 --duration=20s "$@"

@@ -1,0 +1,124 @@
+// Autopilot seats: a table created with seats that nobody plays (the seat nobody
+// could fill) plays them from the first move, so a game with hour-long clocks ends
+// as fast as its real clients play, also after another instance rebuilt the table
+// from its log mid-game. Hour-long clocks make the test fail (time out) if the
+// table ever waited for such a seat.
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "tests/integration/failover_check.h"
+#include "tests/integration/seat_client.h"
+#include "tests/integration/service_fixture.h"
+
+namespace trix::table {
+namespace {
+
+constexpr int kHourMs = 3600000;
+
+class AutopilotSeatsTest : public TableServiceTest {
+ protected:
+  v1::CreateTableResponse CreateWithAutopilot(uint64_t seed, std::set<int> autopilot,
+                                              int kingdoms) {
+    v1::CreateTableRequest request = CreateRequest(
+        MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed, kHourMs, kingdoms);
+    for (int s : autopilot) {
+      request.mutable_seats(s)->set_autopilot(true);
+      request.mutable_seats(s)->set_stake(0);
+    }
+    v1::CreateTableResponse table;
+    grpc::Status status =
+        CallCreate(request, &table, std::string("Bearer ") + kServiceToken);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    for (int s = 0; s < 4; ++s) {
+      EXPECT_EQ(table.seat_tokens(s).empty(), autopilot.count(s) > 0) << s;
+      EXPECT_EQ(table.table().seats(s).left(), autopilot.count(s) > 0) << s;
+    }
+    return table;
+  }
+  // The seats that are not autopilot, each played by a client on its Play stream.
+  std::vector<std::unique_ptr<SeatClient>> PlayTheOthers(
+      const v1::CreateTableResponse& table, uint64_t seed) {
+    std::vector<std::unique_ptr<SeatClient>> clients;
+    for (int s = 0; s < 4; ++s) {
+      if (table.seat_tokens(s).empty()) continue;
+      clients.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(),
+                                                     table.seat_tokens(s), s));
+      clients.back()->OpenPlay(0, seed + s);
+    }
+    return clients;
+  }
+  void ExpectAutopilotInRecord(const std::string& table_id, std::set<int> autopilot) {
+    v1::GetGameRecordRequest request;
+    request.set_game_id(table_id);
+    v1::GameRecord record;
+    grpc::ClientContext context;
+    ASSERT_TRUE(stub_->GetGameRecord(&context, request, &record).ok());
+    ASSERT_EQ(record.seats_size(), 4);
+    for (int s = 0; s < 4; ++s) {
+      EXPECT_EQ(record.seats(s).autopilot(), autopilot.count(s) > 0) << s;
+      if (autopilot.count(s)) EXPECT_TRUE(record.seats(s).bot()) << s;
+    }
+    for (const v1::Event& e : record.events()) {
+      EXPECT_FALSE(e.has_seat_left()) << "no seat left: the autopilot's were never taken";
+    }
+  }
+};
+
+TEST_F(AutopilotSeatsTest, OneOrTwoAutopilotSeatsPlayToTheEndWithoutWaitingAClock) {
+  uint64_t seed = 91;
+  for (const std::set<int>& autopilot : {std::set<int>{2}, std::set<int>{1, 3}}) {
+    v1::CreateTableResponse table = CreateWithAutopilot(seed, autopilot, /*kingdoms=*/1);
+    std::vector<std::unique_ptr<SeatClient>> clients = PlayTheOthers(table, seed);
+    for (auto& c : clients) {
+      grpc::Status end = c->WaitDone(absl::Seconds(60));
+      ASSERT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+    }
+    EXPECT_EQ(GetTable(table.table_id()).phase(), v1::PHASE_GAME_OVER);
+    ExpectAutopilotInRecord(table.table_id(), autopilot);
+    // Nobody holds the seat's token: an action for it has none to give.
+    EXPECT_EQ(Act(table, *autopilot.begin(), "r", Leave()).error_code(),
+              grpc::StatusCode::UNAUTHENTICATED);
+    seed += 10;
+  }
+}
+
+TEST_F(AutopilotSeatsTest, ATableRebuiltFromItsLogStillPlaysTheAutopilotSeats) {
+  const uint64_t seed = 111;
+  const std::set<int> autopilot = {1, 3};
+  v1::CreateTableResponse table = CreateWithAutopilot(seed, autopilot, /*kingdoms=*/2);
+  std::vector<std::unique_ptr<SeatClient>> before = PlayTheOthers(table, seed);
+  ASSERT_TRUE(WaitForAcks(before, 12));
+  // The instance drains and releases its lease; it-2 rebuilds the table from
+  // PostgreSQL before it reports SERVING.
+  StartService(DefaultServiceOptions("it-2"));
+  for (auto& client : before) {
+    EXPECT_EQ(client->WaitDone(absl::Seconds(10)).error_code(),
+              grpc::StatusCode::UNAVAILABLE);
+  }
+  v1::TableView view = GetTable(table.table_id());
+  ASSERT_NE(view.phase(), v1::PHASE_GAME_OVER) << "the restart was not mid-game";
+  for (int s : autopilot) EXPECT_TRUE(view.seats(s).left()) << s;
+  std::vector<Followed> after;
+  for (const auto& client : before) {
+    after.push_back(FollowTable({service_->address()}, table, client->seat(),
+                                client->last_seq(), seed + 20 + client->seat(),
+                                /*strict=*/true));
+    ASSERT_NE(after.back().client, nullptr);
+  }
+  for (auto& f : after) {
+    grpc::Status end = f.client->WaitDone(absl::Seconds(60));
+    ASSERT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+  }
+  EXPECT_EQ(GetTable(table.table_id()).phase(), v1::PHASE_GAME_OVER);
+  ExpectAutopilotInRecord(table.table_id(), autopilot);
+  for (size_t i = 0; i < before.size(); ++i) {
+    CheckNothingLost(*stub_, table, before[i]->seat(), *before[i], *after[i].client,
+                     seed);
+  }
+}
+
+}  // namespace
+}  // namespace trix::table
