@@ -167,6 +167,29 @@ Seat::StreamOutcome Seat::RunStream() {
     }
   } unregister{this};
 
+  const uint64_t after_seq =
+      tracker_.started() && !force_snapshot_ ? tracker_.state().seq : 0;
+  std::unique_ptr<PlayStream> stream = Subscribe(context, after_seq);
+  bool progressed = false;
+  v1::TableUpdate update;
+  while (stream->Read(&update)) {
+    progressed = true;
+    if (std::optional<StreamOutcome> end = TakeUpdate(update, stream.get())) {
+      // We leave the stream (our side).
+      context.TryCancel();
+      stream->Finish().IgnoreError();
+      return *end;
+    }
+  }
+  const grpc::Status finished = stream->Finish();
+  if (stopped_.load()) return {StreamEnd::kStopped, absl::OkStatus(), progressed};
+  StreamOutcome outcome = StreamClosed(FromGrpc(finished), after_seq, progressed);
+  outcome.moved = outcome.end == StreamEnd::kReconnect && Follow(finished);
+  return outcome;
+}
+
+std::unique_ptr<Seat::PlayStream> Seat::Subscribe(grpc::ClientContext& context,
+                                                  uint64_t after_seq) {
   // A channel that lost its server fails calls at once until it reconnects; give
   // it a moment to, rather than spin through failed streams.
   channel_->WaitForConnected(ToChrono(absl::Now() + absl::Seconds(1)));
@@ -175,8 +198,6 @@ Seat::StreamOutcome Seat::RunStream() {
   v1::SubscribeRequest* subscribe = open.mutable_subscribe();
   subscribe->set_table_id(config_.table_id);
   subscribe->set_seat_token(config_.seat_token);
-  const uint64_t after_seq =
-      tracker_.started() && !force_snapshot_ ? tracker_.state().seq : 0;
   subscribe->set_after_seq(after_seq);
   std::unique_ptr<PlayStream> stream = stub_->Play(&context);
   // An action sent on an earlier stream is answered on that stream or never: it is
@@ -184,71 +205,60 @@ Seat::StreamOutcome Seat::RunStream() {
   in_flight_ = false;
   // A failed write means a broken stream: the next Read says so.
   stream->Write(open);
+  return stream;
+}
 
-  // Leaves the stream (our side) and reports why.
-  auto leave = [&](StreamOutcome outcome) {
-    context.TryCancel();
-    stream->Finish().IgnoreError();
-    return outcome;
-  };
-
-  bool progressed = false;
-  v1::TableUpdate update;
-  while (stream->Read(&update)) {
-    progressed = true;
-    // The bot hears of the snapshot and of each event as the tracker takes it in.
-    absl::StatusOr<bool> fresh_prompt = tracker_.Apply(update, bot_);
-    if (!fresh_prompt.ok()) {
-      const absl::Status& error = fresh_prompt.status();
-      Log(LogLevel::kWarn, absl::StrCat("resyncing: ", error.ToString()));
-      // A gap heals by resuming; anything else (or a gap that keeps coming back)
-      // by starting over from a snapshot.
-      force_snapshot_ =
-          error.code() != absl::StatusCode::kOutOfRange || malformed_in_a_row_ > 0;
-      if (++malformed_in_a_row_ > 5) {
-        return leave({StreamEnd::kFatal,
-                      absl::DataLossError(absl::StrCat("the stream keeps sending updates "
-                                                       "that do not apply: ",
-                                                       error.message())),
-                      true});
-      }
-      return leave({StreamEnd::kResync, error, false});
-    }
-    if (update.has_snapshot() || update.events_size() > 0) malformed_in_a_row_ = 0;
-    if (update.has_snapshot()) {
-      force_snapshot_ = false;
-      absl::MutexLock lock(&mu_);
-      ++stats_.snapshots;
-    }
-    // The results after the events: an accepted action's own event is in this
-    // update, and so may be the next decision's prompt.
-    for (const v1::ActResult& result : update.results()) {
-      if (!in_flight_ || result.request_id() != unacknowledged_->request.request_id()) {
-        continue;  // not the action we wait for (cannot happen: one at a time)
-      }
-      absl::Status status;
-      switch (TakeResult(result, stream.get(), &status)) {
-        case Answered::kOk:
-          break;
-        case Answered::kReconnect:
-          return leave({StreamEnd::kReconnect, status, false});
-        case Answered::kResync:
-          return leave({StreamEnd::kResync, status, true});
-        case Answered::kFatal:
-          return leave({StreamEnd::kFatal, status, true});
-      }
-    }
-    if (tracker_.state().game_over) {
-      return leave({StreamEnd::kGameOver, absl::OkStatus(), true});
-    }
-    if (MustAnswer()) Answer(stream.get());
-    if (stopped_.load()) return leave({StreamEnd::kStopped, absl::OkStatus(), true});
+std::optional<Seat::StreamOutcome> Seat::TakeUpdate(const v1::TableUpdate& update,
+                                                    PlayStream* stream) {
+  // The bot hears of the snapshot and of each event as the tracker takes it in.
+  absl::StatusOr<bool> fresh_prompt = tracker_.Apply(update, bot_);
+  if (!fresh_prompt.ok()) return Resync(fresh_prompt.status());
+  if (update.has_snapshot() || update.events_size() > 0) malformed_in_a_row_ = 0;
+  if (update.has_snapshot()) {
+    force_snapshot_ = false;
+    absl::MutexLock lock(&mu_);
+    ++stats_.snapshots;
   }
-  const grpc::Status finished = stream->Finish();
-  if (stopped_.load()) return {StreamEnd::kStopped, absl::OkStatus(), progressed};
-  StreamOutcome outcome = StreamClosed(FromGrpc(finished), after_seq, progressed);
-  outcome.moved = outcome.end == StreamEnd::kReconnect && Follow(finished);
-  return outcome;
+  // The results after the events: an accepted action's own event is in this
+  // update, and so may be the next decision's prompt.
+  for (const v1::ActResult& result : update.results()) {
+    if (!in_flight_ || result.request_id() != unacknowledged_->request.request_id()) {
+      continue;  // not the action we wait for (cannot happen: one at a time)
+    }
+    absl::Status status;
+    switch (TakeResult(result, stream, &status)) {
+      case Answered::kOk:
+        break;
+      case Answered::kReconnect:
+        return StreamOutcome{StreamEnd::kReconnect, status, false};
+      case Answered::kResync:
+        return StreamOutcome{StreamEnd::kResync, status, true};
+      case Answered::kFatal:
+        return StreamOutcome{StreamEnd::kFatal, status, true};
+    }
+  }
+  if (tracker_.state().game_over) {
+    return StreamOutcome{StreamEnd::kGameOver, absl::OkStatus(), true};
+  }
+  if (MustAnswer()) Answer(stream);
+  if (stopped_.load()) return StreamOutcome{StreamEnd::kStopped, absl::OkStatus(), true};
+  return std::nullopt;
+}
+
+Seat::StreamOutcome Seat::Resync(const absl::Status& error) {
+  Log(LogLevel::kWarn, absl::StrCat("resyncing: ", error.ToString()));
+  // A gap heals by resuming; anything else (or a gap that keeps coming back)
+  // by starting over from a snapshot.
+  force_snapshot_ =
+      error.code() != absl::StatusCode::kOutOfRange || malformed_in_a_row_ > 0;
+  if (++malformed_in_a_row_ > 5) {
+    return {StreamEnd::kFatal,
+            absl::DataLossError(absl::StrCat("the stream keeps sending updates "
+                                             "that do not apply: ",
+                                             error.message())),
+            true};
+  }
+  return {StreamEnd::kResync, error, false};
 }
 
 bool Seat::Follow(const grpc::Status& status) {

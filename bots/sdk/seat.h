@@ -123,7 +123,17 @@ class Seat {
     absl::Time retry_until;  // transient failures are retried until then
   };
 
+  // One Play stream, from subscribing until it ends or we leave it.
   StreamOutcome RunStream();
+  // Opens a Play stream and subscribes from `after_seq` (0: a snapshot).
+  std::unique_ptr<PlayStream> Subscribe(grpc::ClientContext& context,
+                                        uint64_t after_seq);
+  // Takes in one update: its events, the result of our action, the next decision.
+  // An outcome when the seat must leave the stream; nullopt to read on.
+  std::optional<StreamOutcome> TakeUpdate(const v1::TableUpdate& update,
+                                          PlayStream* stream);
+  // An update that did not apply: resume, start over from a snapshot, or give up.
+  StreamOutcome Resync(const absl::Status& error);
   // Whether the seat faces a decision it has not answered yet.
   bool MustAnswer() const;
   // Asks the bot (or resends the unacknowledged action) and writes the act.

@@ -320,6 +320,48 @@ absl::StatusOr<bool> SeatTracker::Apply(const v1::TableUpdate& update, Bot* bot)
   return *applied == Applied::kPrompt;
 }
 
+namespace {
+
+// One seat of a snapshot: who sits there and what the table shows of it.
+absl::Status SeatFromView(const v1::SeatView& in, SeatInfo& out) {
+  out.player_id = in.player_id();
+  out.display_name = in.display_name();
+  out.bot = in.bot();
+  out.left = in.left();
+  out.hand_size = in.hand_size();
+  out.tricks_won = in.tricks_won();
+  out.deal_score = in.deal_score();
+  out.total = in.total();
+  out.stake = in.stake();
+  for (auto [names, set] : {std::pair{&in.doubled(), &out.doubled},
+                            std::pair{&in.twos_shown(), &out.twos_shown},
+                            std::pair{&in.taken(), &out.taken}}) {
+    absl::StatusOr<engine::CardSet> cards = wire::CardSetFromProto(*names);
+    if (!cards.ok()) return cards.status();
+    *set = *cards;
+  }
+  return absl::OkStatus();
+}
+
+// The trick on the table in a snapshot (none, or four places, empty where no card
+// is played yet); its cards count as played.
+absl::Status TrickFromView(const v1::TableView& view, SeatState& s) {
+  if (view.trick_size() == 0) return absl::OkStatus();
+  if (view.trick_size() != engine::kNumSeats) {
+    return absl::InvalidArgumentError("a trick without four places");
+  }
+  for (int i = 0; i < engine::kNumSeats; ++i) {
+    if (view.trick(i).empty()) continue;
+    absl::StatusOr<engine::Card> card = wire::CardFromProto(view.trick(i));
+    if (!card.ok()) return card.status();
+    s.trick[i] = *card;
+    s.played |= engine::Bit(*card);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::Status SeatTracker::ApplySnapshot(const v1::TableView& view) {
   // Built aside and swapped in, so that a malformed view changes nothing.
   SeatState s;
@@ -361,39 +403,11 @@ absl::Status SeatTracker::ApplySnapshot(const v1::TableView& view) {
   s.layout = *layout;
   s.played = *layout;
   for (int i = 0; i < engine::kNumSeats; ++i) {
-    const v1::SeatView& in = view.seats(i);
-    SeatInfo& out = s.seats[i];
-    out.player_id = in.player_id();
-    out.display_name = in.display_name();
-    out.bot = in.bot();
-    out.left = in.left();
-    out.hand_size = in.hand_size();
-    out.tricks_won = in.tricks_won();
-    out.deal_score = in.deal_score();
-    out.total = in.total();
-    out.stake = in.stake();
-    for (auto [names, set] : {std::pair{&in.doubled(), &out.doubled},
-                              std::pair{&in.twos_shown(), &out.twos_shown},
-                              std::pair{&in.taken(), &out.taken}}) {
-      absl::StatusOr<engine::CardSet> cards = wire::CardSetFromProto(*names);
-      if (!cards.ok()) return cards.status();
-      *set = *cards;
-    }
-    s.played |= out.taken;
+    if (absl::Status st = SeatFromView(view.seats(i), s.seats[i]); !st.ok()) return st;
+    s.played |= s.seats[i].taken;
   }
   s.leader = view.leader();
-  if (view.trick_size() != 0) {
-    if (view.trick_size() != engine::kNumSeats) {
-      return absl::InvalidArgumentError("a trick without four places");
-    }
-    for (int i = 0; i < engine::kNumSeats; ++i) {
-      if (view.trick(i).empty()) continue;
-      absl::StatusOr<engine::Card> card = wire::CardFromProto(view.trick(i));
-      if (!card.ok()) return card.status();
-      s.trick[i] = *card;
-      s.played |= engine::Bit(*card);
-    }
-  }
+  if (absl::Status st = TrickFromView(view, s); !st.ok()) return st;
   for (int seat : view.out_order()) {
     if (absl::Status st = CheckSeat(seat); !st.ok()) return st;
     s.out_order.push_back(seat);

@@ -14,6 +14,12 @@ using engine::CardSet;
 using engine::Contract;
 using engine::Count;
 
+// What taking each kind of card costs, as a positive number.
+constexpr double kKingOfHeartsCost = -engine::kKingOfHeartsPoints;
+constexpr double kQueenCost = -engine::kQueenPoints;
+constexpr double kDiamondCost = -engine::kDiamondPoints;
+constexpr double kTrickCost = -engine::kTrickPoints;
+
 // Cards of `card`'s suit below it.
 CardSet Below(engine::Card card) {
   return engine::SuitCards(engine::SuitOf(card)) & (Bit(card) - 1);
@@ -24,20 +30,20 @@ CardSet Below(engine::Card card) {
 double UsualCost(Contract contract) {
   switch (contract) {
     case Contract::kKingOfHearts:
-      return kCardPoints.king_of_hearts / 4.0;
+      return kKingOfHeartsCost / 4.0;
     case Contract::kQueens:
-      return 4 * kCardPoints.queen / 4.0;
+      return 4 * kQueenCost / 4.0;
     case Contract::kDiamonds:
-      return 13 * kCardPoints.diamond / 4.0;
+      return 13 * kDiamondCost / 4.0;
     case Contract::kTricks:
-      return 13 * kCardPoints.trick / 4.0;
+      return 13 * kTrickCost / 4.0;
     case Contract::kTrix:
       return -(engine::kTrixPlacePoints[0] + engine::kTrixPlacePoints[1] +
                engine::kTrixPlacePoints[2] + engine::kTrixPlacePoints[3]) /
              4.0;
     case Contract::kComplex:
-      return (kCardPoints.king_of_hearts + 4 * kCardPoints.queen +
-              13 * kCardPoints.diamond + 13 * kCardPoints.trick) /
+      return (kKingOfHeartsCost + 4 * kQueenCost +
+              13 * kDiamondCost + 13 * kTrickCost) /
              4.0;
   }
   return 0;
@@ -47,7 +53,7 @@ double KingOfHeartsCost(CardSet hand) {
   if (!(hand & Bit(engine::kKingOfHearts))) return 12;
   // Each low heart is a chance to duck a heart lead; four make the king fairly safe.
   const int guards = Count(Below(engine::kKingOfHearts) & hand);
-  return kCardPoints.king_of_hearts * std::max(0.12, 0.9 - 0.18 * guards);
+  return kKingOfHeartsCost * std::max(0.12, 0.9 - 0.18 * guards);
 }
 
 double QueensCost(CardSet hand) {
@@ -58,7 +64,7 @@ double QueensCost(CardSet hand) {
     const CardSet mine = hand & engine::SuitCards(suit);
     const int guards = Count(Below(queen) & hand);
     if (hand & Bit(queen)) {
-      cost += kCardPoints.queen * std::max(0.1, 0.85 - 0.18 * guards);
+      cost += kQueenCost * std::max(0.1, 0.85 - 0.18 * guards);
     } else {
       // A king or ace with few low cards may be forced onto someone's queen.
       const int high = Count(mine & (Bit(engine::MakeCard(suit, engine::kKing)) |
@@ -92,7 +98,7 @@ double TricksCost(CardSet hand) {
                             0.35 * Count(mine & engine::RankCards(engine::kQueen)) +
                             0.15 * Count(mine & engine::RankCards(engine::kJack)));
   }
-  return kCardPoints.trick * tricks;
+  return kTrickCost * tricks;
 }
 
 // Trix pays more (a negative cost) the more rows this hand can open and follow.

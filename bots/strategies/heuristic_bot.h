@@ -13,7 +13,7 @@
 //   - Trix: long suits first, cards that free more of our own cards, and few that
 //     free the opponents'; jacks held back while they free only others; in
 //     partner Trix, rows moved towards the partner's shown 2s.
-// Every card's points come from card_points.h.
+// Every card's points come from the engine (engine/points.h).
 // It reads only SeatState (its own hand and public play), so it can never cheat,
 // and chooses only among the server's options.
 //

@@ -1,6 +1,7 @@
 #include "services/storage/log_writer.h"
 
 #include <algorithm>
+#include <optional>
 #include <pqxx/except>
 #include <pqxx/nontransaction>
 #include <pqxx/result>
@@ -84,6 +85,69 @@ absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
           absl::StrCat("log_append answered status ", code, " for game ", id));
   }
 }
+
+// A batch as log_append takes it: one array per column, the requests' (r_) and
+// their entries' (e_), each entry naming its request by 1-based position.
+class AppendColumns {
+ public:
+  void Add(const AppendRequest& request) {
+    r_game.AddString(request.game_id);
+    r_first.AddInt(request.entries.empty() ? 0 : request.entries[0].index);
+    r_count.AddInt(static_cast<int64_t>(request.entries.size()));
+    if (request.deadline.has_value()) {
+      r_deadline.AddTime(*request.deadline);
+    } else {
+      r_deadline.AddNull();
+    }
+    AddEnd(request.end);
+    for (const LogEntry& entry : request.entries) {
+      e_request.AddInt(r_game.size());  // 1-based: this request's position
+      e_idx.AddInt(entry.index);
+      e_seat.AddInt(entry.seat);
+      e_request_id.AddString(entry.request_id);
+      e_payload.AddString(entry.payload);
+      e_response.AddString(entry.response);
+      e_time.AddTime(entry.time);
+    }
+  }
+
+  // One row (append_status, game_length) per request, in the order added.
+  pqxx::result Call(pqxx::nontransaction& tx, const std::string& instance_id) const {
+    return tx.exec_prepared(
+        kAppend.name, instance_id, r_game.Finish(), r_first.Finish(), r_count.Finish(),
+        r_deadline.Finish(), r_result.Finish(), r_outbox.Finish(), r_totals.Finish(),
+        r_places.Finish(), e_request.Finish(), e_idx.Finish(), e_seat.Finish(),
+        e_request_id.Finish(), e_payload.Finish(), e_response.Finish(), e_time.Finish());
+  }
+
+ private:
+  // The game's end, or NULLs: result and outbox, and four totals and places.
+  void AddEnd(const std::optional<GameEnd>& end) {
+    if (end.has_value()) {
+      r_result.AddString(end->result);
+      r_outbox.AddString(end->outbox_payload);
+    } else {
+      r_result.AddNull();
+      r_outbox.AddNull();
+    }
+    for (int seat = 0; seat < 4; ++seat) {
+      if (end.has_value()) {
+        r_totals.AddInt(end->totals[seat]);
+        r_places.AddInt(end->places[seat]);
+      } else {
+        r_totals.AddNull();
+        r_places.AddNull();
+      }
+    }
+  }
+
+  PgArray r_game{PgType::kText}, r_first{PgType::kInt8}, r_count{PgType::kInt4},
+      r_deadline{PgType::kTimestampTz}, r_result{PgType::kText}, r_outbox{PgType::kText},
+      r_totals{PgType::kInt4}, r_places{PgType::kInt4};
+  PgArray e_request{PgType::kInt4}, e_idx{PgType::kInt8}, e_seat{PgType::kInt2},
+      e_request_id{PgType::kText}, e_payload{PgType::kBytea}, e_response{PgType::kBytea},
+      e_time{PgType::kTimestampTz};
+};
 
 }  // namespace
 
@@ -214,50 +278,12 @@ absl::Status LogWriter::WriteGroup(const std::vector<Pending*>& group) {
 
 LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
   Attempt attempt;
-  PgArray r_game(PgType::kText), r_first(PgType::kInt8), r_count(PgType::kInt4),
-      r_deadline(PgType::kTimestampTz), r_result(PgType::kText), r_outbox(PgType::kText),
-      r_totals(PgType::kInt4), r_places(PgType::kInt4);
-  PgArray e_request(PgType::kInt4), e_idx(PgType::kInt8), e_seat(PgType::kInt2),
-      e_request_id(PgType::kText), e_payload(PgType::kBytea), e_response(PgType::kBytea),
-      e_time(PgType::kTimestampTz);
+  AppendColumns columns;
   for (Pending* pending : group) {
-    const AppendRequest& request = pending->request;
-    pending->status = CheckShape(request);
+    pending->status = CheckShape(pending->request);
     if (!pending->status.ok()) continue;
     attempt.accepted.push_back(pending);
-    r_game.AddString(request.game_id);
-    r_first.AddInt(request.entries.empty() ? 0 : request.entries[0].index);
-    r_count.AddInt(static_cast<int64_t>(request.entries.size()));
-    if (request.deadline.has_value()) {
-      r_deadline.AddTime(*request.deadline);
-    } else {
-      r_deadline.AddNull();
-    }
-    if (request.end.has_value()) {
-      r_result.AddString(request.end->result);
-      r_outbox.AddString(request.end->outbox_payload);
-    } else {
-      r_result.AddNull();
-      r_outbox.AddNull();
-    }
-    for (int seat = 0; seat < 4; ++seat) {
-      if (request.end.has_value()) {
-        r_totals.AddInt(request.end->totals[seat]);
-        r_places.AddInt(request.end->places[seat]);
-      } else {
-        r_totals.AddNull();
-        r_places.AddNull();
-      }
-    }
-    for (const LogEntry& entry : request.entries) {
-      e_request.AddInt(r_game.size());  // 1-based: this request's position
-      e_idx.AddInt(entry.index);
-      e_seat.AddInt(entry.seat);
-      e_request_id.AddString(entry.request_id);
-      e_payload.AddString(entry.payload);
-      e_response.AddString(entry.response);
-      e_time.AddTime(entry.time);
-    }
+    columns.Add(pending->request);
   }
   if (attempt.accepted.empty()) return attempt;
 
@@ -268,30 +294,7 @@ LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
     // The statement commits itself: from here, a broken connection leaves its
     // outcome in doubt.
     sent = true;
-    const pqxx::result rows = tx.exec_prepared(
-        kAppend.name, instance_id_, r_game.Finish(), r_first.Finish(), r_count.Finish(),
-        r_deadline.Finish(), r_result.Finish(), r_outbox.Finish(), r_totals.Finish(),
-        r_places.Finish(), e_request.Finish(), e_idx.Finish(), e_seat.Finish(),
-        e_request_id.Finish(), e_payload.Finish(), e_response.Finish(), e_time.Finish());
-    if (rows.size() != attempt.accepted.size()) {
-      throw std::runtime_error(absl::StrCat("log_append answered ", rows.size(),
-                                            " rows for ", attempt.accepted.size(),
-                                            " requests"));
-    }
-    std::vector<Pending*> written;
-    int64_t entries = 0;
-    for (size_t i = 0; i < rows.size(); ++i) {
-      Pending* pending = attempt.accepted[i];
-      pending->status =
-          Outcome(pending->request, rows[i][0].as<int>(), rows[i][1].as<int64_t>());
-      if (!pending->status.ok()) continue;
-      written.push_back(pending);
-      entries += static_cast<int64_t>(pending->request.entries.size());
-    }
-    attempt.accepted = std::move(written);
-    std::lock_guard<std::mutex> lock(mu_);
-    if (!attempt.accepted.empty()) stats_.commits += 1;
-    stats_.entries += entries;
+    Answer(columns.Call(tx, instance_id_), attempt);
   } catch (...) {
     attempt.status = StatusFromException("appending to the game log");
     attempt.in_doubt = sent && absl::IsUnavailable(attempt.status);
@@ -301,6 +304,28 @@ LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
     }
   }
   return attempt;
+}
+
+void LogWriter::Answer(const pqxx::result& rows, Attempt& attempt) {
+  if (rows.size() != attempt.accepted.size()) {
+    throw std::runtime_error(absl::StrCat("log_append answered ", rows.size(),
+                                          " rows for ", attempt.accepted.size(),
+                                          " requests"));
+  }
+  std::vector<Pending*> written;
+  int64_t entries = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Pending* pending = attempt.accepted[i];
+    pending->status =
+        Outcome(pending->request, rows[i][0].as<int>(), rows[i][1].as<int64_t>());
+    if (!pending->status.ok()) continue;
+    written.push_back(pending);
+    entries += static_cast<int64_t>(pending->request.entries.size());
+  }
+  attempt.accepted = std::move(written);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!attempt.accepted.empty()) stats_.commits += 1;
+  stats_.entries += entries;
 }
 
 std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {

@@ -40,6 +40,7 @@
 #include <memory>
 #include <mutex>
 #include <pqxx/connection>
+#include <pqxx/result>
 #include <string>
 #include <thread>
 #include <vector>
@@ -83,7 +84,11 @@ class LogWriter {
   // Writes `group` with the retries described above; sets each request's status
   // and returns the transaction's.
   absl::Status WriteGroup(const std::vector<Pending*>& group);
+  // One call of log_append for `group`'s well-formed requests.
   Attempt WriteOnce(const std::vector<Pending*>& group);
+  // Sets each sent request's status from log_append's rows and keeps in
+  // attempt.accepted only the ones written; throws when the rows do not match.
+  void Answer(const pqxx::result& rows, Attempt& attempt);
   // After an in-doubt call: marks OK the attempt's requests whose entries reached
   // the database and returns the others.
   std::vector<Pending*> Landed(const Attempt& attempt);

@@ -119,8 +119,11 @@ v1::GameResult ResultToProto(const engine::Variant& variant,
   return *ResultFromJson(ResultJson(variant, result, stakes));
 }
 
-std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
-                       const engine::Stakes& stakes) {
+namespace {
+
+nlohmann::json ResultObject(const engine::Variant& variant,
+                            const engine::GameResult& result,
+                            const engine::Stakes& stakes) {
   nlohmann::json j;
   j["mode"] = engine::ModeName(variant);
   j["totals"] = result.totals;
@@ -131,7 +134,40 @@ std::string ResultJson(const engine::Variant& variant, const engine::GameResult&
   }
   j["stakes"] = stakes;
   j["payouts"] = result.payouts;
-  return j.dump();
+  return j;
+}
+
+}  // namespace
+
+std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
+                       const engine::Stakes& stakes) {
+  return ResultObject(variant, result, stakes).dump();
+}
+
+std::string GameEndedOutboxJson(const std::string& game_id,
+                                const engine::Variant& variant,
+                                const engine::GameResult& result,
+                                const std::array<storage::SeatRecord, 4>& seats,
+                                int64_t finished_unix_ms) {
+  nlohmann::json outbox;
+  outbox["game_id"] = game_id;
+  outbox["mode"] = engine::ModeName(variant);
+  outbox["finished_unix_ms"] = finished_unix_ms;
+  outbox["seats"] = nlohmann::json::array();
+  engine::Stakes stakes{};
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    stakes[s] = seats[s].stake;
+    outbox["seats"].push_back({{"seat", s},
+                               {"player_id", seats[s].player_id},
+                               {"bot", seats[s].bot},
+                               {"team", engine::TeamOf(s)},
+                               {"stake", seats[s].stake},
+                               {"total", result.totals[s]},
+                               {"place", result.places[s]},
+                               {"payout", result.payouts[s]}});
+  }
+  outbox["result"] = ResultObject(variant, result, stakes);
+  return outbox.dump();
 }
 
 absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json) {
@@ -161,6 +197,15 @@ absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json) {
     }
   }
   return out;
+}
+
+v1::Turn TurnToProto(uint8_t seats, absl::Time deadline) {
+  v1::Turn turn;
+  for (int seat = 0; seat < engine::kNumSeats; ++seat) {
+    if (seats & (1 << seat)) turn.add_seats(seat);
+  }
+  *turn.mutable_deadline() = TimeToProto(deadline);
+  return turn;
 }
 
 v1::Event EngineEventToProto(const engine::Event& e, const v1::GameResult& result) {

@@ -15,6 +15,8 @@
 #ifndef TRIX_SERVICES_TABLE_CODEC_H_
 #define TRIX_SERVICES_TABLE_CODEC_H_
 
+#include <array>
+#include <cstdint>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -24,6 +26,7 @@
 #include "engine/rules.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "proto/wire/wire.h"
+#include "services/storage/game_store.h"
 #include "trix/v1/common.pb.h"
 #include "trix/v1/log.pb.h"
 #include "trix/v1/table.pb.h"
@@ -57,9 +60,20 @@ v1::GameResult ResultToProto(const engine::Variant& variant,
 // The result row's JSON: totals, places, team totals, winner, stakes, payouts.
 std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
                        const engine::Stakes& stakes);
+// What the ratings service consumes when a game ends (the outbox row's JSON): who
+// played which seat, how it ended, and the result row's JSON (ResultJson) inside.
+std::string GameEndedOutboxJson(const std::string& game_id,
+                                const engine::Variant& variant,
+                                const engine::GameResult& result,
+                                const std::array<storage::SeatRecord, 4>& seats,
+                                int64_t finished_unix_ms);
 // Reads ResultJson's output back; DATA_LOSS if it is not that. Team fields only
 // when the JSON has them (partner modes).
 absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json);
+
+// Who must act (bit s: seat s) and until when: the turn a TurnStarted event and a
+// table's view show.
+v1::Turn TurnToProto(uint8_t seats, absl::Time deadline);
 
 // An engine event on the wire (without seq and time). `result` fills GameEnded.
 v1::Event EngineEventToProto(const engine::Event& event, const v1::GameResult& result);

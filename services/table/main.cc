@@ -16,6 +16,7 @@
 #include <cstdio>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -35,93 +36,80 @@
 namespace trix::table {
 namespace {
 
+// The service's own settings; everything else a flag sets lives in the options
+// structs of the parts it configures, and their defaults are the flags' defaults.
 struct Flags {
-  std::string listen = "0.0.0.0:50051";
   std::string advertise_address;
   std::string port_file;
-  std::string database_url;
   std::string instance_id;
-  std::string service_token;
   std::string migrations_dir = "migrations";
   bool migrate = true;
   bool migrate_only = false;
-  absl::Duration lease_ttl = absl::Seconds(15);
-  int default_contract_ms = 30000;
-  int default_doubling_ms = 20000;
-  int default_card_ms = 20000;
   int metrics_port = 9464;
   std::string metrics_address;  // host:port; overrides metrics_port when set
-  int max_message_bytes = 64 * 1024;
-  int stream_buffer = 1024;
-  double seat_rate = 50;
-  double seat_burst = 100;
-  double peer_rate = 500;
-  double peer_burst = 1000;
-  bool public_player_history = false;
-  std::string tls_cert;
-  std::string tls_key;
-  absl::Duration tls_refresh = absl::Seconds(10);
-  double backend_rate = 5000;
-  double backend_burst = 10000;
-  int workers = 2;
-  int io_threads = 4;
-  int db_connections = 4;
-  int max_tables = 20000;
-  int64_t max_stake = engine::kMaxStake;
+  int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
+  storage::StoreOptions store;
+  HostOptions host;
+  ServerOptions server;
 };
 
 void Bind(service::Config& c, Flags& f) {
-  c.Bind("listen", &f.listen, "address:port for gRPC (port 0: any free port)");
+  c.Bind("listen", &f.server.listen_address,
+         "address:port for gRPC (port 0: any free port)");
   c.Bind("advertise_address", &f.advertise_address,
          "host:port clients dial to reach this instance, registered for LocateTable "
          "(default: the listen address with its bound port; the host name when it "
          "listens on all interfaces)");
   c.Bind("port_file", &f.port_file,
          "once listening, write the bound port to this file (for --listen=...:0)");
-  c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
+  c.Bind("database_url", &f.store.url, "PostgreSQL URL (required)");
   c.Bind("instance_id", &f.instance_id,
          "this instance's name for table leases (default: the host name, which is the "
          "pod name on Kubernetes); a restart with the same id resumes its tables");
-  c.Bind("service_token", &f.service_token,
+  c.Bind("service_token", &f.server.grpc.service_token,
          "bearer token trusted callers present to CreateTable (required)");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
-  c.Bind("lease_ttl", &f.lease_ttl, "how long a table's lease lasts unrenewed");
-  c.Bind("default_contract_ms", &f.default_contract_ms, "contract clock default");
-  c.Bind("default_doubling_ms", &f.default_doubling_ms, "doubling clock default");
-  c.Bind("default_card_ms", &f.default_card_ms, "card clock default");
+  c.Bind("lease_ttl", &f.host.lease_ttl, "how long a table's lease lasts unrenewed");
+  c.Bind("default_contract_ms", &f.host.default_contract_ms, "contract clock default");
+  c.Bind("default_doubling_ms", &f.host.default_doubling_ms, "doubling clock default");
+  c.Bind("default_card_ms", &f.host.default_card_ms, "card clock default");
   c.Bind("metrics_port", &f.metrics_port,
          "Prometheus /metrics port on 0.0.0.0; -1 turns it off");
   c.Bind("metrics_address", &f.metrics_address,
          "host:port for Prometheus /metrics (e.g. 127.0.0.1:9464, or :-1 for none); "
          "when set, replaces --metrics_port");
-  c.Bind("max_message_bytes", &f.max_message_bytes, "largest request accepted");
+  c.Bind("max_message_bytes", &f.server.max_receive_message_bytes,
+         "largest request accepted");
   c.Bind("stream_buffer", &f.stream_buffer, "updates a slow stream may queue");
-  c.Bind("seat_rate", &f.seat_rate, "requests per second per verified seat");
-  c.Bind("seat_burst", &f.seat_burst, "burst per verified seat");
-  c.Bind("backend_rate", &f.backend_rate,
+  c.Bind("seat_rate", &f.server.grpc.seat_rate.per_second,
+         "requests per second per verified seat");
+  c.Bind("seat_burst", &f.server.grpc.seat_rate.burst, "burst per verified seat");
+  c.Bind("backend_rate", &f.server.grpc.backend_rate.per_second,
          "requests per second of callers with the service token, together");
-  c.Bind("backend_burst", &f.backend_burst, "burst of the service token's callers");
-  c.Bind("peer_rate", &f.peer_rate,
+  c.Bind("backend_burst", &f.server.grpc.backend_rate.burst,
+         "burst of the service token's callers");
+  c.Bind("peer_rate", &f.server.grpc.peer_rate.per_second,
          "requests per second per client address, for calls with no verified seat or "
          "service token");
-  c.Bind("peer_burst", &f.peer_burst, "burst per client address");
-  c.Bind("tls_cert", &f.tls_cert,
+  c.Bind("peer_burst", &f.server.grpc.peer_rate.burst, "burst per client address");
+  c.Bind("tls_cert", &f.server.tls_cert_file,
          "PEM certificate chain for TLS on --listen (with --tls_key; off when empty)");
-  c.Bind("tls_key", &f.tls_key, "PEM private key for TLS on --listen");
-  c.Bind("tls_refresh", &f.tls_refresh,
+  c.Bind("tls_key", &f.server.tls_key_file, "PEM private key for TLS on --listen");
+  c.Bind("tls_refresh", &f.server.tls_refresh,
          "how often the TLS certificate and key files are re-read");
-  c.Bind("public_player_history", &f.public_player_history,
+  c.Bind("public_player_history", &f.server.grpc.public_player_history,
          "list any player's tables and games to anyone (default: only to the backend "
          "and to the player)");
-  c.Bind("workers", &f.workers, "threads running table steps");
-  c.Bind("io_threads", &f.io_threads, "threads for blocking database reads");
-  c.Bind("db_connections", &f.db_connections, "database connection pool size");
-  c.Bind("max_tables", &f.max_tables, "tables this instance hosts at most");
-  c.Bind("max_stake", &f.max_stake, "largest stake a seat may put up, in whole units");
+  c.Bind("workers", &f.host.worker_threads, "threads running table steps");
+  c.Bind("io_threads", &f.host.io_threads, "threads for blocking database reads");
+  c.Bind("db_connections", &f.store.connections, "database connection pool size");
+  c.Bind("max_tables", &f.host.max_tables, "tables this instance hosts at most");
+  c.Bind("max_stake", &f.host.max_stake,
+         "largest stake a seat may put up, in whole units");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
 }
@@ -157,6 +145,126 @@ bool WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
   return sigtimedwait(&signals, nullptr, &ts) > 0;
 }
 
+// The games and the instance registry, both under this run's lease owner.
+struct Storage {
+  std::unique_ptr<storage::GameStore> games;
+  std::unique_ptr<storage::InstanceRegistry> registry;
+};
+
+// Opens the storage; on failure logs why and returns the exit code.
+std::optional<int> OpenStorage(Flags& flags, const std::string& lease_owner,
+                               Storage& out) {
+  flags.store.instance_id = lease_owner;
+  flags.store.lease_ttl = flags.host.lease_ttl;
+  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
+      storage::GameStore::Open(flags.store);
+  if (!store.ok()) {
+    service::LogError("cannot open the store", {{"error", store.status().ToString()}});
+    return 1;
+  }
+  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
+      storage::InstanceRegistry::Open({.url = flags.store.url,
+                                       .instance_id = lease_owner,
+                                       .live_for = flags.host.lease_ttl});
+  if (!registry.ok()) {
+    service::LogError("cannot open the registry",
+                      {{"error", registry.status().ToString()}});
+    return 1;
+  }
+  out.games = *std::move(store);
+  out.registry = *std::move(registry);
+  return std::nullopt;
+}
+
+// --migrate_only: applies the migrations and exits.
+int MigrateOnly(const Flags& flags, storage::GameStore& games) {
+  absl::Status s = games.Migrate(flags.migrations_dir);
+  if (!s.ok()) {
+    service::LogError("migration failed", {{"error", s.ToString()}});
+    return 1;
+  }
+  service::LogInfo("migrations applied", {{"dir", flags.migrations_dir}});
+  return 0;
+}
+
+// Serves /metrics where the flags say; on failure logs why and returns the exit
+// code.
+std::optional<int> StartMetrics(const Flags& flags,
+                                std::unique_ptr<service::Metrics>& out) {
+  absl::StatusOr<std::pair<std::string, int>> metrics_at =
+      flags.metrics_address.empty()
+          ? std::make_pair(std::string("0.0.0.0"), flags.metrics_port)
+          : service::ParseMetricsAddress(flags.metrics_address);
+  if (!metrics_at.ok()) {
+    service::LogError("bad --metrics_address",
+                      {{"error", metrics_at.status().ToString()}});
+    return 2;
+  }
+  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
+      service::Metrics::Start(metrics_at->first, metrics_at->second);
+  if (!metrics.ok()) {
+    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
+    return 1;
+  }
+  out = *std::move(metrics);
+  return std::nullopt;
+}
+
+// NOT_SERVING until the database is ready and the orphaned tables are resumed;
+// false when a signal came first.
+bool WaitUntilReady(const Flags& flags, storage::GameStore& games, TableHost& host,
+                    const sigset_t& signals) {
+  for (;;) {
+    absl::Status ready =
+        flags.migrate ? games.Migrate(flags.migrations_dir) : absl::OkStatus();
+    if (ready.ok()) ready = host.Start();
+    if (ready.ok()) return true;
+    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
+    if (WaitForSignal(signals, absl::Seconds(2))) return false;
+  }
+}
+
+// Hosts tables until SIGINT or SIGTERM, then drains.
+int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
+          service::Metrics& metrics, const sigset_t& signals) {
+  std::unique_ptr<TableStore> tables =
+      PostgresTableStore(storage.games.get(), storage.registry.get());
+  flags.host.instance_id = lease_owner;
+  flags.host.instance_name = flags.instance_id;
+  flags.host.maintenance_every = flags.host.lease_ttl / 3;
+  TableHost host(flags.host, tables.get(), &metrics.registry());
+
+  flags.server.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
+  absl::StatusOr<std::unique_ptr<TableServer>> server =
+      TableServer::Start(flags.server, &host);
+  if (!server.ok()) {
+    service::LogError("cannot start the server", {{"error", server.status().ToString()}});
+    return 1;
+  }
+  host.Advertise(flags.advertise_address.empty()
+                     ? AdvertiseAddress(flags.server.listen_address, (*server)->port())
+                     : flags.advertise_address);
+  if (!flags.port_file.empty() && !WritePortFile(flags.port_file, (*server)->port())) {
+    service::LogError("cannot write the port file", {{"path", flags.port_file}});
+    return 1;
+  }
+  if (!WaitUntilReady(flags, *storage.games, host, signals)) {
+    (*server)->Shutdown(flags.shutdown_grace);
+    return 0;
+  }
+  (*server)->SetServing(true);
+  service::LogInfo("serving", {{"port", (*server)->port()},
+                               {"instance", lease_owner},
+                               {"tables", static_cast<int64_t>(host.table_count())}});
+
+  while (!WaitForSignal(signals, absl::Hours(1))) {
+  }
+  service::LogInfo("draining");
+  (*server)->Shutdown(flags.shutdown_grace);
+  service::LogInfo("stopped");
+  return 0;
+}
+
 int Run(int argc, char** argv) {
   // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
   // every absl::Mutex, gRPC's included: a lock-graph update under one process-wide
@@ -171,7 +279,7 @@ int Run(int argc, char** argv) {
   }
   service::InitLogging("table-service", flags.log_level);
   if (flags.instance_id.empty()) flags.instance_id = HostName();
-  if (flags.database_url.empty()) {
+  if (flags.store.url.empty()) {
     service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
     return 2;
   }
@@ -189,120 +297,18 @@ int Run(int argc, char** argv) {
   // restart under the same name resumes its old tables once their leases lapse.
   const std::string lease_owner =
       absl::StrCat(flags.instance_id, "#", absl::Hex(service::RandomUint64() >> 32));
-  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
-      storage::GameStore::Open({.url = flags.database_url,
-                                .instance_id = lease_owner,
-                                .connections = flags.db_connections,
-                                .lease_ttl = flags.lease_ttl});
-  if (!store.ok()) {
-    service::LogError("cannot open the store", {{"error", store.status().ToString()}});
-    return 1;
+  Storage storage;
+  if (std::optional<int> failed = OpenStorage(flags, lease_owner, storage)) {
+    return *failed;
   }
-  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
-      storage::InstanceRegistry::Open({.url = flags.database_url,
-                                       .instance_id = lease_owner,
-                                       .live_for = flags.lease_ttl});
-  if (!registry.ok()) {
-    service::LogError("cannot open the registry",
-                      {{"error", registry.status().ToString()}});
-    return 1;
-  }
-  if (flags.migrate_only) {
-    absl::Status s = (*store)->Migrate(flags.migrations_dir);
-    if (!s.ok()) {
-      service::LogError("migration failed", {{"error", s.ToString()}});
-      return 1;
-    }
-    service::LogInfo("migrations applied", {{"dir", flags.migrations_dir}});
-    return 0;
-  }
-  if (flags.service_token.empty()) {
+  if (flags.migrate_only) return MigrateOnly(flags, *storage.games);
+  if (flags.server.grpc.service_token.empty()) {
     service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
     return 2;
   }
-
-  absl::StatusOr<std::pair<std::string, int>> metrics_at =
-      flags.metrics_address.empty()
-          ? std::make_pair(std::string("0.0.0.0"), flags.metrics_port)
-          : service::ParseMetricsAddress(flags.metrics_address);
-  if (!metrics_at.ok()) {
-    service::LogError("bad --metrics_address",
-                      {{"error", metrics_at.status().ToString()}});
-    return 2;
-  }
-  absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start(metrics_at->first, metrics_at->second);
-  if (!metrics.ok()) {
-    service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
-  }
-  std::unique_ptr<TableStore> tables = PostgresTableStore(store->get(), registry->get());
-  HostOptions host_options;
-  host_options.instance_id = lease_owner;
-  host_options.instance_name = flags.instance_id;
-  host_options.default_contract_ms = flags.default_contract_ms;
-  host_options.default_doubling_ms = flags.default_doubling_ms;
-  host_options.default_card_ms = flags.default_card_ms;
-  host_options.lease_ttl = flags.lease_ttl;
-  host_options.maintenance_every = flags.lease_ttl / 3;
-  host_options.worker_threads = flags.workers;
-  host_options.io_threads = flags.io_threads;
-  host_options.max_tables = flags.max_tables;
-  host_options.max_stake = flags.max_stake;
-  TableHost host(host_options, tables.get(), &(*metrics)->registry());
-
-  ServerOptions server_options;
-  server_options.listen_address = flags.listen;
-  server_options.max_receive_message_bytes = flags.max_message_bytes;
-  server_options.grpc.service_token = flags.service_token;
-  server_options.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
-  server_options.grpc.seat_rate = {.per_second = flags.seat_rate,
-                                   .burst = flags.seat_burst};
-  server_options.grpc.peer_rate = {.per_second = flags.peer_rate,
-                                   .burst = flags.peer_burst};
-  server_options.grpc.public_player_history = flags.public_player_history;
-  server_options.tls_cert_file = flags.tls_cert;
-  server_options.tls_key_file = flags.tls_key;
-  server_options.tls_refresh = flags.tls_refresh;
-  server_options.grpc.backend_rate = {.per_second = flags.backend_rate,
-                                      .burst = flags.backend_burst};
-  absl::StatusOr<std::unique_ptr<TableServer>> server =
-      TableServer::Start(server_options, &host);
-  if (!server.ok()) {
-    service::LogError("cannot start the server", {{"error", server.status().ToString()}});
-    return 1;
-  }
-  host.Advertise(flags.advertise_address.empty()
-                     ? AdvertiseAddress(flags.listen, (*server)->port())
-                     : flags.advertise_address);
-  if (!flags.port_file.empty() && !WritePortFile(flags.port_file, (*server)->port())) {
-    service::LogError("cannot write the port file", {{"path", flags.port_file}});
-    return 1;
-  }
-
-  // NOT_SERVING until the database is ready and the orphaned tables are resumed.
-  for (;;) {
-    absl::Status ready =
-        flags.migrate ? (*store)->Migrate(flags.migrations_dir) : absl::OkStatus();
-    if (ready.ok()) ready = host.Start();
-    if (ready.ok()) break;
-    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
-    if (WaitForSignal(signals, absl::Seconds(2))) {
-      (*server)->Shutdown(flags.shutdown_grace);
-      return 0;
-    }
-  }
-  (*server)->SetServing(true);
-  service::LogInfo("serving", {{"port", (*server)->port()},
-                               {"instance", lease_owner},
-                               {"tables", static_cast<int64_t>(host.table_count())}});
-
-  while (!WaitForSignal(signals, absl::Hours(1))) {
-  }
-  service::LogInfo("draining");
-  (*server)->Shutdown(flags.shutdown_grace);
-  service::LogInfo("stopped");
-  return 0;
+  std::unique_ptr<service::Metrics> metrics;
+  if (std::optional<int> failed = StartMetrics(flags, metrics)) return *failed;
+  return Serve(flags, lease_owner, storage, *metrics, signals);
 }
 
 }  // namespace

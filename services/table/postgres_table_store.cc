@@ -1,3 +1,5 @@
+// PostgresTableStore (table_store.h): the host's store over GameStore and the
+// instance registry.
 #include <utility>
 
 #include "services/table/table_store.h"
@@ -19,6 +21,8 @@ class PostgresStore final : public TableStore {
               std::function<void(absl::Status)> done) override {
     store_->Append(std::move(request), std::move(done));
   }
+  // The writer's thread is shared by every table: it may run one table's work
+  // only when no other table's append waits behind it.
   bool MayContinueOnAppendThread() override { return !store_->appends_queued(); }
   absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override {
     return store_->LoadGame(game_id);
@@ -33,6 +37,8 @@ class PostgresStore final : public TableStore {
   }
   absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(
       const std::string& name, absl::Duration ttl) override {
+    // The earlier runs' registry rows go only once their tables are ours: a failed
+    // claim leaves the registry as it was.
     absl::StatusOr<std::vector<std::string>> claimed =
         store_->ClaimPreviousRuns(name, ttl);
     if (claimed.ok()) registry_->ForgetPreviousRuns(name).IgnoreError();

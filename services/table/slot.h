@@ -54,7 +54,7 @@ struct TableHost::Slot {
     std::shared_ptr<UpdateSink> sink;
   };
   std::vector<Subscriber> subscribers;
-  size_t broadcast = 0;  // events [0, broadcast) were streamed
+  size_t streamed = 0;  // events [0, streamed) were sent to the subscribers
 
   // Readable from any thread.
   // Written once, before `seats_known` is set (at publication, or by the strand

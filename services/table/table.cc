@@ -7,7 +7,6 @@
 #include "engine/autopilot.h"
 #include "engine/observation.h"
 #include "engine/random.h"
-#include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 
@@ -215,7 +214,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   step.entries.push_back(std::move(entry));
   RunServerMoves(now, step);
   if (!broken_.ok()) return broken_;
-  Finish(step, /*was_over=*/false);
+  AddClockAndEnd(step, /*was_over=*/false);
   return step;
 }
 
@@ -234,7 +233,7 @@ Step Table::Advance(absl::Time now) {
     }
   }
   RunServerMoves(now, step);
-  Finish(step, was_over);
+  AddClockAndEnd(step, was_over);
   return step;
 }
 
@@ -284,7 +283,7 @@ void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time no
   step.entries.push_back(std::move(entry));
 }
 
-void Table::Finish(Step& step, bool was_over) const {
+void Table::AddClockAndEnd(Step& step, bool was_over) const {
   step.deadline = deadline_;
   if (was_over || !over()) return;
   const engine::GameResult result = Result();
@@ -294,25 +293,9 @@ void Table::Finish(Step& step, bool was_over) const {
     end.totals[s] = result.totals[s];
     end.places[s] = result.places[s];
   }
-  // What the ratings service consumes: who played which seat and how it ended.
-  nlohmann::json outbox;
-  outbox["game_id"] = id_;
-  outbox["mode"] = engine::ModeName(game_.rules().variant);
-  outbox["finished_unix_ms"] =
-      step.entries.empty() ? 0 : absl::ToUnixMillis(step.entries.back().time);
-  outbox["seats"] = nlohmann::json::array();
-  for (int s = 0; s < engine::kNumSeats; ++s) {
-    outbox["seats"].push_back({{"seat", s},
-                               {"player_id", seats_[s].player_id},
-                               {"bot", seats_[s].bot},
-                               {"team", engine::TeamOf(s)},
-                               {"stake", seats_[s].stake},
-                               {"total", result.totals[s]},
-                               {"place", result.places[s]},
-                               {"payout", result.payouts[s]}});
-  }
-  outbox["result"] = nlohmann::json::parse(end.result);
-  end.outbox_payload = outbox.dump();
+  end.outbox_payload = GameEndedOutboxJson(
+      id_, game_.rules().variant, result, seats_,
+      step.entries.empty() ? 0 : absl::ToUnixMillis(step.entries.back().time));
   step.end = std::move(end);
 }
 
@@ -353,7 +336,7 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
       if (engine::VisibleTo(e, v)) visible |= 1 << v;
     }
     if (engine::VisibleTo(e, engine::kSpectator))
-      visible |= 1 << Slot(engine::kSpectator);
+      visible |= 1 << ViewerIndex(engine::kSpectator);
     AddEngineEvent(static_cast<int32_t>(engine_events_seen_), visible);
   }
   UpdateClock(time);
@@ -377,8 +360,8 @@ void Table::AddServiceEvent(ServiceEvent event) {
 void Table::AddEvent(EventRef ref) {
   const int32_t index = static_cast<int32_t>(events_.size());
   events_.push_back(ref);
-  for (int slot = 0; slot < kViewers; ++slot) {
-    if (ref.visible & (1 << slot)) positions_[slot].push_back(index);
+  for (int viewer_index = 0; viewer_index < kViewers; ++viewer_index) {
+    if (ref.visible & (1 << viewer_index)) positions_[viewer_index].push_back(index);
   }
 }
 
@@ -419,8 +402,8 @@ void Table::UpdateClock(absl::Time time) {
 
 std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
   const EventRef& ref = events_[i];
-  const int slot = Slot(viewer);
-  if (!(ref.visible & (1 << slot))) return std::nullopt;
+  const int viewer_index = ViewerIndex(viewer);
+  if (!(ref.visible & (1 << viewer_index))) return std::nullopt;
   v1::Event out;
   if (ref.engine_index >= 0) {
     const engine::Event& e = game_.events()[ref.engine_index];
@@ -431,16 +414,12 @@ std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
     if (s.kind == ServiceEvent::kSeatLeft) {
       out.mutable_seat_left()->set_seat(s.seat);
     } else {
-      v1::Turn* turn = out.mutable_turn_started()->mutable_turn();
-      for (int seat = 0; seat < engine::kNumSeats; ++seat) {
-        if (s.seats & (1 << seat)) turn->add_seats(seat);
-      }
-      *turn->mutable_deadline() = TimeToProto(s.deadline);
+      *out.mutable_turn_started()->mutable_turn() = TurnToProto(s.seats, s.deadline);
     }
     out.set_deal(s.deal);
     out.set_kingdom(s.kingdom);
   }
-  const std::vector<int32_t>& mine = positions_[slot];
+  const std::vector<int32_t>& mine = positions_[viewer_index];
   out.set_seq(std::lower_bound(mine.begin(), mine.end(), static_cast<int32_t>(i)) -
               mine.begin() + 1);
   *out.mutable_time() = TimeToProto(absl::FromUnixMicros(ref.time_us));
@@ -449,7 +428,7 @@ std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
 
 absl::StatusOr<std::vector<v1::Event>> Table::EventsAfter(int viewer,
                                                           uint64_t after_seq) const {
-  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
   if (after_seq > mine.size()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "after_seq ", after_seq, " is beyond this stream's last event, ", mine.size()));

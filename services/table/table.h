@@ -119,7 +119,7 @@ class Table {
   // viewer may not see it.
   std::optional<v1::Event> EventFor(size_t i, int viewer) const;
   // The viewer's last sequence number.
-  uint64_t last_seq(int viewer) const { return positions_[Slot(viewer)].size(); }
+  uint64_t last_seq(int viewer) const { return positions_[ViewerIndex(viewer)].size(); }
   // The viewer's events with seq > after_seq; INVALID_ARGUMENT beyond last_seq.
   absl::StatusOr<std::vector<v1::Event>> EventsAfter(int viewer,
                                                      uint64_t after_seq) const;
@@ -158,12 +158,13 @@ class Table {
     int32_t engine_index;   // >= 0: game_.events()[engine_index]
     int32_t service_index;  // when engine_index < 0
     int64_t time_us;
-    uint8_t visible;  // bit Slot(v): viewer v may see it
+    uint8_t visible;  // bit ViewerIndex(v): viewer v may see it
   };
 
   Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
         std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created);
-  static int Slot(int viewer) { return viewer < 0 ? engine::kNumSeats : viewer; }
+  // Where a viewer's events are listed: its seat, or after the seats for spectators.
+  static int ViewerIndex(int viewer) { return viewer < 0 ? engine::kNumSeats : viewer; }
   // The viewer's events after its after_seq-th, kMaxEventsPerUpdate per update.
   std::vector<v1::TableUpdate> EventUpdates(int viewer, uint64_t after_seq) const;
 
@@ -176,7 +177,9 @@ class Table {
   void AddServerEntry(int seat, const engine::Action& action, absl::Time now, Step& step);
   // Deals and left seats' turns until a present seat must act or the game is over.
   void RunServerMoves(absl::Time now, Step& step);
-  void Finish(Step& step, bool was_over) const;
+  // Records in `step` the clock it leaves running and, when the step ended the
+  // game (it was not over before), the game's end: result row and outbox.
+  void AddClockAndEnd(Step& step, bool was_over) const;
   void Break(absl::string_view what, const absl::Status& status);
   void AddEngineEvent(int32_t engine_index, uint8_t visible);
   void AddServiceEvent(ServiceEvent event);
@@ -198,7 +201,7 @@ class Table {
   std::vector<EventRef> events_;
   std::vector<ServiceEvent> service_events_;
   size_t engine_events_seen_ = 0;
-  // positions_[slot][k] = index of the viewer's event number k + 1.
+  // positions_[ViewerIndex(viewer)][k] = index of the viewer's event number k + 1.
   std::array<std::vector<int32_t>, kViewers> positions_;
 
   // The clock: which decision it times (phase, deal, seat, cards played) and when

@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "engine/check.h"
 #include "engine/observation.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
@@ -84,6 +85,8 @@ size_t TableHost::table_count() const {
 // (Complete). The two can finish in either order on different threads, so both
 // "arrive" at the suspension, and the second to arrive runs the continuation and
 // drains on: never two threads at once, and no work of the table in between.
+// The flags that say so are checked (TRIX_CHECK): a strand that lost count would
+// run a table on two threads, or never again.
 
 void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded) {
   bool start = false;
@@ -121,6 +124,8 @@ void TableHost::PostRead(std::function<void()> read,
 
 void TableHost::Suspend(Slot& slot) {
   absl::MutexLock lock(&slot.mu);
+  // Only the strand's own work suspends it, and only once per piece of work.
+  TRIX_CHECK(slot.running && !slot.waiting) << "table " << slot.id;
   slot.waiting = true;
   slot.arrivals = 0;
   slot.continuation = nullptr;
@@ -131,6 +136,8 @@ void TableHost::Complete(const std::shared_ptr<Slot>& slot,
   bool last = false;
   {
     absl::MutexLock lock(&slot->mu);
+    // One completion per suspension: a second would run the strand twice.
+    TRIX_CHECK(slot->waiting && slot->arrivals < 2) << "table " << slot->id;
     slot->continuation = std::move(continuation);
     last = ++slot->arrivals == 2;
   }
@@ -150,12 +157,14 @@ void TableHost::Drain(std::shared_ptr<Slot> slot) {
     std::function<void()> work;
     {
       absl::MutexLock lock(&slot->mu);
+      TRIX_CHECK(slot->running) << "table " << slot->id << " drained while idle";
       if (slot->waiting) {
         // Either the work just run suspended the strand (the first arrival: the
         // completion will continue), or the completion arrived first and posted us.
         if (slot->arrivals < 2 && ++slot->arrivals < 2) return;
         slot->waiting = false;
         work = std::move(slot->continuation);
+        TRIX_CHECK(work) << "table " << slot->id << " resumed with no continuation";
       } else if (slot->queue.empty()) {
         slot->running = false;
         return;
@@ -198,15 +207,15 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
         if (table->ok()) {
           slot->table = std::move(**table);
           metrics_.recovered.Increment();
-          if (slot->table->event_count() < slot->broadcast) {
+          if (slot->table->event_count() < slot->streamed) {
             LogWarn("reloaded table has fewer events than were streamed",
                     {{"table", slot->id}});
-            slot->broadcast = slot->table->event_count();
+            slot->streamed = slot->table->event_count();
           }
           // An append reported as failed may still have been written: stream what the
           // log holds beyond what was sent.
           Broadcast(*slot);
-          Kick(slot, /*restart_clock=*/true);
+          PlayDueMoves(slot, /*restart_clock=*/true);
           return;
         }
         if (absl::IsDataLoss(table->status())) {
@@ -254,7 +263,7 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
             // The answer before the broadcast: a Play stream stages it so that it rides
             // in the update that carries the action's events. Listings must already
             // show what it answers.
-            Publish(*slot);
+            UpdateListing(*slot);
             after(status);
             Broadcast(*slot);
             ScheduleClock(*slot);
@@ -290,7 +299,7 @@ void TableHost::Broadcast(Slot& slot) {
   for (Slot::Subscriber& sub : slot.subscribers) {
     // Everything since the last broadcast (one step, or after a reload what the log
     // held beyond it) in one update per viewer: per-message cost dominates.
-    for (v1::TableUpdate& update : table.StepUpdates(slot.broadcast, sub.viewer)) {
+    for (v1::TableUpdate& update : table.StepUpdates(slot.streamed, sub.viewer)) {
       if (!sub.sink->Send(std::move(update), /*catch_up=*/false)) {
         sub.sink = nullptr;
         break;
@@ -298,16 +307,16 @@ void TableHost::Broadcast(Slot& slot) {
     }
     if (sub.sink) sub.sink->Flush();
   }
-  slot.broadcast = table.event_count();
+  slot.streamed = table.event_count();
   slot.subscribers.erase(
       std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
                      [](const Slot::Subscriber& s) { return !s.sink; }),
       slot.subscribers.end());
-  Publish(slot);
+  UpdateListing(slot);
   if (table.over()) CloseStreams(slot, absl::OkStatus());
 }
 
-void TableHost::Publish(Slot& slot) {
+void TableHost::UpdateListing(Slot& slot) {
   const Table& table = *slot.table;
   slot.phase.store(static_cast<int>(wire::PhaseToProto(table.game().phase())));
   if (table.over() && !slot.finished.load()) {
@@ -332,10 +341,10 @@ void TableHost::ScheduleClock(Slot& slot) {
 
 void TableHost::OnClock(const std::string& table_id) {
   if (std::shared_ptr<Slot> slot = FindSlot(table_id))
-    Kick(slot, /*restart_clock=*/false);
+    PlayDueMoves(slot, /*restart_clock=*/false);
 }
 
-void TableHost::Kick(const std::shared_ptr<Slot>& slot, bool restart_clock) {
+void TableHost::PlayDueMoves(const std::shared_ptr<Slot>& slot, bool restart_clock) {
   Post(
       slot,
       [this, slot, restart_clock](Slot& s, const absl::Status& status) {

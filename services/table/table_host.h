@@ -77,7 +77,8 @@ struct HostOptions {
   int default_doubling_ms = 20000;
   int default_card_ms = 20000;
   int max_clock_ms = 3600000;
-  absl::Duration lease_ttl = absl::Seconds(15);
+  // The lease a table is held under, as the store takes it at CreateGame.
+  absl::Duration lease_ttl = storage::StoreOptions().lease_ttl;
   // How often leases are renewed and orphans claimed (a third of the ttl is safe).
   absl::Duration maintenance_every = absl::Seconds(5);
   // Lapsed tables claimed per maintenance round at most (rounds are jittered), so
@@ -248,12 +249,12 @@ class TableHost {
               std::function<void(const absl::Status&)> after);
   void Broadcast(Slot& slot);
   // Sets what other threads read of the table (its phase, whether it finished).
-  void Publish(Slot& slot);
+  void UpdateListing(Slot& slot);
   void ScheduleClock(Slot& slot);
   void OnClock(const std::string& table_id);
   // Posts a command that makes the server's due moves (deals, autopilot), after
   // scheduling the table's clock if `restart_clock` (a table just loaded).
-  void Kick(const std::shared_ptr<Slot>& slot, bool restart_clock);
+  void PlayDueMoves(const std::shared_ptr<Slot>& slot, bool restart_clock);
   void Reload(std::shared_ptr<Slot> slot);
   // On the strand: stops hosting the table (its lease is gone or its log moved on
   // without us); streams end UNAVAILABLE and the lease is released for a reclaim.

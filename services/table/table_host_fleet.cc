@@ -137,7 +137,7 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
   slot->adopting = false;
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
-  slot->broadcast = table->event_count();
+  slot->streamed = table->event_count();
   if (!slot->seats_known.load(std::memory_order_acquire)) {
     for (int s = 0; s < engine::kNumSeats; ++s) {
       slot->token_hashes[s] = table->seats()[s].token_hash;
@@ -148,11 +148,11 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
   const bool live = !table->over();
   slot->table = std::move(table);
   slot->hosted.store(live);
-  Publish(*slot);
+  UpdateListing(*slot);
   if (!live) return;  // a finished table: served read-only until it lingers out
   metrics_.recovered.Increment();
   LogInfo("table adopted", {{"table", slot->id}, {"entries", slot->table->log_length()}});
-  Kick(slot, /*restart_clock=*/true);  // and plays what is due
+  PlayDueMoves(slot, /*restart_clock=*/true);  // and plays what is due
 }
 
 absl::Status TableHost::Locate(const std::string& table_id, absl::string_view why) {

@@ -142,7 +142,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   // Set up before the slot is published: from then on only its strand touches it.
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
-  slot->broadcast = table->event_count();
+  slot->streamed = table->event_count();
   for (int s = 0; s < engine::kNumSeats; ++s) {
     slot->token_hashes[s] = table->seats()[s].token_hash;
     slot->player_ids[s] = table->seats()[s].player_id;

@@ -1,9 +1,15 @@
 // What the table service needs from durable storage, as an interface, so that the
 // host can be tested without PostgreSQL (an in-memory store with fault injection,
-// testing/memory_store.h) and run in production on storage::GameStore
-// (PostgresTableStore below, a plain forwarder). The contract of every method is
-// GameStore's (services/storage/game_store.h): Append's callback reports OK only
-// once the entries are durable, and a rejected append wrote nothing.
+// testing/memory_store.h) and run in production on PostgreSQL. The contract of
+// every method is GameStore's (services/storage/game_store.h): Append's callback
+// reports OK only once the entries are durable, and a rejected append wrote nothing.
+//
+// PostgresTableStore joins the two PostgreSQL objects the host needs, the games
+// (storage::GameStore) and the instance registry (storage::InstanceRegistry), into
+// this one interface, and keeps the rules that span them: a previous run's registry
+// rows are forgotten only once its tables are claimed, and an append's callback
+// continues its table's work on the writer's thread only while no other append
+// waits for that thread. Every other method is the storage call of the same name.
 //
 //   std::unique_ptr<TableStore> store =
 //       PostgresTableStore(game_store.get(), registry.get());
@@ -60,7 +66,7 @@ class TableStore {
       const std::string& player_id, int limit, const std::string& before) = 0;
 };
 
-// Forwards to `store` and `registry`, which must outlive the result.
+// The host's store over `store` and `registry`, which must outlive the result.
 std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store,
                                                storage::InstanceRegistry* registry);
 

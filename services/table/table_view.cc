@@ -45,14 +45,11 @@ v1::TableView Table::View(int viewer) const {
     seat->set_stake(seats_[s].stake);
   }
   if (deadline_ && !over()) {
-    v1::Turn* turn = view.mutable_turn();
-    if (o.phase == engine::Phase::kDoubling) {
-      // All four: who is ready stays secret while the phase is open.
-      for (int s = 0; s < engine::kNumSeats; ++s) turn->add_seats(s);
-    } else if (o.to_act >= 0) {
-      turn->add_seats(o.to_act);
-    }
-    *turn->mutable_deadline() = TimeToProto(*deadline_);
+    // Doubling: all four, as who is ready stays secret while the phase is open.
+    const uint8_t seats = o.phase == engine::Phase::kDoubling ? 0b1111
+                          : o.to_act >= 0                     ? 1 << o.to_act
+                                                              : 0;
+    *view.mutable_turn() = TurnToProto(seats, *deadline_);
   }
   view.set_viewer(viewer);
   wire::AddCards(o.hand, view.mutable_hand());
@@ -95,7 +92,7 @@ std::optional<v1::Prompt> Table::PromptFor(int seat) const {
 }
 
 std::vector<v1::TableUpdate> Table::EventUpdates(int viewer, uint64_t after_seq) const {
-  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
   std::vector<v1::TableUpdate> out;
   for (size_t k = after_seq; k < mine.size(); ++k) {
     if ((k - after_seq) % kMaxEventsPerUpdate == 0) out.emplace_back();
@@ -105,7 +102,7 @@ std::vector<v1::TableUpdate> Table::EventUpdates(int viewer, uint64_t after_seq)
 }
 
 std::vector<v1::TableUpdate> Table::StepUpdates(size_t from, int viewer) const {
-  const std::vector<int32_t>& mine = positions_[Slot(viewer)];
+  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
   // The viewer's events before the step: those at table positions below `from`.
   const uint64_t seen =
       std::lower_bound(mine.begin(), mine.end(), static_cast<int32_t>(from)) -
