@@ -124,6 +124,9 @@ int Run(int argc, char** argv) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
     return 1;
   }
+  if (flags.metrics_port >= 0) {
+    service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
+  }
   ServerOptions options;
   options.listen_address = flags.listen;
   options.database_url = flags.database_url;

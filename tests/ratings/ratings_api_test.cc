@@ -184,8 +184,9 @@ TEST_F(RatingsApiTest, AnIdleServiceRatesAFinishedGameWithinASecond) {
 
 TEST_F(RatingsApiTest, MetricsCountRatedGamesLedgerEntriesAndLag) {
   service_.reset();
-  const int port = FreePort();
-  StartService({absl::StrCat("--metrics_port=", port)});
+  StartService({"--metrics_port=0"});
+  const int port = service_->metrics_port();
+  ASSERT_GT(port, 0);
   v1::TransferResponse credit;
   ASSERT_TRUE(Credit("buy-1", "a", 10, &credit).ok());
   Write({OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4}),

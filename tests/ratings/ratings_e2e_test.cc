@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <fstream>
 #include <pqxx/pqxx>
 
 #include "absl/strings/str_cat.h"
@@ -31,9 +32,10 @@ class RatingsEndToEndTest : public RatingsDbTest {
     char dir[] = "/tmp/trix-ratings-e2e-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
-    address_ = absl::StrCat("127.0.0.1:", FreePort());
+    const std::string port_file = dir_ + "/table-service.port";
     bots::ChildProcess::Options options;
-    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=", address_),
+    options.argv = {TABLE_SERVICE_BINARY, "--listen=127.0.0.1:0",
+                    "--port_file=" + port_file,
                     "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=ratings-e2e",
                     "--metrics_port=-1", "--peer_rate=100000", "--peer_burst=100000"};
     options.env = {{"MAMLAKA_DATABASE_URL", db_->url()}, {"MAMLAKA_SERVICE_TOKEN", kTableToken}};
@@ -41,6 +43,14 @@ class RatingsEndToEndTest : public RatingsDbTest {
     absl::StatusOr<std::unique_ptr<bots::ChildProcess>> table = bots::ChildProcess::Start(options);
     ASSERT_TRUE(table.ok()) << table.status();
     table_service_ = *std::move(table);
+    int port = 0;  // written once the service listens
+    for (absl::Time until = absl::Now() + absl::Seconds(30); port == 0 && absl::Now() < until;
+         absl::SleepFor(absl::Milliseconds(20))) {
+      std::ifstream in(port_file);
+      if (!(in >> port)) port = 0;
+    }
+    ASSERT_GT(port, 0) << "table-service did not start";
+    address_ = absl::StrCat("127.0.0.1:", port);
     tables_ = v1::TableService::NewStub(
         grpc::CreateChannel(address_, grpc::InsecureChannelCredentials()));
     StartRatings();

@@ -1,9 +1,5 @@
 #include "tests/ratings/ratings_process.h"
 
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <fstream>
 #include <sstream>
 
@@ -20,27 +16,16 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-int FreePort() {
-  const int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
-  socklen_t len = sizeof(addr);
-  getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
-  close(fd);
-  return ntohs(addr.sin_port);
-}
 
 namespace {
 
-// The ports of the log's "serving" lines, one per start.
-std::vector<int> ServingPorts(const std::string& log) {
+// The ports of the log's lines with message `msg`, one per start.
+std::vector<int> LoggedPorts(const std::string& log, const std::string& msg = "serving") {
   std::istringstream lines(ReadFile(log));
   std::vector<int> ports;
   for (std::string line; std::getline(lines, line);) {
     nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-    if (!j.is_discarded() && j.is_object() && j.value("msg", "") == "serving") {
+    if (!j.is_discarded() && j.is_object() && j.value("msg", "") == msg) {
       ports.push_back(j.value("port", 0));
     }
   }
@@ -52,7 +37,8 @@ std::vector<int> ServingPorts(const std::string& log) {
 absl::StatusOr<std::unique_ptr<RatingsProcess>> RatingsProcess::Start(
     const std::string& database_url, const std::string& log,
     const std::vector<std::string>& extra_flags) {
-  const size_t starts = ServingPorts(log).size();
+  const size_t starts = LoggedPorts(log).size();
+  const size_t starts_metrics = LoggedPorts(log, "serving metrics").size();
   bots::ChildProcess::Options options;
   options.argv = {RATINGS_SERVICE_BINARY, "--listen=127.0.0.1:0",
                   "--migrations_dir=" MIGRATIONS_DIR, "--metrics_port=-1", "--log_level=info"};
@@ -66,13 +52,15 @@ absl::StatusOr<std::unique_ptr<RatingsProcess>> RatingsProcess::Start(
   p->process_ = *std::move(child);
   const absl::Time until = absl::Now() + absl::Seconds(30);
   // A restart appends to the same log: only a new "serving" line counts.
-  while (ServingPorts(log).size() <= starts) {
+  while (LoggedPorts(log).size() <= starts) {
     if (p->process_->Poll() || absl::Now() > until) {
       return absl::UnavailableError(absl::StrCat("ratings-service did not start:\n", ReadFile(log)));
     }
     absl::SleepFor(absl::Milliseconds(20));
   }
-  p->port_ = ServingPorts(log).back();
+  p->port_ = LoggedPorts(log).back();
+  const std::vector<int> metrics = LoggedPorts(log, "serving metrics");
+  if (metrics.size() > starts_metrics) p->metrics_port_ = metrics.back();
   p->channel_ = grpc::CreateChannel(absl::StrCat("127.0.0.1:", p->port_),
                                     grpc::InsecureChannelCredentials());
   p->stub_ = v1::RatingsService::NewStub(p->channel_);

@@ -33,19 +33,18 @@ class RatingsProcess {
   void Authorize(grpc::ClientContext& context) const;
   bots::ChildProcess& process() { return *process_; }
   int port() const { return port_; }
+  // The metrics port it chose (started with --metrics_port=0), or 0.
+  int metrics_port() const { return metrics_port_; }
 
  private:
   std::unique_ptr<bots::ChildProcess> process_;
   int port_ = 0;
+  int metrics_port_ = 0;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::RatingsService::Stub> stub_;
 };
 
 std::string ReadFile(const std::string& path);
-
-// A loopback port that was free a moment ago, for a process that logs no chosen
-// port (the metrics endpoint, the table service of the end-to-end tests).
-int FreePort();
 
 }  // namespace trix::ratings
 
