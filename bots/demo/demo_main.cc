@@ -365,12 +365,58 @@ bool PlayPeople(const Flags& flags, const DemoPlan& plan,
   return ok && !stopping.load();
 }
 
-int Run(int argc, char** argv) {
-  Flags flags;
-  service::Config config("trix-demo", "MAMLAKA_DEMO_");
-  Bind(config, flags);
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
-  if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
+// Credits every person's account with the plan's amount; their balances before.
+absl::StatusOr<std::vector<int64_t>> CreditEveryone(const DemoPlan& plan, Lobby& lobby) {
+  std::vector<int64_t> balances;
+  for (const DemoPerson& p : plan.people) {
+    if (absl::Status s = lobby.Credit(p.player_id, plan.credit, "credit-" + p.player_id);
+        !s.ok()) {
+      return s;
+    }
+    balances.push_back(plan.credit);
+  }
+  Say(absl::StrCat("  credited ", plan.credit, " to each player's account; queueing:"));
+  return balances;
+}
+
+// Plays every person's seat, showing the first person's table live when asked.
+bool PlayAndWatch(const Flags& flags, const DemoPlan& plan,
+                  const std::vector<v1::Assignment>& seats, absl::Mutex* watch_mu,
+                  std::shared_ptr<grpc::ClientContext>* watch_context) {
+  const int watched = flags.watch ? plan.people[0].game : -1;
+  std::thread watcher;
+  if (watched >= 0) {
+    const v1::Assignment& a = seats[0];
+    Say("");
+    watcher = std::thread(WatchTable, a.address(), a.table_id(), flags.service_token,
+                          watch_context, watch_mu);
+  }
+  const bool played = PlayPeople(flags, plan, seats, watched);
+  if (watcher.joinable()) {
+    if (!played) {
+      absl::MutexLock lock(watch_mu);
+      if (*watch_context) (*watch_context)->TryCancel();
+    }
+    watcher.join();
+  }
+  return played;
+}
+
+// Every game's recorded result, then each person's rating and balance change.
+bool ReportResults(const Flags& flags, const DemoPlan& plan,
+                   const std::vector<v1::Assignment>& seats,
+                   const std::vector<DemoGame>& games, const std::vector<int64_t>& balances,
+                   Lobby& lobby) {
+  Say({"", std::string(72, '='), "Results, as the services recorded them", ""});
+  bool ok = true;
+  for (const DemoGame& g : games) {
+    ok = ReportGame(flags, g) && ok;
+    Say("");
+  }
+  return ReportPeople(plan, seats, balances, lobby) && ok;
+}
+
+absl::StatusOr<DemoPlan> Plan(const Flags& flags, std::string* run_id) {
   std::random_device device;
   DemoOptions options;
   options.run_id = absl::StrFormat("%06x", device() & 0xffffff);
@@ -378,7 +424,18 @@ int Run(int argc, char** argv) {
   options.solo_mode = flags.solo_mode;
   options.stake = flags.stake;
   options.person_strategy = flags.strategy;
-  absl::StatusOr<DemoPlan> plan = PlanDemo(options);
+  *run_id = options.run_id;
+  return PlanDemo(options);
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  service::Config config("trix-demo", "MAMLAKA_DEMO_");
+  Bind(config, flags);
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
+  std::string run_id;
+  absl::StatusOr<DemoPlan> plan = Plan(flags, &run_id);
   if (!plan.ok()) {
     std::cerr << "trix-demo: " << plan.status().message() << "\n";
     return 2;
@@ -389,7 +446,7 @@ int Run(int argc, char** argv) {
   StopOnSignal(&watch_mu, &watch_context);
 
   Lobby lobby(flags.matchmaking, flags.ratings, flags.service_token);
-  Say(absl::StrCat("trix-demo: run ", options.run_id, "; logs in ", flags.log_dir));
+  Say(absl::StrCat("trix-demo: run ", run_id, "; logs in ", flags.log_dir));
   // Forked from this (the main) thread, which outlives them: see ChildProcess.
   std::vector<std::unique_ptr<ChildProcess>> bot_accounts;
   if (absl::Status s = StartBotAccounts(flags, *plan, lobby, bot_accounts); !s.ok()) {
@@ -401,17 +458,9 @@ int Run(int argc, char** argv) {
     for (auto& bot : bot_accounts) bot->Stop(absl::Seconds(5));
     return 0;
   }
-  std::vector<int64_t> balances;
-  for (const DemoPerson& p : plan->people) {
-    if (absl::Status s = lobby.Credit(p.player_id, plan->credit, "credit-" + p.player_id);
-        !s.ok()) {
-      std::cerr << "trix-demo: " << s << "\n";
-      return 1;
-    }
-    balances.push_back(plan->credit);
-  }
-  Say(absl::StrCat("  credited ", plan->credit, " to each player's account; queueing:"));
-  absl::StatusOr<std::vector<v1::Assignment>> seats = QueueEveryone(flags, *plan, lobby);
+  absl::StatusOr<std::vector<int64_t>> balances = CreditEveryone(*plan, lobby);
+  absl::StatusOr<std::vector<v1::Assignment>> seats =
+      balances.ok() ? QueueEveryone(flags, *plan, lobby) : balances.status();
   if (!seats.ok()) {
     std::cerr << "trix-demo: " << seats.status() << "\n";
     return 1;
@@ -421,35 +470,13 @@ int Run(int argc, char** argv) {
     Say(absl::StrCat("  game ", g.index + 1, ": ", g.mode, " table ", g.first.table_id(),
                      " on ", g.first.address(), g.first.stake() ? "  (staked)" : ""));
   }
-  const int watched = flags.watch ? plan->people[0].game : -1;
-  std::thread watcher;
-  if (watched >= 0) {
-    const v1::Assignment& a = (*seats)[0];
-    Say("");
-    watcher = std::thread(WatchTable, a.address(), a.table_id(), flags.service_token,
-                          &watch_context, &watch_mu);
-  }
-  const bool played = PlayPeople(flags, *plan, *seats, watched);
-  if (watcher.joinable()) {
-    if (!played) {
-      absl::MutexLock lock(&watch_mu);
-      if (watch_context) watch_context->TryCancel();
-    }
-    watcher.join();
-  }
+  const bool played = PlayAndWatch(flags, *plan, *seats, &watch_mu, &watch_context);
   for (auto& bot : bot_accounts) bot->Stop(absl::Seconds(5));
   if (!played) {
     Say("trix-demo: stopped before every game ended; logs in " + flags.log_dir);
     return stopping.load() ? 130 : 1;
   }
-  Say({"", std::string(72, '='), "Results, as the services recorded them", ""});
-  bool ok = true;
-  for (const DemoGame& g : games) {
-    ok = ReportGame(flags, g) && ok;
-    Say("");
-  }
-  ok = ReportPeople(*plan, *seats, balances, lobby) && ok;
-  return ok ? 0 : 1;
+  return ReportResults(flags, *plan, *seats, games, *balances, lobby) ? 0 : 1;
 }
 
 }  // namespace
