@@ -395,9 +395,13 @@ TEST(TableTest, AutopilotSeatsArePlayedFromTheFirstMoveAndAfterRestore) {
   PlayOut(f, 34, now);
   EXPECT_TRUE(f.stored.finished);
   for (const storage::LogEntry& e : f.stored.entries) {
-    if (e.seat == 1 || e.seat == 3) EXPECT_TRUE(e.request_id.empty());
+    if (e.seat == 1 || e.seat == 3) {
+      EXPECT_TRUE(e.request_id.empty());
+    }
   }
-  for (const v1::Event& e : f.table->EventsAfter(engine::kSpectator, 0).value()) {
+  // Held here: a range-for over value() of the temporary would outlive it.
+  const std::vector<v1::Event> events = f.table->EventsAfter(engine::kSpectator, 0).value();
+  for (const v1::Event& e : events) {
     EXPECT_FALSE(e.has_seat_left()) << "an autopilot seat never left";
   }
 }

@@ -59,7 +59,9 @@ class AutopilotSeatsTest : public TableServiceTest {
     ASSERT_EQ(record.seats_size(), 4);
     for (int s = 0; s < 4; ++s) {
       EXPECT_EQ(record.seats(s).autopilot(), autopilot.count(s) > 0) << s;
-      if (autopilot.count(s)) EXPECT_TRUE(record.seats(s).bot()) << s;
+      if (autopilot.count(s)) {
+        EXPECT_TRUE(record.seats(s).bot()) << s;
+      }
     }
     for (const v1::Event& e : record.events()) {
       EXPECT_FALSE(e.has_seat_left()) << "no seat left: the autopilot's were never taken";
