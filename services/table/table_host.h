@@ -352,6 +352,8 @@ class TableHost {
   std::atomic<int64_t> renewed_at_us_{0};
   absl::Mutex renew_mu_;  // one renewal at a time
   int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
+  // Appends sent to the store and not yet answered (Commit).
+  std::atomic<int> appends_in_flight_{0};
   std::atomic<bool> started_{false};
   std::atomic<bool> draining_{false};
   absl::Notification stop_maintenance_;
