@@ -433,8 +433,9 @@ void TableHost::ActOnStream(const v1::ActRequest& request, ActReply reply) {
   // Nothing is judged on a copy that may be stale.
   WhenFresh([this, request, reply = std::move(reply)](const absl::Status& fresh) {
     if (!fresh.ok()) return reply(fresh, false);
-    std::shared_ptr<Slot> slot = SlotFor(request.table_id(), /*for_call=*/true);
-    if (!slot) return reply(AdoptionsBusy(), false);
+    absl::Status refused;
+    std::shared_ptr<Slot> slot = SlotFor(request.table_id(), /*for_call=*/true, &refused);
+    if (!slot) return reply(refused, false);
     Post(slot, [this, slot, request, reply](Slot& s, const absl::Status& status) {
       if (!status.ok()) {
         metrics_.actions_failed.Increment();
@@ -524,8 +525,9 @@ void TableHost::Subscribe(const std::string& table_id, const std::string& seat_t
   WhenFresh([this, table_id, seat_token, spectator, after_seq, sink,
              trusted](const absl::Status& fresh) {
     if (!fresh.ok()) return sink->Close(fresh);
-    std::shared_ptr<Slot> slot = SlotFor(table_id, /*for_call=*/true);
-    if (!slot) return sink->Close(AdoptionsBusy());
+    absl::Status refused;
+    std::shared_ptr<Slot> slot = SlotFor(table_id, /*for_call=*/true, &refused);
+    if (!slot) return sink->Close(refused);
     Post(slot, [seat_token, spectator, after_seq, sink, trusted](
                    Slot& s, const absl::Status& status) {
            if (!status.ok()) return sink->Close(status);
