@@ -324,6 +324,7 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
       seat->set_display_name(bot->name);
       row.player_id = bot->bot_id;
       row.bot = true;
+      row.bot_stream = bot->stream_id;
     } else {
       const std::string& key = group.tickets[plan.ticket].ticket_id;
       const TicketRow& t = state.rows.at(key)[plan.member];
@@ -577,7 +578,7 @@ void Matcher::InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>
   PgArray tables(PgType::kText), seat_no(PgType::kInt4), players(PgType::kText),
       tickets(PgType::kText), bots(PgType::kBool), addresses(PgType::kText),
       tokens(PgType::kText), teams(PgType::kInt4), formats(PgType::kInt4),
-      stakes(PgType::kInt8), possible(PgType::kTimestampTz);
+      stakes(PgType::kInt8), possible(PgType::kTimestampTz), streams(PgType::kText);
   for (const AssignmentRow& a : rows) {
     tables.AddString(a.table_id);
     seat_no.AddInt(a.seat);
@@ -590,15 +591,16 @@ void Matcher::InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>
     formats.AddInt(a.format);
     stakes.AddInt(a.stake);
     possible.AddTime(a.possible);
+    if (a.bot_stream.empty()) streams.AddNull(); else streams.AddString(a.bot_stream);
   }
   tx.exec_params0(
       "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, address, "
-      "seat_token, team, format, stake, possible) SELECT * FROM unnest($1::text[], "
-      "$2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], "
-      "$8::int4[], $9::int4[], $10::int8[], $11::timestamptz[])",
+      "seat_token, team, format, stake, possible, bot_stream) SELECT * FROM "
+      "unnest($1::text[], $2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], "
+      "$7::text[], $8::int4[], $9::int4[], $10::int8[], $11::timestamptz[], $12::text[])",
       tables.Finish(), seat_no.Finish(), players.Finish(), tickets.Finish(),
       bots.Finish(), addresses.Finish(), tokens.Finish(), teams.Finish(),
-      formats.Finish(), stakes.Finish(), possible.Finish());
+      formats.Finish(), stakes.Finish(), possible.Finish(), streams.Finish());
 }
 
 }  // namespace trix::matchmaking
