@@ -351,9 +351,11 @@ bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
   Batch batch;
   std::vector<std::string> revert;  // claimed, but their group fell apart
   pqxx::work tx(*connection_);
+  // Locked in ticket order, as admissions and commits lock them (no deadlock).
   const pqxx::result r = tx.exec_params(
-      "UPDATE mm_tickets SET status = 'placing', changed = now() "
-      "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ticket_id",
+      "UPDATE mm_tickets SET status = 'placing', changed = now() WHERE ticket_id IN "
+      "(SELECT ticket_id FROM mm_tickets WHERE ticket_id = ANY($1::text[]) "
+      "AND status = 'waiting' ORDER BY ticket_id FOR UPDATE) RETURNING ticket_id",
       TextArray(ids).Finish());
   std::set<std::string> claimed;
   for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
@@ -537,6 +539,15 @@ void Matcher::Place(Batch& batch) {
         rows.push_back(std::move(a));
       }
     }
+    // The tickets locked in ticket order first, as admissions lock them: an
+    // admission of one of these players waits for this commit and then sees its
+    // assignments (TicketStore::Admit).
+    std::vector<std::string> groups = matched;
+    groups.insert(groups.end(), failed.begin(), failed.end());
+    tx.exec_params(
+        "SELECT 1 FROM mm_tickets WHERE group_id = ANY($1::text[]) "
+        "AND status = 'placing' ORDER BY ticket_id FOR UPDATE",
+        TextArray(groups).Finish());
     tx.exec_params0(
         "UPDATE mm_tickets SET status = 'matched', changed = now() "
         "WHERE group_id = ANY($1::text[]) AND status = 'placing'",
