@@ -2,6 +2,8 @@
 // ticket is being matched gets the seat, never a second ticket beside it.
 #include "services/matchmaking/ticket_store.h"
 
+#include "services/matchmaking/matcher.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -43,28 +45,27 @@ class TicketStoreTest : public ::testing::Test {
 
   // What the matcher's claim does to a grouped ticket: placing, in a placement.
   void Claim(const std::string& ticket_id, const std::string& group) {
+    Exec(absl::StrCat("INSERT INTO mm_placements (request_id, pool, request, possible) "
+                      "VALUES ('", group, "', 'complex-partner/0', '', now())"));
     Exec(absl::StrCat("UPDATE mm_tickets SET status = 'placing', group_id = '", group,
                       "' WHERE ticket_id = '", ticket_id, "'"));
   }
 
-  // The matcher's commit of a placed group's seats, statement by statement as
-  // Matcher::Place runs them, on `c`.
+  // The matcher's commit of the placed group's seat (its table made), on `c`.
   static void CommitSeat(pqxx::connection& c, const std::string& player,
                          const std::string& ticket_id, const std::string& group) {
+    const AssignmentRow seat{.table_id = "table-" + group,
+                             .player_id = player,
+                             .ticket_id = ticket_id,
+                             .address = "table:1",
+                             .seat_token = "token",
+                             .team = 2,
+                             .format = 2,
+                             .possible = absl::Now()};
     pqxx::work tx(c);
-    tx.exec_params(
-        "SELECT 1 FROM mm_tickets WHERE group_id = ANY($1::text[]) "
-        "AND status = 'placing' ORDER BY ticket_id FOR UPDATE",
-        TextArray({group}).Finish());
-    tx.exec_params0(
-        "UPDATE mm_tickets SET status = 'matched' WHERE group_id = ANY($1::text[]) "
-        "AND status = 'placing'",
-        TextArray({group}).Finish());
-    tx.exec_params0(
-        "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, address, "
-        "seat_token, team, format, possible) "
-        "VALUES ($1, 0, $2, $3, 'table:1', 'token', 2, 2, now())",
-        "table-" + group, player, ticket_id);
+    const pqxx::result finished =
+        Matcher::CommitAssignments(tx, {group}, {ticket_id}, {}, {}, {seat}, {group});
+    ASSERT_EQ(finished.size(), 1u);
     tx.commit();
   }
 
