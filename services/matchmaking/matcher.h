@@ -64,6 +64,7 @@ std::string PoolName(const v1::Mode& mode, int64_t stake);
 struct BotSeat {
   std::string bot_id;
   std::string name;
+  std::string stream_id;  // the bot stream that plays it (bot_streams.h)
 };
 
 struct MatcherOptions {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "services/common/auth.h"
 #include "services/common/logging.h"
 
 namespace trix::matchmaking {
@@ -63,10 +64,13 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .poll_every = config.poll_every,
                      .update_every = config.update_every};
   MatchmakingServer* raw = s.get();
+  s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
   s->bots_ = std::make_unique<BotRoster>(
-      config.keep_alive_every, [raw](const std::string& address, const std::string& table) {
+      config.keep_alive_every,
+      [raw](const std::string& address, const std::string& table) {
         return raw->lobby_->GameOver(address, table);
-      });
+      },
+      s->store_.get(), s->bot_streams_.get());
   MatcherOptions matcher{.database_url = config.database_url,
                          .pools = pools,
                          .tick = config.tick,

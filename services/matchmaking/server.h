@@ -73,6 +73,7 @@ class MatchmakingServer {
   std::unique_ptr<v1::RatingsService::Stub> ratings_;
   std::unique_ptr<PlayerAuth> auth_;
   std::unique_ptr<Placement> placement_;
+  std::unique_ptr<BotStreams> bot_streams_;
   std::unique_ptr<BotRoster> bots_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<Matcher> matcher_;
