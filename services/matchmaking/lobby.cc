@@ -145,6 +145,14 @@ std::shared_ptr<TicketSink> Lobby::Take(const std::string& ticket_id) {
 }
 
 void Lobby::AdmitLoop() {
+  // Seats a matchmaking process committed but died before attaching their holds.
+  absl::StatusOr<std::vector<AssignmentRow>> staked = store_->LiveStakedAssignments();
+  if (staked.ok()) {
+    AttachHolds(*staked);
+  } else {
+    service::LogWarn("cannot read the live staked seats",
+                     {{"error", staked.status().ToString()}});
+  }
   for (;;) {
     std::vector<Pending> batch;
     std::vector<std::string> cancel;
@@ -268,10 +276,12 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     seat_of[a.player_id] = a;
   }
   std::vector<Pending*> queue;
+  std::vector<AssignmentRow> again;
   for (Pending& p : batch) {
     auto it = seat_of.find(p.player_id);
     if (it != seat_of.end()) {
       p.sink->Assigned(ToAssignment(it->second));
+      again.push_back(it->second);
       continue;
     }
     if (!p.request.party_id().empty()) {
@@ -291,6 +301,9 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     }
     queue.push_back(&p);
   }
+  // Attaching is idempotent: this finishes what a matchmaking process that died
+  // between committing the seats and attaching their holds left undone.
+  AttachHolds(again);
   Rate(queue);
   std::vector<TicketRow> rows;
   std::vector<Pending*> admitted;
@@ -315,6 +328,13 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
       grpc::ClientContext context;
       grpc::Status s =
           ratings_->HoldStake(Ratings(&context), request, &hold);
+      if (s.ok() && hold.state() != v1::HOLD_STATE_HELD) {
+        // The request's earlier ticket is over (its stream closed, so it was
+        // cancelled and its hold released): this new ticket needs a hold of its own.
+        request.set_request_id(absl::StrCat(request.request_id(), "-", t.ticket_id));
+        grpc::ClientContext retry;
+        s = ratings_->HoldStake(Ratings(&retry), request, &hold);
+      }
       if (!s.ok()) {
         // An account the ledger does not know has no balance either.
         const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||

@@ -570,7 +570,9 @@ void Matcher::Place(Batch& batch) {
     bot_fills_->Increment(job.bots);
     for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(now - q));
   }
-  if (!rows.empty()) on_assigned_(rows);
+  if (rows.empty()) return;
+  service::Failpoint("matcher.after_assign");  // assignments committed, nobody told
+  on_assigned_(rows);
 }
 
 void Matcher::InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>& rows) {

@@ -103,6 +103,8 @@ class TicketStore {
   // The live assignments of these players, any order.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOf(
       const std::vector<std::string>& player_ids);
+  // Every staked person's seat at a game not known to be over.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveStakedAssignments();
   absl::StatusOr<std::vector<AssignmentRow>> AssignmentsOfTickets(
       const std::vector<std::string>& ticket_ids);
   absl::Status MarkFinished(const std::string& table_id);
