@@ -488,14 +488,24 @@ void Matcher::PlaceLoop() {
       batches_cv_.notify_all();
     }
     try {
-      Place(batch);
+      // Until committed: the same tables are asked for again (the same request ids
+      // and seat tokens), so a database outage only delays the seats. Should
+      // another replica take the pool meanwhile, it finishes them instead, and the
+      // retry commits nothing.
+      while (!Place(batch)) {
+        std::unique_lock<std::mutex> lock(batches_mu_);
+        if (batches_cv_.wait_for(lock, std::chrono::seconds(1),
+                                 [this] { return placers_stop_; })) {
+          break;
+        }
+      }
     } catch (const std::exception& e) {
       service::LogError("cannot commit placed tables", {{"error", e.what()}});
     }
   }
 }
 
-void Matcher::Place(Batch& batch) {
+bool Matcher::Place(Batch& batch) {
   std::vector<v1::CreateTableRequest> requests;
   for (const Job& job : batch.jobs) requests.push_back(job.request);
   std::vector<Placed> placed = placement_->CreateTables(requests);
@@ -553,9 +563,9 @@ void Matcher::Place(Batch& batch) {
   });
   if (!failed.empty()) reread_ = true;
   if (!s.ok()) {
-    // The placements stay: the pool's next matcher finishes them.
-    service::LogWarn("assignments not committed", {{"error", s.ToString()}});
-    return;
+    service::LogWarn("assignments not committed; placing them again",
+                     {{"error", s.ToString()}});
+    return false;
   }
   const absl::Time now = absl::Now();
   std::set<std::string> tables;
@@ -570,9 +580,10 @@ void Matcher::Place(Batch& batch) {
     bot_fills_->Increment(job.bots);
     for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(now - q));
   }
-  if (rows.empty()) return;
+  if (rows.empty()) return true;
   service::Failpoint("matcher.after_assign");  // assignments committed, nobody told
   on_assigned_(rows);
+  return true;
 }
 
 void Matcher::InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>& rows) {

@@ -130,7 +130,9 @@ class Matcher {
   static constexpr size_t kMaxBatchesQueued = 4;
   void Run();
   void PlaceLoop();
-  void Place(Batch& batch);
+  // False when the seats could not be committed (the database is away): the
+  // placements stay recorded, and the batch is to be placed again.
+  bool Place(Batch& batch);
   // Queues `batch` for the placers (at most kMaxBatchesQueued wait).
   void Enqueue(Batch batch);
   // In the claim's transaction: the jobs' placements, their seats, and the

@@ -360,12 +360,11 @@ for scenario in "${scenarios[@]}"; do
       ;;
     pgdown)
       # The staked table in play, the party and the loner waiting for bots.
-      wait_count 1 60 "SELECT count(*) FROM games WHERE created >= '$since' AND log_length > 20" || ok=0
-      wait_count 1 60 "SELECT count(*) FROM mm_tickets WHERE queued >= '$since' AND status = 'waiting'" || ok=0
       watch_health table="${port[table]}" matchmaking="${port[matchmaking]}" \
         ratings="${port[ratings]}" &
       watch_pid=$!
-      sleep 1
+      wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
+      wait_count 1 60 "SELECT count(*) FROM mm_tickets WHERE queued >= '$since' AND status = 'waiting'" || ok=0
       struck=$(psql_ "SELECT now()")
       crash_database
       sleep 5  # past the table lease (3 s)
