@@ -84,6 +84,16 @@ void Lobby::Stop() {
 absl::Status Lobby::Validate(Pending& p) {
   v1::FindTableRequest& r = p.request;
   if (r.request_id().empty()) return absl::InvalidArgumentError("request_id is required");
+  if (r.request_id().size() > 128) {
+    return absl::InvalidArgumentError("request_id is longer than 128 bytes");
+  }
+  // The table seats the player under this name, and takes at most 64 bytes.
+  if (r.display_name().size() > 64) {
+    return absl::InvalidArgumentError("display_name is longer than 64 bytes");
+  }
+  if (r.party_id().size() > 128) {
+    return absl::InvalidArgumentError("party_id is longer than 128 bytes");
+  }
   if (!r.has_mode() || (r.mode().team() == 0 && r.mode().format() == 0)) {
     r.mutable_mode()->set_team(v1::TEAM_PARTNER);  // Quick Play
     r.mutable_mode()->set_format(v1::FORMAT_COMPLEX);

@@ -34,7 +34,13 @@
 #                drops its table stream twice mid-game, asks matchmaking again
 #                (FindTable with the same request id, then GetAssignment: the same
 #                assignment) and resumes with after_seq (exactly the missed
-#                events, no snapshot, nothing twice).
+#                events, no snapshot, nothing twice);
+#   badrequests  while the games are played, bad_requests.py sends malformed,
+#                oversized, unauthenticated and undecodable calls at every RPC of
+#                the three services for 15 s from three threads: each must be
+#                answered with its status (INVALID_ARGUMENT, RESOURCE_EXHAUSTED,
+#                UNAUTHENTICATED, ...) and a message, and change nothing (its one
+#                table, seats flood-0..3, is played out by the autopilot after).
 #
 # Each scenario ends with the checks: trix-demo exits 0 (every person got a seat,
 # every game ended with a consistent result and every person was rated); three
@@ -64,8 +70,8 @@ scenarios=()
 for a in "$@"; do
   case "$a" in
     --full) pace=200ms ;;
-    mmkill9 | ratingskill9 | botkill9 | pgdown | clientdrop) scenarios+=("$a") ;;
-    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|clientdrop ...]" >&2; exit 2 ;;
+    mmkill9 | ratingskill9 | botkill9 | pgdown | clientdrop | badrequests) scenarios+=("$a") ;;
+    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|clientdrop|badrequests ...]" >&2; exit 2 ;;
   esac
 done
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(mmkill9 ratingskill9 botkill9)
@@ -164,7 +170,8 @@ games_made() {
 # failed, unless STRICT=1.
 orphan_tables() {
   local n
-  n=$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND NOT $assigned")
+  n=$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND NOT $assigned
+    AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id LIKE 'flood-%')")
   [ "$n" -eq 0 ] && return 0
   if [ "${STRICT:-0}" = 1 ]; then
     echo "FAIL $scenario: $n tables created with nobody assigned"
@@ -303,6 +310,28 @@ print(j.get("table"), j.get("seat"), j.get("actions"), j.get("resubscribes"),
   done
   return $ok
 }
+# badrequests: nothing of the flood's players in the database beyond its one table
+# and its one credited account.
+flood_left_nothing() {
+  local f="LIKE 'flood-%'"
+  none_of "tickets of flood players" "SELECT count(*) FROM mm_tickets WHERE player_id $f" &&
+  none_of "parties of flood players" "SELECT count(*) FROM mm_parties p
+    WHERE EXISTS (SELECT 1 FROM unnest(p.members) m WHERE m $f)" &&
+  none_of "bot accounts of the flood" "SELECT count(*) FROM mm_bots WHERE name $f" &&
+  none_of "holds of flood players" "SELECT count(*) FROM ratings.holds WHERE player_id $f" &&
+  none_of "flood accounts beyond flood-rich" "SELECT count(*) FROM ratings.accounts
+    WHERE account_id LIKE 'player:flood-%' AND account_id <> 'player:flood-rich'" &&
+  none_of "entries of flood-rich beyond its credit" "SELECT count(*) - 1 FROM ratings.lines
+    WHERE account_id = 'player:flood-rich'" &&
+  none_of "flood tables beyond the one" "SELECT count(DISTINCT game_id) - 1 FROM game_seats
+    WHERE player_id $f"
+}
+services_running() {
+  local name
+  for name in table matchmaking ratings; do
+    kill -0 "${pid[$name]}" 2>/dev/null || { echo "  $name is gone"; return 1; }
+  done
+}
 # The failpoint killed matchmaking once the seats were committed: the game's four
 # assignments are older than the kill.
 failpoint_struck() {
@@ -370,6 +399,15 @@ for scenario in "${scenarios[@]}"; do
       sleep 5  # past the table lease (3 s)
       "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
       ;;
+    badrequests)
+      wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
+      struck=$(psql_ "SELECT now()")
+      flood_status=0
+      PYTHONPATH=$bin/../python /usr/bin/python3 "$root/tests/fault/bad_requests.py" \
+        --table="127.0.0.1:${port[table]}" --matchmaking="127.0.0.1:${port[matchmaking]}" \
+        --ratings="127.0.0.1:${port[ratings]}" --token="$token" --seconds=15 \
+        >"$work/$scenario/flood.out" 2>&1 || flood_status=$?
+      ;;
     clientdrop)
       for _ in $(seq 1 600); do kill -0 "${pid[matchmaking]}" 2>/dev/null || break; sleep 0.1; done
       if kill -0 "${pid[matchmaking]}" 2>/dev/null; then ok=0; fi
@@ -386,7 +424,7 @@ for scenario in "${scenarios[@]}"; do
   demo_pid=""
   check "every player seated, every game consistent and rated (trix-demo exit 0)" [ "$demo_status" -eq 0 ]
   [ "$demo_status" -eq 0 ] || tail -n 30 "$work/$scenario/demo.log"
-  [ "$scenario" = clientdrop ] && games=1 || games=3
+  case "$scenario" in clientdrop) games=1 ;; *) games=3 ;; esac
   if [ "$scenario" = pgdown ]; then
     touch "$work/$scenario/health.stop"
     wait "$watch_pid" || true
@@ -394,7 +432,9 @@ for scenario in "${scenarios[@]}"; do
   check "$games games made, all finished" games_made $games
   check "no assignment lost or changed" assignments_kept
   orphan_tables
-  check "every game's log replays to its recorded result" games_replay "$work/$scenario/replay" $games
+  # The flood's own table is played out by the autopilot, a finished game too.
+  check "every game's log replays to its recorded result" games_replay "$work/$scenario/replay" \
+    $((games + $([ "$scenario" = badrequests ] && echo 1 || echo 0)))
   check "every game was rated once" eval 'wait_rated && rated_once'
   check "every game's money moved once" ledger_once
   check "every stake was held until its game settled it" holds_settled
@@ -411,6 +451,13 @@ for scenario in "${scenarios[@]}"; do
           health_went_and_came_back $name
       done
       check "a ticket waiting at the outage was seated after it" seated_after_restart
+      ;;
+    badrequests)
+      check "every bad request got its status and a message, and changed nothing" \
+        [ "$flood_status" -eq 0 ]
+      cat "$work/$scenario/flood.out"
+      check "nothing of the flood's players is in the database" flood_left_nothing
+      check "the three services are still running" services_running
       ;;
     clientdrop)
       check "the failpoint killed matchmaking once the seats were committed" failpoint_struck
