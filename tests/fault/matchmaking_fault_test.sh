@@ -40,7 +40,8 @@
 #                the three services for 15 s from three threads: each must be
 #                answered with its status (INVALID_ARGUMENT, RESOURCE_EXHAUSTED,
 #                UNAUTHENTICATED, ...) and a message, and change nothing (its one
-#                table, seats flood-0..3, is played out by the autopilot after).
+#                table, seats flood-0..3, is played out by the autopilot after);
+#                garbage_bytes.py sends random bytes to the three ports meanwhile.
 #
 # Each scenario ends with the checks: trix-demo exits 0 (every person got a seat,
 # every game ended with a consistent result and every person was rated); three
@@ -403,10 +404,16 @@ for scenario in "${scenarios[@]}"; do
       wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
       struck=$(psql_ "SELECT now()")
       flood_status=0
+      # Random bytes at all three ports meanwhile (fault_test.sh's garbage scenario
+      # aims at the table port alone).
+      python3 "$root/tests/fault/garbage_bytes.py" 10 "${port[table]}" "${port[matchmaking]}" \
+        "${port[ratings]}" >"$work/$scenario/garbage.out" 2>&1 &
+      garbage_pid=$!
       PYTHONPATH=$bin/../python /usr/bin/python3 "$root/tests/fault/bad_requests.py" \
         --table="127.0.0.1:${port[table]}" --matchmaking="127.0.0.1:${port[matchmaking]}" \
         --ratings="127.0.0.1:${port[ratings]}" --token="$token" --seconds=15 \
         >"$work/$scenario/flood.out" 2>&1 || flood_status=$?
+      wait "$garbage_pid" || flood_status=1
       ;;
     clientdrop)
       for _ in $(seq 1 600); do kill -0 "${pid[matchmaking]}" 2>/dev/null || break; sleep 0.1; done
@@ -455,7 +462,7 @@ for scenario in "${scenarios[@]}"; do
     badrequests)
       check "every bad request got its status and a message, and changed nothing" \
         [ "$flood_status" -eq 0 ]
-      cat "$work/$scenario/flood.out"
+      cat "$work/$scenario/flood.out" "$work/$scenario/garbage.out"
       check "nothing of the flood's players is in the database" flood_left_nothing
       check "the three services are still running" services_running
       ;;
