@@ -177,7 +177,12 @@ void Lobby::AdmitLoop() {
         batch.push_back(std::move(admissions_.front()));
         admissions_.pop_front();
       }
-      cancel.swap(cancellations_);
+      // A stream that closed while a retry of its request resumed the ticket
+      // leaves the ticket to the retry's stream: it is not cancelled.
+      for (std::string& id : cancellations_) {
+        if (!open_.count(id)) cancel.push_back(std::move(id));
+      }
+      cancellations_.clear();
     }
     if (!cancel.empty()) {
       absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
