@@ -59,6 +59,7 @@ Lobby::~Lobby() { Stop(); }
 void Lobby::Start() {
   admit_thread_ = std::thread([this] { AdmitLoop(); });
   poll_thread_ = std::thread([this] { PollLoop(); });
+  attach_thread_ = std::thread([this] { AttachLeftHolds(); });
 }
 
 void Lobby::Stop() {
@@ -71,6 +72,7 @@ void Lobby::Stop() {
   }
   if (admit_thread_.joinable()) admit_thread_.join();
   if (poll_thread_.joinable()) poll_thread_.join();
+  if (attach_thread_.joinable()) attach_thread_.join();
   for (auto& [id, o] : open) {
     o.sink->End(absl::UnavailableError("matchmaking is draining; resubmit"));
   }
@@ -154,15 +156,31 @@ std::shared_ptr<TicketSink> Lobby::Take(const std::string& ticket_id) {
   return sink;
 }
 
-void Lobby::AdmitLoop() {
-  // Seats a matchmaking process committed but died before attaching their holds.
+void Lobby::AttachLeftHolds() {
+  if (ratings_ == nullptr) return;
   absl::StatusOr<std::vector<AssignmentRow>> staked = store_->LiveStakedAssignments();
-  if (staked.ok()) {
-    AttachHolds(*staked);
-  } else {
+  if (!staked.ok()) {
     service::LogWarn("cannot read the live staked seats",
                      {{"error", staked.status().ToString()}});
+    return;
   }
+  // A game that is over was settled from its stakes: its holds are not attached
+  // after the fact (nothing would settle them).
+  std::map<std::string, bool> over;  // by table
+  std::vector<AssignmentRow> live;
+  for (const AssignmentRow& a : *staked) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stop_) return;
+    }
+    auto it = over.find(a.table_id);
+    if (it == over.end()) it = over.emplace(a.table_id, GameOver(a.address, a.table_id)).first;
+    if (!it->second) live.push_back(a);
+  }
+  AttachHolds(live);
+}
+
+void Lobby::AdmitLoop() {
   for (;;) {
     std::vector<Pending> batch;
     std::vector<std::string> cancel;
