@@ -595,14 +595,24 @@ void Matcher::PlaceLoop() {
       batches_cv_.notify_all();
     }
     try {
-      Place(batch);
+      // Until committed: the same tables are asked for again (the same request ids
+      // and seat tokens), so a database outage only delays the seats. Should
+      // another replica take the pool meanwhile, it finishes them instead, and the
+      // retry commits nothing.
+      while (!Place(batch)) {
+        std::unique_lock<std::mutex> lock(batches_mu_);
+        if (batches_cv_.wait_for(lock, std::chrono::seconds(1),
+                                 [this] { return placers_stop_; })) {
+          break;
+        }
+      }
     } catch (const std::exception& e) {
       service::LogError("cannot commit placed tables", {{"error", e.what()}});
     }
   }
 }
 
-void Matcher::Place(Batch& batch) {
+bool Matcher::Place(Batch& batch) {
   const absl::Time started = absl::Now();
   std::vector<v1::CreateTableRequest> requests;
   for (const Job& job : batch.jobs) requests.push_back(job.request);
@@ -646,9 +656,9 @@ void Matcher::Place(Batch& batch) {
   });
   if (!failed.empty()) reread_ = true;
   if (!s.ok()) {
-    // The placements stay: the pool's next matcher finishes them.
-    service::LogWarn("assignments not committed", {{"error", s.ToString()}});
-    return;
+    service::LogWarn("assignments not committed; placing them again",
+                     {{"error", s.ToString()}});
+    return false;
   }
   const absl::Time now = absl::Now();
   // A placement another matcher finished (this replica lost the pool meanwhile)
@@ -666,7 +676,10 @@ void Matcher::Place(Batch& batch) {
     bot_fills_->Increment(job.bots);
     for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(now - q));
   }
-  if (!assigned.empty()) on_assigned_(assigned);
+  if (!assigned.empty()) {
+    service::Failpoint("matcher.after_assign");  // assignments committed, nobody told
+    on_assigned_(assigned);
+  }
   if (stages_.on() && batch.seen != absl::Time()) {
     const absl::Time delivered = absl::Now();
     stages_.Add("queue", started - batch.enqueued);
@@ -675,6 +688,7 @@ void Matcher::Place(Batch& batch) {
     stages_.Add("deliver", delivered - now);
     for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
   }
+  return true;
 }
 
 pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,

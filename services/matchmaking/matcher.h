@@ -155,7 +155,9 @@ class Matcher {
   static constexpr size_t kTablesPerBatch = 12;
   void Run();
   void PlaceLoop();
-  void Place(Batch& batch);
+  // False when the seats could not be committed (the database is away): the
+  // placements stay recorded, and the batch is to be placed again.
+  bool Place(Batch& batch);
   // Queues `batch` for the placers (at most kMaxBatchesQueued wait).
   void Enqueue(Batch batch);
   // The jobs' placements and seats as arrays (mm_placements, mm_placement_seats).

@@ -111,6 +111,15 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   s->bots_->Start();
   s->matcher_->Start();
   s->SetServing(true);
+  MatchmakingServer* watched = s.get();
+  s->database_watch_ = std::make_unique<storage::ReadinessWatch>(
+      &s->store_->pool(), absl::Milliseconds(500), [watched](bool ready) {
+        grpc::HealthCheckServiceInterface* health =
+            watched->server_->GetHealthCheckService();
+        if (health == nullptr || watched->shut_down_.load()) return;
+        health->SetServingStatus(ready);
+        health->SetServingStatus(kServiceName, ready);
+      });
   service::LogInfo("matchmaking listening", {{"port", s->port_}});
   return s;
 }
@@ -126,8 +135,8 @@ void MatchmakingServer::SetServing(bool serving) {
 }
 
 void MatchmakingServer::Shutdown(absl::Duration grace) {
-  if (!server_ || shut_down_) return;
-  shut_down_ = true;
+  if (!server_ || shut_down_.exchange(true)) return;
+  database_watch_.reset();
   SetServing(false);
   matcher_->Stop();
   lobby_->Stop();

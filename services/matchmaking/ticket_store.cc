@@ -270,6 +270,21 @@ absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOfStreams
   return rows;
 }
 
+absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveStakedAssignments() {
+  std::vector<AssignmentRow> rows;
+  absl::Status s = pool_.Run("reading staked assignments", [&](pqxx::connection& c) {
+    rows.clear();  // a retried read starts again
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec(absl::StrCat(
+        "SELECT ", kAssignmentColumns,
+        " FROM mm_assignments WHERE NOT finished AND stake > 0 AND ticket_id IS NOT NULL"));
+    for (const pqxx::row& row : r) rows.push_back(ReadAssignment(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
 absl::StatusOr<std::vector<AssignmentRow>> TicketStore::AssignmentsOfTickets(
     const std::vector<std::string>& ticket_ids) {
   std::vector<AssignmentRow> rows;

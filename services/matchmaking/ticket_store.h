@@ -113,6 +113,8 @@ class TicketStore {
   // The live assignments given to these bot streams.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOfStreams(
       const std::vector<std::string>& stream_ids);
+  // Every staked person's seat at a game not known to be over.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveStakedAssignments();
   absl::StatusOr<std::vector<AssignmentRow>> AssignmentsOfTickets(
       const std::vector<std::string>& ticket_ids);
   absl::Status MarkFinished(const std::string& table_id);
