@@ -14,6 +14,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -78,6 +79,9 @@ class Lobby {
 
   // Attaches staked holds of delivered seats; called with the matcher's rows.
   void AttachHolds(const std::vector<AssignmentRow>& rows);
+  // The holds of live staked seats that a matchmaking process committed but died
+  // before attaching (the seats of games not over; attaching is idempotent).
+  void AttachLeftHolds();
 
  private:
   struct Pending {
@@ -100,6 +104,9 @@ class Lobby {
   void AdmitBatch(std::vector<Pending>& batch);
   void Rate(std::vector<Pending*>& batch);
   void ReleaseHold(const std::string& hold_id);
+  // The stake hold of a ticket ("" when free; nullopt when it cannot be read:
+  // keep a hold rather than release a seat's).
+  std::optional<std::string> HoldOf(const std::string& ticket_id);
   void SendQueued(const std::string& ticket_id, const Open& open);
   void PollLoop();
   // Removes the open stream of `ticket_id` and returns its sink (or null).
@@ -121,6 +128,7 @@ class Lobby {
       ABSL_GUARDED_BY(stubs_mu_);
   std::thread admit_thread_;
   std::thread poll_thread_;
+  std::thread attach_thread_;  // at start: AttachLeftHolds()
 };
 
 }  // namespace trix::matchmaking

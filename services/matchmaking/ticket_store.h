@@ -56,11 +56,14 @@ struct AssignmentRow {
   int64_t stake = 0;
   absl::Time possible;
   absl::Time matched;
+  std::string bot_stream;  // the bot stream the seat was given to; "" for people
 };
 
 struct AdmitOutcome {
   std::string ticket_id;  // the new ticket, or the live one a retry resumed
   bool resumed = false;
+  // The player's live seat (newest) when they hold one: no ticket was queued.
+  std::optional<AssignmentRow> assigned;
 };
 
 struct Admitted {
@@ -88,7 +91,11 @@ class TicketStore {
   TicketStore(std::string url, int connections);
 
   // Queues `rows` (ticket_id set by the caller). A player's older live ticket is
-  // superseded unless it has the same request_id, in which case it is resumed.
+  // superseded unless it has the same request_id, in which case it is resumed; a
+  // ticket being placed is resumed whatever its request. A player who holds a live
+  // assignment gets it back instead of a ticket: the check and the insert are one
+  // transaction that holds the player's live tickets locked, and the matcher's
+  // commit of assignments locks those tickets too, so a player never holds both.
   // Rows of the same player within one batch: the last one wins, the others are
   // reported superseded.
   absl::StatusOr<Admitted> Admit(const std::vector<TicketRow>& rows);
@@ -103,6 +110,11 @@ class TicketStore {
   // The live assignments of these players, any order.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOf(
       const std::vector<std::string>& player_ids);
+  // The live assignments given to these bot streams.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOfStreams(
+      const std::vector<std::string>& stream_ids);
+  // Every staked person's seat at a game not known to be over.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveStakedAssignments();
   absl::StatusOr<std::vector<AssignmentRow>> AssignmentsOfTickets(
       const std::vector<std::string>& ticket_ids);
   absl::Status MarkFinished(const std::string& table_id);
@@ -136,7 +148,7 @@ inline constexpr char kTicketColumns[] =
 inline constexpr char kAssignmentColumns[] =
     "table_id, seat, player_id, coalesce(ticket_id, ''), bot, address, seat_token, "
     "team, format, stake, extract(epoch from possible)::float8, "
-    "extract(epoch from matched)::float8";
+    "extract(epoch from matched)::float8, coalesce(bot_stream, '')";
 
 
 // A ticket from a row that selected kTicketColumns.
