@@ -49,16 +49,8 @@ chmod 755 "$pg_dir"
 url=$(scripts/pg.sh start "$pg_dir" "$(free_port)")
 token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
 
-# Two table instances on one database: each registers itself, and matchmaking
-# places every new table on the least loaded one.
-for i in 1 2; do
-  stack_start "table-service-$i" table-service --instance_id="local-$i" \
-    --peer_rate=100000 --peer_burst=100000
-done
-stack_start ratings-service ratings-service
-stack_start matchmaking-service matchmaking-service \
-  --ratings_address="127.0.0.1:${port[ratings-service]}" \
-  --stake_levels="${STAKE_LEVELS:-100}" --bot_fill_wait="${BOT_FILL_WAIT:-2s}"
+stack_deployment local --stake_levels="${STAKE_LEVELS:-100}" \
+  --bot_fill_wait="${BOT_FILL_WAIT:-2s}"
 matchmaking=127.0.0.1:${port[matchmaking-service]}
 ratings=127.0.0.1:${port[ratings-service]}
 echo "run-local: PostgreSQL ($url), table service on 127.0.0.1:${port[table-service-1]}" \

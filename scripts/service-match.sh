@@ -43,16 +43,9 @@ chmod 755 "$pg_dir"
 url=$("$root/scripts/pg.sh" start "$pg_dir" "${PG_PORT:-$(free_port)}")
 token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
 
-for i in 1 2; do
-  stack_start "table-service-$i" table-service --instance_id="match-$i" \
-    --peer_rate=100000 --peer_burst=100000
-done
-stack_start ratings-service ratings-service
 # A bot stream's tables are released when matchmaking sees their games end, which it
 # checks at each keep-alive.
-stack_start matchmaking-service matchmaking-service \
-  --ratings_address="127.0.0.1:${port[ratings-service]}" \
-  --bot_fill_wait="${BOT_FILL_WAIT:-300ms}" --keep_alive_every=1s
+stack_deployment match --bot_fill_wait="${BOT_FILL_WAIT:-300ms}" --keep_alive_every=1s
 
 match_status=0
 MAMLAKA_MATCH_SERVICE_TOKEN=$token "$bin/trix-service-match" \

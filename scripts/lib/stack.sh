@@ -15,6 +15,8 @@
 #   stack_start table-1 table-service --instance_id=local-1  # the same port again
 #   stack_adopt trix-demo $!  # a client of the stack, stopped with it
 #   stack_stop                # in the EXIT trap: the last started first
+#
+# or, for the whole local deployment: stack_deployment local --bot_fill_wait=2s
 
 # shellcheck shell=bash disable=SC2154  # the variables above are the script's
 declare -A pid port
@@ -60,6 +62,23 @@ stack_start() {
   echo "${0##*/}: $name is not serving after 60 s; the end of its log:" >&2
   tail -n 20 "$log" >&2
   return 1
+}
+
+# stack_deployment ID MATCHMAKING_FLAGS...: the local deployment on $url: two
+# table-service instances (instance ids ID-1 and ID-2, on one database: each
+# registers itself, and matchmaking places every new table on the least loaded
+# one), the ratings service and the matchmaking service using it, named
+# table-service-1, table-service-2, ratings-service and matchmaking-service.
+stack_deployment() {
+  local id=$1 i
+  shift
+  for i in 1 2; do
+    stack_start "table-service-$i" table-service --instance_id="$id-$i" \
+      --peer_rate=100000 --peer_burst=100000 || return 1
+  done
+  stack_start ratings-service ratings-service || return 1
+  stack_start matchmaking-service matchmaking-service \
+    --ratings_address="127.0.0.1:${port[ratings-service]}" "$@"
 }
 
 # Stops every process started or adopted, the last first: SIGCONT (a stopped
