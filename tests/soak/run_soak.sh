@@ -47,16 +47,16 @@ print(int(m.group(1)) * {'ms': 0.001, 's': 1, 'm': 60, 'h': 3600}[m.group(2)])" 
 
 work=$(mktemp -d /tmp/mamlaka-soak.XXXXXX)
 chmod 755 "$work"
-declare -A pid port
+log_dir=$work
+# shellcheck source=scripts/lib/stack.sh
+. "$root/scripts/lib/stack.sh"
 sampler=""
 cleanup() {
   local status=$?
   trap - EXIT
   set +e
   [ -z "$sampler" ] || kill "$sampler" 2>/dev/null
-  for name in matchmaking ratings table-2 table-1; do
-    [ -z "${pid[$name]:-}" ] || { kill -TERM "${pid[$name]}" 2>/dev/null; wait "${pid[$name]}" 2>/dev/null; }
-  done
+  stack_stop
   "$root/scripts/pg.sh" stop "$work/pg" >/dev/null 2>&1
   if [ "$status" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$work"; else echo "run_soak.sh: logs kept in $work" >&2; fi
   exit "$status"
@@ -64,36 +64,17 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-pg_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
+url=$("$root/scripts/pg.sh" start "$work/pg" "$(free_port)")
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
 
-start() {  # NAME BINARY FLAGS...: waits until it serves, and notes its port
-  local name=$1 binary=$2 log=$work/$1.log
-  shift 2
-  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/$binary" \
-    --listen=127.0.0.1:0 --migrations_dir="$root/migrations" --metrics_port=-1 \
-    "$@" >"$log" 2>&1 &
-  pid[$name]=$!
-  for _ in $(seq 1 300); do
-    if grep -q '"msg":"serving"' "$log"; then
-      port[$name]=$(grep '"msg":"serving"' "$log" | grep -o '"port":[0-9]*' | cut -d: -f2)
-      return 0
-    fi
-    kill -0 "${pid[$name]}" 2>/dev/null || { tail -n 20 "$log" >&2; exit 1; }
-    sleep 0.1
-  done
-  echo "run_soak.sh: $name is not serving" >&2
-  exit 1
-}
 # Every table comes from the one matchmaking address: no per-address rate limit.
 for i in 1 2; do
-  start "table-$i" table-service --instance_id="soak-$i" --peer_rate=0
+  stack_start "table-$i" table-service --instance_id="soak-$i" --peer_rate=0
 done
-start ratings ratings-service
-start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
+stack_start ratings ratings-service
+stack_start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
   --bot_fill_wait=24h --db_connections=16
 since=$(psql_ "SELECT now() - interval '1 minute'")
 
