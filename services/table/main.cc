@@ -105,6 +105,9 @@ void Bind(service::Config& c, Flags& f) {
          "and to the player)");
   c.Bind("workers", &f.host.worker_threads, "threads running table steps");
   c.Bind("io_threads", &f.host.io_threads, "threads for blocking database reads");
+  c.Bind("one_callback_thread", &f.server.one_callback_thread,
+         "leave gRPC one thread for polling and reactions instead of two (fewer "
+         "wake-ups per action; docs/benchmarks.md)");
   c.Bind("db_connections", &f.store.connections, "database connection pool size");
   c.Bind("max_tables", &f.host.max_tables, "tables this instance hosts at most");
   c.Bind("max_stake", &f.host.max_stake,

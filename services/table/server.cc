@@ -75,6 +75,9 @@ absl::StatusOr<std::unique_ptr<TableServer>> TableServer::Start(
         absl::StrCat("cannot listen on ", options.listen_address));
   }
   server->SetServing(false);
+  if (options.one_callback_thread) {
+    server->park_ = CallbackThreadPark::Start(server->server_.get());
+  }
   // While the database is away the instance cannot accept actions: load balancers
   // should send new clients elsewhere.
   TableServer* raw = server.get();
@@ -98,6 +101,8 @@ void TableServer::Shutdown(absl::Duration grace) {
   SetServing(false);
   host_->Shutdown();
   host_->SetReadinessListener(nullptr);
+  // gRPC joins its threads when it stops: the parked one must be back first.
+  if (park_) park_->Release();
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();

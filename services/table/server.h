@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "services/table/callback_threads.h"
 #include "services/table/grpc_service.h"
 #include "services/table/table_host.h"
 
@@ -39,6 +40,9 @@ struct ServerOptions {
   std::string tls_cert_file;
   std::string tls_key_file;
   absl::Duration tls_refresh = absl::Seconds(10);
+  // Leave gRPC one thread for polling and reactions instead of its two (see
+  // callback_threads.h): half the thread wake-ups per action at a player's pace.
+  bool one_callback_thread = true;
   GrpcOptions grpc;
 };
 
@@ -61,6 +65,7 @@ class TableServer {
   TableHost* const host_;
   TableGrpcService service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<CallbackThreadPark> park_;  // released before gRPC stops
   int port_ = 0;
   std::atomic<bool> shut_down_{false};
 };

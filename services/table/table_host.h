@@ -98,6 +98,14 @@ struct HostOptions {
   // know): a call past it is UNAVAILABLE "retry in a second", so that a flood of
   // made-up ids costs at most this many lookups and placeholders at a time.
   size_t max_adoptions = 64;
+  // An id the database does not know is remembered this long (for at most
+  // max_unknown_tables ids), so that repeated calls for it are answered NOT_FOUND
+  // without a lookup each. Table ids are random (CreateTable draws a UUID), so an
+  // id that was looked up and not found becomes a table only if its creator drew
+  // that very id; the short memory bounds even that. A table created here is
+  // forgotten as unknown at once. Zero: every call looks up.
+  absl::Duration unknown_table_memory = absl::Seconds(2);
+  size_t max_unknown_tables = 10000;
   int max_tables = 20000;
   // CreateTable refuses a stake above this (whole units; at most engine::kMaxStake).
   int64_t max_stake = engine::kMaxStake;
@@ -231,8 +239,13 @@ class TableHost {
   void PostRead(std::function<void()> read,
                 std::function<void(const absl::Status&)> refuse);
   // The table's slot; a placeholder that adopts the table if it is not hosted.
-  // For a call (`for_call`), nullptr when max_adoptions placeholders are loading.
-  std::shared_ptr<Slot> SlotFor(const std::string& table_id, bool for_call = false);
+  // For a call (`for_call`), nullptr with the reason in `refused` when max_adoptions
+  // placeholders are loading or the id was just found unknown.
+  std::shared_ptr<Slot> SlotFor(const std::string& table_id, bool for_call = false,
+                                absl::Status* refused = nullptr);
+  // Remembers that the database does not know `table_id` (AdoptOnCall).
+  void RememberUnknown(const std::string& table_id, const absl::Status& status)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SlotFor's refusal.
   absl::Status AdoptionsBusy() const;
   void Drain(std::shared_ptr<Slot> slot);
@@ -338,6 +351,11 @@ class TableHost {
   // (see ReleaseEvicted).
   absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
   size_t adoptions_ ABSL_GUARDED_BY(mu_) = 0;  // placeholders loading
+  struct Unknown {
+    absl::Status status;  // NOT_FOUND, as the lookup said
+    absl::Time expires;
+  };
+  absl::flat_hash_map<std::string, Unknown> unknown_ ABSL_GUARDED_BY(mu_);
   struct CreateAnswer {
     v1::CreateTableResponse response;
     absl::Time expires;
@@ -352,6 +370,8 @@ class TableHost {
   std::atomic<int64_t> renewed_at_us_{0};
   absl::Mutex renew_mu_;  // one renewal at a time
   int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
+  // Appends sent to the store and not yet answered (Commit).
+  std::atomic<int> appends_in_flight_{0};
   std::atomic<bool> started_{false};
   std::atomic<bool> draining_{false};
   absl::Notification stop_maintenance_;

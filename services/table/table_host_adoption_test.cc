@@ -3,8 +3,9 @@
 // database lookups or of placeholders in memory: a malformed id is refused
 // INVALID_ARGUMENT before any lookup, at most max_adoptions lookups run at once
 // (a call past them is UNAVAILABLE "retry in a second"), an id the database does
-// not know is NOT_FOUND and leaves nothing behind, and the tables the instance
-// hosts play on meanwhile. Over the in-memory store, its lookups held to fill
+// not know is NOT_FOUND and leaves nothing behind (and is remembered for a moment,
+// so that calls repeating it are answered without a lookup each), and the tables
+// the instance hosts play on meanwhile. Over the in-memory store, its lookups held to fill
 // the bound.
 #include <future>
 #include <memory>
@@ -119,6 +120,34 @@ TEST(AdoptionBoundsTest, AFloodOfUnknownIdsIsBoundedAndTheHostedTablesPlayOn) {
   }
   EXPECT_EQ(host.metrics().adoptions.Value(), 0);
   EXPECT_EQ(host.table_count(), 1u);
+}
+
+TEST(AdoptionBoundsTest, AnUnknownIdIsLookedUpOnceWhileRemembered) {
+  auto db = std::make_shared<MemoryDatabase>();
+  MemoryStore store(db, "table-a");
+  prometheus::Registry registry;
+  HostOptions options;
+  options.instance_id = "table-a";
+  options.unknown_table_memory = absl::Milliseconds(50);
+  TableHost host(options, &store, &registry);
+  ASSERT_TRUE(host.Start().ok());
+  const std::string unknown = service::NewUuid();
+  const int64_t lookups_before = store.calls("Locate");
+  Answers answers;
+  for (int i = 0; i < 20; ++i) {
+    host.Act(LeaveAt(unknown, "some-token", "r"), answers.Collect());
+    ASSERT_TRUE(answers.WaitFor(i + 1));  // one after the other: each sees the last
+  }
+  EXPECT_EQ(answers.Count(absl::StatusCode::kNotFound), 20);
+  EXPECT_EQ(store.calls("Locate") - lookups_before, 1);
+  EXPECT_EQ(host.table_count(), 0u);
+
+  // Once forgotten, the next call looks again.
+  absl::SleepFor(absl::Milliseconds(100));
+  host.Act(LeaveAt(unknown, "some-token", "r"), answers.Collect());
+  ASSERT_TRUE(answers.WaitFor(21));
+  EXPECT_EQ(answers.Count(absl::StatusCode::kNotFound), 21);
+  EXPECT_EQ(store.calls("Locate") - lookups_before, 2);
 }
 
 }  // namespace

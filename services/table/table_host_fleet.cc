@@ -32,18 +32,40 @@ int64_t MonotonicMicros() {
 // --- Adopting on a call -------------------------------------------------------------
 
 std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
-                                                    bool for_call) {
+                                                    bool for_call, absl::Status* refused) {
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
   if (it != slots_.end()) return it->second;
-  // Claims (start, maintenance) are bounded by their batches; calls by this.
-  if (for_call && adoptions_ >= options_.max_adoptions) return nullptr;
+  if (for_call) {
+    if (auto u = unknown_.find(table_id); u != unknown_.end()) {
+      if (absl::Now() < u->second.expires) {
+        if (refused) *refused = u->second.status;
+        return nullptr;
+      }
+      unknown_.erase(u);
+    }
+    // Claims (start, maintenance) are bounded by their batches; calls by this.
+    if (adoptions_ >= options_.max_adoptions) {
+      if (refused) *refused = AdoptionsBusy();
+      return nullptr;
+    }
+  }
   ++adoptions_;
   metrics_.adoptions.Set(static_cast<double>(adoptions_));
   auto slot = std::make_shared<Slot>(table_id);
   slot->adopting = true;  // Drain loads it through AdoptOnCall
   slots_.emplace(table_id, slot);
   return slot;
+}
+
+void TableHost::RememberUnknown(const std::string& table_id, const absl::Status& status) {
+  if (options_.unknown_table_memory <= absl::ZeroDuration()) return;
+  const absl::Time now = absl::Now();
+  if (unknown_.size() >= options_.max_unknown_tables) {
+    absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
+    if (unknown_.size() >= options_.max_unknown_tables) return;  // full of fresh ones
+  }
+  unknown_[table_id] = {status, now + options_.unknown_table_memory};
 }
 
 absl::Status TableHost::AdoptionsBusy() const {
@@ -70,6 +92,7 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
     absl::MutexLock lock(&mu_);
     --adoptions_;
     metrics_.adoptions.Set(static_cast<double>(adoptions_));
+    if (absl::IsNotFound(table->status())) RememberUnknown(slot->id, table->status());
   }
   Complete(slot, [this, slot, table] {
     if (table->ok()) return Adopted(slot, std::move(**table));

@@ -105,6 +105,7 @@ void TableHost::RunMaintenance() {
   metrics_.tables.Set(static_cast<double>(slots_.size()));
   absl::erase_if(create_answers_,
                  [&](const auto& entry) { return entry.second.expires < now; });
+  absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
 }
 
 std::vector<std::shared_ptr<TableHost::Slot>> TableHost::ClaimOrphans(int limit) {
@@ -151,6 +152,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
   absl::MutexLock lock(&mu_);
+  unknown_.erase(slot->id);
   if (!slots_.emplace(slot->id, slot).second) {
     return absl::AlreadyExistsError(absl::StrCat("table ", slot->id, " is hosted"));
   }

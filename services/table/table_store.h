@@ -41,8 +41,10 @@ class TableStore {
   // `done` may run on any thread, and must not block.
   virtual void Append(storage::AppendRequest request,
                       std::function<void(absl::Status)> done) = 0;
-  // Whether a `done` may continue its table's work on its own thread (the store
-  // has no appends waiting for that thread): GameStore::appends_queued().
+  // Whether a `done` may continue its table's work on its own thread when few
+  // other appends are in flight (the host counts them; TableHost::Commit): true
+  // for a store whose `done` runs on a thread of its own that nothing else needs
+  // in the meantime but the next appends.
   virtual bool MayContinueOnAppendThread() { return false; }
   virtual absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) = 0;
   virtual absl::StatusOr<std::vector<std::string>> RenewHosted(

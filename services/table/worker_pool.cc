@@ -1,12 +1,21 @@
 #include "services/table/worker_pool.h"
 
+#include <pthread.h>
+
+#include <algorithm>
 #include <utility>
 
 namespace trix::table {
 
 WorkerPool::WorkerPool(std::string name, int threads, size_t max_queued)
     : name_(std::move(name)), max_queued_(max_queued) {
-  for (int i = 0; i < std::max(1, threads); ++i) threads_.emplace_back([this] { Run(); });
+  for (int i = 0; i < std::max(1, threads); ++i) {
+    threads_.emplace_back([this] {
+      // For top, perf and /proc: which pool a thread is (at most 15 characters).
+      pthread_setname_np(pthread_self(), name_.substr(0, 15).c_str());
+      Run();
+    });
+  }
 }
 
 WorkerPool::~WorkerPool() { Stop(); }
