@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
 #include "services/ratings/server.h"
 #include "services/storage/connection_pool.h"
@@ -124,6 +125,7 @@ int Run(int argc, char** argv) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
     return 1;
   }
+  (*metrics)->Add(service::HeapMetrics());
   if (flags.metrics_port >= 0) {
     service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
   }

@@ -26,6 +26,7 @@
 #include "services/common/auth.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
 #include "services/storage/game_store.h"
 #include "services/storage/instance_registry.h"
@@ -207,6 +208,7 @@ std::optional<int> StartMetrics(const Flags& flags,
     return 1;
   }
   out = *std::move(metrics);
+  out->Add(service::HeapMetrics());
   return std::nullopt;
 }
 
