@@ -15,13 +15,15 @@ and a finished table's linger, when the number of live tables and the spread of
 their logs' lengths hold steady — never against the first minute, when every
 table is new. For each service:
 
-  * growth: a least-squares fit of the heap in use (the RSS where there is no heap
-    figure) against time and the live tables, memory = a + b * live + c * t; the
-    growth c, in MiB per hour, is what the load does not explain (a leak), and it
-    must be at most --slope MiB/h. The RSS's own slope is judged the same way:
-    tcmalloc keeps freed memory, so the RSS stays at its high-water mark, but in a
-    steady state that mark stops rising. Steady parts shorter than --min_steady
-    are printed, not judged.
+  * growth: a least-squares fit of the heap in use against time and the tables
+    the instance hosts (the games under way for a service that hosts none),
+    memory = a + b * tables + c * t; the growth c, in MiB per hour, is what the
+    load does not explain (a leak), and it must be at most --slope MiB/h. The RSS
+    is judged the same way over the second half of the steady part: tcmalloc keeps
+    freed memory in its caches, so the RSS climbs to a high-water mark while they
+    fill, and in a steady state that mark stops rising. (A leak of tables that
+    stay hosted fails the check after the drain.) Steady parts shorter than
+    --min_steady are printed, not judged.
   * given back: after the wind-down (every game finished) and the linger, a table
     service hosts no table and its heap in use is at most --drain MiB above what it
     was idle before the run; what the RSS still holds beyond the heap is free
@@ -77,13 +79,15 @@ def judge(name, steady, judged, max_slope):
     judged_series = [("RSS", 1)] + ([("heap in use", 2)] if has_heap else [])
     parts = []
     for label, i in judged_series:
-        rows_i = [(r[0], r[4] or 0, r[i]) for r in steady]
+        over = steady[len(steady) // 2:] if label == "RSS" else steady
+        rows_i = [(r[0], r[3] if r[3] is not None else r[4] or 0, r[i]) for r in over]
         growth, plain = fit(rows_i), slope(rows_i)
         grew = judged and growth > max_slope
         ok = ok and not grew
         parts.append(f"{label} {mean([r[i] for r in first]):.1f} -> "
                      f"{mean([r[i] for r in last]):.1f} MiB (slope {plain:+.1f} MiB/h, "
-                     f"beyond the live tables {growth:+.1f} MiB/h"
+                     f"beyond the tables {growth:+.1f} MiB/h"
+                     + (" over the second half" if label == "RSS" else "")
                      + (" GREW" if grew else "") + ")")
     print(f"  {name}: " + "; ".join(parts))
     return ok
@@ -143,20 +147,25 @@ def main(argv):
 
 
 def per_live_table(series, steady_from, steady_to):
-    """Prints the table services' heap in use together per game under way."""
-    by_t = collections.defaultdict(lambda: [0.0, 0.0])  # t -> [heap MiB, live]
+    """Prints the table services' heap in use together per game under way and per
+    table hosted (a finished table stays hosted for its linger)."""
+    by_t = collections.defaultdict(lambda: [0.0, 0.0, 0.0])  # t -> heap MiB, hosted, live
     for name, rows in series.items():
         if not name.startswith("table"):
             continue
-        for t, _, heap, _, live in rows:
+        for t, _, heap, hosted, live in rows:
             if steady_from <= t <= steady_to and heap is not None and live:
                 by_t[t][0] += heap
-                by_t[t][1] = live
-    kib = [heap * 1024 / live for _, (heap, live) in sorted(by_t.items())]
-    if len(kib) >= 6:
-        w = max(3, len(kib) // 5)
-        print(f"  table services' heap in use per live table: {mean(kib[:w]):.0f} -> "
-              f"{mean(kib[-w:]):.0f} KiB (first and last fifth of the steady part)")
+                by_t[t][1] += hosted or 0
+                by_t[t][2] = live
+    rows = [v for _, v in sorted(by_t.items())]
+    if len(rows) >= 6:
+        w = max(3, len(rows) // 5)
+        live = [heap * 1024 / live for heap, _, live in rows]
+        hosted = [heap * 1024 / hosted for heap, hosted, _ in rows if hosted]
+        print(f"  table services' heap in use per live table: {mean(live[:w]):.0f} -> "
+              f"{mean(live[-w:]):.0f} KiB; per table hosted: {mean(hosted[:w]):.0f} -> "
+              f"{mean(hosted[-w:]):.0f} KiB (first and last fifth of the steady part)")
 
 
 if __name__ == "__main__":

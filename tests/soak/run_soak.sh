@@ -20,9 +20,10 @@
 # queue got a seat; no stream broke; no action was refused or lost; no event number
 # skipped; every game under way at the end finished), every service is still
 # running, the memory holds steady (tests/soak/memory_verdict.py: over the steady
-# part — from RAMP + STEADY_AFTER (180 s) to DURATION — no service's heap in use nor RSS grows
-# more than MEM_SLOPE MiB/h (8) beyond what the live tables explain, judged when
-# the steady part is 10 min or more; after the drain every table service hosts no
+# part — from RAMP + STEADY_AFTER (180 s) to DURATION — no service's heap in use
+# grows more than MEM_SLOPE MiB/h (8) beyond what its tables explain, nor its RSS
+# over the second half of it (tcmalloc's caches fill first), judged when the steady
+# part is 10 min or more; after the drain every table service hosts no
 # table and holds at most DRAIN_MB MiB (8) more heap than idle before the run),
 # and the checks of tests/fault/end_checks.sh hold for every game that finished:
 # its stored log replays through trix-replay's engine to its recorded result, and
@@ -184,7 +185,7 @@ memory_steady() {
 }
 verdict "matchmaking-soak saw no error" [ "$soak_status" -eq 0 ]
 verdict "every service still running" all_running
-verdict "memory steady (growth beyond the live tables <= $mem_slope MiB/h) and given back (<= idle + $drain_mb MiB)" memory_steady
+verdict "memory steady (growth beyond the tables <= $mem_slope MiB/h) and given back (<= idle + $drain_mb MiB)" memory_steady
 verdict "every finished game's log replays to its recorded result" games_replay "$work/replay"
 for _ in $(seq 1 300); do  # the ratings service catches up with the last games
   [ "$(psql_ "SELECT count(*) FROM game_results WHERE consumed_at IS NULL")" -eq 0 ] && break
