@@ -97,6 +97,7 @@ token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 start() {  # NAME BINARY FLAGS...: waits until it serves, and notes its port
   local name=$1 binary=$2 log=$work/$1.log
   shift 2
+  : >"$log"
   MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/$binary" \
     --listen=127.0.0.1:0 --migrations_dir="$root/migrations" "$@" >"$log" 2>&1 &
   pid[$name]=$!
@@ -132,7 +133,9 @@ sample() {  # NAME T
   local name=$1 rss heap="" hosted="" live text
   rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/${pid[$name]}/status" 2>/dev/null || echo 0)
   if [ -n "${metrics[$name]:-}" ]; then
-    text=$(curl -sf --max-time 5 "http://127.0.0.1:${metrics[$name]}/metrics" || true)
+    text=$(python3 -c 'import sys, urllib.request
+print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
+      "http://127.0.0.1:${metrics[$name]}/metrics" 2>/dev/null || true)
     heap=$(awk '/^trix_heap_allocated_bytes / { printf "%d", $2 / 1024 }' <<<"$text")
     hosted=$(awk '/^trix_table_tables / { printf "%d", $2 }' <<<"$text")
   fi
