@@ -220,6 +220,12 @@ void Lobby::ReleaseHold(const std::string& hold_id) {
   }
 }
 
+std::optional<std::string> Lobby::HoldOf(const std::string& ticket_id) {
+  absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets({ticket_id});
+  if (!rows.ok() || rows->empty()) return std::nullopt;
+  return rows->front().hold_id;
+}
+
 void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
   if (ratings_ == nullptr) return;
   std::vector<std::string> ids;
@@ -355,7 +361,8 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     std::set<std::string> lost(gone.begin(), gone.end());
     for (size_t i = 0; i < admitted.size(); ++i) {
       const TicketRow& row = admitted[i]->row;
-      if (result->outcomes[i].resumed || lost.count(row.ticket_id)) continue;
+      const AdmitOutcome& o = result->outcomes[i];
+      if (o.resumed || o.assigned || lost.count(row.ticket_id)) continue;
       fresh.push_back(row);
       fresh.back().queued = absl::Now();  // in the queue from its commit on
     }
@@ -371,6 +378,19 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
   for (size_t i = 0; i < admitted.size(); ++i) {
     const AdmitOutcome& o = result->outcomes[i];
     Pending* p = admitted[i];
+    if (o.assigned) {
+      // Seated meanwhile (matched since the check above): that seat, no ticket.
+      // A retry of the staked request that was seated got that seat's hold back
+      // (holds are idempotent by request): only a new request's hold goes.
+      if (!p->row.hold_id.empty()) {
+        std::optional<std::string> seated = HoldOf(o.assigned->ticket_id);
+        if (seated && *seated != p->row.hold_id) ReleaseHold(p->row.hold_id);
+      }
+      if (std::shared_ptr<TicketSink> sink = Take(p->row.ticket_id)) {
+        sink->Assigned(ToAssignment(*o.assigned));
+      }
+      continue;
+    }
     Open open;
     {
       absl::MutexLock lock(&mu_);

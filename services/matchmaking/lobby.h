@@ -14,6 +14,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -100,6 +101,9 @@ class Lobby {
   void AdmitBatch(std::vector<Pending>& batch);
   void Rate(std::vector<Pending*>& batch);
   void ReleaseHold(const std::string& hold_id);
+  // The stake hold of a ticket ("" when free; nullopt when it cannot be read:
+  // keep a hold rather than release a seat's).
+  std::optional<std::string> HoldOf(const std::string& ticket_id);
   void SendQueued(const std::string& ticket_id, const Open& open);
   void PollLoop();
   // Removes the open stream of `ticket_id` and returns its sink (or null).

@@ -47,6 +47,7 @@ struct Flags {
   int provisional_slack = 200;
   int default_rating = 1500;
   absl::Duration tick = absl::Milliseconds(5);
+  absl::Duration stage_log_every;
   absl::Duration lease_retry = absl::Seconds(1);
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration keep_alive_every = absl::Seconds(10);
@@ -84,6 +85,8 @@ void Bind(service::Config& c, Flags& f) {
          "rating distance forgiven when a provisional player is involved");
   c.Bind("default_rating", &f.default_rating, "rating without a ratings service");
   c.Bind("tick", &f.tick, "how often the matcher groups its pools");
+  c.Bind("stage_log_every", &f.stage_log_every,
+         "log where placed tables' time went this often (0: never)");
   c.Bind("lease_retry", &f.lease_retry, "how often unmatched pools are claimed");
   c.Bind("poll_every", &f.poll_every, "how often open streams' tickets are checked");
   c.Bind("keep_alive_every", &f.keep_alive_every, "bot stream keep-alive period");
@@ -163,6 +166,7 @@ int Run(int argc, char** argv) {
   mc.pool.bot_rating = flags.default_rating;
   mc.default_rating = flags.default_rating;
   mc.tick = flags.tick;
+  mc.stage_log_every = flags.stage_log_every;
   mc.lease_retry = flags.lease_retry;
   mc.poll_every = flags.poll_every;
   mc.keep_alive_every = flags.keep_alive_every;

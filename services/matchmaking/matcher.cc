@@ -25,7 +25,8 @@ Matcher::Matcher(MatcherOptions options, Placement* placement, ReserveBot reserv
     : options_(std::move(options)),
       placement_(placement),
       reserve_bot_(std::move(reserve_bot)),
-      on_assigned_(std::move(on_assigned)) {
+      on_assigned_(std::move(on_assigned)),
+      stages_(options_.stage_log_every) {
   waiting_family_ = &prometheus::BuildGauge()
                          .Name("trix_matchmaking_tickets_waiting")
                          .Help("tickets waiting in a pool this replica matches (a "
@@ -92,7 +93,7 @@ void Matcher::Run() {
     try {
       if (!connection_) Connect();
       if (absl::Now() - last_lease_try_ >= options_.lease_retry) TryLeases();
-      if (!Tick()) absl::SleepFor(options_.tick);
+      if (!Tick()) AwaitOffers();
     } catch (const std::exception& e) {
       // The advisory locks went with the connection: another replica (or this one,
       // reconnected) takes the pools over.
@@ -110,6 +111,12 @@ void Matcher::Run() {
 
 void Matcher::Connect() {
   connection_ = storage::Connect(options_.database_url, "mamlaka matcher");
+  // The claims (and the lease's bookkeeping) commit without waiting for fsync.
+  // Losing one in a crash of PostgreSQL leaves its tickets waiting, which is what
+  // recovery does anyway; and a claim is never lost while the table it asked for
+  // survives: table instances keep their games in the same PostgreSQL, and the
+  // table's own synchronous insert, made after the claim, flushes the log past it.
+  pqxx::nontransaction(*connection_).exec0("SET synchronous_commit = off");
   last_lease_try_ = absl::InfinitePast();
 }
 
@@ -154,6 +161,15 @@ void Matcher::TryLeases() {
 void Matcher::Offer(const std::vector<TicketRow>& rows) {
   std::lock_guard<std::mutex> lock(inbox_mu_);
   offered_.insert(offered_.end(), rows.begin(), rows.end());
+  inbox_cv_.notify_one();
+}
+
+void Matcher::AwaitOffers() {
+  // A new ticket may complete a table: group it at once rather than at the next
+  // tick (which still comes, for windows that widen and bot fills).
+  std::unique_lock<std::mutex> lock(inbox_mu_);
+  inbox_cv_.wait_for(lock, absl::ToChronoMicroseconds(options_.tick),
+                     [this] { return !offered_.empty() || stop_; });
 }
 
 void Matcher::Withdraw(const std::vector<std::string>& ticket_ids) {
@@ -276,7 +292,8 @@ bool Matcher::Tick() {
   for (auto& [name, state] : leased_) {
     for (Group& g : state.pool->Match(now)) groups.emplace_back(&state, std::move(g));
   }
-  bool reverted = !groups.empty() && PlaceAndCommit(groups);
+  bool reverted = !groups.empty() && PlaceAndCommit(groups, now);
+  stages_.MaybeLog();
   // Grouped tickets leave the pool's rows; those put back (a member left, or no
   // instance had room) come back with the next read of the pool.
   for (auto& [state, group] : groups) {
@@ -339,21 +356,102 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
   return request;
 }
 
-bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) {
+Matcher::Job Matcher::MakeJob(const PoolState& state, const Group& group) {
+  Job job{.pool = state.spec->name, .wait = state.wait, .bots = group.bots,
+          .possible = group.possible};
+  for (const Ticket& t : group.tickets) {
+    for (const TicketRow& r : state.rows.at(t.ticket_id)) job.tickets.push_back(r.ticket_id);
+    job.queued.push_back(t.queued);
+  }
+  job.request = TableRequest(state, group, &job.seats);
+  return job;
+}
+
+bool Matcher::ClaimWhole(const std::vector<Job>& jobs) {
+  PlacementArrays a = ArraysOf(jobs);
+  PgArray ids(PgType::kText), groups(PgType::kText);
+  size_t n = 0;
+  for (const Job& job : jobs) {
+    for (const std::string& t : job.tickets) {
+      ids.AddString(t);
+      groups.AddString(job.request.request_id());
+      ++n;
+    }
+  }
+  // One statement, atomic on its own (one round trip): the tickets locked in
+  // ticket order (as admissions and commits lock them) and, only if every one is
+  // still waiting, claimed into their placements, which are recorded.
+  pqxx::nontransaction tx(*connection_);
+  return tx.exec_params1(
+      "WITH locked AS (SELECT ticket_id FROM mm_tickets WHERE ticket_id = ANY($1::text[]) "
+      "AND status = 'waiting' ORDER BY ticket_id FOR UPDATE), "
+      "whole AS (SELECT count(*) = $10 AS ok FROM locked), "
+      "claimed AS (UPDATE mm_tickets AS t SET status = 'placing', group_id = u.request_id, "
+      "changed = now() FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
+      "WHERE t.ticket_id = u.ticket_id AND t.ticket_id IN (SELECT ticket_id FROM locked) "
+      "AND (SELECT ok FROM whole)), "
+      "placed AS (INSERT INTO mm_placements (request_id, pool, request, possible) "
+      "SELECT * FROM unnest($3::text[], $4::text[], $5::bytea[], $6::timestamptz[]) "
+      "WHERE (SELECT ok FROM whole)), "
+      "seated AS (INSERT INTO mm_placement_seats (request_id, seat, ticket_id) "
+      "SELECT * FROM unnest($7::text[], $8::int4[], $9::text[]) "
+      "WHERE (SELECT ok FROM whole)) "
+      "SELECT ok FROM whole",
+      ids.Finish(), groups.Finish(), a.request_ids.Finish(), a.pools.Finish(),
+      a.requests.Finish(), a.possible.Finish(), a.seat_requests.Finish(),
+      a.seats.Finish(), a.seat_tickets.Finish(), static_cast<int64_t>(n))[0]
+      .as<bool>();
+}
+
+bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups,
+                             absl::Time seen) {
+  const absl::Time start = absl::Now();
+  Batch batch;
+  // Usually every grouped ticket is still waiting: claimed and recorded in one
+  // statement. Groups with bots take the longer way (their bots are reserved only
+  // for groups that hold).
+  bool bots = false;
+  for (auto& [state, group] : groups) bots |= group.bots > 0;
+  if (!bots) {
+    for (auto& [state, group] : groups) batch.jobs.push_back(MakeJob(*state, group));
+    if (!ClaimWhole(batch.jobs)) batch.jobs.clear();
+  }
+  bool reverted = false;
+  if (batch.jobs.empty()) reverted = ClaimEach(groups, &batch);
+  if (stages_.on()) {
+    batch.seen = seen;
+    batch.claimed = absl::Now();
+    stages_.Add("match", start - seen);
+    stages_.Add("claim", batch.claimed - start);
+    stages_.Count("tables", static_cast<double>(batch.jobs.size()));
+    for (const Job& job : batch.jobs) stages_.Add("tick", seen - job.possible);
+  }
+  for (size_t first = 0; first < batch.jobs.size(); first += kTablesPerBatch) {
+    Batch part{.seen = batch.seen, .claimed = batch.claimed};
+    const size_t last = std::min(batch.jobs.size(), first + kTablesPerBatch);
+    for (size_t i = first; i < last; ++i) part.jobs.push_back(std::move(batch.jobs[i]));
+    Enqueue(std::move(part));
+  }
+  return reverted;
+}
+
+bool Matcher::ClaimEach(std::vector<std::pair<PoolState*, Group>>& groups, Batch* out) {
   // Claim the grouped tickets: only the leaseholder moves tickets to placing, but a
   // player may cancel or supersede a ticket since it was read.
+  Batch& batch = *out;
   std::vector<std::string> ids;
   for (auto& [state, group] : groups) {
     for (const Ticket& t : group.tickets) {
       for (const TicketRow& r : state->rows.at(t.ticket_id)) ids.push_back(r.ticket_id);
     }
   }
-  Batch batch;
   std::vector<std::string> revert;  // claimed, but their group fell apart
   pqxx::work tx(*connection_);
+  // Locked in ticket order, as admissions and commits lock them (no deadlock).
   const pqxx::result r = tx.exec_params(
-      "UPDATE mm_tickets SET status = 'placing', changed = now() "
-      "WHERE ticket_id = ANY($1::text[]) AND status = 'waiting' RETURNING ticket_id",
+      "UPDATE mm_tickets SET status = 'placing', changed = now() WHERE ticket_id IN "
+      "(SELECT ticket_id FROM mm_tickets WHERE ticket_id = ANY($1::text[]) "
+      "AND status = 'waiting' ORDER BY ticket_id FOR UPDATE) RETURNING ticket_id",
       TextArray(ids).Finish());
   std::set<std::string> claimed;
   for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
@@ -372,54 +470,58 @@ bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups) 
       }
       continue;
     }
-    Job job{.pool = state->spec->name, .wait = state->wait, .bots = group.bots,
-            .tickets = mine, .possible = group.possible};
-    for (const Ticket& t : group.tickets) job.queued.push_back(t.queued);
-    job.request = TableRequest(*state, group, &job.seats);
-    batch.jobs.push_back(std::move(job));
+    batch.jobs.push_back(MakeJob(*state, group));
   }
   RecordPlacements(tx, batch.jobs);
   tx.exec_params0(
       "UPDATE mm_tickets SET status = 'waiting', changed = now() "
       "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
       TextArray(revert).Finish());
-  // Durable before any table is created: a crash from here on leaves placements
-  // that the pool's next matcher finishes.
+  // Before any table is created: a crash from here on leaves placements that the
+  // pool's next matcher finishes (see Connect() on why it need not wait for fsync).
   tx.commit();
-  if (!batch.jobs.empty()) Enqueue(std::move(batch));
   return !revert.empty();
+}
+
+Matcher::PlacementArrays Matcher::ArraysOf(const std::vector<Job>& jobs) {
+  PlacementArrays a;
+  for (const Job& job : jobs) {
+    const std::string& id = job.request.request_id();
+    a.request_ids.AddString(id);
+    a.pools.AddString(job.pool);
+    a.requests.AddString(job.request.SerializeAsString());
+    a.possible.AddTime(job.possible);
+    for (const AssignmentRow& seat : job.seats) {
+      a.seat_requests.AddString(id);
+      a.seats.AddInt(seat.seat);
+      if (seat.ticket_id.empty()) {
+        a.seat_tickets.AddNull();
+      } else {
+        a.seat_tickets.AddString(seat.ticket_id);
+      }
+    }
+  }
+  return a;
 }
 
 void Matcher::RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs) {
   if (jobs.empty()) return;
-  PgArray request_ids(PgType::kText), pools(PgType::kText), requests(PgType::kBytea),
-      possible(PgType::kTimestampTz);
-  PgArray seat_requests(PgType::kText), seats(PgType::kInt4), seat_tickets(PgType::kText);
+  PlacementArrays a = ArraysOf(jobs);
   PgArray tickets(PgType::kText), groups(PgType::kText);
   for (const Job& job : jobs) {
-    const std::string& id = job.request.request_id();
-    request_ids.AddString(id);
-    pools.AddString(job.pool);
-    requests.AddString(job.request.SerializeAsString());
-    possible.AddTime(job.possible);
-    for (const AssignmentRow& a : job.seats) {
-      seat_requests.AddString(id);
-      seats.AddInt(a.seat);
-      if (a.ticket_id.empty()) seat_tickets.AddNull(); else seat_tickets.AddString(a.ticket_id);
-    }
     for (const std::string& t : job.tickets) {
       tickets.AddString(t);
-      groups.AddString(id);
+      groups.AddString(job.request.request_id());
     }
   }
   tx.exec_params0(
       "INSERT INTO mm_placements (request_id, pool, request, possible) "
       "SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::timestamptz[])",
-      request_ids.Finish(), pools.Finish(), requests.Finish(), possible.Finish());
+      a.request_ids.Finish(), a.pools.Finish(), a.requests.Finish(), a.possible.Finish());
   tx.exec_params0(
       "INSERT INTO mm_placement_seats (request_id, seat, ticket_id) "
       "SELECT * FROM unnest($1::text[], $2::int4[], $3::text[])",
-      seat_requests.Finish(), seats.Finish(), seat_tickets.Finish());
+      a.seat_requests.Finish(), a.seats.Finish(), a.seat_tickets.Finish());
   tx.exec_params0(
       "UPDATE mm_tickets AS t SET group_id = u.request_id "
       "FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
@@ -472,6 +574,10 @@ void Matcher::Enqueue(Batch batch) {
   // A bounded number of batches in flight: placement and commits overlap with the
   // next grouping, and a slow table service slows the matcher down.
   batches_cv_.wait(lock, [this] { return batches_.size() < kMaxBatchesQueued; });
+  batch.enqueued = absl::Now();
+  if (batch.claimed != absl::Time()) {
+    stages_.Add("backpressure", batch.enqueued - batch.claimed);
+  }
   batches_.push_back(std::move(batch));
   batches_cv_.notify_all();
 }
@@ -496,59 +602,45 @@ void Matcher::PlaceLoop() {
 }
 
 void Matcher::Place(Batch& batch) {
+  const absl::Time started = absl::Now();
   std::vector<v1::CreateTableRequest> requests;
   for (const Job& job : batch.jobs) requests.push_back(job.request);
   std::vector<Placed> placed = placement_->CreateTables(requests);
   service::Failpoint("matcher.after_create_tables");  // tables made, not yet assigned
-  std::vector<std::string> created, failed;
+  const absl::Time created_at = absl::Now();
+  // The seats of the tables made, built once, before the transaction.
+  std::vector<AssignmentRow> rows;
+  std::vector<std::string> row_requests;  // each row's placement
+  std::vector<std::string> created, failed, created_tickets, failed_tickets;
   for (size_t i = 0; i < placed.size(); ++i) {
     const Job& job = batch.jobs[i];
-    if (placed[i].status.ok()) {
-      created.push_back(job.request.request_id());
+    if (!placed[i].status.ok()) {
+      placement_failures_->Increment();
+      service::LogWarn("cannot place a table",
+                       {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
+      failed.push_back(job.request.request_id());
+      failed_tickets.insert(failed_tickets.end(), job.tickets.begin(), job.tickets.end());
       continue;
     }
-    placement_failures_->Increment();
-    service::LogWarn("cannot place a table",
-                     {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
-    failed.push_back(job.request.request_id());
+    created.push_back(job.request.request_id());
+    created_tickets.insert(created_tickets.end(), job.tickets.begin(), job.tickets.end());
+    for (AssignmentRow a : job.seats) {
+      a.table_id = placed[i].response.table_id();
+      a.address = placed[i].address;
+      a.seat_token = placed[i].response.seat_tokens(a.seat);
+      rows.push_back(std::move(a));
+      row_requests.push_back(job.request.request_id());
+    }
   }
-  std::vector<AssignmentRow> rows;
+  std::set<std::string> mine;
   absl::Status s = options_.db->Run("committing assignments", [&](pqxx::connection& c) {
-    rows.clear();
-    pqxx::work tx(c);
-    // A placement another matcher finished (this replica lost the pool meanwhile)
-    // is gone: its table is the same, and its seats are already assigned.
-    std::set<std::string> mine;
-    for (const pqxx::row& row : tx.exec_params(
-             "DELETE FROM mm_placements WHERE request_id = ANY($1::text[]) "
-             "RETURNING request_id",
-             TextArray(created).Finish())) {
+    mine.clear();
+    // One statement, atomic on its own: one round trip, durable when it returns.
+    pqxx::nontransaction tx(c);
+    for (const pqxx::row& row : CommitAssignments(tx, created, created_tickets, failed,
+                                                  failed_tickets, rows, row_requests)) {
       mine.insert(row[0].as<std::string>());
     }
-    std::vector<std::string> matched;
-    for (size_t i = 0; i < placed.size(); ++i) {
-      const Job& job = batch.jobs[i];
-      if (!placed[i].status.ok() || !mine.count(job.request.request_id())) continue;
-      matched.push_back(job.request.request_id());
-      for (AssignmentRow a : job.seats) {
-        a.table_id = placed[i].response.table_id();
-        a.address = placed[i].address;
-        a.seat_token = placed[i].response.seat_tokens(a.seat);
-        rows.push_back(std::move(a));
-      }
-    }
-    tx.exec_params0(
-        "UPDATE mm_tickets SET status = 'matched', changed = now() "
-        "WHERE group_id = ANY($1::text[]) AND status = 'placing'",
-        TextArray(matched).Finish());
-    InsertAssignments(tx, rows);
-    tx.exec_params0(
-        "UPDATE mm_tickets SET status = 'waiting', group_id = NULL, changed = now() "
-        "WHERE group_id = ANY($1::text[]) AND status = 'placing'",
-        TextArray(failed).Finish());
-    tx.exec_params0("DELETE FROM mm_placements WHERE request_id = ANY($1::text[])",
-                    TextArray(failed).Finish());
-    tx.commit();
     return absl::OkStatus();
   });
   if (!failed.empty()) reread_ = true;
@@ -558,27 +650,46 @@ void Matcher::Place(Batch& batch) {
     return;
   }
   const absl::Time now = absl::Now();
-  std::set<std::string> tables;
-  for (AssignmentRow& a : rows) {
-    a.matched = now;
-    tables.insert(a.table_id);
+  // A placement another matcher finished (this replica lost the pool meanwhile)
+  // was gone: its table is the same, and its seats were assigned by that matcher.
+  std::vector<AssignmentRow> assigned;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (!mine.count(row_requests[i])) continue;
+    assigned.push_back(std::move(rows[i]));
+    assigned.back().matched = now;
   }
   for (size_t i = 0; i < placed.size(); ++i) {
     const Job& job = batch.jobs[i];
-    if (!placed[i].status.ok() || !tables.count(placed[i].response.table_id())) continue;
+    if (!placed[i].status.ok() || !mine.count(job.request.request_id())) continue;
     matches_->Increment();
     bot_fills_->Increment(job.bots);
     for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(now - q));
   }
-  if (!rows.empty()) on_assigned_(rows);
+  if (!assigned.empty()) on_assigned_(assigned);
+  if (stages_.on() && batch.seen != absl::Time()) {
+    const absl::Time delivered = absl::Now();
+    stages_.Add("queue", started - batch.enqueued);
+    stages_.Add("create", created_at - started);
+    stages_.Add("commit", now - created_at);
+    stages_.Add("deliver", delivered - now);
+    for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
+  }
 }
 
-void Matcher::InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>& rows) {
-  PgArray tables(PgType::kText), seat_no(PgType::kInt4), players(PgType::kText),
-      tickets(PgType::kText), bots(PgType::kBool), addresses(PgType::kText),
-      tokens(PgType::kText), teams(PgType::kInt4), formats(PgType::kInt4),
-      stakes(PgType::kInt8), possible(PgType::kTimestampTz);
-  for (const AssignmentRow& a : rows) {
+pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
+                                        const std::vector<std::string>& created,
+                                        const std::vector<std::string>& created_tickets,
+                                        const std::vector<std::string>& failed,
+                                        const std::vector<std::string>& failed_tickets,
+                                        const std::vector<AssignmentRow>& rows,
+                                        const std::vector<std::string>& row_requests) {
+  PgArray requests(PgType::kText), tables(PgType::kText), seat_no(PgType::kInt4),
+      players(PgType::kText), tickets(PgType::kText), bots(PgType::kBool),
+      addresses(PgType::kText), tokens(PgType::kText), teams(PgType::kInt4),
+      formats(PgType::kInt4), stakes(PgType::kInt8), possible(PgType::kTimestampTz);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const AssignmentRow& a = rows[i];
+    requests.AddString(row_requests[i]);
     tables.AddString(a.table_id);
     seat_no.AddInt(a.seat);
     players.AddString(a.player_id);
@@ -591,14 +702,39 @@ void Matcher::InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>
     stakes.AddInt(a.stake);
     possible.AddTime(a.possible);
   }
-  tx.exec_params0(
-      "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, address, "
-      "seat_token, team, format, stake, possible) SELECT * FROM unnest($1::text[], "
-      "$2::int4[], $3::text[], $4::text[], $5::bool[], $6::text[], $7::text[], "
-      "$8::int4[], $9::int4[], $10::int8[], $11::timestamptz[])",
-      tables.Finish(), seat_no.Finish(), players.Finish(), tickets.Finish(),
-      bots.Finish(), addresses.Finish(), tokens.Finish(), teams.Finish(),
-      formats.Finish(), stakes.Finish(), possible.Finish());
+  std::vector<std::string> all_tickets = created_tickets;
+  all_tickets.insert(all_tickets.end(), failed_tickets.begin(), failed_tickets.end());
+  // One statement. The placements still ours (another matcher may have finished
+  // one) are deleted; their tickets, locked in ticket order as admissions lock them
+  // (an admission of one of these players waits, then sees the seat), are matched
+  // and their seats inserted. The failed placements' tickets go back to the queue.
+  return tx.exec_params(
+      "WITH mine AS (DELETE FROM mm_placements WHERE request_id = ANY($1::text[]) "
+      "RETURNING request_id), "
+      "locked AS (SELECT ticket_id, group_id FROM mm_tickets "
+      "WHERE ticket_id = ANY($3::text[]) AND status = 'placing' "
+      "ORDER BY ticket_id FOR UPDATE), "
+      "matched AS (UPDATE mm_tickets SET status = 'matched', changed = now() "
+      "WHERE ticket_id IN (SELECT ticket_id FROM locked "
+      "WHERE group_id IN (SELECT request_id FROM mine))), "
+      "seated AS (INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, "
+      "address, seat_token, team, format, stake, possible) "
+      "SELECT table_id, seat, player_id, ticket_id, bot, address, seat_token, team, "
+      "format, stake, possible FROM unnest($4::text[], $5::text[], $6::int4[], "
+      "$7::text[], $8::text[], $9::bool[], $10::text[], $11::text[], $12::int4[], "
+      "$13::int4[], $14::int8[], $15::timestamptz[]) AS u (request_id, table_id, seat, "
+      "player_id, ticket_id, bot, address, seat_token, team, format, stake, possible) "
+      "WHERE u.request_id IN (SELECT request_id FROM mine)), "
+      "back AS (UPDATE mm_tickets SET status = 'waiting', group_id = NULL, "
+      "changed = now() WHERE ticket_id IN (SELECT ticket_id FROM locked "
+      "WHERE group_id = ANY($2::text[]))), "
+      "dropped AS (DELETE FROM mm_placements WHERE request_id = ANY($2::text[])) "
+      "SELECT request_id FROM mine",
+      TextArray(created).Finish(), TextArray(failed).Finish(),
+      TextArray(all_tickets).Finish(), requests.Finish(), tables.Finish(),
+      seat_no.Finish(), players.Finish(), tickets.Finish(), bots.Finish(),
+      addresses.Finish(), tokens.Finish(), teams.Finish(), formats.Finish(),
+      stakes.Finish(), possible.Finish());
 }
 
 }  // namespace trix::matchmaking

@@ -32,6 +32,7 @@
 #include <deque>
 #include <mutex>
 #include <pqxx/connection>
+#include <pqxx/result>
 #include <pqxx/transaction>
 
 #include "absl/synchronization/notification.h"
@@ -42,7 +43,9 @@
 #include "prometheus/registry.h"
 #include "services/matchmaking/placement.h"
 #include "services/storage/connection_pool.h"
+#include "services/storage/pg_array.h"
 #include "services/matchmaking/pool.h"
+#include "services/matchmaking/stage_log.h"
 #include "services/matchmaking/ticket_store.h"
 #include "trix/v1/common.pb.h"
 
@@ -72,7 +75,8 @@ struct MatcherOptions {
   absl::Duration full_read_every = absl::Milliseconds(50);
   v1::Clocks clocks;  // for the tables it creates; zero: the table service's
   storage::ConnectionPool* db = nullptr;  // for the placers' commits
-  int placers = 3;  // batches placed and committed at once
+  int placers = 4;  // batches placed and committed at once
+  absl::Duration stage_log_every;  // 0: off (stage_log.h)
 };
 
 class Matcher {
@@ -100,6 +104,20 @@ class Matcher {
   // Waiting players per pool as last seen by this replica's leased pools.
   int Waiting(const std::string& pool) const;
 
+  // The commit of placed tables' seats, in `tx` (the placers' last step; public
+  // for the ticket store's test). `created`: placements whose tables were made,
+  // with their tickets and seats (`rows`, each with its placement in
+  // `row_requests`); `failed`: placements whose tables could not be made, with
+  // their tickets. Returns the placements it finished (request_id): the created
+  // ones still recorded, which another matcher may have finished first.
+  static pqxx::result CommitAssignments(pqxx::transaction_base& tx,
+                                        const std::vector<std::string>& created,
+                                        const std::vector<std::string>& created_tickets,
+                                        const std::vector<std::string>& failed,
+                                        const std::vector<std::string>& failed_tickets,
+                                        const std::vector<AssignmentRow>& rows,
+                                        const std::vector<std::string>& row_requests);
+
  private:
   struct PoolState {
     const PoolSpec* spec;
@@ -126,17 +144,38 @@ class Matcher {
   };
   struct Batch {
     std::vector<Job> jobs;
+    // When a tick grouped it, and when it was claimed and queued (stage_log.h).
+    absl::Time seen, claimed, enqueued;
   };
-  static constexpr size_t kMaxBatchesQueued = 4;
+  static constexpr size_t kMaxBatchesQueued = 8;
+  // A claim's tables go to the placers in batches of at most this many, so that
+  // the first tables of a big claim are committed and sent while the rest are
+  // still being created.
+  static constexpr size_t kTablesPerBatch = 12;
   void Run();
   void PlaceLoop();
   void Place(Batch& batch);
   // Queues `batch` for the placers (at most kMaxBatchesQueued wait).
   void Enqueue(Batch batch);
+  // The jobs' placements and seats as arrays (mm_placements, mm_placement_seats).
+  struct PlacementArrays {
+    storage::PgArray request_ids{storage::PgType::kText}, pools{storage::PgType::kText},
+        requests{storage::PgType::kBytea}, possible{storage::PgType::kTimestampTz};
+    storage::PgArray seat_requests{storage::PgType::kText}, seats{storage::PgType::kInt4},
+        seat_tickets{storage::PgType::kText};
+  };
+  static PlacementArrays ArraysOf(const std::vector<Job>& jobs);
   // In the claim's transaction: the jobs' placements, their seats, and the
   // tickets' group_id (migrations/0017_matchmaking_placements.sql).
   static void RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs);
-  static void InsertAssignments(pqxx::work& tx, const std::vector<AssignmentRow>& rows);
+  // The group's table request and seats (bots reserved).
+  Job MakeJob(const PoolState& state, const Group& group);
+  // Claims every job's tickets and records the placements in one statement; false
+  // (nothing changed) unless every ticket was still waiting.
+  bool ClaimWhole(const std::vector<Job>& jobs);
+  // Claims what is still waiting and keeps the groups that stayed whole (`batch`);
+  // returns whether any claimed ticket went back to the queue.
+  bool ClaimEach(std::vector<std::pair<PoolState*, Group>>& groups, Batch* batch);
   // The placements a previous holder of `state`'s pool left unfinished, as jobs.
   std::vector<Job> UnfinishedPlacements(pqxx::transaction_base& tx, PoolState& state);
   void Connect();
@@ -149,7 +188,7 @@ class Matcher {
   void Forget(PoolState& state, const std::string& pool_ticket);
   void TakeInbox();
   // Returns whether any grouped ticket went back to the queue.
-  bool PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups);
+  bool PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups, absl::Time seen);
   v1::CreateTableRequest TableRequest(const PoolState& state, const Group& group,
                                       std::vector<AssignmentRow>* seats);
 
@@ -161,7 +200,10 @@ class Matcher {
   std::map<std::string, PoolState> leased_;  // matcher thread only
   absl::Time last_lease_try_ = absl::InfinitePast();
   absl::Time last_full_read_ = absl::InfinitePast();
+  // Waits up to a tick for tickets offered meanwhile.
+  void AwaitOffers();
   std::mutex inbox_mu_;
+  std::condition_variable inbox_cv_;
   std::vector<TicketRow> offered_;
   std::vector<std::string> withdrawn_;
   mutable std::mutex published_mu_;
@@ -175,6 +217,7 @@ class Matcher {
   bool placers_stop_ = false;
   std::vector<std::thread> placers_;
 
+  StageLog stages_;
   prometheus::Family<prometheus::Gauge>* waiting_family_ = nullptr;
   prometheus::Family<prometheus::Histogram>* wait_family_ = nullptr;
   prometheus::Counter* matches_ = nullptr;

@@ -72,7 +72,8 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                          .tick = config.tick,
                          .lease_retry = config.lease_retry,
                          .clocks = config.clocks,
-                         .db = &s->store_->pool()};
+                         .db = &s->store_->pool(),
+                         .stage_log_every = config.stage_log_every};
   s->matcher_ = std::make_unique<Matcher>(
       matcher, s->placement_.get(),
       [raw](const v1::Mode& mode, const std::vector<std::string>& taken) {

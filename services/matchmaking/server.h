@@ -38,6 +38,7 @@ struct MatchmakingConfig {
   std::vector<int64_t> stake_levels;
   PoolOptions pool;          // applied to every pool (staked: no bot fill)
   absl::Duration tick = absl::Milliseconds(5);
+  absl::Duration stage_log_every;  // 0: off (stage_log.h)
   absl::Duration lease_retry = absl::Seconds(1);
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration update_every = absl::Seconds(1);

@@ -102,8 +102,17 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
     if (t.hold_id.empty()) holds.AddNull(); else holds.AddString(t.hold_id);
   }
   absl::flat_hash_map<std::string, std::string> live;  // player -> ticket
+  absl::flat_hash_map<std::string, AssignmentRow> seat;  // player -> live seat
   absl::Status s = pool_.Run("admitting tickets", [&](pqxx::connection& c) {
     pqxx::work tx(c);
+    // The players' live tickets, locked in ticket order (as the matcher's claims
+    // and commits lock them): a commit of their assignments either finished before
+    // (and the statements below see its assignments) or waits for this one (and
+    // the ticket it places is resumed below, not replaced).
+    tx.exec_params(
+        "SELECT 1 FROM mm_tickets WHERE player_id = ANY($1::text[]) "
+        "AND status IN ('waiting', 'placing') ORDER BY ticket_id FOR UPDATE",
+        players.Finish());
     const pqxx::result old = tx.exec_params(
         absl::StrCat("UPDATE mm_tickets t SET status = 'superseded', changed = now() "
                      "FROM unnest($1::text[], $2::text[]) AS n(player_id, request_id) "
@@ -120,7 +129,9 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
         "team, format, stake, rating, provisional, party_id, hold_id) "
         "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
         "$5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], $10::bool[], "
-        "$11::text[], $12::text[]) "
+        "$11::text[], $12::text[]) AS n (ticket_id, request_id, player_id) "
+        "WHERE NOT EXISTS (SELECT 1 FROM mm_assignments AS a "
+        "WHERE a.player_id = n.player_id AND NOT a.finished) "
         "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING",
         ids.Finish(), requests.Finish(), players.Finish(), names.Finish(),
         pools.Finish(), teams.Finish(), formats.Finish(), stakes.Finish(),
@@ -132,6 +143,15 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
     for (const pqxx::row& r : now_live) {
       live[r[0].as<std::string>()] = r[1].as<std::string>();
     }
+    const pqxx::result assigned = tx.exec_params(
+        absl::StrCat("SELECT ", kAssignmentColumns, " FROM mm_assignments "
+                     "WHERE player_id = ANY($1::text[]) AND NOT finished "
+                     "ORDER BY matched"),
+        players.Finish());
+    for (const pqxx::row& r : assigned) {
+      AssignmentRow a = ReadAssignment(r);
+      seat[a.player_id] = std::move(a);  // the newest wins
+    }
     tx.commit();
     return absl::OkStatus();
   });
@@ -140,6 +160,13 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
     const TicketRow& t = rows[i];
     AdmitOutcome o;
     auto it = live.find(t.player_id);
+    auto held = seat.find(t.player_id);
+    if (last[t.player_id] == i && it == live.end() && held != seat.end()) {
+      o.ticket_id = t.ticket_id;
+      o.assigned = held->second;
+      admitted.outcomes.push_back(std::move(o));
+      continue;
+    }
     if (last[t.player_id] != i || it == live.end()) {
       TicketRow lost = t;
       lost.status = "superseded";

@@ -61,6 +61,8 @@ struct AssignmentRow {
 struct AdmitOutcome {
   std::string ticket_id;  // the new ticket, or the live one a retry resumed
   bool resumed = false;
+  // The player's live seat (newest) when they hold one: no ticket was queued.
+  std::optional<AssignmentRow> assigned;
 };
 
 struct Admitted {
@@ -88,7 +90,11 @@ class TicketStore {
   TicketStore(std::string url, int connections);
 
   // Queues `rows` (ticket_id set by the caller). A player's older live ticket is
-  // superseded unless it has the same request_id, in which case it is resumed.
+  // superseded unless it has the same request_id, in which case it is resumed; a
+  // ticket being placed is resumed whatever its request. A player who holds a live
+  // assignment gets it back instead of a ticket: the check and the insert are one
+  // transaction that holds the player's live tickets locked, and the matcher's
+  // commit of assignments locks those tickets too, so a player never holds both.
   // Rows of the same player within one batch: the last one wins, the others are
   // reported superseded.
   absl::StatusOr<Admitted> Admit(const std::vector<TicketRow>& rows);

@@ -12,7 +12,7 @@
 #
 # Arguments go to matchmaking-load. Environment: PG_PORT (55471), TABLE_PORT (50093),
 # MM_PORT (50094), RATINGS_PORT (50095); MM_FLAGS, TABLE_FLAGS, RATINGS_FLAGS: extra
-# flags; KEEP_LOGS=1 keeps the logs.
+# flags; KEEP_LOGS=1 keeps the logs; MM_BIN: another matchmaking-service binary (A/B).
 # Both services run as in production (fsync and synchronous commit on) except that
 # the table service's per-address rate limit is off (every table comes from the one
 # matchmaking address) and clocks are an hour, so the autopilot never acts.
@@ -23,7 +23,8 @@ pg_port=${PG_PORT:-55471}
 table_port=${TABLE_PORT:-50093}
 mm_port=${MM_PORT:-50094}
 ratings_port=${RATINGS_PORT:-50095}
-for bin in build/bin/table-service build/bin/ratings-service build/bin/matchmaking-service \
+mm_bin=${MM_BIN:-build/bin/matchmaking-service}
+for bin in build/bin/table-service build/bin/ratings-service "$mm_bin" \
   build/bin/matchmaking-load; do
   [ -x "$bin" ] || { echo "run_matchmaking_load.sh: $bin is missing" >&2; exit 2; }
 done
@@ -75,7 +76,7 @@ pids+=($!)
 wait_serving "$dir/ratings.log" "${pids[-1]}"
 
 # shellcheck disable=SC2086
-build/bin/matchmaking-service --listen="127.0.0.1:$mm_port" --metrics_port=-1 \
+"$mm_bin" --listen="127.0.0.1:$mm_port" --metrics_port=-1 \
   --database_url="$url" --service_token="$token" --migrations_dir=migrations \
   --table_address="127.0.0.1:$table_port" --ratings_address="127.0.0.1:$ratings_port" \
   --log_level=info \
