@@ -2,8 +2,11 @@
 // account each serves, the modes it plays, how many tables it takes at once and
 // how many it is playing. The matcher reserves a seat from it for each empty seat
 // after the bot-fill wait; the seat's assignment then goes to a stream of that
-// account. A table counts against a stream until its game is over (checked every
-// `sweep_every`). Keep-alives go out every `keep_alive_every`.
+// account. When no stream here has room, the seat is taken from a stream on
+// another replica (bot_streams.h), whose roster finds the assignment in
+// PostgreSQL (it reads its accounts' live assignments every `share_every`) and
+// sends it. A table counts against a stream until its game is over (checked every
+// `keep_alive_every`, when keep-alives go out).
 #ifndef TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 #define TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 
@@ -17,6 +20,7 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "services/matchmaking/bot_streams.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/stream_outbox.h"
 #include "services/matchmaking/ticket_store.h"
@@ -27,9 +31,13 @@ namespace trix::matchmaking {
 class BotRoster {
  public:
   using Outbox = StreamOutbox<v1::BotUpdate>;
-  using GameOver = std::function<bool(const std::string& address, const std::string& table)>;
+  using GameOver =
+      std::function<bool(const std::string& address, const std::string& table)>;
 
-  BotRoster(absl::Duration keep_alive_every, GameOver game_over);
+  // `shared` records this replica's streams for the others and lends seats of
+  // theirs; `store` reads and finishes the accounts' assignments.
+  BotRoster(absl::Duration keep_alive_every, GameOver game_over, TicketStore* store,
+            BotStreams* shared, absl::Duration share_every = absl::Seconds(1));
   ~BotRoster();
   void Start();
   void Stop();
@@ -39,12 +47,14 @@ class BotRoster {
   void Connect(const BotAccount& bot, int capacity, std::set<std::string> modes,
                std::shared_ptr<Outbox> outbox, const std::vector<AssignmentRow>& live);
   void Disconnect(const std::shared_ptr<Outbox>& outbox);
-  std::optional<BotSeat> Reserve(const v1::Mode& mode, const std::vector<std::string>& taken);
+  std::optional<BotSeat> Reserve(const v1::Mode& mode,
+                                 const std::vector<std::string>& taken);
   void Deliver(const std::vector<AssignmentRow>& rows);
   int connected() const;
 
  private:
   struct Stream {
+    std::string stream_id;  // its row in mm_bot_streams
     BotAccount bot;
     int capacity = 1;
     std::set<std::string> modes;
@@ -52,10 +62,24 @@ class BotRoster {
     int reserved = 0;
     std::vector<AssignmentRow> tables;
   };
+  static int Room(const Stream& s) {
+    return s.capacity - s.reserved - static_cast<int>(s.tables.size());
+  }
+  // Sends `a` to the stream here it was given to (else another of its account's),
+  // unless one already has its table; `reserved_here`: this replica's matcher
+  // reserved the seat, which is no longer pending.
+  void DeliverOne(const AssignmentRow& a, bool reserved_here)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Loop();
+  void Share();
+  void SweepFinishedGames();
 
   const absl::Duration keep_alive_every_;
   GameOver game_over_;
+  TicketStore* const store_;
+  BotStreams* const shared_;
+  const absl::Duration share_every_;
+  bool shared_ok_ = true;  // the last Share wrote the rows (Loop only)
   mutable absl::Mutex mu_;
   std::vector<std::unique_ptr<Stream>> streams_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;

@@ -83,6 +83,13 @@ const v1::Mode kAllModes[] = {
     [] { v1::Mode m; m.set_team(v1::TEAM_PARTNER); m.set_format(v1::FORMAT_COMPLEX); return m; }(),
 };
 
+absl::Status CheckBotId(const std::string& bot_id) {
+  if (bot_id.empty() || bot_id.size() > 128) {
+    return absl::InvalidArgumentError("a bot_id (RegisterBot's answer) is required");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 grpc::Status ToGrpcStatus(const absl::Status& s) {
@@ -165,6 +172,9 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::LeaveParty(
     v1::LeavePartyResponse*) {
   absl::StatusOr<std::string> player = Player(context, request->player_id());
   if (!player.ok()) return Finish(context, player.status());
+  if (request->party_id().empty() || request->party_id().size() > 128) {
+    return Finish(context, absl::InvalidArgumentError("a party_id is required"));
+  }
   return Finish(context, store_->LeaveParty(request->party_id(), *player));
 }
 
@@ -174,6 +184,9 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::RegisterBot(
   if (absl::Status s = Operator(context); !s.ok()) return Finish(context, s);
   if (request->name().empty() || request->name().size() > 64) {
     return Finish(context, absl::InvalidArgumentError("a bot name (1-64 characters) is required"));
+  }
+  if (request->owner().size() > 128) {
+    return Finish(context, absl::InvalidArgumentError("owner is longer than 128 bytes"));
   }
   BotAccount bot{.bot_id = "bot-" + service::NewUuid(),
                  .name = request->name(),
@@ -199,6 +212,7 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::RotateBotKey(
     grpc::CallbackServerContext* context, const v1::RotateBotKeyRequest* request,
     v1::RegisterBotResponse* response) {
   if (absl::Status s = Operator(context); !s.ok()) return Finish(context, s);
+  if (absl::Status s = CheckBotId(request->bot_id()); !s.ok()) return Finish(context, s);
   const std::string key = service::NewSeatToken();
   absl::Status s = store_->SetBotKey(request->bot_id(), service::TokenHash(key));
   if (s.ok()) {
@@ -212,6 +226,7 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::RevokeBot(
     grpc::CallbackServerContext* context, const v1::RevokeBotRequest* request,
     v1::RevokeBotResponse*) {
   if (absl::Status s = Operator(context); !s.ok()) return Finish(context, s);
+  if (absl::Status s = CheckBotId(request->bot_id()); !s.ok()) return Finish(context, s);
   return Finish(context, store_->RevokeBot(request->bot_id()));
 }
 

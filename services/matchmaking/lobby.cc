@@ -59,6 +59,7 @@ Lobby::~Lobby() { Stop(); }
 void Lobby::Start() {
   admit_thread_ = std::thread([this] { AdmitLoop(); });
   poll_thread_ = std::thread([this] { PollLoop(); });
+  attach_thread_ = std::thread([this] { AttachLeftHolds(); });
 }
 
 void Lobby::Stop() {
@@ -71,6 +72,7 @@ void Lobby::Stop() {
   }
   if (admit_thread_.joinable()) admit_thread_.join();
   if (poll_thread_.joinable()) poll_thread_.join();
+  if (attach_thread_.joinable()) attach_thread_.join();
   for (auto& [id, o] : open) {
     o.sink->End(absl::UnavailableError("matchmaking is draining; resubmit"));
   }
@@ -84,6 +86,16 @@ void Lobby::Stop() {
 absl::Status Lobby::Validate(Pending& p) {
   v1::FindTableRequest& r = p.request;
   if (r.request_id().empty()) return absl::InvalidArgumentError("request_id is required");
+  if (r.request_id().size() > 128) {
+    return absl::InvalidArgumentError("request_id is longer than 128 bytes");
+  }
+  // The table seats the player under this name, and takes at most 64 bytes.
+  if (r.display_name().size() > 64) {
+    return absl::InvalidArgumentError("display_name is longer than 64 bytes");
+  }
+  if (r.party_id().size() > 128) {
+    return absl::InvalidArgumentError("party_id is longer than 128 bytes");
+  }
   if (!r.has_mode() || (r.mode().team() == 0 && r.mode().format() == 0)) {
     r.mutable_mode()->set_team(v1::TEAM_PARTNER);  // Quick Play
     r.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
@@ -144,6 +156,30 @@ std::shared_ptr<TicketSink> Lobby::Take(const std::string& ticket_id) {
   return sink;
 }
 
+void Lobby::AttachLeftHolds() {
+  if (ratings_ == nullptr) return;
+  absl::StatusOr<std::vector<AssignmentRow>> staked = store_->LiveStakedAssignments();
+  if (!staked.ok()) {
+    service::LogWarn("cannot read the live staked seats",
+                     {{"error", staked.status().ToString()}});
+    return;
+  }
+  // A game that is over was settled from its stakes: its holds are not attached
+  // after the fact (nothing would settle them).
+  std::map<std::string, bool> over;  // by table
+  std::vector<AssignmentRow> live;
+  for (const AssignmentRow& a : *staked) {
+    {
+      absl::MutexLock lock(&mu_);
+      if (stop_) return;
+    }
+    auto it = over.find(a.table_id);
+    if (it == over.end()) it = over.emplace(a.table_id, GameOver(a.address, a.table_id)).first;
+    if (!it->second) live.push_back(a);
+  }
+  AttachHolds(live);
+}
+
 void Lobby::AdmitLoop() {
   for (;;) {
     std::vector<Pending> batch;
@@ -159,7 +195,12 @@ void Lobby::AdmitLoop() {
         batch.push_back(std::move(admissions_.front()));
         admissions_.pop_front();
       }
-      cancel.swap(cancellations_);
+      // A stream that closed while a retry of its request resumed the ticket
+      // leaves the ticket to the retry's stream: it is not cancelled.
+      for (std::string& id : cancellations_) {
+        if (!open_.count(id)) cancel.push_back(std::move(id));
+      }
+      cancellations_.clear();
     }
     if (!cancel.empty()) {
       absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
@@ -274,10 +315,12 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     seat_of[a.player_id] = a;
   }
   std::vector<Pending*> queue;
+  std::vector<AssignmentRow> again;
   for (Pending& p : batch) {
     auto it = seat_of.find(p.player_id);
     if (it != seat_of.end()) {
       p.sink->Assigned(ToAssignment(it->second));
+      again.push_back(it->second);
       continue;
     }
     if (!p.request.party_id().empty()) {
@@ -297,6 +340,9 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     }
     queue.push_back(&p);
   }
+  // Attaching is idempotent: this finishes what a matchmaking process that died
+  // between committing the seats and attaching their holds left undone.
+  AttachHolds(again);
   Rate(queue);
   std::vector<TicketRow> rows;
   std::vector<Pending*> admitted;
@@ -321,6 +367,13 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
       grpc::ClientContext context;
       grpc::Status s =
           ratings_->HoldStake(Ratings(&context), request, &hold);
+      if (s.ok() && hold.state() != v1::HOLD_STATE_HELD) {
+        // The request's earlier ticket is over (its stream closed, so it was
+        // cancelled and its hold released): this new ticket needs a hold of its own.
+        request.set_request_id(absl::StrCat(request.request_id(), "-", t.ticket_id));
+        grpc::ClientContext retry;
+        s = ratings_->HoldStake(Ratings(&retry), request, &hold);
+      }
       if (!s.ok()) {
         // An account the ledger does not know has no balance either.
         const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||

@@ -79,6 +79,9 @@ class Lobby {
 
   // Attaches staked holds of delivered seats; called with the matcher's rows.
   void AttachHolds(const std::vector<AssignmentRow>& rows);
+  // The holds of live staked seats that a matchmaking process committed but died
+  // before attaching (the seats of games not over; attaching is idempotent).
+  void AttachLeftHolds();
 
  private:
   struct Pending {
@@ -125,6 +128,7 @@ class Lobby {
       ABSL_GUARDED_BY(stubs_mu_);
   std::thread admit_thread_;
   std::thread poll_thread_;
+  std::thread attach_thread_;  // at start: AttachLeftHolds()
 };
 
 }  // namespace trix::matchmaking

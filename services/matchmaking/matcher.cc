@@ -341,6 +341,7 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
       seat->set_display_name(bot->name);
       row.player_id = bot->bot_id;
       row.bot = true;
+      row.bot_stream = bot->stream_id;
     } else {
       const std::string& key = group.tickets[plan.ticket].ticket_id;
       const TicketRow& t = state.rows.at(key)[plan.member];
@@ -594,14 +595,24 @@ void Matcher::PlaceLoop() {
       batches_cv_.notify_all();
     }
     try {
-      Place(batch);
+      // Until committed: the same tables are asked for again (the same request ids
+      // and seat tokens), so a database outage only delays the seats. Should
+      // another replica take the pool meanwhile, it finishes them instead, and the
+      // retry commits nothing.
+      while (!Place(batch)) {
+        std::unique_lock<std::mutex> lock(batches_mu_);
+        if (batches_cv_.wait_for(lock, std::chrono::seconds(1),
+                                 [this] { return placers_stop_; })) {
+          break;
+        }
+      }
     } catch (const std::exception& e) {
       service::LogError("cannot commit placed tables", {{"error", e.what()}});
     }
   }
 }
 
-void Matcher::Place(Batch& batch) {
+bool Matcher::Place(Batch& batch) {
   const absl::Time started = absl::Now();
   std::vector<v1::CreateTableRequest> requests;
   for (const Job& job : batch.jobs) requests.push_back(job.request);
@@ -645,9 +656,9 @@ void Matcher::Place(Batch& batch) {
   });
   if (!failed.empty()) reread_ = true;
   if (!s.ok()) {
-    // The placements stay: the pool's next matcher finishes them.
-    service::LogWarn("assignments not committed", {{"error", s.ToString()}});
-    return;
+    service::LogWarn("assignments not committed; placing them again",
+                     {{"error", s.ToString()}});
+    return false;
   }
   const absl::Time now = absl::Now();
   // A placement another matcher finished (this replica lost the pool meanwhile)
@@ -665,7 +676,10 @@ void Matcher::Place(Batch& batch) {
     bot_fills_->Increment(job.bots);
     for (absl::Time q : job.queued) job.wait->Observe(absl::ToDoubleSeconds(now - q));
   }
-  if (!assigned.empty()) on_assigned_(assigned);
+  if (!assigned.empty()) {
+    service::Failpoint("matcher.after_assign");  // assignments committed, nobody told
+    on_assigned_(assigned);
+  }
   if (stages_.on() && batch.seen != absl::Time()) {
     const absl::Time delivered = absl::Now();
     stages_.Add("queue", started - batch.enqueued);
@@ -674,6 +688,7 @@ void Matcher::Place(Batch& batch) {
     stages_.Add("deliver", delivered - now);
     for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
   }
+  return true;
 }
 
 pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
@@ -686,7 +701,8 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
   PgArray requests(PgType::kText), tables(PgType::kText), seat_no(PgType::kInt4),
       players(PgType::kText), tickets(PgType::kText), bots(PgType::kBool),
       addresses(PgType::kText), tokens(PgType::kText), teams(PgType::kInt4),
-      formats(PgType::kInt4), stakes(PgType::kInt8), possible(PgType::kTimestampTz);
+      formats(PgType::kInt4), stakes(PgType::kInt8), possible(PgType::kTimestampTz),
+      streams(PgType::kText);
   for (size_t i = 0; i < rows.size(); ++i) {
     const AssignmentRow& a = rows[i];
     requests.AddString(row_requests[i]);
@@ -701,6 +717,7 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
     formats.AddInt(a.format);
     stakes.AddInt(a.stake);
     possible.AddTime(a.possible);
+    if (a.bot_stream.empty()) streams.AddNull(); else streams.AddString(a.bot_stream);
   }
   std::vector<std::string> all_tickets = created_tickets;
   all_tickets.insert(all_tickets.end(), failed_tickets.begin(), failed_tickets.end());
@@ -718,12 +735,13 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       "WHERE ticket_id IN (SELECT ticket_id FROM locked "
       "WHERE group_id IN (SELECT request_id FROM mine))), "
       "seated AS (INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, "
-      "address, seat_token, team, format, stake, possible) "
+      "address, seat_token, team, format, stake, possible, bot_stream) "
       "SELECT table_id, seat, player_id, ticket_id, bot, address, seat_token, team, "
-      "format, stake, possible FROM unnest($4::text[], $5::text[], $6::int4[], "
-      "$7::text[], $8::text[], $9::bool[], $10::text[], $11::text[], $12::int4[], "
-      "$13::int4[], $14::int8[], $15::timestamptz[]) AS u (request_id, table_id, seat, "
-      "player_id, ticket_id, bot, address, seat_token, team, format, stake, possible) "
+      "format, stake, possible, bot_stream FROM unnest($4::text[], $5::text[], "
+      "$6::int4[], $7::text[], $8::text[], $9::bool[], $10::text[], $11::text[], "
+      "$12::int4[], $13::int4[], $14::int8[], $15::timestamptz[], $16::text[]) AS u "
+      "(request_id, table_id, seat, player_id, ticket_id, bot, address, seat_token, "
+      "team, format, stake, possible, bot_stream) "
       "WHERE u.request_id IN (SELECT request_id FROM mine)), "
       "back AS (UPDATE mm_tickets SET status = 'waiting', group_id = NULL, "
       "changed = now() WHERE ticket_id IN (SELECT ticket_id FROM locked "
@@ -734,7 +752,7 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       TextArray(all_tickets).Finish(), requests.Finish(), tables.Finish(),
       seat_no.Finish(), players.Finish(), tickets.Finish(), bots.Finish(),
       addresses.Finish(), tokens.Finish(), teams.Finish(), formats.Finish(),
-      stakes.Finish(), possible.Finish());
+      stakes.Finish(), possible.Finish(), streams.Finish());
 }
 
 }  // namespace trix::matchmaking

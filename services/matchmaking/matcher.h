@@ -64,6 +64,7 @@ std::string PoolName(const v1::Mode& mode, int64_t stake);
 struct BotSeat {
   std::string bot_id;
   std::string name;
+  std::string stream_id;  // the bot stream that plays it (bot_streams.h)
 };
 
 struct MatcherOptions {
@@ -154,7 +155,9 @@ class Matcher {
   static constexpr size_t kTablesPerBatch = 12;
   void Run();
   void PlaceLoop();
-  void Place(Batch& batch);
+  // False when the seats could not be committed (the database is away): the
+  // placements stay recorded, and the batch is to be placed again.
+  bool Place(Batch& batch);
   // Queues `batch` for the placers (at most kMaxBatchesQueued wait).
   void Enqueue(Batch batch);
   // The jobs' placements and seats as arrays (mm_placements, mm_placement_seats).

@@ -110,6 +110,10 @@ absl::StatusOr<std::string> PlayerAuth::VerifyJwt(const std::string& token,
 absl::StatusOr<std::string> ActingFor(const Caller& caller, const std::string& player_id) {
   if (caller.service) {
     if (player_id.empty()) return absl::InvalidArgumentError("player_id is required");
+    // What a table seat takes (table.proto's SeatAssignment.player_id).
+    if (player_id.size() > 128) {
+      return absl::InvalidArgumentError("player_id is longer than 128 bytes");
+    }
     return player_id;
   }
   if (!player_id.empty() && player_id != caller.player_id) {

@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
+#include "services/common/auth.h"
 #include "services/common/logging.h"
 
 namespace trix::matchmaking {
@@ -63,10 +64,13 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .poll_every = config.poll_every,
                      .update_every = config.update_every};
   MatchmakingServer* raw = s.get();
+  s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
   s->bots_ = std::make_unique<BotRoster>(
-      config.keep_alive_every, [raw](const std::string& address, const std::string& table) {
+      config.keep_alive_every,
+      [raw](const std::string& address, const std::string& table) {
         return raw->lobby_->GameOver(address, table);
-      });
+      },
+      s->store_.get(), s->bot_streams_.get());
   MatcherOptions matcher{.database_url = config.database_url,
                          .pools = pools,
                          .tick = config.tick,
@@ -107,6 +111,15 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   s->bots_->Start();
   s->matcher_->Start();
   s->SetServing(true);
+  MatchmakingServer* watched = s.get();
+  s->database_watch_ = std::make_unique<storage::ReadinessWatch>(
+      &s->store_->pool(), absl::Milliseconds(500), [watched](bool ready) {
+        grpc::HealthCheckServiceInterface* health =
+            watched->server_->GetHealthCheckService();
+        if (health == nullptr || watched->shut_down_.load()) return;
+        health->SetServingStatus(ready);
+        health->SetServingStatus(kServiceName, ready);
+      });
   service::LogInfo("matchmaking listening", {{"port", s->port_}});
   return s;
 }
@@ -122,8 +135,8 @@ void MatchmakingServer::SetServing(bool serving) {
 }
 
 void MatchmakingServer::Shutdown(absl::Duration grace) {
-  if (!server_ || shut_down_) return;
-  shut_down_ = true;
+  if (!server_ || shut_down_.exchange(true)) return;
+  database_watch_.reset();
   SetServing(false);
   matcher_->Stop();
   lobby_->Stop();

@@ -9,6 +9,8 @@
 #ifndef TRIX_SERVICES_MATCHMAKING_SERVER_H_
 #define TRIX_SERVICES_MATCHMAKING_SERVER_H_
 
+#include <atomic>
+
 #include <memory>
 #include <string>
 #include <vector>
@@ -24,6 +26,7 @@
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/player_auth.h"
 #include "services/matchmaking/ticket_store.h"
+#include "services/storage/readiness_watch.h"
 
 namespace trix::matchmaking {
 
@@ -73,13 +76,16 @@ class MatchmakingServer {
   std::unique_ptr<v1::RatingsService::Stub> ratings_;
   std::unique_ptr<PlayerAuth> auth_;
   std::unique_ptr<Placement> placement_;
+  std::unique_ptr<BotStreams> bot_streams_;
   std::unique_ptr<BotRoster> bots_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<Matcher> matcher_;
   std::unique_ptr<MatchmakingGrpcService> service_;
   std::unique_ptr<grpc::Server> server_;
+  // Health NOT_SERVING while the database is away (calls need it).
+  std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;
-  bool shut_down_ = false;
+  std::atomic<bool> shut_down_{false};
 };
 
 }  // namespace trix::matchmaking

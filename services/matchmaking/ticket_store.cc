@@ -32,6 +32,7 @@ AssignmentRow ReadAssignment(const pqxx::row& r) {
   a.stake = r[9].as<int64_t>();
   a.possible = FromEpoch(r[10]);
   a.matched = FromEpoch(r[11]);
+  a.bot_stream = r[12].as<std::string>();
   return a;
 }
 
@@ -244,6 +245,39 @@ absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOf(
                      " FROM mm_assignments WHERE player_id = ANY($1::text[]) "
                      "AND NOT finished"),
         TextArray(player_ids).Finish());
+    for (const pqxx::row& row : r) rows.push_back(ReadAssignment(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
+absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOfStreams(
+    const std::vector<std::string>& stream_ids) {
+  std::vector<AssignmentRow> rows;
+  absl::Status s = pool_.Run("reading bot assignments", [&](pqxx::connection& c) {
+    rows.clear();
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kAssignmentColumns,
+                     " FROM mm_assignments WHERE bot_stream = ANY($1::text[]) "
+                     "AND NOT finished"),
+        TextArray(stream_ids).Finish());
+    for (const pqxx::row& row : r) rows.push_back(ReadAssignment(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
+absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveStakedAssignments() {
+  std::vector<AssignmentRow> rows;
+  absl::Status s = pool_.Run("reading staked assignments", [&](pqxx::connection& c) {
+    rows.clear();  // a retried read starts again
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec(absl::StrCat(
+        "SELECT ", kAssignmentColumns,
+        " FROM mm_assignments WHERE NOT finished AND stake > 0 AND ticket_id IS NOT NULL"));
     for (const pqxx::row& row : r) rows.push_back(ReadAssignment(row));
     return absl::OkStatus();
   });

@@ -56,6 +56,7 @@ struct AssignmentRow {
   int64_t stake = 0;
   absl::Time possible;
   absl::Time matched;
+  std::string bot_stream;  // the bot stream the seat was given to; "" for people
 };
 
 struct AdmitOutcome {
@@ -109,6 +110,11 @@ class TicketStore {
   // The live assignments of these players, any order.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOf(
       const std::vector<std::string>& player_ids);
+  // The live assignments given to these bot streams.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOfStreams(
+      const std::vector<std::string>& stream_ids);
+  // Every staked person's seat at a game not known to be over.
+  absl::StatusOr<std::vector<AssignmentRow>> LiveStakedAssignments();
   absl::StatusOr<std::vector<AssignmentRow>> AssignmentsOfTickets(
       const std::vector<std::string>& ticket_ids);
   absl::Status MarkFinished(const std::string& table_id);
@@ -142,7 +148,7 @@ inline constexpr char kTicketColumns[] =
 inline constexpr char kAssignmentColumns[] =
     "table_id, seat, player_id, coalesce(ticket_id, ''), bot, address, seat_token, "
     "team, format, stake, extract(epoch from possible)::float8, "
-    "extract(epoch from matched)::float8";
+    "extract(epoch from matched)::float8, coalesce(bot_stream, '')";
 
 
 // A ticket from a row that selected kTicketColumns.

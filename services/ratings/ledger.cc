@@ -69,6 +69,16 @@ void LockRequest(pqxx::work& tx, const std::string& request_id) {
   tx.exec_params("SELECT pg_advisory_xact_lock(hashtextextended($1, 7))", request_id);
 }
 
+// An id as the rest of the system takes it (a table seat's player_id, an Act's
+// request_id): present and at most 128 bytes.
+absl::Status CheckId(absl::string_view what, const std::string& id) {
+  if (id.empty()) return absl::InvalidArgumentError(absl::StrCat(what, " is required"));
+  if (id.size() > 128) {
+    return absl::InvalidArgumentError(absl::StrCat(what, " is longer than 128 bytes"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 std::string PlayerAccount(const std::string& player_id) {
@@ -78,11 +88,12 @@ std::string PlayerAccount(const std::string& player_id) {
 absl::StatusOr<Transfer> Ledger::Move(EntryKind kind, const std::string& request_id,
                                       const std::string& player_id, int64_t amount,
                                       const std::string& reason) {
-  if (request_id.empty()) return absl::InvalidArgumentError("request_id is required");
-  if (player_id.empty()) return absl::InvalidArgumentError("player_id is required");
+  if (absl::Status s = CheckId("request_id", request_id); !s.ok()) return s;
+  if (absl::Status s = CheckId("player_id", player_id); !s.ok()) return s;
   if (amount <= 0) return absl::InvalidArgumentError("amount must be positive");
   const std::string request =
       absl::StrCat(static_cast<int>(kind), "|", player_id, "|", amount, "|", reason);
+  if (reason.size() > 512) return absl::InvalidArgumentError("reason is longer than 512 bytes");
   Transfer out;
   absl::Status s = pool_->Run("moving money", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
@@ -188,8 +199,8 @@ absl::StatusOr<StatementPage> Ledger::GetStatement(const std::string& player_id,
 
 absl::StatusOr<HoldInfo> Ledger::HoldStake(const std::string& request_id,
                                            const std::string& player_id, int64_t amount) {
-  if (request_id.empty()) return absl::InvalidArgumentError("request_id is required");
-  if (player_id.empty()) return absl::InvalidArgumentError("player_id is required");
+  if (absl::Status s = CheckId("request_id", request_id); !s.ok()) return s;
+  if (absl::Status s = CheckId("player_id", player_id); !s.ok()) return s;
   if (amount <= 0) return absl::InvalidArgumentError("amount must be positive");
   HoldInfo out;
   absl::Status s = pool_->Run("holding a stake", [&](pqxx::connection& c) -> absl::Status {

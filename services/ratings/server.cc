@@ -64,11 +64,18 @@ void RatingsServer::SetReady() {
     health->SetServingStatus(kServiceName, true);
   }
   if (options_.consume) consumer_.Start();
+  database_watch_ = std::make_unique<storage::ReadinessWatch>(
+      &pool_, absl::Milliseconds(500), [this](bool ready) {
+        grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+        if (health == nullptr || shut_down_.load()) return;
+        health->SetServingStatus(ready);
+        health->SetServingStatus(kServiceName, ready);
+      });
 }
 
 void RatingsServer::Shutdown(absl::Duration grace) {
-  if (!server_ || shut_down_) return;
-  shut_down_ = true;
+  if (!server_ || shut_down_.exchange(true)) return;
+  database_watch_.reset();
   if (grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService()) {
     health->SetServingStatus(false);
     health->SetServingStatus(kServiceName, false);

@@ -12,6 +12,8 @@
 #ifndef TRIX_SERVICES_RATINGS_SERVER_H_
 #define TRIX_SERVICES_RATINGS_SERVER_H_
 
+#include <atomic>
+
 #include <memory>
 #include <string>
 
@@ -25,6 +27,7 @@
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
 #include "services/storage/connection_pool.h"
+#include "services/storage/readiness_watch.h"
 
 namespace trix::ratings {
 
@@ -61,9 +64,11 @@ class RatingsServer {
   RatingsGrpcService service_;
   OutboxConsumer consumer_;
   std::unique_ptr<grpc::Server> server_;
+  // Once ready: health NOT_SERVING while the database is away.
+  std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;
   bool ready_ = false;
-  bool shut_down_ = false;
+  std::atomic<bool> shut_down_{false};
 };
 
 }  // namespace trix::ratings

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/observation.h"
+#include "services/table/refusals.h"
 #include "services/table/slot.h"
 #include "services/table/table_host.h"
 
@@ -92,8 +93,11 @@ void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
 void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
                               Reply<v1::GameRecord> reply, bool trusted) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
-  if (request.game_id().empty() || request.game_id().size() > 128) {
+  if (request.game_id().empty()) {
     return reply(absl::InvalidArgumentError("game_id is required"));
+  }
+  if (absl::Status s = CheckTableId(request.game_id()); !s.ok()) {
+    return reply(absl::InvalidArgumentError(absl::StrCat("game_id: ", s.message())));
   }
   PostRead(
       [this, request, reply, trusted] {

@@ -701,11 +701,16 @@ TEST_F(HostTest, HistoryAndListings) {
   EXPECT_EQ(record.viewer(), -1);
   ASSERT_GT(record.events_size(), 10);
   for (const v1::Event& e : record.events()) EXPECT_FALSE(e.has_hand_shown());
-  rr.set_game_id("missing");
+  rr.set_game_id("00000000-0000-4000-8000-000000000000");
   EXPECT_EQ(Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); })
                 .status()
                 .code(),
             absl::StatusCode::kNotFound);
+  rr.set_game_id("missing");  // not of the form of a table id
+  EXPECT_EQ(Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); })
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(HostTest, FinishedTablesLeaveMemoryAndAreServedFromTheLog) {

@@ -217,31 +217,7 @@ for scenario in "${scenarios[@]}"; do
       "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
       ;;
     garbage)
-      python3 - "$port" <<'PY'
-import os, random, socket, struct, sys, time
-port = int(sys.argv[1])
-preface = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-rng = random.Random(7)
-sent = 0
-until = time.time() + 10
-while time.time() < until:
-    kind = sent % 3
-    try:
-        s = socket.create_connection(("127.0.0.1", port), timeout=2)
-        if kind == 0:
-            s.sendall(os.urandom(rng.randint(1, 65536)))
-        elif kind == 1:
-            s.sendall(preface + os.urandom(rng.randint(1, 16384)))
-        else:  # a HEADERS frame that claims 16 MiB, then a little of it
-            s.sendall(preface + struct.pack(">I", 0x1000000)[1:] + b"\x01\x04" +
-                      struct.pack(">I", 1) + os.urandom(1024))
-        s.close()
-    except OSError:
-        pass
-    sent += 1
-    time.sleep(0.002)  # a steady stream, not a CPU hog beside the other tests
-print(f"garbage: {sent} connections")
-PY
+      python3 "$root/tests/fault/garbage_bytes.py" 10 "$port"
       ;;
   esac
   echo "fault_test: $scenario struck at $(date -u +%T)"

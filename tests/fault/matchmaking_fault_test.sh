@@ -18,7 +18,30 @@
 #   botkill9     every bot account's trix-bot process is killed with SIGKILL
 #                mid-game and started again by its supervisor (supervised_bot.sh)
 #                a second later: it takes its live assignments back and finishes
-#                its seats (the table's autopilot covers the gap).
+#                its seats (the table's autopilot covers the gap);
+#   pgdown       PostgreSQL is stopped (pg_ctl -m immediate: a crash) while
+#                tickets wait for bots and a staked game is being played, kept
+#                down for 5 s (past the table lease, 3 s), and started again:
+#                each service's gRPC health says NOT_SERVING while it is away
+#                and SERVING again by itself once it is back;
+#   clientdrop   instead of trix-demo, four people's clients (resuming_client.py,
+#                staked) whose connections drop: each closes its FindTable
+#                stream once queued and reopens it with the same request id; the
+#                matchmaking service runs with the failpoint matcher.after_assign,
+#                so it dies the moment the table's assignments are committed,
+#                before anyone is told, and is started again (the clients retry
+#                FindTable and get the assignment that was committed); then each
+#                drops its table stream twice mid-game, asks matchmaking again
+#                (FindTable with the same request id, then GetAssignment: the same
+#                assignment) and resumes with after_seq (exactly the missed
+#                events, no snapshot, nothing twice);
+#   badrequests  while the games are played, bad_requests.py sends malformed,
+#                oversized, unauthenticated and undecodable calls at every RPC of
+#                the three services for 15 s from three threads: each must be
+#                answered with its status (INVALID_ARGUMENT, RESOURCE_EXHAUSTED,
+#                UNAUTHENTICATED, ...) and a message, and change nothing (its one
+#                table, seats flood-0..3, is played out by the autopilot after);
+#                garbage_bytes.py sends random bytes to the three ports meanwhile.
 #
 # Each scenario ends with the checks: trix-demo exits 0 (every person got a seat,
 # every game ended with a consistent result and every person was rated); three
@@ -29,7 +52,10 @@
 # its recorded result, each game was rated once and its money moved once; and
 # that the fault was felt: a ticket waiting when matchmaking died was seated by the
 # restarted one; the ratings service served again and a game finished while it
-# was down; the bots were restarted.
+# was down; the bots were restarted; every service reported NOT_SERVING while the
+# database was down (and SERVING after); the failpoint struck. clientdrop checks
+# one game (four clients, none bots) instead of three, and each seat's accepted
+# actions against its log entries.
 #
 #   tests/fault/matchmaking_fault_test.sh [--full] [scenario ...]
 #
@@ -45,8 +71,8 @@ scenarios=()
 for a in "$@"; do
   case "$a" in
     --full) pace=200ms ;;
-    mmkill9 | ratingskill9 | botkill9) scenarios+=("$a") ;;
-    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9 ...]" >&2; exit 2 ;;
+    mmkill9 | ratingskill9 | botkill9 | pgdown | clientdrop | badrequests) scenarios+=("$a") ;;
+    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|clientdrop|badrequests ...]" >&2; exit 2 ;;
   esac
 done
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(mmkill9 ratingskill9 botkill9)
@@ -73,7 +99,8 @@ trap cleanup EXIT
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
 }
-url=$("$root/scripts/pg.sh" start "$work/pg" "$(free_port)")
+pg_port=$(free_port)
+url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
@@ -130,12 +157,12 @@ wait_count() {
   done
   return 1
 }
-# The games matchmaking assigned seats at: three, all finished.
+# The games matchmaking assigned seats at: $1 (three), all finished.
 assigned="EXISTS (SELECT 1 FROM mm_assignments a WHERE a.table_id = g.id)"
-three_games() {
-  [ "$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND $assigned")" -eq 3 ] &&
+games_made() {
+  [ "$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND $assigned")" -eq "$1" ] &&
   [ "$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND $assigned
-      AND finished IS NOT NULL")" -eq 3 ]
+      AND finished IS NOT NULL")" -eq "$1" ]
 }
 # Known defect: a matchmaking service killed between CreateTable and writing the
 # table's assignments leaves that table with nobody assigned (the restarted one
@@ -144,7 +171,8 @@ three_games() {
 # failed, unless STRICT=1.
 orphan_tables() {
   local n
-  n=$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND NOT $assigned")
+  n=$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND NOT $assigned
+    AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id LIKE 'flood-%')")
   [ "$n" -eq 0 ] && return 0
   if [ "${STRICT:-0}" = 1 ]; then
     echo "FAIL $scenario: $n tables created with nobody assigned"
@@ -166,6 +194,19 @@ assignments_kept() {
       LEFT JOIN mm_assignments a ON a.table_id = g.id AND a.seat = s.seat
     WHERE g.created >= '$since' AND $assigned AND (a.player_id IS DISTINCT FROM s.player_id
                                      OR a.bot IS DISTINCT FROM s.bot)"
+}
+# Every staked seat's money was held while its ticket waited and settled with its
+# game: its hold is settled (not released, nor held or attached forever), and no
+# hold of the run's tickets is left open.
+holds_settled() {
+  none_of "staked seats of finished games whose hold was not settled with the game" "
+    SELECT count(*) FROM games g JOIN game_seats s ON s.game_id = g.id
+    WHERE g.created >= '$since' AND g.finished IS NOT NULL AND s.stake > 0 AND $assigned
+      AND NOT EXISTS (SELECT 1 FROM ratings.holds h WHERE h.table_id = g.id
+                      AND h.seat = s.seat AND h.player_id = s.player_id AND h.state = 4)" &&
+  none_of "holds of the run's tickets still open" "
+    SELECT count(*) FROM ratings.holds h JOIN mm_tickets t ON t.hold_id = h.hold_id
+    WHERE t.queued >= '$since' AND h.state IN (1, 2)"
 }
 # A ticket that was waiting when matchmaking died was seated by the restarted one.
 seated_after_restart() {
@@ -190,6 +231,116 @@ finished_while_down() {
 }
 bots_restarted() { [ -s "$work/bots/restarts" ]; }
 
+# pgdown: PostgreSQL crashes (immediate stop) and comes back on its port.
+as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
+crash_database() {
+  as_pg /usr/lib/postgresql/15/bin/pg_ctl -D "$work/pg/data" -m immediate -w stop >/dev/null
+}
+# Polls the gRPC health (overall status) of the services on the ports given, every
+# 200 ms, and writes "name status" to $work/$scenario/health.<name> on each
+# change, until $work/$scenario/health.stop exists.
+watch_health() {
+  /usr/bin/python3 - "$work/$scenario" "$@" <<'PY'
+import os, sys, time
+import grpc
+out, ports = sys.argv[1], dict(a.split("=") for a in sys.argv[2:])
+names = {b"\x08\x01": "SERVING", b"\x08\x02": "NOT_SERVING"}
+last = {}
+checks = {n: grpc.insecure_channel("127.0.0.1:" + p).unary_unary(
+    "/grpc.health.v1.Health/Check") for n, p in ports.items()}
+while not os.path.exists(os.path.join(out, "health.stop")):
+    for name, check in checks.items():
+        try:
+            status = names.get(check(b"", timeout=1), "UNKNOWN")
+        except grpc.RpcError as e:
+            status = e.code().name
+        if last.get(name) != status:
+            last[name] = status
+            with open(os.path.join(out, "health." + name), "a") as f:
+                f.write(status + "\n")
+    time.sleep(0.2)
+PY
+}
+# The service $1 said SERVING, then NOT_SERVING (the database away), then SERVING.
+health_went_and_came_back() {
+  local seen
+  seen=$(tr '\n' ' ' <"$work/$scenario/health.$1" 2>/dev/null)
+  echo "  $1: $seen"
+  [[ " $seen" == *" SERVING NOT_SERVING "*"SERVING "* ]] &&
+  [ "$(tail -n 1 "$work/$scenario/health.$1")" = SERVING ]
+}
+
+# clientdrop: four people's clients, started one by one: the next once the last
+# one's ticket was queued again after its drop. Fails unless each exits 0.
+run_clients() {
+  local i status=0 pids=()
+  for i in 1 2 3 4; do
+    PYTHONPATH=$bin/../python:$root/bots/python /usr/bin/python3 -u \
+      "$root/tests/fault/resuming_client.py" --matchmaking="127.0.0.1:${port[matchmaking]}" \
+      --ratings="127.0.0.1:${port[ratings]}" --player="drop-$i" --token="$token" \
+      --stake=100 --credit=1000 --drop_at=$((15 + 7 * i)),$((60 + 9 * i)) \
+      >"$work/$scenario/client-$i.json" 2>"$work/$scenario/client-$i.log" &
+    pids+=($!)
+    for _ in $(seq 1 100); do
+      [ "$(grep -c '"event": "queued"' "$work/$scenario/client-$i.log")" -ge 2 ] && break
+      sleep 0.1
+    done
+  done
+  for p in "${pids[@]}"; do wait "$p" || status=1; done
+  return $status
+}
+# Every client's accepted actions are in its seat's log (at most one more per
+# stream break), it dropped its table stream twice, and clients 1-3 dropped their
+# FindTable stream once queued.
+clients_kept() {
+  local ok=0 i table seat actions resubscribes game queued logged
+  for i in 1 2 3 4; do
+    read -r table seat actions resubscribes game queued < <(python3 -c '
+import json, sys
+j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+print(j.get("table"), j.get("seat"), j.get("actions"), j.get("resubscribes"),
+      j["drops"]["game"], j["drops"]["queued"])' "$work/$scenario/client-$i.json") ||
+      { echo "  client $i: no result"; ok=1; continue; }
+    logged=$(count "SELECT count(*) FROM game_log WHERE game_id = '$table' AND seat = $seat AND request_id <> ''")
+    if [ "$logged" -lt "$actions" ] || [ "$logged" -gt $((actions + resubscribes)) ]; then
+      echo "  client $i: $actions acknowledged, $logged in the log, $resubscribes breaks"
+      ok=1
+    fi
+    [ "$game" -eq 2 ] || { echo "  client $i: $game drops mid-game, not 2"; ok=1; }
+    [ "$i" -eq 4 ] || [ "$queued" -ge 1 ] || { echo "  client $i: never dropped while queued"; ok=1; }
+  done
+  return $ok
+}
+# badrequests: nothing of the flood's players in the database beyond its one table
+# and its one credited account.
+flood_left_nothing() {
+  local f="LIKE 'flood-%'"
+  none_of "tickets of flood players" "SELECT count(*) FROM mm_tickets WHERE player_id $f" &&
+  none_of "parties of flood players" "SELECT count(*) FROM mm_parties p
+    WHERE EXISTS (SELECT 1 FROM unnest(p.members) m WHERE m $f)" &&
+  none_of "bot accounts of the flood" "SELECT count(*) FROM mm_bots WHERE name $f" &&
+  none_of "holds of flood players" "SELECT count(*) FROM ratings.holds WHERE player_id $f" &&
+  none_of "flood accounts beyond flood-rich" "SELECT count(*) FROM ratings.accounts
+    WHERE account_id LIKE 'player:flood-%' AND account_id <> 'player:flood-rich'" &&
+  none_of "entries of flood-rich beyond its credit" "SELECT count(*) - 1 FROM ratings.lines
+    WHERE account_id = 'player:flood-rich'" &&
+  none_of "flood tables beyond the one" "SELECT count(DISTINCT game_id) - 1 FROM game_seats
+    WHERE player_id $f"
+}
+services_running() {
+  local name
+  for name in table matchmaking ratings; do
+    kill -0 "${pid[$name]}" 2>/dev/null || { echo "  $name is gone"; return 1; }
+  done
+}
+# The failpoint killed matchmaking once the seats were committed: the game's four
+# assignments are older than the kill.
+failpoint_struck() {
+  grep -q '"failpoint":"matcher.after_assign"' "$work/matchmaking.log" &&
+  [ "$(count "SELECT count(*) FROM mm_assignments a JOIN games g ON g.id = a.table_id
+      WHERE g.created >= '$since' AND a.matched < '$struck'")" -eq 4 ]
+}
+
 mkdir -p "$work/bots"
 start_table
 start_ratings
@@ -197,11 +348,18 @@ start_matchmaking
 for scenario in "${scenarios[@]}"; do
   since=$(psql_ "SELECT now()")
   mkdir -p "$work/$scenario"
-  FAULT_BOT_DIR=$work/bots FAULT_TRIX_BOT=$bin/trix-bot MAMLAKA_DEMO_SERVICE_TOKEN=$token \
-    "$bin/trix-demo" --matchmaking="127.0.0.1:${port[matchmaking]}" \
-    --ratings="127.0.0.1:${port[ratings]}" --pace="$pace" \
-    --bot_binary="$root/tests/fault/supervised_bot.sh" --log_dir="$work/$scenario" \
-    --timeout=3m >"$work/$scenario/demo.log" 2>&1 &
+  if [ "$scenario" = clientdrop ]; then
+    kill -TERM "${pid[matchmaking]}"
+    wait "${pid[matchmaking]}" 2>/dev/null || true
+    MAMLAKA_FAILPOINTS=matcher.after_assign start_matchmaking
+    run_clients >"$work/$scenario/demo.log" 2>&1 &
+  else
+    FAULT_BOT_DIR=$work/bots FAULT_TRIX_BOT=$bin/trix-bot MAMLAKA_DEMO_SERVICE_TOKEN=$token \
+      "$bin/trix-demo" --matchmaking="127.0.0.1:${port[matchmaking]}" \
+      --ratings="127.0.0.1:${port[ratings]}" --pace="$pace" \
+      --bot_binary="$root/tests/fault/supervised_bot.sh" --log_dir="$work/$scenario" \
+      --timeout=3m >"$work/$scenario/demo.log" 2>&1 &
+  fi
   demo_pid=$!
   ok=1
   case "$scenario" in
@@ -230,6 +388,41 @@ for scenario in "${scenarios[@]}"; do
         AND log_length > 40 AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.bot)" || ok=0
       for f in "$work"/bots/*.pid; do kill -KILL "$(cat "$f")" 2>/dev/null || true; done
       ;;
+    pgdown)
+      # The staked table in play, the party and the loner waiting for bots.
+      watch_health table="${port[table]}" matchmaking="${port[matchmaking]}" \
+        ratings="${port[ratings]}" &
+      watch_pid=$!
+      wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
+      wait_count 1 60 "SELECT count(*) FROM mm_tickets WHERE queued >= '$since' AND status = 'waiting'" || ok=0
+      struck=$(psql_ "SELECT now()")
+      crash_database
+      sleep 5  # past the table lease (3 s)
+      "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
+      ;;
+    badrequests)
+      wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
+      struck=$(psql_ "SELECT now()")
+      flood_status=0
+      # Random bytes at all three ports meanwhile (fault_test.sh's garbage scenario
+      # aims at the table port alone).
+      python3 "$root/tests/fault/garbage_bytes.py" 10 "${port[table]}" "${port[matchmaking]}" \
+        "${port[ratings]}" >"$work/$scenario/garbage.out" 2>&1 &
+      garbage_pid=$!
+      PYTHONPATH=$bin/../python /usr/bin/python3 "$root/tests/fault/bad_requests.py" \
+        --table="127.0.0.1:${port[table]}" --matchmaking="127.0.0.1:${port[matchmaking]}" \
+        --ratings="127.0.0.1:${port[ratings]}" --token="$token" --seconds=15 \
+        >"$work/$scenario/flood.out" 2>&1 || flood_status=$?
+      wait "$garbage_pid" || flood_status=1
+      ;;
+    clientdrop)
+      for _ in $(seq 1 600); do kill -0 "${pid[matchmaking]}" 2>/dev/null || break; sleep 0.1; done
+      if kill -0 "${pid[matchmaking]}" 2>/dev/null; then ok=0; fi
+      wait "${pid[matchmaking]}" 2>/dev/null || true
+      struck=$(psql_ "SELECT now()")
+      sleep 1
+      start_matchmaking || ok=0
+      ;;
   esac
   [ "$ok" = 1 ] || { echo "FAIL $scenario: the fault could not strike mid-flow"; tail -n 20 "$work/$scenario/demo.log"; }
   echo "matchmaking_fault_test: $scenario struck at $(date -u +%T)"
@@ -238,12 +431,20 @@ for scenario in "${scenarios[@]}"; do
   demo_pid=""
   check "every player seated, every game consistent and rated (trix-demo exit 0)" [ "$demo_status" -eq 0 ]
   [ "$demo_status" -eq 0 ] || tail -n 30 "$work/$scenario/demo.log"
-  check "three games made, all finished" three_games
+  case "$scenario" in clientdrop) games=1 ;; *) games=3 ;; esac
+  if [ "$scenario" = pgdown ]; then
+    touch "$work/$scenario/health.stop"
+    wait "$watch_pid" || true
+  fi
+  check "$games games made, all finished" games_made $games
   check "no assignment lost or changed" assignments_kept
   orphan_tables
-  check "every game's log replays to its recorded result" games_replay "$work/$scenario/replay" 3
+  # The flood's own table is played out by the autopilot, a finished game too.
+  check "every game's log replays to its recorded result" games_replay "$work/$scenario/replay" \
+    $((games + $([ "$scenario" = badrequests ] && echo 1 || echo 0)))
   check "every game was rated once" eval 'wait_rated && rated_once'
   check "every game's money moved once" ledger_once
+  check "every stake was held until its game settled it" holds_settled
   case "$scenario" in
     mmkill9) check "a ticket waiting at the kill was seated by the restarted service" seated_after_restart ;;
     ratingskill9)
@@ -251,6 +452,24 @@ for scenario in "${scenarios[@]}"; do
       check "a game finished while the ratings service was down" finished_while_down
       ;;
     botkill9) check "the bot accounts' processes were restarted" bots_restarted ;;
+    pgdown)
+      for name in table matchmaking ratings; do
+        check "$name said NOT_SERVING while the database was down, then SERVING" \
+          health_went_and_came_back $name
+      done
+      check "a ticket waiting at the outage was seated after it" seated_after_restart
+      ;;
+    badrequests)
+      check "every bad request got its status and a message, and changed nothing" \
+        [ "$flood_status" -eq 0 ]
+      cat "$work/$scenario/flood.out" "$work/$scenario/garbage.out"
+      check "nothing of the flood's players is in the database" flood_left_nothing
+      check "the three services are still running" services_running
+      ;;
+    clientdrop)
+      check "the failpoint killed matchmaking once the seats were committed" failpoint_struck
+      check "every client's accepted actions are in its seat's log; every drop happened" clients_kept
+      ;;
   esac
 done
 

@@ -22,18 +22,23 @@ class Replica {
  public:
   Replica(const std::string& db_url, const std::string& log,
           const std::string& bot_fill_wait = "60s",
-          std::vector<std::pair<std::string, std::string>> env = {})
+          std::vector<std::pair<std::string, std::string>> env = {},
+          const std::vector<std::string>& flags = {})
       : log_(log) {
     std::remove(log.c_str());  // the port is read from this run's log
+    std::vector<std::string> argv = {
+        MATCHMAKING_SERVICE_BINARY,
+        "--listen=127.0.0.1:0",
+        "--database_url=" + db_url,
+        std::string("--service_token=") + table::kServiceToken,
+        "--migrations_dir=" MIGRATIONS_DIR,
+        "--metrics_port=-1",
+        "--lease_retry=200ms",
+        "--poll_every=50ms",
+        "--bot_fill_wait=" + bot_fill_wait};
+    argv.insert(argv.end(), flags.begin(), flags.end());
     auto child = bots::ChildProcess::Start(
-        {.argv = {MATCHMAKING_SERVICE_BINARY, "--listen=127.0.0.1:0",
-                  "--database_url=" + db_url,
-                  std::string("--service_token=") + table::kServiceToken,
-                  "--migrations_dir=" MIGRATIONS_DIR, "--metrics_port=-1",
-                  "--lease_retry=200ms", "--poll_every=50ms",
-                  "--bot_fill_wait=" + bot_fill_wait},
-         .env = std::move(env),
-         .output_path = log});
+        {.argv = std::move(argv), .env = std::move(env), .output_path = log});
     EXPECT_TRUE(child.ok()) << child.status();
     if (child.ok()) process_ = *std::move(child);
   }
@@ -50,6 +55,14 @@ class Replica {
       }
     }
     return 0;
+  }
+  // How many lines of its log hold `text`.
+  int LogLines(const std::string& text) {
+    std::ifstream in(log_);
+    int n = 0;
+    for (std::string line; std::getline(in, line);)
+      n += line.find(text) != std::string::npos;
+    return n;
   }
   std::unique_ptr<v1::MatchmakingService::Stub> Stub() {
     int port = WaitPort();
@@ -177,6 +190,64 @@ TEST_F(MatchmakingReplicasTest, APlacementCutShortByACrashIsFinishedByTheNextMat
                 .as<std::string>());
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM mm_placements")[0].as<int64_t>(), 0);
   EXPECT_EQ(SeatedTwice(), 0);
+}
+
+// A bot connected to one replica fills seats of the pools another replica
+// matches: its stream is shared through mm_bot_streams, the matcher takes a seat of
+// it there, and the bot's own replica sends it the committed assignment.
+TEST_F(MatchmakingReplicasTest, ABotOnTheOtherReplicaFillsTheSeat) {
+  const std::string dir = ::testing::TempDir();
+  const std::vector<std::string> flags = {"--card_ms=300"};  // the player never moves
+  Replica a(db_->url(), dir + "/mm-share-a.log", "200ms", {}, flags);
+  auto stub_a = a.Stub();
+  for (absl::Time until = absl::Now() + absl::Seconds(10);
+       a.LogLines("\"matching pool\"") < 4 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(a.LogLines("\"matching pool\""), 4);  // A matches every pool
+  Replica b(db_->url(), dir + "/mm-share-b.log", "200ms", {}, flags);
+  auto stub_b = b.Stub();
+
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", kServiceBearer);
+  v1::RegisterBotRequest request;
+  request.set_name("bot-on-b");
+  v1::RegisterBotResponse bot;
+  ASSERT_TRUE(stub_b->RegisterBot(&context, request, &bot).ok());
+  auto process = bots::ChildProcess::Start(
+      {.argv = {TRIX_BOT_BINARY,
+                "--matchmaking=127.0.0.1:" + std::to_string(b.WaitPort()), "--capacity=2",
+                "--strategy=random", "--metrics_port=-1"},
+       .env = {{"TRIX_BOT_BOT_KEY", bot.key()}},
+       .output_path = dir + "/mm-share-bot.log"});
+  ASSERT_TRUE(process.ok()) << process.status();
+  for (absl::Time until = absl::Now() + absl::Seconds(10);
+       Count("SELECT count(*) FROM mm_bot_streams WHERE room = 2") == 0 &&
+       absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(Count("SELECT count(*) FROM mm_bot_streams WHERE room = 2"), 1);
+
+  TicketClient player(stub_a.get(), Request("alone"), kServiceBearer);
+  ASSERT_TRUE(player.WaitDone());
+  ASSERT_TRUE(player.status().ok()) << player.status().error_message();
+  EXPECT_EQ(b.LogLines("\"matching pool\""), 0);  // so A placed it
+  const std::string table = player.assignment().table_id();
+  const std::string seat_of_bot =
+      absl::StrCat("SELECT seat FROM mm_assignments WHERE player_id = '", bot.bot_id(),
+                   "' AND table_id = '", table, "'");
+  ASSERT_EQ(Count(absl::StrCat("SELECT count(*) FROM (", seat_of_bot, ") AS s")), 1);
+  // The bot plays its seat: an action of its own (not the autopilot's, which
+  // carries no request id) reaches the table's log.
+  const std::string acted =
+      absl::StrCat("SELECT count(*) FROM game_log WHERE game_id = '", table,
+                   "' AND request_id <> '' AND seat = (", seat_of_bot, ")");
+  for (absl::Time until = absl::Now() + absl::Seconds(30);
+       Count(acted) == 0 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_GT(Count(acted), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_bot_streams WHERE room = 1"), 1);
 }
 
 }  // namespace

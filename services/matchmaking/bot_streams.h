@@ -1,0 +1,61 @@
+// The bot streams of every matchmaking replica, as PostgreSQL holds them
+// (mm_bot_streams, migration 0023): what lets a pool's matcher, on whichever
+// replica leases the pool, seat a bot that is connected to another replica.
+//
+// The roster (bot_roster.h) of each replica writes its own streams here: one row per
+// open stream, and every second each stream's room with a heartbeat. When none of
+// the replica's own streams has room for a seat, ReserveElsewhere takes a seat from
+// another replica's live stream with room, lowering its room in the same statement,
+// so that two matchers never take the last seat of a stream together. The stream's
+// own replica learns of the seat from the committed assignment.
+//
+//   BotStreams streams(&db, replica_id);
+//   streams.Open(stream_id, bot, {"complex-partner"}, 2);
+//   streams.Heartbeat({{stream_id, 1}});
+//   auto seat = streams.ReserveElsewhere("complex-partner", {"bot-already-seated"});
+#ifndef TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
+#define TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
+
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "services/matchmaking/matcher.h"
+#include "services/matchmaking/ticket_store.h"
+#include "services/storage/connection_pool.h"
+
+namespace trix::matchmaking {
+
+class BotStreams {
+ public:
+  // `live_for`: how long after its last heartbeat a stream still counts.
+  BotStreams(storage::ConnectionPool* db, std::string replica,
+             absl::Duration live_for = absl::Seconds(5));
+
+  const std::string& replica() const { return replica_; }
+
+  absl::Status Open(const std::string& stream_id, const BotAccount& bot,
+                    const std::set<std::string>& modes, int room);
+  absl::Status Close(const std::string& stream_id);
+  // Writes the room of each of this replica's streams (stream id, room) and their
+  // heartbeat; removes the rows of replicas silent for a minute.
+  absl::Status Heartbeat(const std::vector<std::pair<std::string, int>>& rooms);
+  // A seat of `mode` on another replica's live stream with room, of an account
+  // not in `taken`; nullopt when there is none.
+  absl::StatusOr<std::optional<BotSeat>> ReserveElsewhere(
+      const std::string& mode, const std::vector<std::string>& taken);
+
+ private:
+  storage::ConnectionPool* db_;
+  const std::string replica_;
+  const absl::Duration live_for_;
+};
+
+}  // namespace trix::matchmaking
+
+#endif  // TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
