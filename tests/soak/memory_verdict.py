@@ -106,6 +106,8 @@ def main(argv):
 
     series = collections.defaultdict(list)  # name -> [(t, rss, heap, hosted, live)]
     for line in open(a.samples):
+        if line.count(",") != 5:
+            continue  # cut short when the sampler was stopped
         t, name, rss, heap, hosted, live = line.strip().split(",")
         num = lambda v: float(v) if v != "" else None
         series[name].append((float(t), float(rss) / 1024, num(heap) and num(heap) / 1024,

@@ -163,9 +163,10 @@ soak_status=0
 wound_down=$(($(date +%s) - t0))
 echo "run_soak.sh: the games are over at t=${wound_down}s; sampling the memory given back for $drain"
 sleep "$drain_s"
-sleep 11  # one more sample
 kill "$sampler" 2>/dev/null
 sampler=""
+t=$(($(date +%s) - t0))  # the last sample: after the drain, whatever the sampler's pace
+for name in "${services[@]}"; do sample "$name" "$t"; done >>"$work/samples.csv"
 head -n 10 "$work/soak.err" >&2
 
 failed=0
