@@ -86,12 +86,14 @@ echo "stack_test: stack up in $(($(date +%s) - start)) s (two table instances re
 dc --profile play run --rm play >"$logs/play.log" 2>&1 &
 play_pid=$!
 
-# Wait until the watched game (people think PACE per move) is well under way, then
+# Wait until a game (the watched one: its people think PACE a move) is well under
+# way but far from its end (a game is some 440 entries), then
 # kill -9 the table service that holds it.
 running="" owner=""
 for _ in $(seq 1 480); do
   read -r running owner < <(psql_ "SELECT id, lease_owner FROM games
-      WHERE finished IS NULL AND log_length > 40 ORDER BY log_length LIMIT 1" 2>/dev/null |
+      WHERE finished IS NULL AND log_length BETWEEN 40 AND 250
+      ORDER BY log_length LIMIT 1" 2>/dev/null |
     tr '|' ' ') || true
   [ -n "$running" ] && break
   kill -0 "$play_pid" 2>/dev/null || break
