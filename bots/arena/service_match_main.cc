@@ -12,8 +12,7 @@
 //
 // Exit status: 0 when every game was played as planned and rated, 1 otherwise,
 // 2 for bad flags.
-#include <unistd.h>
-
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <random>
@@ -21,18 +20,11 @@
 
 #include "absl/strings/str_format.h"
 #include "bots/arena/service_match.h"
+#include "bots/demo/child_process.h"
 #include "services/common/config.h"
 
 namespace trix::arena {
 namespace {
-
-std::string SiblingBinary(const std::string& name) {
-  char self[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return name;
-  std::string path(self, n);
-  return path.substr(0, path.rfind('/') + 1) + name;
-}
 
 int Run(int argc, char** argv) {
   ServiceMatchOptions o;
@@ -59,7 +51,7 @@ int Run(int argc, char** argv) {
               "games not played as planned that are replayed before giving up");
   config.Bind("json", &json, "also write the report as JSON to this file");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
-  if (o.bot_binary.empty()) o.bot_binary = SiblingBinary("trix-bot");
+  if (o.bot_binary.empty()) o.bot_binary = bots::SiblingBinary("trix-bot");
   o.run_id = absl::StrFormat("%06x", std::random_device()() & 0xffffff);
   if (system(("mkdir -p '" + o.log_dir + "'").c_str()) != 0) return 1;
   std::cout << "trix-service-match: run " << o.run_id << "; logs in " << o.log_dir

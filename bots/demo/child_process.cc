@@ -122,4 +122,12 @@ int ChildProcess::Stop(absl::Duration grace) {
   return status.ok() ? *status : -1;
 }
 
+std::string SiblingBinary(const std::string& name) {
+  char self[4096] = {};
+  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  if (n <= 0) return name;
+  std::string path(self, n);
+  return path.substr(0, path.rfind('/') + 1) + name;
+}
+
 }  // namespace trix::bots

@@ -27,6 +27,10 @@
 
 namespace trix::bots {
 
+// The path of the program `name` in the folder of the running one (trix-bot
+// beside trix-demo); `name` itself when that folder is unknown.
+std::string SiblingBinary(const std::string& name);
+
 class ChildProcess {
  public:
   struct Options {

@@ -12,12 +12,7 @@
 // Flags also come from the environment (MAMLAKA_DEMO_<FLAG>). Ctrl-C (or SIGTERM)
 // stops every process it started. Exit status 0 when every game finished with a
 // consistent result and was rated.
-#include <signal.h>
-#include <unistd.h>
-
-#include <array>
-#include <atomic>
-#include <cmath>
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -29,13 +24,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "absl/synchronization/mutex.h"
 #include "bots/demo/child_process.h"
+#include "bots/demo/console.h"
 #include "bots/demo/demo_plan.h"
 #include "bots/demo/lobby.h"
-#include "bots/demo/table_printer.h"
 #include "bots/sdk/seat.h"
-#include "proto/wire/table_location.h"
 #include "proto/wire/wire.h"
 #include "services/common/config.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -67,24 +60,6 @@ struct DemoGame {
   v1::Assignment first;     // the first player's assignment (table, address)
   std::vector<int> people;  // indices into the plan's people
 };
-
-absl::Mutex output_mu;
-void Say(const std::vector<std::string>& lines) {
-  absl::MutexLock lock(&output_mu);
-  for (const std::string& line : lines) std::cout << line << "\n";
-  std::cout.flush();
-}
-void Say(const std::string& line) { Say(std::vector<std::string>{line}); }
-
-std::atomic<bool> stopping{false};
-
-std::string SiblingBinary(const std::string& name) {
-  char self[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return name;
-  std::string path(self, n);
-  return path.substr(0, path.rfind('/') + 1) + name;
-}
 
 void Bind(service::Config& c, Flags& f) {
   c.Bind("matchmaking", &f.matchmaking, "the matchmaking service, host:port");
@@ -206,39 +181,6 @@ std::unique_ptr<v1::TableService::Stub> TableStub(const std::string& address) {
   return v1::TableService::NewStub(TableChannel(address));
 }
 
-// Prints the table's public stream until the game ends, resuming after a break,
-// and following the table to the instance a refusal names. Matchmaking's tables
-// are not open to spectators: the demo watches as the backend (`service_token`).
-void WatchTable(std::string address, std::string table_id, std::string service_token,
-                std::shared_ptr<grpc::ClientContext>* current, absl::Mutex* mu) {
-  std::unique_ptr<v1::TableService::Stub> stub = TableStub(address);
-  TablePrinter printer;
-  for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
-    auto context = std::make_shared<grpc::ClientContext>();
-    context->AddMetadata("authorization", "Bearer " + service_token);
-    {
-      absl::MutexLock lock(mu);
-      *current = context;
-    }
-    v1::WatchRequest request;
-    request.set_table_id(table_id);
-    request.set_after_seq(printer.seq());
-    auto reader = stub->Watch(context.get(), request);
-    v1::TableUpdate update;
-    while (reader->Read(&update)) Say(printer.Lines(update));
-    const grpc::Status status = reader->Finish();
-    if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
-        where && !where->address().empty()) {
-      stub = TableStub(where->address());
-    }
-    if (!printer.over() && !stopping.load()) {
-      Say(absl::StrCat("   (watch stream ended: ", status.error_message(),
-                       "; resuming after event ", printer.seq(), ")"));
-      absl::SleepFor(absl::Milliseconds(500));
-    }
-  }
-}
-
 absl::StatusOr<v1::GameRecord> RecordOf(const Flags& flags, const DemoGame& game) {
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + flags.service_token);
@@ -252,46 +194,16 @@ absl::StatusOr<v1::GameRecord> RecordOf(const Flags& flags, const DemoGame& game
   return record;
 }
 
-// The recorded result of one game, checked: totals sum to zero, places follow the
-// totals, payouts share the pot. False when missing or inconsistent.
-bool ReportGame(const Flags& flags, const DemoGame& game) {
-  std::string title = absl::StrCat("Game ", game.index + 1, "  ", game.mode, "  table ",
-                                   game.first.table_id());
-  absl::StatusOr<v1::GameRecord> record = RecordOf(flags, game);
-  if (!record.ok() || record->result().totals_size() != 4) {
-    Say({title, absl::StrCat("  no result: ", record.status().message())});
-    return false;
-  }
-  const v1::GameResult& r = record->result();
-  std::array<std::string, 4> names;
-  int64_t pot = 0;
-  for (int i = 0; i < 4 && i < record->seats_size(); ++i) {
-    const v1::SeatAssignment& s = record->seats(i);
-    names[i] = absl::StrCat(s.display_name(), s.bot() ? " (bot)" : "",
-                            s.stake() ? absl::StrCat(", stake ", s.stake()) : "");
-    pot += s.stake();
-  }
-  if (pot > 0) absl::StrAppend(&title, "  pot ", pot);
-  std::vector<std::string> lines = {title};
-  const bool partner = record->mode().team() == v1::TEAM_PARTNER;
-  for (std::string& l : TablePrinter::ResultLines(r, names, partner)) lines.push_back(l);
-  int sum = 0;
-  bool places_ok = r.places_size() == 4;
-  for (int i = 0; i < 4; ++i) {
-    sum += r.totals(i);
-    int better = 0;
-    for (int j = 0; j < 4; ++j) better += r.totals(j) > r.totals(i);
-    places_ok = places_ok && (partner || r.places(i) == better + 1);
-  }
-  double paid = 0;
-  for (auto p : r.payouts()) paid += static_cast<double>(p);
-  const bool pot_ok = pot == 0 || std::abs(paid - static_cast<double>(pot)) < 0.01;
-  lines.push_back(absl::StrCat(
-      "  check: totals sum to ", sum, sum == 0 ? " ✓" : " ✗",
-      partner ? "" : (places_ok ? ", places follow totals ✓" : ", places ✗"),
-      pot > 0 ? (pot_ok ? ", payouts share the pot ✓" : ", payouts ✗") : ""));
-  Say(lines);
-  return sum == 0 && places_ok && pot_ok;
+// The recorded result of one game, checked (ReportGame).
+bool ReportDemoGame(const Flags& flags, const DemoGame& game) {
+  return ReportGame(RecordOf(flags, game),
+                    absl::StrCat("Game ", game.index + 1, "  ", game.mode, "  table ",
+                                 game.first.table_id()),
+                    [](int, const v1::SeatAssignment& s) {
+                      return absl::StrCat(
+                          s.display_name(), s.bot() ? " (bot)" : "",
+                          s.stake() ? absl::StrCat(", stake ", s.stake()) : "");
+                    });
 }
 
 // Each person's rating in the mode they played and balance, before and after.
@@ -322,21 +234,6 @@ bool ReportPeople(const DemoPlan& plan, const std::vector<v1::Assignment>& seats
   return ok;
 }
 
-void StopOnSignal(absl::Mutex* mu, std::shared_ptr<grpc::ClientContext>* watch) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::thread([signals, mu, watch] {
-    int signal = 0;
-    if (sigwait(&signals, &signal) != 0) return;
-    stopping.store(true);
-    absl::MutexLock lock(mu);
-    if (*watch) (*watch)->TryCancel();
-  }).detach();
-}
-
 // Plays every person's seat with a trix-bot process and waits for all of them.
 bool PlayPeople(const Flags& flags, const DemoPlan& plan,
                 const std::vector<v1::Assignment>& seats, int watched_table) {
@@ -355,14 +252,14 @@ bool PlayPeople(const Flags& flags, const DemoPlan& plan,
   const absl::Time until = absl::Now() + flags.timeout;
   bool ok = true;
   for (auto& p : people) {
-    while (p && !p->Poll() && !stopping.load() && absl::Now() < until) {
+    while (p && !p->Poll() && !Stopping() && absl::Now() < until) {
       absl::SleepFor(absl::Milliseconds(100));
     }
     std::optional<int> code = p ? p->Poll() : std::optional<int>(-1);
     ok = ok && code && *code == 0;
     if (p && !code) p->Stop(absl::Seconds(3));
   }
-  return ok && !stopping.load();
+  return ok && !Stopping();
 }
 
 // Credits every person's account with the plan's amount; their balances before.
@@ -381,22 +278,18 @@ absl::StatusOr<std::vector<int64_t>> CreditEveryone(const DemoPlan& plan, Lobby&
 
 // Plays every person's seat, showing the first person's table live when asked.
 bool PlayAndWatch(const Flags& flags, const DemoPlan& plan,
-                  const std::vector<v1::Assignment>& seats, absl::Mutex* watch_mu,
-                  std::shared_ptr<grpc::ClientContext>* watch_context) {
+                  const std::vector<v1::Assignment>& seats, TableWatch& watch) {
   const int watched = flags.watch ? plan.people[0].game : -1;
   std::thread watcher;
   if (watched >= 0) {
-    const v1::Assignment& a = seats[0];
     Say("");
-    watcher = std::thread(WatchTable, a.address(), a.table_id(), flags.service_token,
-                          watch_context, watch_mu);
+    watcher = std::thread([&] {
+      watch.Follow(seats[0].address(), seats[0].table_id(), flags.service_token);
+    });
   }
   const bool played = PlayPeople(flags, plan, seats, watched);
   if (watcher.joinable()) {
-    if (!played) {
-      absl::MutexLock lock(watch_mu);
-      if (*watch_context) (*watch_context)->TryCancel();
-    }
+    if (!played) watch.Stop();
     watcher.join();
   }
   return played;
@@ -410,7 +303,7 @@ bool ReportResults(const Flags& flags, const DemoPlan& plan,
   Say({"", std::string(72, '='), "Results, as the services recorded them", ""});
   bool ok = true;
   for (const DemoGame& g : games) {
-    ok = ReportGame(flags, g) && ok;
+    ok = ReportDemoGame(flags, g) && ok;
     Say("");
   }
   return ReportPeople(plan, seats, balances, lobby) && ok;
@@ -441,9 +334,8 @@ int Run(int argc, char** argv) {
     return 2;
   }
   if (system(absl::StrCat("mkdir -p '", flags.log_dir, "'").c_str()) != 0) return 1;
-  absl::Mutex watch_mu;
-  std::shared_ptr<grpc::ClientContext> watch_context;
-  StopOnSignal(&watch_mu, &watch_context);
+  TableWatch watch;
+  StopOnSignal(&watch);
 
   Lobby lobby(flags.matchmaking, flags.ratings, flags.service_token);
   Say(absl::StrCat("trix-demo: run ", run_id, "; logs in ", flags.log_dir));
@@ -454,7 +346,7 @@ int Run(int argc, char** argv) {
     return 1;
   }
   if (flags.bots_only) {
-    while (!stopping.load()) absl::SleepFor(absl::Milliseconds(200));
+    while (!Stopping()) absl::SleepFor(absl::Milliseconds(200));
     for (auto& bot : bot_accounts) bot->Stop(absl::Seconds(5));
     return 0;
   }
@@ -470,11 +362,11 @@ int Run(int argc, char** argv) {
     Say(absl::StrCat("  game ", g.index + 1, ": ", g.mode, " table ", g.first.table_id(),
                      " on ", g.first.address(), g.first.stake() ? "  (staked)" : ""));
   }
-  const bool played = PlayAndWatch(flags, *plan, *seats, &watch_mu, &watch_context);
+  const bool played = PlayAndWatch(flags, *plan, *seats, watch);
   for (auto& bot : bot_accounts) bot->Stop(absl::Seconds(5));
   if (!played) {
     Say("trix-demo: stopped before every game ended; logs in " + flags.log_dir);
-    return stopping.load() ? 130 : 1;
+    return Stopping() ? 130 : 1;
   }
   return ReportResults(flags, *plan, *seats, games, *balances, lobby) ? 0 : 1;
 }

@@ -1,6 +1,6 @@
 // trix-table-demo: games on one table service, without matchmaking (what the fault
-// tests play, and a table-service-only deployment can). As the trusted backend it opens a few tables
-// on a running table service (CreateTable with the service token), starts four
+// tests play, and a table-service-only deployment can). As the trusted backend it opens a
+// few tables on a running table service (CreateTable with the service token), starts four
 // trix-bot processes per table, shows one table live through the public Watch
 // stream, and at the end prints every game's result as the service recorded it
 // (GetGameRecord) and Alice's game list (ListPlayerGames).
@@ -11,12 +11,7 @@
 // Flags also come from the environment (MAMLAKA_TABLE_DEMO_<FLAG>). Ctrl-C (or SIGTERM)
 // stops every bot it started. Exit status 0 when every game finished with a
 // consistent result.
-#include <signal.h>
-#include <unistd.h>
-
 #include <array>
-#include <atomic>
-#include <cmath>
 #include <cstdlib>
 #include <iostream>
 #include <memory>
@@ -26,17 +21,14 @@
 #include <thread>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
 #include "bots/demo/child_process.h"
+#include "bots/demo/console.h"
 #include "bots/demo/table_plan.h"
-#include "bots/demo/table_printer.h"
 #include "bots/sdk/seat.h"
-#include "proto/wire/table_location.h"
 #include "proto/wire/wire.h"
 #include "services/common/config.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -63,26 +55,8 @@ struct Flags {
   absl::Duration wait_for_service = absl::Minutes(1);
 };
 
-absl::Mutex output_mu;
-void Say(const std::vector<std::string>& lines) {
-  absl::MutexLock lock(&output_mu);
-  for (const std::string& line : lines) std::cout << line << "\n";
-  std::cout.flush();
-}
-void Say(const std::string& line) { Say(std::vector<std::string>{line}); }
-
-std::atomic<bool> stopping{false};
-
 std::string Hex(uint64_t v, int digits) {
   return absl::StrFormat("%0*x", digits, v & ((uint64_t{1} << (4 * digits)) - 1));
-}
-
-std::string SiblingBinary(const std::string& name) {
-  char self[4096] = {};
-  const ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
-  if (n <= 0) return name;
-  std::string path(self, n);
-  return path.substr(0, path.rfind('/') + 1) + name;
 }
 
 // CreateTable, retried with the same request id while the service starts (it
@@ -90,7 +64,7 @@ std::string SiblingBinary(const std::string& name) {
 absl::Status Create(v1::TableService::Stub& stub, const Flags& flags,
                     const v1::CreateTableRequest& request, PlannedTable& table) {
   const absl::Time until = absl::Now() + flags.wait_for_service;
-  while (!stopping.load()) {
+  while (!Stopping()) {
     grpc::ClientContext context;
     context.AddMetadata("authorization", "Bearer " + flags.service_token);
     context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
@@ -109,50 +83,6 @@ absl::Status Create(v1::TableService::Stub& stub, const Flags& flags,
     absl::SleepFor(absl::Milliseconds(250));
   }
   return absl::CancelledError("stopped");
-}
-
-// The watched table's current Watch call, so that a stop can cancel it.
-struct WatchCall {
-  absl::Mutex mu;
-  std::shared_ptr<grpc::ClientContext> context ABSL_GUARDED_BY(mu);
-
-  void Cancel() {
-    absl::MutexLock lock(&mu);
-    if (context) context->TryCancel();
-  }
-};
-
-// Prints the table's public stream until the game ends, resuming after a break,
-// and following the table to the instance a refusal names.
-void WatchTable(std::shared_ptr<grpc::Channel> channel, std::string table_id,
-                WatchCall* call) {
-  std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
-  TablePrinter printer;
-  for (int attempt = 0; !printer.over() && !stopping.load() && attempt < 100; ++attempt) {
-    auto context = std::make_shared<grpc::ClientContext>();
-    {
-      absl::MutexLock lock(&call->mu);
-      call->context = context;
-    }
-    v1::WatchRequest request;
-    request.set_table_id(table_id);
-    request.set_after_seq(printer.seq());
-    auto reader = stub->Watch(context.get(), request);
-    v1::TableUpdate update;
-    while (reader->Read(&update)) Say(printer.Lines(update));
-    const grpc::Status status = reader->Finish();
-    if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
-        where && !where->address().empty()) {
-      stub = v1::TableService::NewStub(TableChannel(where->address()));
-    } else {
-      stub = v1::TableService::NewStub(channel);  // the address we were given
-    }
-    if (!printer.over() && !stopping.load()) {
-      Say(absl::StrCat("   (watch stream ended: ", status.error_message(),
-                       "; resuming after event ", printer.seq(), ")"));
-      absl::SleepFor(absl::Milliseconds(500));
-    }
-  }
 }
 
 std::unique_ptr<ChildProcess> StartBot(const Flags& flags, const PlannedTable& table,
@@ -177,9 +107,8 @@ std::unique_ptr<ChildProcess> StartBot(const Flags& flags, const PlannedTable& t
   return *std::move(child);
 }
 
-// The recorded result of one game, checked: totals sum to zero and the places
-// follow the totals. False when the record is missing or inconsistent.
-bool ReportGame(v1::TableService::Stub& stub, const PlannedTable& table, bool watched) {
+// The recorded result of one game, checked (ReportGame).
+bool ReportTable(v1::TableService::Stub& stub, const PlannedTable& table, bool watched) {
   grpc::ClientContext context;
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
   v1::GetGameRecordRequest request;
@@ -189,47 +118,12 @@ bool ReportGame(v1::TableService::Stub& stub, const PlannedTable& table, bool wa
   std::string title =
       absl::StrCat("Game ", table.index + 1, "  ", table.mode, "  ", table.id);
   if (watched) absl::StrAppend(&title, "  (watched)");
-  if (!s.ok()) {
-    Say({title, absl::StrCat("  no record: ", s.error_message())});
-    return false;
-  }
-  const v1::GameResult& r = record.result();
-  if (r.totals_size() != 4) {
-    Say({title, "  not finished"});
-    return false;
-  }
-  std::array<std::string, 4> names;
-  int64_t pot = 0;
-  for (int i = 0; i < 4 && i < record.seats_size(); ++i) {
-    names[i] = absl::StrCat(
-        record.seats(i).display_name(), " (", table.seats[i].strategy,
-        record.seats(i).stake() ? absl::StrCat(", stake ", record.seats(i).stake()) : "",
-        ")");
-    pot += record.seats(i).stake();
-  }
-  if (pot > 0) absl::StrAppend(&title, "  pot ", pot);
-  std::vector<std::string> lines = {title};
-  const bool partner = record.mode().team() == v1::TEAM_PARTNER;
-  for (std::string& l : TablePrinter::ResultLines(r, names, partner)) lines.push_back(l);
-  int sum = 0;
-  bool places_ok = r.places_size() == 4;
-  for (int i = 0; i < 4; ++i) {
-    sum += r.totals(i);
-    if (!partner && places_ok) {
-      int better = 0;
-      for (int j = 0; j < 4; ++j) better += r.totals(j) > r.totals(i);
-      places_ok = places_ok && r.places(i) == better + 1;
-    }
-  }
-  int64_t paid = 0;
-  for (int64_t p : r.payouts()) paid += p;
-  const bool pot_ok = paid == pot;
-  lines.push_back(absl::StrCat(
-      "  check: totals sum to ", sum, sum == 0 ? " ✓" : " ✗",
-      partner ? "" : (places_ok ? ", places follow totals ✓" : ", places ✗"),
-      pot > 0 ? (pot_ok ? ", payouts share the pot ✓" : ", payouts ✗") : ""));
-  Say(lines);
-  return sum == 0 && places_ok && pot_ok;
+  absl::StatusOr<v1::GameRecord> recorded = std::move(record);
+  if (!s.ok()) recorded = absl::UnavailableError(s.error_message());
+  return ReportGame(recorded, title, [&](int seat, const v1::SeatAssignment& a) {
+    return absl::StrCat(a.display_name(), " (", table.seats[seat].strategy,
+                        a.stake() ? absl::StrCat(", stake ", a.stake()) : "", ")");
+  });
 }
 
 void ReportPlayer(v1::TableService::Stub& stub, const std::string& player_id,
@@ -284,22 +178,6 @@ TablePlan PlanOf(const Flags& flags) {
   plan.run_id = Hex((uint64_t{device()} << 32) | device(), 6);
   plan.seed = static_cast<uint64_t>(flags.seed);
   return plan;
-}
-
-// Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would finish
-// the games; the local run stops the service too).
-void StopOnSignal(WatchCall& watch) {
-  static sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::thread([&watch] {
-    int signal = 0;
-    if (sigwait(&signals, &signal) != 0) return;
-    stopping.store(true);
-    watch.Cancel();
-  }).detach();
 }
 
 absl::Status CreateTables(v1::TableService::Stub& stub, const Flags& flags,
@@ -360,7 +238,7 @@ bool WaitForBots(const Flags& flags, const std::vector<PlannedTable>& tables, Ta
   const absl::Time until = absl::Now() + flags.timeout;
   std::vector<bool> done(tables.size(), false);
   for (size_t finished = 0; finished < tables.size();) {
-    if (stopping.load()) return false;
+    if (Stopping()) return false;
     if (absl::Now() > until) {
       Say("trix-table-demo: timed out");
       return false;
@@ -390,7 +268,7 @@ bool ReportResults(v1::TableService::Stub& stub, const Flags& flags,
   Say({"", std::string(72, '='), "Results, as the table service recorded them", ""});
   bool results_ok = true;
   for (const PlannedTable& table : tables) {
-    results_ok = ReportGame(stub, table, table.index == flags.watch) && results_ok;
+    results_ok = ReportTable(stub, table, table.index == flags.watch) && results_ok;
     Say("");
   }
   ReportPlayer(stub, tables[0].seats[0].player_id, tables[0].seats[0].name);
@@ -416,11 +294,12 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-table-demo: cannot create " << flags.log_dir << "\n";
     return 1;
   }
-  WatchCall watch;
-  StopOnSignal(watch);
+  // Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would finish
+  // the games; the local run stops the service too).
+  TableWatch watch;
+  StopOnSignal(&watch);
 
-  std::shared_ptr<grpc::Channel> channel = TableChannel(flags.address);
-  auto stub = v1::TableService::NewStub(channel);
+  auto stub = v1::TableService::NewStub(TableChannel(flags.address));
   Say(absl::StrCat("trix-table-demo: ", tables.size(), " tables on ", flags.address, " (run ",
                    plan.run_id, "); bot logs in ", flags.log_dir));
   if (absl::Status s = CreateTables(*stub, flags, plan, tables); !s.ok()) {
@@ -430,14 +309,15 @@ int Run(int argc, char** argv) {
   std::thread watcher;
   if (flags.watch >= 0 && flags.watch < static_cast<int>(tables.size())) {
     Say("");
-    watcher = std::thread(WatchTable, channel, tables[flags.watch].id, &watch);
+    // The public stream, as any spectator sees it.
+    watcher =
+        std::thread([&] { watch.Follow(flags.address, tables[flags.watch].id, ""); });
   }
   TableBots bots;
   bool bots_ok = StartBots(flags, tables, bots);
   if (!WaitForBots(flags, tables, bots, bots_ok)) {
     StopBots(bots);
-    stopping.store(true);
-    watch.Cancel();
+    watch.Stop();
     if (watcher.joinable()) watcher.join();
     Say("trix-table-demo: stopped");
     return 130;

@@ -144,6 +144,37 @@ std::vector<std::string> TablePrinter::SnapshotLines(const v1::TableView& view) 
 std::vector<std::string> TablePrinter::EventLines(const v1::Event& e) {
   switch (e.kind_case()) {
     case v1::Event::kDealStarted:
+    case v1::Event::kContractChosen:
+    case v1::Event::kDoublesRevealed:
+    case v1::Event::kTwosShown:
+    case v1::Event::kPlayStarted:
+      return DealOpeningLines(e);
+    case v1::Event::kCardPlayed:
+      return CardPlayedLines(e);
+    case v1::Event::kPassed:
+      passes_.push_back(e.passed().seat());
+      return {};
+    case v1::Event::kTrickTaken:
+      return {TrickLine(e.trick_taken())};
+    case v1::Event::kSeatOut:
+      return {SeatOutLine(e.seat_out())};
+    case v1::Event::kDealEnded:
+      return DealEndedLines(e.deal_ended());
+    case v1::Event::kGameEnded:
+      return GameOverLines(e.game_ended().result());
+    case v1::Event::kSeatLeft:
+      return {absl::StrCat("   ", Name(e.seat_left().seat()),
+                           " left; the autopilot plays the seat")};
+    default:
+      // Hands, doubling selections and readiness are private; turns are noise here.
+      return {};
+  }
+}
+
+// From the deal to its first card: the owner's choice, the doubles, the twos.
+std::vector<std::string> TablePrinter::DealOpeningLines(const v1::Event& e) {
+  switch (e.kind_case()) {
+    case v1::Event::kDealStarted:
       StartDeal();
       return {DealHeader(e.deal(), e.kingdom(), e.deal_started().owner())};
     case v1::Event::kContractChosen:
@@ -161,33 +192,7 @@ std::vector<std::string> TablePrinter::EventLines(const v1::Event& e) {
     case v1::Event::kPlayStarted:
       if (HasDoubling(contract_) && !doubles_shown_) return {"   no doubles"};
       return {};
-    case v1::Event::kCardPlayed:
-      return CardPlayedLines(e);
-    case v1::Event::kPassed:
-      passes_.push_back(e.passed().seat());
-      return {};
-    case v1::Event::kTrickTaken:
-      return {TrickLine(e.trick_taken())};
-    case v1::Event::kSeatOut: {
-      const int place = seats_out_ < 4 ? seats_out_ : 3;
-      ++seats_out_;
-      return {absl::StrCat("   ", Name(e.seat_out().seat()), " is out ", kPlaces[place],
-                           ": ", Signed(e.seat_out().points()))};
-    }
-    case v1::Event::kDealEnded:
-      return DealEndedLines(e.deal_ended());
-    case v1::Event::kGameEnded: {
-      std::vector<std::string> lines = {std::string(60, '='), "GAME OVER"};
-      for (std::string& l : ResultLines(e.game_ended().result(), names_, partner_)) {
-        lines.push_back(std::move(l));
-      }
-      return lines;
-    }
-    case v1::Event::kSeatLeft:
-      return {absl::StrCat("   ", Name(e.seat_left().seat()),
-                           " left; the autopilot plays the seat")};
     default:
-      // Hands, doubling selections and readiness are private; turns are noise here.
       return {};
   }
 }
@@ -236,6 +241,14 @@ std::string TablePrinter::TrickLine(const v1::TrickTaken& taken) {
   return line;
 }
 
+// A seat that went out in Trix, with its place (the first out is 1st).
+std::string TablePrinter::SeatOutLine(const v1::SeatOut& out) {
+  const int place = seats_out_ < 4 ? seats_out_ : 3;
+  ++seats_out_;
+  return absl::StrCat("   ", Name(out.seat()), " is out ", kPlaces[place], ": ",
+                      Signed(out.points()));
+}
+
 std::vector<std::string> TablePrinter::DealEndedLines(const v1::DealEnded& ended) {
   std::array<int, 4> scores{};
   for (int s = 0; s < 4 && s < ended.scores_size(); ++s) {
@@ -244,6 +257,14 @@ std::vector<std::string> TablePrinter::DealEndedLines(const v1::DealEnded& ended
   }
   return {absl::StrCat("   deal scores  ", ScoresText(scores)),
           absl::StrCat("   totals       ", ScoresText(totals_))};
+}
+
+std::vector<std::string> TablePrinter::GameOverLines(const v1::GameResult& result) const {
+  std::vector<std::string> lines = {std::string(60, '='), "GAME OVER"};
+  for (std::string& l : ResultLines(result, names_, partner_)) {
+    lines.push_back(std::move(l));
+  }
+  return lines;
 }
 
 std::vector<std::string> TablePrinter::ResultLines(

@@ -50,10 +50,13 @@ class TablePrinter {
   std::string Name(int seat) const;
   std::vector<std::string> SnapshotLines(const v1::TableView& view);
   std::vector<std::string> EventLines(const v1::Event& event);
+  std::vector<std::string> DealOpeningLines(const v1::Event& event);
   void StartDeal();
   std::vector<std::string> CardPlayedLines(const v1::Event& event);
   std::string TrickLine(const v1::TrickTaken& taken);
+  std::string SeatOutLine(const v1::SeatOut& out);
   std::vector<std::string> DealEndedLines(const v1::DealEnded& ended);
+  std::vector<std::string> GameOverLines(const v1::GameResult& result) const;
   std::string DealHeader(int deal, int kingdom, int owner) const;
   std::string ScoresText(const std::array<int, 4>& scores) const;
 

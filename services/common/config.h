@@ -55,6 +55,8 @@ class Config {
 
   // --help was given.
   bool help() const { return help_; }
+  // The program's name, as given to the constructor.
+  const std::string& program() const { return program_; }
   std::string Usage() const;
   // "name=value ..." of every setting, for the start-up log. Settings whose name
   // contains "token", "password" or "url" are shown as "<set>".

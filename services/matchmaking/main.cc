@@ -8,18 +8,17 @@
 // Start-up applies the migrations (advisory-locked) and then serves. SIGTERM or
 // SIGINT drains: NOT_SERVING, streams end UNAVAILABLE (clients resubmit; tickets
 // and assignments are kept in PostgreSQL), the pools pass to other replicas.
-#include <signal.h>
-
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
-#include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
+#include "services/common/service_main.h"
 #include "services/matchmaking/server.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/migrations.h"
@@ -108,13 +107,21 @@ absl::Status Migrate(const std::string& url, const std::string& dir) {
   });
 }
 
+// A migration that fails this way fails the same at every attempt.
+bool MayRetryMigration(const absl::Status& s) {
+  return s.code() != absl::StatusCode::kInvalidArgument &&
+         s.code() != absl::StatusCode::kNotFound &&
+         s.code() != absl::StatusCode::kFailedPrecondition;
+}
+
 int Run(int argc, char** argv) {
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   Flags flags;
   service::Config config("matchmaking-service", "MAMLAKA_");
   Bind(config, flags);
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
-  service::InitLogging("matchmaking-service", flags.log_level);
+  if (std::optional<int> exit_code =
+          service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
+    return *exit_code;
+  }
   if (flags.database_url.empty() || flags.service_token.empty()) {
     service::LogError("--database_url and --service_token are required");
     return 2;
@@ -176,24 +183,14 @@ int Run(int argc, char** argv) {
     mc.clocks.set_card_ms(flags.card_ms);
   }
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-
-  for (;;) {
-    absl::Status s = Migrate(flags.database_url, flags.migrations_dir);
-    if (s.ok()) break;
-    if (s.code() == absl::StatusCode::kInvalidArgument ||
-        s.code() == absl::StatusCode::kNotFound ||
-        s.code() == absl::StatusCode::kFailedPrecondition) {
-      service::LogError("migration failed", {{"error", s.ToString()}});
-      return 1;
-    }
-    service::LogWarn("waiting for the database", {{"error", s.ToString()}});
-    timespec ts{2, 0};
-    if (sigtimedwait(&signals, nullptr, &ts) > 0) return 0;
+  const service::StopSignals signals;
+  const absl::Status migrated = signals.RetryUntilReady(
+      [&] { return Migrate(flags.database_url, flags.migrations_dir); },
+      MayRetryMigration);
+  if (absl::IsCancelled(migrated)) return 0;
+  if (!migrated.ok()) {
+    service::LogError("migration failed", {{"error", migrated.ToString()}});
+    return 1;
   }
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
       service::Metrics::Start("0.0.0.0", flags.metrics_port);
@@ -209,12 +206,7 @@ int Run(int argc, char** argv) {
   }
   // One line tests and scripts read for the port when --listen ends in :0.
   service::LogInfo("serving", {{"port", (*server)->port()}});
-  while (sigwaitinfo(&signals, nullptr) <= 0) {
-  }
-  service::LogInfo("draining");
-  (*server)->Shutdown(flags.shutdown_grace);
-  service::LogInfo("stopped");
-  return 0;
+  return signals.ServeUntilStopped([&] { (*server)->Shutdown(flags.shutdown_grace); });
 }
 
 }  // namespace

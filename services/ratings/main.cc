@@ -9,17 +9,14 @@
 // database and applies migrations; then it reports SERVING and starts consuming.
 // SIGTERM or SIGINT: NOT_SERVING, the consumer stops between batches (a batch in
 // flight commits or rolls back whole), calls in flight finish, and it exits.
-#include <signal.h>
-
 #include <memory>
 #include <string>
 
-#include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
+#include "services/common/service_main.h"
 #include "services/ratings/server.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/migrations.h"
@@ -79,18 +76,28 @@ absl::Status Migrate(const Flags& flags) {
   }
 }
 
-bool WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
-  timespec ts = absl::ToTimespec(timeout);
-  return sigtimedwait(&signals, nullptr, &ts) > 0;
+ServerOptions ServerOptionsOf(const Flags& flags) {
+  ServerOptions options;
+  options.listen_address = flags.listen;
+  options.database_url = flags.database_url;
+  options.service_token = flags.service_token;
+  options.db_connections = flags.db_connections;
+  options.provisional_games = flags.provisional_games;
+  options.consume = flags.consume;
+  options.consumer.batch_size = flags.batch_size;
+  options.consumer.poll_interval = flags.poll_interval;
+  options.consumer.order_grace = flags.order_grace;
+  return options;
 }
 
 int Run(int argc, char** argv) {
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   Flags flags;
   service::Config config("ratings-service", "MAMLAKA_");
   Bind(config, flags);
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
-  service::InitLogging("ratings-service", flags.log_level);
+  if (std::optional<int> exit_code =
+          service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
+    return *exit_code;
+  }
   if (flags.database_url.empty()) {
     service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
     return 2;
@@ -113,11 +120,7 @@ int Run(int argc, char** argv) {
     service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
     return 2;
   }
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  const service::StopSignals signals;
 
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
       service::Metrics::Start("0.0.0.0", flags.metrics_port);
@@ -129,39 +132,21 @@ int Run(int argc, char** argv) {
   if (flags.metrics_port >= 0) {
     service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
   }
-  ServerOptions options;
-  options.listen_address = flags.listen;
-  options.database_url = flags.database_url;
-  options.service_token = flags.service_token;
-  options.db_connections = flags.db_connections;
-  options.provisional_games = flags.provisional_games;
-  options.consume = flags.consume;
-  options.consumer.batch_size = flags.batch_size;
-  options.consumer.poll_interval = flags.poll_interval;
-  options.consumer.order_grace = flags.order_grace;
   absl::StatusOr<std::unique_ptr<RatingsServer>> server =
-      RatingsServer::Start(options, &(*metrics)->registry());
+      RatingsServer::Start(ServerOptionsOf(flags), &(*metrics)->registry());
   if (!server.ok()) {
     service::LogError("cannot start the server", {{"error", server.status().ToString()}});
     return 1;
   }
-  for (;;) {
-    absl::Status ready = flags.migrate ? Migrate(flags) : absl::OkStatus();
-    if (ready.ok()) break;
-    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
-    if (WaitForSignal(signals, absl::Seconds(2))) {
-      (*server)->Shutdown(flags.shutdown_grace);
-      return 0;
-    }
+  const absl::Status ready = signals.RetryUntilReady(
+      [&] { return flags.migrate ? Migrate(flags) : absl::OkStatus(); });
+  if (!ready.ok()) {  // stopped first
+    (*server)->Shutdown(flags.shutdown_grace);
+    return 0;
   }
   (*server)->SetReady();
   service::LogInfo("serving", {{"port", (*server)->port()}});
-  while (!WaitForSignal(signals, absl::Hours(1))) {
-  }
-  service::LogInfo("draining");
-  (*server)->Shutdown(flags.shutdown_grace);
-  service::LogInfo("stopped");
-  return 0;
+  return signals.ServeUntilStopped([&] { (*server)->Shutdown(flags.shutdown_grace); });
 }
 
 }  // namespace

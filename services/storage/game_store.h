@@ -179,7 +179,8 @@ class GameStore {
   // Renews only the leases of `hosted` (the tables this instance hosts) that are
   // still this instance's (lapsed but unclaimed included: nobody else can have
   // written); returns the ids renewed. A hosted id
-  // missing from the answer is lost (or finished): stop serving it.
+  // missing from the answer is lost (or finished): stop serving it. A transaction
+  // per 100 games, so an append waits for at most one chunk's row locks.
   absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted);
   // Claims one game whose lease lapsed (or that is already ours): true when it is

@@ -2,13 +2,16 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <pqxx/connection>
 #include <pqxx/result>
+#include <pqxx/transaction>
 #include <set>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 #include "services/storage/game_store.h"
 #include "services/storage/testing/sample_games.h"
@@ -146,6 +149,46 @@ TEST_F(GameStoreLeaseTest, ConcurrentClaimersNeverTakeAGameTwice) {
   }
   EXPECT_EQ(total, kGames);
   EXPECT_EQ(all.size(), static_cast<size_t>(kGames));
+}
+
+TEST_F(GameStoreLeaseTest, RenewingHostedGamesHoldsTheLocksOfOneChunkAtATime) {
+  constexpr int kGames = 250;  // three chunks of renewal
+  Sql(absl::StrCat(
+      "INSERT INTO games (id, mode, config, lease_owner, lease_until) "
+      "SELECT 'g' || lpad(i::text, 3, '0'), 'classic-solo', '', 'table-1', now() "
+      "FROM generate_series(0, ",
+      kGames - 1, ") AS i"));
+  Sql("UPDATE games SET lease_owner = 'table-2' WHERE id = 'g007'");
+  std::vector<std::string> hosted;
+  for (int i = 0; i < kGames; ++i) hosted.push_back(absl::StrFormat("g%03d", i));
+
+  // An append in flight on a game of the last chunk: its row stays locked.
+  pqxx::connection writer(db_->url());
+  pqxx::work append(writer);
+  append.exec("SELECT 1 FROM games WHERE id = 'g240' FOR NO KEY UPDATE");
+  absl::StatusOr<std::vector<std::string>> renewed;
+  std::thread renewal([&] { renewed = store_->RenewHosted(absl::Hours(1), hosted); });
+  // Once the renewal waits for that row, the earlier chunks are renewed and their
+  // rows free: another append to one of them does not wait.
+  for (int i = 0; i < 200; ++i) {
+    if (Sql("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+            "AND application_name LIKE 'mamlaka pool%'")
+            .size() == 1) {
+      break;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_EQ(Sql("SELECT 1 FROM games WHERE id = 'g000' FOR NO KEY UPDATE NOWAIT").size(),
+            1u);
+  EXPECT_NEAR(LeaseLeft("g150"), 3600, 5);
+  append.commit();
+  renewal.join();
+
+  ASSERT_TRUE(renewed.ok()) << renewed.status();
+  EXPECT_EQ(renewed->size(), static_cast<size_t>(kGames - 1));  // not g007: not ours
+  EXPECT_EQ(std::count(renewed->begin(), renewed->end(), "g007"), 0);
+  EXPECT_NEAR(LeaseLeft("g249"), 3600, 5);
+  EXPECT_NEAR(LeaseLeft("g007"), 0, 5);
 }
 
 TEST_F(GameStoreLeaseTest, ReleasingLetsAnotherInstanceClaimAtOnce) {

@@ -55,7 +55,9 @@ FROM mine WHERE g.id = mine.id)sql";
 // disjoint games, and a game whose owner is writing to it right now (the writer
 // holds its row lock) is not taken from under it. The row lock is held until
 // commit, and a concurrent claimer that waited re-checks lease_until on the new
-// row version, so a game is never claimed twice.
+// row version, so a game is never claimed twice. lease_until has no index
+// (migration 0018, so that renewals are HOT updates): the running games are read
+// through games_lease_owner, a partial index on running games.
 inline constexpr const char* kClaimOrphans = R"sql(
 WITH lapsed AS (
   SELECT id FROM games
@@ -73,10 +75,11 @@ UPDATE games SET lease_until = '-infinity'
 WHERE id = $1 AND lease_owner = $2
 RETURNING id)sql";
 
-// $1 owner, $2 ttl µs, $3 the ids it hosts. Only those: a table this instance
-// holds a lease on but does not host must lapse, so that someone adopts it. A
-// lapsed lease that nobody claimed is still safe to renew: only the owner
-// appends, so the log cannot have moved on.
+// $1 owner, $2 ttl µs, $3 the ids it hosts (a chunk of them: RenewHosted commits
+// per 100, so that an append never waits for every hosted game's lock). Only
+// those: a table this instance holds a lease on but does not host must lapse, so
+// that someone adopts it. A lapsed lease that nobody claimed is still safe to
+// renew: only the owner appends, so the log cannot have moved on.
 inline constexpr const char* kRenewHosted = R"sql(
 WITH mine AS (
   SELECT id FROM games

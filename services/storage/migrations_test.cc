@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -14,6 +15,7 @@
 
 #include "gtest/gtest.h"
 #include "services/storage/game_store.h"
+#include "services/storage/testing/sample_games.h"
 #include "services/storage/testing/test_database.h"
 
 namespace trix::storage {
@@ -245,6 +247,48 @@ TEST_F(StoreMigrationsDbTest, LaterMigrationsBuildOnEarlierOnes) {
   folder.Write("11_index.sql", "CREATE INDEX t_m ON t (m);");
   ASSERT_OK(store_->Migrate(folder.path()));
   EXPECT_EQ(Recorded(), (std::vector<std::string>{"9:table", "10:column", "11:index"}));
+}
+
+// A database that the released migrations (up to 0017) built, with a game in play,
+// upgraded to this release's: the game keeps playing, and its lease keeps working.
+TEST_F(StoreMigrationsDbTest, UpgradingAReleasedSchemaKeepsItsGamesPlaying) {
+  constexpr int64_t kReleased = 17;
+  absl::StatusOr<std::vector<Migration>> all = ReadMigrations(TestDatabase::MigrationsDir());
+  ASSERT_TRUE(all.ok()) << all.status();
+  auto file = [](const Migration& m) {
+    char version[16];
+    std::snprintf(version, sizeof(version), "%04lld", static_cast<long long>(m.version));
+    return std::string(version) + "_" + m.name + ".sql";
+  };
+  MigrationFolder folder;
+  for (const Migration& m : *all) {
+    if (m.version <= kReleased) folder.Write(file(m), m.sql);
+  }
+  ASSERT_OK(store_->Migrate(folder.path()));
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 2)));
+
+  for (const Migration& m : *all) folder.Write(file(m), m.sql);
+  ASSERT_OK(store_->Migrate(folder.path()));
+  EXPECT_EQ(Recorded(), ProjectMigrations());
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 2, 1)));
+  absl::StatusOr<std::vector<std::string>> renewed =
+      store_->RenewHosted(absl::Minutes(1), {"g1"});
+  ASSERT_TRUE(renewed.ok()) << renewed.status();
+  EXPECT_EQ(*renewed, std::vector<std::string>{"g1"});
+  // Its lease lapses: another instance adopts it and appends where the log ends.
+  Query("UPDATE games SET lease_until = now() - interval '1 second'");
+  std::unique_ptr<GameStore> other = OpenStore("table-2");
+  absl::StatusOr<std::vector<std::string>> claimed =
+      other->ClaimOrphans(absl::Minutes(1), 10);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  EXPECT_EQ(*claimed, std::vector<std::string>{"g1"});
+  EXPECT_EQ(store_->AppendSync(SampleAppend("g1", 3, 1)).code(),
+            absl::StatusCode::kAborted);
+  ASSERT_OK(other->AppendSync(SampleAppend("g1", 3, 1)));
+  absl::StatusOr<StoredGame> game = other->LoadGame("g1");
+  ASSERT_TRUE(game.ok()) << game.status();
+  EXPECT_EQ(game->entries.size(), 4u);
 }
 
 }  // namespace

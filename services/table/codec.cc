@@ -268,4 +268,54 @@ v1::Event EngineEventToProto(const engine::Event& e, const v1::GameResult& resul
   return out;
 }
 
+void ObservationToProto(const engine::Observation& o, v1::TableView* view) {
+  view->set_phase(wire::PhaseToProto(o.phase));
+  view->set_deal(o.deal);
+  view->set_kingdom(o.kingdom);
+  view->set_owner(o.owner);
+  view->set_contract(wire::ContractToProto(o.contract));
+  wire::AddContracts(o.contracts_played, view->mutable_contracts_played());
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    v1::SeatView* seat = view->add_seats();
+    seat->set_seat(s);
+    seat->set_hand_size(o.hand_sizes[s]);
+    wire::AddCards(o.doubled[s], seat->mutable_doubled());
+    wire::AddCards(o.twos_shown[s], seat->mutable_twos_shown());
+    wire::AddCards(o.taken[s], seat->mutable_taken());
+    seat->set_tricks_won(o.tricks_won[s]);
+    seat->set_deal_score(o.deal_scores[s]);
+    seat->set_total(o.totals[s]);
+  }
+  view->set_viewer(o.viewer);
+  wire::AddCards(o.hand, view->mutable_hand());
+  wire::AddCards(o.my_doubles, view->mutable_my_doubles());
+  view->set_my_ready(o.my_ready);
+  view->set_leader(o.leader);
+  const bool trick_contract = o.contract != engine::kNoContract &&
+                              engine::IsTrickContract(o.contract) &&
+                              o.phase == engine::Phase::kPlaying;
+  if (trick_contract) {
+    for (Card c : o.trick) {
+      view->add_trick(c == engine::kNoCard ? "" : engine::CardName(c));
+    }
+  }
+  wire::AddCards(o.layout, view->mutable_layout());
+  for (int8_t s : o.out_order) {
+    if (s >= 0) view->add_out_order(s);
+  }
+  wire::AddContracts(o.available_contracts, view->mutable_available_contracts());
+  wire::AddCards(o.doublable, view->mutable_doublable());
+  wire::AddCards(o.legal, view->mutable_legal_cards());
+}
+
+v1::Prompt PromptToProto(const engine::Observation& o) {
+  v1::Prompt prompt;
+  prompt.set_phase(wire::PhaseToProto(o.phase));
+  wire::AddContracts(o.available_contracts, prompt.mutable_available_contracts());
+  wire::AddCards(o.doublable, prompt.mutable_doublable());
+  wire::AddCards(o.my_doubles, prompt.mutable_my_doubles());
+  wire::AddCards(o.legal, prompt.mutable_legal_cards());
+  return prompt;
+}
+
 }  // namespace trix::table

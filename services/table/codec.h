@@ -1,7 +1,8 @@
 // The table service's own translations between engine values and trix.v1
-// messages: log records, events, results, timestamps and the limits the table puts
-// on a client's card lists. The values both the table and the bots use (cards,
-// contracts, phases, modes, house rules) are in proto/wire/wire.h.
+// messages: log records, events, results, a viewer's snapshot and options,
+// timestamps and the limits the table puts on a client's card lists. The values
+// both the table and the bots use (cards, contracts, phases, modes, house rules)
+// are in proto/wire/wire.h.
 //
 // Input from clients and from the database passes through the *FromProto and
 // *FromLog functions, which never trust it: a malformed card or an unknown enum
@@ -22,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "engine/game.h"
+#include "engine/observation.h"
 #include "engine/result.h"
 #include "engine/rules.h"
 #include "google/protobuf/timestamp.pb.h"
@@ -77,6 +79,18 @@ v1::Turn TurnToProto(uint8_t seats, absl::Time deadline);
 
 // An engine event on the wire (without seq and time). `result` fills GameEnded.
 v1::Event EngineEventToProto(const engine::Event& event, const v1::GameResult& result);
+
+// A table's view as the engine shows it to one viewer (`o`, from engine::Observe):
+// the viewer, phase, deal, kingdom, owner and contracts; each seat's hand size,
+// revealed cards, tricks and scores (seats 0-3 are added to `view`); and the
+// viewer's own hand, doubles and options. The table adds what only it knows: the
+// seats' players, its settings and clocks, seq and the result.
+void ObservationToProto(const engine::Observation& o, v1::TableView* view);
+
+// A seat's options as its observation `o` holds them: the phase, the contracts it
+// may choose, the cards it may double and has selected, the cards it may play.
+// The table adds seq and the deadline.
+v1::Prompt PromptToProto(const engine::Observation& o);
 
 }  // namespace trix::table
 

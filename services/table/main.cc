@@ -10,7 +10,6 @@
 // lease lapsed; then it reports SERVING. SIGTERM or SIGINT drains it:
 // NOT_SERVING, streams end UNAVAILABLE (clients resume elsewhere), leases are
 // released, and it exits.
-#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -21,13 +20,13 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "services/common/auth.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
+#include "services/common/service_main.h"
 #include "services/storage/game_store.h"
 #include "services/storage/instance_registry.h"
 #include "services/table/server.h"
@@ -140,12 +139,6 @@ bool WritePortFile(const std::string& path, int port) {
          std::rename(temporary.c_str(), path.c_str()) == 0;
 }
 
-// Waits up to `timeout` for SIGINT/SIGTERM (blocked in every thread).
-bool WaitForSignal(const sigset_t& signals, absl::Duration timeout) {
-  timespec ts = absl::ToTimespec(timeout);
-  return sigtimedwait(&signals, nullptr, &ts) > 0;
-}
-
 // The games and the instance registry, both under this run's lease owner.
 struct Storage {
   std::unique_ptr<storage::GameStore> games;
@@ -215,20 +208,18 @@ std::optional<int> StartMetrics(const Flags& flags,
 // NOT_SERVING until the database is ready and the orphaned tables are resumed;
 // false when a signal came first.
 bool WaitUntilReady(const Flags& flags, storage::GameStore& games, TableHost& host,
-                    const sigset_t& signals) {
-  for (;;) {
-    absl::Status ready =
+                    const service::StopSignals& signals) {
+  const absl::Status ready = signals.RetryUntilReady([&] {
+    absl::Status migrated =
         flags.migrate ? games.Migrate(flags.migrations_dir) : absl::OkStatus();
-    if (ready.ok()) ready = host.Start();
-    if (ready.ok()) return true;
-    service::LogWarn("waiting for the database", {{"error", ready.ToString()}});
-    if (WaitForSignal(signals, absl::Seconds(2))) return false;
-  }
+    return migrated.ok() ? host.Start() : migrated;
+  });
+  return ready.ok();
 }
 
 // Hosts tables until SIGINT or SIGTERM, then drains.
 int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
-          service::Metrics& metrics, const sigset_t& signals) {
+          service::Metrics& metrics, const service::StopSignals& signals) {
   std::unique_ptr<TableStore> tables =
       PostgresTableStore(storage.games.get(), storage.registry.get());
   flags.host.instance_id = lease_owner;
@@ -258,28 +249,17 @@ int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
   service::LogInfo("serving", {{"port", (*server)->port()},
                                {"instance", lease_owner},
                                {"tables", static_cast<int64_t>(host.table_count())}});
-
-  while (!WaitForSignal(signals, absl::Hours(1))) {
-  }
-  service::LogInfo("draining");
-  (*server)->Shutdown(flags.shutdown_grace);
-  service::LogInfo("stopped");
-  return 0;
+  return signals.ServeUntilStopped([&] { (*server)->Shutdown(flags.shutdown_grace); });
 }
 
 int Run(int argc, char** argv) {
-  // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
-  // every absl::Mutex, gRPC's included: a lock-graph update under one process-wide
-  // lock on every acquisition, measured at a fifth of the service's CPU under load
-  // (docs/benchmarks.md). Lock order is checked by the tests, not in production.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   Flags flags;
   service::Config config("table-service", "MAMLAKA_");
   Bind(config, flags);
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+  if (std::optional<int> exit_code =
+          service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
     return *exit_code;
   }
-  service::InitLogging("table-service", flags.log_level);
   if (flags.instance_id.empty()) flags.instance_id = HostName();
   if (flags.store.url.empty()) {
     service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
@@ -287,13 +267,9 @@ int Run(int argc, char** argv) {
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
 
-  // Signals go to sigtimedwait, not to a random thread: block them before any
-  // thread starts.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  // Signals go to StopSignals, not to a random thread: blocked before any thread
+  // starts.
+  const service::StopSignals signals;
 
   // The lease owner is this run of the instance (see HostOptions::instance_id): a
   // restart under the same name resumes its old tables once their leases lapse.

@@ -7,7 +7,6 @@
 // clears it lets the next instance adopt it at once), as is a hosted table whose
 // reload after a failed append finds its log damaged. Two hosts over one in-memory
 // database whose calls fail on demand (testing/memory_store.h).
-#include <future>
 #include <memory>
 #include <string>
 
@@ -18,22 +17,12 @@
 #include "services/table/refusals.h"
 #include "services/table/table_host.h"
 #include "services/table/testing/memory_store.h"
+#include "services/table/testing/table_client.h"
 
 namespace trix::table {
 namespace {
 
 using ::testing::HasSubstr;
-
-template <typename T>
-absl::StatusOr<T> Wait(std::function<void(Reply<T>)> call) {
-  auto promise = std::make_shared<std::promise<absl::StatusOr<T>>>();
-  std::future<absl::StatusOr<T>> future = promise->get_future();
-  call([promise](absl::StatusOr<T> r) { promise->set_value(std::move(r)); });
-  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
-    return absl::DeadlineExceededError("no reply within 10 s");
-  }
-  return future.get();
-}
 
 // Leases long enough that a lease that merely lapses never passes for released.
 HostOptions Options(const std::string& instance) {

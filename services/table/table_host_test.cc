@@ -22,17 +22,6 @@ namespace {
 
 using ::testing::HasSubstr;
 
-template <typename T>
-absl::StatusOr<T> Wait(std::function<void(Reply<T>)> call) {
-  auto promise = std::make_shared<std::promise<absl::StatusOr<T>>>();
-  std::future<absl::StatusOr<T>> future = promise->get_future();
-  call([promise](absl::StatusOr<T> r) { promise->set_value(std::move(r)); });
-  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
-    return absl::DeadlineExceededError("no reply within 10 s");
-  }
-  return future.get();
-}
-
 v1::ActRequest Leave() {
   v1::ActRequest r;
   r.mutable_leave();

@@ -51,20 +51,15 @@ lease=3s
 
 work=$(mktemp -d /tmp/mamlaka-fault.XXXXXX)
 chmod 755 "$work"
-service_pid=""
-ratings_pid=""
+log_dir=$work
+# shellcheck source=scripts/lib/stack.sh
+. "$root/scripts/lib/stack.sh"
 demo_pid=""
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 cleanup() {
   local status=$?
   trap - EXIT
-  for p in $demo_pid $service_pid $ratings_pid; do
-    kill -CONT "$p" 2>/dev/null || true
-    kill -TERM "$p" 2>/dev/null || true
-    wait "$p" 2>/dev/null || true
-  done
+  [ -z "$demo_pid" ] || { kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null; } || true
+  stack_stop
   "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
   if [ "$status" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$work"; else echo "fault_test: logs kept in $work" >&2; fi
   exit "$status"
@@ -76,30 +71,16 @@ url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-port=0  # the kernel picks it at the first start; restarts take the same one
 
+# The kernel picks the table service's port at the first start; a restart takes
+# the same one.
 start_service() {
-  rm -f "$work/port"
-  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/table-service" \
-    --listen="127.0.0.1:$port" --port_file="$work/port" --instance_id=fault-1 \
-    --migrations_dir="$root/migrations" \
-    --metrics_port=-1 --lease_ttl=$lease --peer_rate=100000 --peer_burst=100000 \
-    >>"$work/table-service.log" 2>&1 &
-  service_pid=$!
-  for _ in $(seq 1 300); do
-    [ -s "$work/port" ] && break
-    sleep 0.1
-  done
-  port=$(cat "$work/port")
+  stack_start table-service table-service --instance_id=fault-1 --lease_ttl=$lease \
+    --peer_rate=100000 --peer_burst=100000
 }
 
 # The ratings service, consuming the outbox throughout (database restart included).
-start_ratings() {
-  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/ratings-service" \
-    --listen=127.0.0.1:0 --migrations_dir="$root/migrations" --metrics_port=-1 \
-    >>"$work/ratings-service.log" 2>&1 &
-  ratings_pid=$!
-}
+start_ratings() { stack_start ratings-service ratings-service; }
 
 # Waits (up to $1 seconds) until the ratings service consumed every finished game
 # of the scenario.
@@ -186,8 +167,9 @@ start_ratings
 for scenario in "${scenarios[@]}"; do
   since=$(psql_ "SELECT now()")
   mkdir -p "$work/$scenario"
-  MAMLAKA_TABLE_DEMO_SERVICE_TOKEN=$token "$bin/trix-table-demo" --address="127.0.0.1:$port" \
-    --games=$games --kingdoms=$kingdoms --watch=0 --pace=$pace --staked=1 \
+  MAMLAKA_TABLE_DEMO_SERVICE_TOKEN=$token "$bin/trix-table-demo" \
+    --address="127.0.0.1:${port[table-service]}" --games=$games --kingdoms=$kingdoms \
+    --watch=0 --pace=$pace --staked=1 \
     --modes=complex-partner,classic-solo,complex-solo,classic-partner \
     --log_dir="$work/$scenario" --timeout=8m --wait_for_service=2m \
     >"$work/$scenario/demo.log" 2>&1 &
@@ -201,15 +183,15 @@ for scenario in "${scenarios[@]}"; do
   outages_before=$(grep -c '"msg":"the database is back"' "$work/table-service.log" || true)
   case "$scenario" in
     kill9)
-      kill -KILL "$service_pid"
-      wait "$service_pid" 2>/dev/null || true
+      kill -KILL "${pid[table-service]}"
+      wait "${pid[table-service]}" 2>/dev/null || true
       sleep 1
       start_service
       ;;
     sigstop)
-      kill -STOP "$service_pid"
+      kill -STOP "${pid[table-service]}"
       sleep 6  # twice the lease
-      kill -CONT "$service_pid"
+      kill -CONT "${pid[table-service]}"
       ;;
     pgrestart)
       "$root/scripts/pg.sh" stop "$work/pg"
@@ -217,7 +199,7 @@ for scenario in "${scenarios[@]}"; do
       "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
       ;;
     garbage)
-      python3 "$root/tests/fault/garbage_bytes.py" 10 "$port"
+      python3 "$root/tests/fault/garbage_bytes.py" 10 "${port[table-service]}"
       ;;
   esac
   echo "fault_test: $scenario struck at $(date -u +%T)"
@@ -238,7 +220,7 @@ for scenario in "${scenarios[@]}"; do
     kill9) check "the seats felt the fault (streams reopened)" fault_felt ;;
     pgrestart) check "the service saw the database go and come back" \
       database_outage_seen "$outages_before" ;;
-    garbage) check "the table service is still running" kill -0 "$service_pid" ;;
+    garbage) check "the table service is still running" kill -0 "${pid[table-service]}" ;;
   esac
 done
 

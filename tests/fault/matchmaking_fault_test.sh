@@ -79,7 +79,9 @@ done
 
 work=$(mktemp -d /tmp/mamlaka-mmfault.XXXXXX)
 chmod 755 "$work"
-declare -A pid port
+log_dir=$work
+# shellcheck source=scripts/lib/stack.sh
+. "$root/scripts/lib/stack.sh"
 demo_pid=""
 cleanup() {
   local status=$?
@@ -87,56 +89,31 @@ cleanup() {
   set +e
   [ -z "$demo_pid" ] || { kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null; }
   for f in "$work"/bots/*.pid; do [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null; done
-  for name in matchmaking ratings table; do
-    [ -z "${pid[$name]:-}" ] || { kill -TERM "${pid[$name]}" 2>/dev/null; wait "${pid[$name]}" 2>/dev/null; }
-  done
+  stack_stop
   "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
   if [ "$status" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$work"; else echo "matchmaking_fault_test: logs kept in $work" >&2; fi
   exit "$status"
 }
 trap cleanup EXIT
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
 pg_port=$(free_port)
 url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
 
-# start NAME BINARY FLAGS...: the kernel picks the port at the first start, and a
-# restart takes the same one (clients keep their address). Waits until it serves.
-start() {
-  local name=$1 binary=$2 log=$work/$1.log before
-  shift 2
-  before=$(grep -c '"msg":"serving"' "$log" 2>/dev/null || true)
-  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/$binary" \
-    --listen="127.0.0.1:${port[$name]:-0}" --migrations_dir="$root/migrations" \
-    --metrics_port=-1 "$@" >>"$log" 2>&1 &
-  pid[$name]=$!
-  for _ in $(seq 1 300); do
-    if [ "$(grep -c '"msg":"serving"' "$log" || true)" -gt "${before:-0}" ]; then
-      port[$name]=$(grep '"msg":"serving"' "$log" | tail -n 1 | grep -o '"port":[0-9]*' | cut -d: -f2)
-      return 0
-    fi
-    kill -0 "${pid[$name]}" 2>/dev/null || { tail -n 20 "$log"; return 1; }
-    sleep 0.1
-  done
-  echo "$name is not serving"
-  return 1
-}
+# A restart takes the port of the first start (clients keep their address).
 start_table() {
-  start table table-service --instance_id=mmfault-1 --lease_ttl=3s \
+  stack_start table table-service --instance_id=mmfault-1 --lease_ttl=3s \
     --peer_rate=100000 --peer_burst=100000
 }
-start_ratings() { start ratings ratings-service; }
+start_ratings() { stack_start ratings ratings-service; }
 # Bots fill seats after 8 s: longer than a bot account's reconnect backoff (5 s at
 # most), so that after a restart every account is back before seats are given
 # out (a seat with no bot account connected goes to the table's autopilot, which
 # plays it from the first move: such a game is not the bots' test).
 start_matchmaking() {
-  start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
+  stack_start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
     --stake_levels=100 --bot_fill_wait=8s
 }
 

@@ -68,16 +68,17 @@ drain_s=$(seconds_of "$drain")
 
 work=$(mktemp -d /tmp/mamlaka-soak.XXXXXX)
 chmod 755 "$work"
-declare -A pid port metrics
+log_dir=$work
+# shellcheck source=scripts/lib/stack.sh
+. "$root/scripts/lib/stack.sh"
+declare -A metrics  # /metrics ports of the services that count their heap
 sampler=""
 cleanup() {
   local status=$?
   trap - EXIT
   set +e
   [ -z "$sampler" ] || kill "$sampler" 2>/dev/null
-  for name in matchmaking ratings table-2 table-1; do
-    [ -z "${pid[$name]:-}" ] || { kill -TERM "${pid[$name]}" 2>/dev/null; wait "${pid[$name]}" 2>/dev/null; }
-  done
+  stack_stop
   "$root/scripts/pg.sh" stop "$work/pg" >/dev/null 2>&1
   if [ "$status" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$work"; else echo "run_soak.sh: logs kept in $work" >&2; fi
   exit "$status"
@@ -85,44 +86,22 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-pg_port=$(free_port)
-url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
+url=$("$root/scripts/pg.sh" start "$work/pg" "$(free_port)")
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
 
-start() {  # NAME BINARY FLAGS...: waits until it serves, and notes its port
-  local name=$1 binary=$2 log=$work/$1.log
-  shift 2
-  : >"$log"
-  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token "$bin/$binary" \
-    --listen=127.0.0.1:0 --migrations_dir="$root/migrations" "$@" >"$log" 2>&1 &
-  pid[$name]=$!
-  for _ in $(seq 1 300); do
-    if grep -q '"msg":"serving"' "$log"; then
-      port[$name]=$(grep '"msg":"serving"' "$log" | grep -o '"port":[0-9]*' | cut -d: -f2)
-      return 0
-    fi
-    kill -0 "${pid[$name]}" 2>/dev/null || { tail -n 20 "$log" >&2; exit 1; }
-    sleep 0.1
-  done
-  echo "run_soak.sh: $name is not serving" >&2
-  exit 1
-}
 # Every table comes from the one matchmaking address: no per-address rate limit.
 # /metrics on loopback for the services that count their heap (tcmalloc's).
 for i in 1 2; do
   metrics[table-$i]=$(free_port)
-  start "table-$i" table-service --instance_id="soak-$i" --peer_rate=0 \
+  stack_start "table-$i" table-service --instance_id="soak-$i" --peer_rate=0 \
     --metrics_address="127.0.0.1:${metrics[table-$i]}"
 done
 metrics[ratings]=$(free_port)
-start ratings ratings-service --metrics_port="${metrics[ratings]}"
-start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
-  --bot_fill_wait=24h --db_connections=16 --metrics_port=-1
+stack_start ratings ratings-service --metrics_port="${metrics[ratings]}"
+stack_start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
+  --bot_fill_wait=24h --db_connections=16
 since=$(psql_ "SELECT now() - interval '1 minute'")
 
 # Every 10 s, per service: seconds since the start, name, RSS KiB, heap in use KiB

@@ -1,20 +1,28 @@
 // Test helpers that play the client's part: choose an action from a Prompt (the
-// options the server sent a seat), and record what a stream receives.
+// options the server sent a seat), wait for a call's reply, and record what a
+// stream receives.
 //
 //   v1::ActRequest act = RandomAction(prompt, rng);
+//   absl::StatusOr<v1::ActResponse> r =
+//       Wait<v1::ActResponse>([&](auto reply) { host.Act(request, reply); });
 //   auto sink = std::make_shared<RecordingSink>();
 //   host.Subscribe(table_id, token, false, 0, sink);
 //   sink->WaitUntil([](const RecordingSink& s) { return s.closed(); });
 #ifndef TRIX_SERVICES_TABLE_TESTING_TABLE_CLIENT_H_
 #define TRIX_SERVICES_TABLE_TESTING_TABLE_CLIENT_H_
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
+#include <future>
+#include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "engine/random.h"
@@ -27,6 +35,19 @@ namespace trix::table {
 // subset of the doublable cards with ready, or a legal card. Only the action is
 // set; the caller fills table id, token and request id.
 v1::ActRequest RandomAction(const v1::Prompt& prompt, engine::Rng& rng);
+
+// Makes `call` with a reply that hands its answer back here, and waits up to 10 s
+// for it (DEADLINE_EXCEEDED when none came).
+template <typename T>
+absl::StatusOr<T> Wait(std::function<void(Reply<T>)> call) {
+  auto promise = std::make_shared<std::promise<absl::StatusOr<T>>>();
+  std::future<absl::StatusOr<T>> future = promise->get_future();
+  call([promise](absl::StatusOr<T> r) { promise->set_value(std::move(r)); });
+  if (future.wait_for(std::chrono::seconds(10)) != std::future_status::ready) {
+    return absl::DeadlineExceededError("no reply within 10 s");
+  }
+  return future.get();
+}
 
 class RecordingSink : public UpdateSink {
  public:

@@ -1,0 +1,23 @@
+-- Lease renewals without index writes.
+--
+-- Measured at 1,000 tables and 300 actions/s with pg_stat_statements and pidstat
+-- during tests/load/run_load.sh (docs/benchmarks.md, "Table service at the pace
+-- people play"): every lease renewal (an instance's hosted tables, every
+-- lease_ttl / 3) was a non-HOT update of every hosted game, because lease_until
+-- is indexed: a new row version and an entry in each of the four indexes of games
+-- per table, more than a third of all WAL at 300 actions/s. Each renewal left a
+-- thousand dead row versions and four thousand index entries behind, so the next
+-- one took longer (50 ms, then 150, then 340 ms within a minute), and the
+-- group-commit writer, which locks the games it appends to, waited for it: the
+-- 300-400 ms append stalls.
+--
+-- games_lease_until is dropped: neither a renewal nor an append updates an indexed
+-- column any more, so both are HOT updates (no index entries, a fraction of the
+-- WAL, nothing for VACUUM to clean out of the indexes). The index's one user,
+-- ClaimOrphans, reads the running games through games_lease_owner (a partial
+-- index on running games) instead: one read of each running game per maintenance
+-- period (lease_ttl / 3) per instance, much less than the renewals' writes cost.
+-- fillfactor 80 leaves room on each page for the new row versions of HOT updates
+-- (on pages written from now on).
+DROP INDEX games_lease_until;
+ALTER TABLE games SET (fillfactor = 80);

@@ -1,0 +1,95 @@
+# The services of a local deployment as child processes of a shell script: start
+# one with the deployment's secrets in its environment (not on its command line,
+# which ps shows) on a loopback port the kernel picks, wait for its "serving" line,
+# show the end of its log when it exits instead, and stop them all. Sourced by
+# scripts/run-local.sh, scripts/service-match.sh, tests/soak/run_soak.sh and
+# tests/fault/*.sh.
+#
+# The script sets `root` (the checkout, for migrations/), `bin` (the binaries),
+# `log_dir` (where each service's log goes, as NAME.log), `url` (the database) and
+# `token` (the service token), then:
+#
+#   stack_start table-1 table-service --instance_id=local-1  # waits until it serves
+#   echo "table-1 is pid ${pid[table-1]} on port ${port[table-1]}"
+#   kill -KILL "${pid[table-1]}"
+#   stack_start table-1 table-service --instance_id=local-1  # the same port again
+#   stack_adopt trix-demo $!  # a client of the stack, stopped with it
+#   stack_stop                # in the EXIT trap: the last started first
+#
+# or, for the whole local deployment: stack_deployment local --bot_fill_wait=2s
+
+# shellcheck shell=bash disable=SC2154  # the variables above are the script's
+declare -A pid port
+stack_names=()  # in the order of their first start
+
+# A port that was free a moment ago, for the programs that need a number before
+# they start (PostgreSQL); the services take the kernel's port 0 instead.
+free_port() {
+  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# stack_adopt NAME PID: stack_stop stops PID too.
+stack_adopt() {
+  pid[$1]=$2
+  [[ " ${stack_names[*]} " == *" $1 "* ]] || stack_names+=("$1")
+}
+
+# stack_start NAME BINARY FLAGS...: starts $bin/BINARY listening on 127.0.0.1
+# (the port of its last start, else one the kernel picks), appending its output to
+# $log_dir/NAME.log, and waits up to 60 s for a new "serving" line there, which
+# gives ${port[NAME]}. Returns 1, with the end of the log on stderr, when the
+# service exits or does not serve in time.
+stack_start() {
+  local name=$1 binary=$2 log=$log_dir/$1.log before
+  shift 2
+  before=$(grep -c '"msg":"serving"' "$log" 2>/dev/null || true)
+  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token MAMLAKA_RATINGS_TOKEN=$token \
+    "$bin/$binary" --listen="127.0.0.1:${port[$name]:-0}" \
+    --migrations_dir="$root/migrations" --metrics_port=-1 "$@" >>"$log" 2>&1 &
+  stack_adopt "$name" $!
+  for _ in $(seq 1 600); do
+    if [ "$(grep -c '"msg":"serving"' "$log" 2>/dev/null || true)" -gt "${before:-0}" ]; then
+      port[$name]=$(grep '"msg":"serving"' "$log" | tail -n 1 | grep -o '"port":[0-9]*' | cut -d: -f2)
+      return 0
+    fi
+    if ! kill -0 "${pid[$name]}" 2>/dev/null; then
+      echo "${0##*/}: $name exited; the end of its log:" >&2
+      tail -n 40 "$log" >&2
+      return 1
+    fi
+    sleep 0.1
+  done
+  echo "${0##*/}: $name is not serving after 60 s; the end of its log:" >&2
+  tail -n 20 "$log" >&2
+  return 1
+}
+
+# stack_deployment ID MATCHMAKING_FLAGS...: the local deployment on $url: two
+# table-service instances (instance ids ID-1 and ID-2, on one database: each
+# registers itself, and matchmaking places every new table on the least loaded
+# one), the ratings service and the matchmaking service using it, named
+# table-service-1, table-service-2, ratings-service and matchmaking-service.
+stack_deployment() {
+  local id=$1 i
+  shift
+  for i in 1 2; do
+    stack_start "table-service-$i" table-service --instance_id="$id-$i" \
+      --peer_rate=100000 --peer_burst=100000 || return 1
+  done
+  stack_start ratings-service ratings-service || return 1
+  stack_start matchmaking-service matchmaking-service \
+    --ratings_address="127.0.0.1:${port[ratings-service]}" "$@"
+}
+
+# Stops every process started or adopted, the last first: SIGCONT (a stopped
+# process could not drain), SIGTERM (each drains, then exits), and waits for it.
+stack_stop() {
+  local i p
+  for ((i = ${#stack_names[@]} - 1; i >= 0; i--)); do
+    p=${pid[${stack_names[i]}]:-}
+    [ -n "$p" ] || continue
+    kill -CONT "$p" 2>/dev/null || true
+    kill -TERM "$p" 2>/dev/null || true
+    wait "$p" 2>/dev/null || true
+  done
+}

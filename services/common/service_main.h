@@ -1,0 +1,68 @@
+// What every service's main does around its own work, written once: parse the
+// flags and start logging, block the stop signals (SIGINT, SIGTERM) before any
+// thread starts, retry the database until it is ready, and drain when a stop
+// signal comes.
+//
+//   Flags flags;
+//   service::Config config("ratings-service", "MAMLAKA_");
+//   Bind(config, flags);
+//   if (std::optional<int> exit_code =
+//           service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
+//     return *exit_code;  // --help, or a bad flag (already reported)
+//   }
+//   service::StopSignals signals;  // before any thread starts
+//   ...                            // start the server, NOT_SERVING
+//   if (!signals.RetryUntilReady([&] { return Migrate(flags); }).ok()) return 0;
+//   ...                            // SERVING
+//   return signals.ServeUntilStopped([&] { server->Shutdown(flags.shutdown_grace); });
+#ifndef TRIX_SERVICES_COMMON_SERVICE_MAIN_H_
+#define TRIX_SERVICES_COMMON_SERVICE_MAIN_H_
+
+#include <signal.h>
+
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "services/common/config.h"
+
+namespace trix::service {
+
+// The start of a service's main: turns Abseil's mutex deadlock detection off (see
+// the .cc), parses the flags bound to `config` and starts the JSON logs at
+// `log_level`, a bound flag read once the flags are parsed. Returns the exit code
+// when main should return at once (--help: 0; a bad flag: 2).
+std::optional<int> ParseServiceFlags(Config& config, int argc, const char* const* argv,
+                                     const std::string& log_level);
+
+// SIGINT and SIGTERM, blocked in the thread that makes this and so in every thread
+// it starts afterwards: they reach the process only through Wait. Make it before
+// any thread starts.
+class StopSignals {
+ public:
+  StopSignals();
+
+  // True when a stop signal came within `timeout`.
+  bool Wait(absl::Duration timeout) const;
+
+  // Calls `attempt` until it succeeds or fails with an error `retry` refuses (every
+  // error is retried when `retry` is empty), logging each retried error as
+  // "waiting for the database" and waiting 2 s before the next attempt. Returns OK,
+  // the refused error, or CANCELLED when a stop signal came first.
+  absl::Status RetryUntilReady(
+      const std::function<absl::Status()>& attempt,
+      const std::function<bool(const absl::Status&)>& retry = nullptr) const;
+
+  // Waits for a stop signal, then logs "draining", calls `drain` and logs
+  // "stopped". Returns 0, main's exit code.
+  int ServeUntilStopped(const std::function<void()>& drain) const;
+
+ private:
+  sigset_t signals_;
+};
+
+}  // namespace trix::service
+
+#endif  // TRIX_SERVICES_COMMON_SERVICE_MAIN_H_
