@@ -27,8 +27,12 @@ const std::set<std::string>& Armed() {
 
 }  // namespace
 
+bool FailpointArmed(absl::string_view name) {
+  return !Armed().empty() && Armed().count(std::string(name)) > 0;
+}
+
 void Failpoint(absl::string_view name) {
-  if (Armed().empty() || !Armed().count(std::string(name))) return;
+  if (!FailpointArmed(name)) return;
   LogWarn("failpoint: dying as kill -9 would", {{"failpoint", std::string(name)}});
   raise(SIGKILL);
 }

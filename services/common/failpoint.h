@@ -1,6 +1,7 @@
 // Failpoints: named places in the services where a fault test can make the
 // process die at once, as kill -9 would, to test what a crash between two steps
-// leaves behind (FoundationDB and TiKV test their recovery the same way).
+// leaves behind (FoundationDB and TiKV test their recovery the same way), or
+// misbehave in another named way.
 //
 //   MAMLAKA_FAILPOINTS=matcher.after_create_tables matchmaking-service ...
 //
@@ -18,6 +19,10 @@ namespace trix::service {
 
 // Sends this process SIGKILL when `name` is in MAMLAKA_FAILPOINTS.
 void Failpoint(absl::string_view name);
+
+// Whether `name` is in MAMLAKA_FAILPOINTS: for a fault other than death that a test
+// injects (e.g. a leak the soak must catch). Listed in docs/operations.md too.
+bool FailpointArmed(absl::string_view name);
 
 }  // namespace trix::service
 

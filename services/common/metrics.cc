@@ -42,6 +42,11 @@ absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Start(const std::string& addre
 
 Metrics::~Metrics() = default;
 
+void Metrics::Add(std::shared_ptr<prometheus::Collectable> collectable) {
+  if (exposer_) exposer_->RegisterCollectable(collectable);
+  collectables_.push_back(std::move(collectable));
+}
+
 std::vector<double> Metrics::LatencyBuckets() {
   std::vector<double> buckets;
   for (double b = 50e-6; b < 4; b *= 2) buckets.push_back(b);

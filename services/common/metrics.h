@@ -22,6 +22,7 @@
 #include "prometheus/registry.h"
 
 namespace prometheus {
+class Collectable;
 class Exposer;
 }
 
@@ -40,6 +41,9 @@ class Metrics {
   ~Metrics();
 
   prometheus::Registry& registry() { return *registry_; }
+  // Serves `collectable` beside the registry (metrics computed at each scrape,
+  // such as HeapMetrics()); kept as long as this object.
+  void Add(std::shared_ptr<prometheus::Collectable> collectable);
   // The port /metrics is served on, or -1.
   int port() const { return port_; }
 
@@ -51,6 +55,7 @@ class Metrics {
   Metrics() = default;
   std::shared_ptr<prometheus::Registry> registry_;
   std::unique_ptr<prometheus::Exposer> exposer_;
+  std::vector<std::shared_ptr<prometheus::Collectable>> collectables_;
   int port_ = -1;
 };
 

@@ -14,6 +14,7 @@
 
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
 #include "services/common/service_main.h"
 #include "services/ratings/server.h"
@@ -127,6 +128,7 @@ int Run(int argc, char** argv) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
     return 1;
   }
+  (*metrics)->Add(service::HeapMetrics());
   if (flags.metrics_port >= 0) {
     service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
   }

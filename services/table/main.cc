@@ -24,6 +24,7 @@
 #include "services/common/auth.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
 #include "services/common/service_main.h"
 #include "services/storage/game_store.h"
@@ -203,6 +204,7 @@ std::optional<int> StartMetrics(const Flags& flags,
     return 1;
   }
   out = *std::move(metrics);
+  out->Add(service::HeapMetrics());
   return std::nullopt;
 }
 

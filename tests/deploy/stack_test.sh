@@ -1,21 +1,27 @@
 #!/usr/bin/env bash
-# The container stack, end to end: builds the images, brings deploy/compose.yaml up
-# (PostgreSQL, the migration job, table-1), plays games between containerised bots
-# (trix-demo seats a trix-bot per seat), kills -9 the table service mid-game and
-# checks that Docker restarts it, that it resumes its tables, and that every game
-# still finishes with a consistent result; then tears everything down (data too).
+# The container stack, end to end: builds the images, brings deploy/compose.yaml's
+# "matchmaking" profile up (PostgreSQL, the migration job, table-1 and table-2,
+# ratings, matchmaking, the bot pool), and runs the `play` container: trix-demo
+# queues its players through matchmaking (a party, a staked table of four, a
+# player alone), bots fill the empty seats, and a trix-bot process plays each seat,
+# all inside containers. Mid-game it kills -9 the table service holding a game
+# under way, and checks that Docker restarts it, that the game still finishes,
+# that every game finished with a consistent result and was rated once (its
+# rating history, per seat) and its money moved once (tests/fault/end_checks.sh's
+# rated_once and ledger_once, in the stack's database). Then the `demo` container
+# (trix-table-demo: tables opened on table-1 directly, no matchmaking) plays a
+# game, and everything is torn down (data too).
 #
-#   tests/deploy/stack_test.sh          # about 2 minutes once the images exist;
-#                                       # the first image build takes much longer
+#   tests/deploy/stack_test.sh          # 2-4 minutes once the images exist; the
+#                                       # first image build takes much longer
+#   SKIP_BUILD=1 tests/deploy/stack_test.sh   # with the images already built
 #
 # Not run by CTest or CI: building the images takes many minutes on two cores
 # (docs/operations.md). Needs root (or the docker group), dockerd running, and
 # Debian's docker.io, docker-compose and mmdebstrap (deploy/docker/base-image.sh).
-# Settings: GAMES (3), KINGDOMS (1), PACE (400ms: the watched game's bots think that
-# long, so that it is still running when the table service is killed), SKIP_BUILD=1
-# uses the images already built.
-# When matchmaking-service and ratings-service exist, the games are to go through
-# matchmaking (compose's "matchmaking" profile) and the ratings checked too.
+# Settings: PACE (400ms: the people of the watched table think that long, so that
+# its game is still under way when its table service is killed), KEEP=1 leaves
+# the stack up (tear it down with the command printed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -27,27 +33,35 @@ export TAG=${TAG:-dev}
 export POSTGRES_IMAGE=${POSTGRES_IMAGE:-mamlaka/postgres:15}
 export POSTGRES_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 export MAMLAKA_SERVICE_TOKEN=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-export TABLE_PORT=""   # a free port on 127.0.0.1
-export MATCHMAKING_PORT=""
-export GAMES=${GAMES:-3} KINGDOMS=${KINGDOMS:-1} PACE=${PACE:-400ms}
+export TABLE_PORT="" MATCHMAKING_PORT="" RATINGS_PORT=""  # free ports on 127.0.0.1
+export PACE=${PACE:-400ms} GAMES=1 KINGDOMS=1
 logs=$(mktemp -d /tmp/mamlaka-stack.XXXXXX)
-dc() { "${compose[@]}" -p "$project" -f deploy/compose.yaml "$@"; }
-psql_() { dc exec -T postgres psql -U mamlaka -d mamlaka -tAc "$1"; }
+dc() { "${compose[@]}" -p "$project" -f deploy/compose.yaml --profile matchmaking "$@"; }
 fail() { echo "stack_test: FAIL: $*" >&2; exit 1; }
+
+# shellcheck source=tests/fault/end_checks.sh
+. tests/fault/end_checks.sh
+psql_() { dc exec -T postgres psql -U mamlaka -d mamlaka -v ON_ERROR_STOP=1 -tAc "$1"; }
+since=1970-01-01
 
 cleanup() {
   local status=$?
   trap - EXIT
   dc logs --no-color >"$logs/compose.log" 2>&1 || true
-  dc --profile demo down -v --remove-orphans >/dev/null 2>&1 || true
-  echo "stack_test: stack removed; logs in $logs"
+  if [ "${KEEP:-0}" = 1 ]; then
+    echo "stack_test: stack kept: ${compose[*]} -p $project -f deploy/compose.yaml" \
+      "--profile matchmaking --profile play --profile demo down -v"
+  else
+    dc --profile play --profile demo down -v --remove-orphans >/dev/null 2>&1 || true
+    echo "stack_test: stack removed; logs in $logs"
+  fi
   exit "$status"
 }
 trap cleanup EXIT
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   start=$(date +%s)
-  tests/deploy/build-images.sh table-service migrate trix-bot
+  tests/deploy/build-images.sh table-service migrate trix-bot matchmaking-service ratings-service
   if ! "$docker" image inspect "$POSTGRES_IMAGE" >/dev/null 2>&1; then
     DOCKER_BUILDKIT=1 "$docker" build --network=host -f deploy/docker/postgres.Dockerfile \
       --build-arg BASE_IMAGE="${BASE_IMAGE:-mamlaka/debian:12-slim}" -t "$POSTGRES_IMAGE" deploy/docker
@@ -55,41 +69,72 @@ if [ "${SKIP_BUILD:-0}" != 1 ]; then
   echo "stack_test: images ready in $(($(date +%s) - start)) s"
 fi
 
+serving() {  # SERVICE: its log says it serves
+  dc logs --no-color "$1" 2>/dev/null | grep -q '"msg":"serving"'
+}
 start=$(date +%s)
-dc up -d table-1
-echo "stack_test: stack up in $(($(date +%s) - start)) s"
-
-dc run --rm demo >"$logs/demo.log" 2>&1 &
-demo_pid=$!
-
-# Wait until a game is well under way, then kill the table service's process.
-running=""
+dc up -d
 for _ in $(seq 1 240); do
-  running=$(psql_ "SELECT id FROM games WHERE finished IS NULL AND log_length > 40 LIMIT 1" 2>/dev/null || true)
-  [ -n "$running" ] && break
-  kill -0 "$demo_pid" 2>/dev/null || break
+  serving table-1 && serving table-2 && serving ratings && serving matchmaking &&
+    [ "$(psql_ "SELECT count(*) FROM table_instances WHERE NOT draining" 2>/dev/null)" = 2 ] &&
+    break
   sleep 0.5
 done
-[ -n "$running" ] || { cat "$logs/demo.log"; fail "no game got under way"; }
+serving matchmaking || { dc logs --no-color | tail -n 40; fail "the stack is not serving"; }
+echo "stack_test: stack up in $(($(date +%s) - start)) s (two table instances registered)"
+
+dc --profile play run --rm play >"$logs/play.log" 2>&1 &
+play_pid=$!
+
+# Wait until a game (the watched one: its people think PACE a move) is well under
+# way but far from its end (a game is some 440 entries), then
+# kill -9 the table service that holds it.
+running="" owner=""
+for _ in $(seq 1 480); do
+  read -r running owner < <(psql_ "SELECT id, lease_owner FROM games
+      WHERE finished IS NULL AND log_length BETWEEN 40 AND 250
+      ORDER BY log_length LIMIT 1" 2>/dev/null |
+    tr '|' ' ') || true
+  [ -n "$running" ] && break
+  kill -0 "$play_pid" 2>/dev/null || break
+  sleep 0.5
+done
+[ -n "$running" ] || { cat "$logs/play.log"; fail "no game got under way"; }
+owner=${owner%%#*}  # the lease owner is the instance id, then '#' and the process's
+case "$owner" in table-1 | table-2) ;; *) fail "game $running is held by '$owner'" ;; esac
 before=$(psql_ "SELECT log_length FROM games WHERE id = '$running'")
-table=$(dc ps -q table-1)
+table=$(dc ps -q "$owner")
 pid=$("$docker" inspect -f '{{.State.Pid}}' "$table")
 kill -9 "$pid"
-echo "stack_test: killed table-1 (pid $pid) with game $running at log entry $before"
+echo "stack_test: killed $owner (pid $pid) holding game $running at log entry $before"
 
-wait "$demo_pid" && demo_status=0 || demo_status=$?
-cat "$logs/demo.log"
-[ "$demo_status" -eq 0 ] || fail "trix-demo exited $demo_status"
+wait "$play_pid" && play_status=0 || play_status=$?
+cat "$logs/play.log"
+[ "$play_status" -eq 0 ] || fail "trix-demo (play) exited $play_status"
 
 restarts=$("$docker" inspect -f '{{.RestartCount}}' "$table")
-[ "$restarts" -ge 1 ] || fail "table-1 was not restarted"
+[ "$restarts" -ge 1 ] || fail "$owner was not restarted"
 unfinished=$(psql_ "SELECT count(*) FROM games WHERE finished IS NULL")
 finished=$(psql_ "SELECT count(*) FROM games WHERE finished IS NOT NULL")
 after=$(psql_ "SELECT log_length FROM games WHERE id = '$running' AND finished IS NOT NULL")
 [ "$unfinished" -eq 0 ] || fail "$unfinished game(s) unfinished"
-[ "$finished" -eq "$GAMES" ] || fail "$finished game(s) finished, expected $GAMES"
+[ "$finished" -ge 3 ] || fail "$finished game(s) finished, expected the demo's 3"
 [ -n "$after" ] && [ "$after" -gt "$before" ] || fail "the killed game did not go on"
-if grep -q '✗' "$logs/demo.log"; then fail "a result failed its checks"; fi
-echo "stack_test: $finished games finished; game $running went on from entry $before to" \
-  "$after across the kill; table-1 restarted $restarts time(s)"
+if grep -q '✗' "$logs/play.log"; then fail "a result failed its checks"; fi
+for _ in $(seq 1 120); do  # the ratings service catches up with the last game
+  [ "$(psql_ "SELECT count(*) FROM game_results WHERE consumed_at IS NULL")" -eq 0 ] && break
+  sleep 0.5
+done
+rated_once || fail "games not rated exactly once"
+ledger_once || fail "money not moved exactly once"
+bot_seats=$(psql_ "SELECT count(*) FROM game_seats WHERE bot")
+[ "$bot_seats" -gt 0 ] || fail "no seat was played by a bot account"
+echo "stack_test: $finished games through matchmaking ($bot_seats seats filled by bots)," \
+  "rated and settled once; game $running went on from entry $before to $after across" \
+  "the kill; $owner restarted $restarts time(s)"
+
+# Without matchmaking: a table opened on table-1 directly, four bots at it.
+dc --profile demo run --rm demo >"$logs/demo.log" 2>&1 || { cat "$logs/demo.log"; fail "trix-table-demo failed"; }
+if grep -q '✗' "$logs/demo.log"; then cat "$logs/demo.log"; fail "a table demo result failed its checks"; fi
+echo "stack_test: trix-table-demo played a game on table-1 directly"
 echo "1 passed, 0 failed"

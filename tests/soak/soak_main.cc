@@ -5,12 +5,20 @@
 // their game is over queue again. Tables are people only: the run starts no bot
 // account (run_soak.sh sets matchmaking's bot fill wait beyond the run).
 //
-//   matchmaking-soak --matchmaking=127.0.0.1:50061 --service_token=T --tables=1000
-//                    --duration=10m --think=1s
+// The players arrive over --ramp (a table's four every ramp / tables), so that, as
+// in a real population, games are in every phase at once: once the ramp is past
+// the number of live tables and the spread of their logs' lengths hold steady, and
+// memory can be compared over time. After --duration nobody queues again; the run
+// waits (at most --wind_down) until every game under way has finished, so that the
+// services can be seen giving their tables back.
 //
-// Prints a progress line every 10 s and a summary at the end; "errors: N" counts
-// every queue that ended without a seat, stream that broke, action refused or lost,
-// and event number that skipped. Exit status 1 when errors > 0.
+//   matchmaking-soak --matchmaking=127.0.0.1:50061 --service_token=T --tables=1000
+//                    --duration=10m --think=1s --ramp=5m
+//
+// Prints a progress line every 10 s ("live" counts the tables whose game is under
+// way) and a summary at the end; "errors: N" counts every queue that ended without
+// a seat, stream that broke, action refused or lost, and event number that
+// skipped, and a wind-down that did not end in time. Exit status 1 when errors > 0.
 #include <array>
 #include <atomic>
 #include <cstdio>
@@ -40,6 +48,8 @@ struct Flags {
   int tables = 1000;
   absl::Duration duration = absl::Minutes(10);
   absl::Duration think = absl::Seconds(1);
+  absl::Duration ramp = absl::ZeroDuration();
+  absl::Duration wind_down = absl::Minutes(15);
   std::string mode = "complex-solo";
   int channels = 4;
 };
@@ -50,14 +60,15 @@ class Soak;
 // come in; each seat's player queues again once its stream is done.
 class SoakTable : public SeatHost {
  public:
-  SoakTable(Soak* soak, std::string id, v1::TableService::Stub* stub, absl::Duration think,
-            uint64_t seed)
+  SoakTable(Soak* soak, std::string id, v1::TableService::Stub* stub,
+            absl::Duration think, uint64_t seed)
       : soak_(soak), id_(std::move(id)), stub_(stub), pacing_(think, seed), seed_(seed) {}
 
   void Seat(const v1::Assignment& a, int player);
   void Pace(std::function<void()> act) override;
   void OnGameEnded() override;
   void OnStreamDone(int seat, const grpc::Status& status) override;
+  bool ended() const { return ended_.load(); }
 
  private:
   Soak* const soak_;
@@ -87,6 +98,11 @@ class Ticket : public grpc::ClientReadReactor<v1::MatchUpdate> {
   bool seated_ = false;
 };
 
+// Sleeps until `when` (at once when it has passed).
+void SleepUntil(absl::Time when) {
+  absl::SleepFor(std::max(absl::ZeroDuration(), when - absl::Now()));
+}
+
 class Soak {
  public:
   explicit Soak(const Flags& flags)
@@ -101,11 +117,32 @@ class Soak {
   }
 
   int Run() {
-    for (int p = 0; p < 4 * flags_.tables; ++p) Queue(p);
     const absl::Time start = absl::Now();
-    while (absl::Now() - start < flags_.duration) {
-      absl::SleepFor(std::min(absl::Seconds(10), flags_.duration - (absl::Now() - start)));
-      Report(absl::StrCat("t=", absl::ToInt64Seconds(absl::Now() - start), "s"));
+    absl::Time report = start + absl::Seconds(10);
+    for (int t = 0; t < flags_.tables; ++t) {  // a table's four players at a time
+      SleepUntil(start + flags_.ramp * t / flags_.tables);
+      for (int p = 4 * t; p < 4 * t + 4; ++p) Queue(p);
+      if (absl::Now() >= report) {
+        Report(absl::StrCat("t=", absl::ToInt64Seconds(report - start), "s"));
+        report += absl::Seconds(10);
+      }
+    }
+    for (; report <= start + flags_.duration; report += absl::Seconds(10)) {
+      SleepUntil(report);
+      Report(absl::StrCat("t=", absl::ToInt64Seconds(report - start), "s"));
+    }
+    winding_down_.store(true);  // nobody queues again; the games under way finish
+    const absl::Time wind_down_end = absl::Now() + flags_.wind_down;
+    while (LiveTables() > 0 && absl::Now() < wind_down_end) {
+      absl::SleepFor(absl::Seconds(10));
+      Report(
+          absl::StrCat("t=", absl::ToInt64Seconds(absl::Now() - start), "s wind-down"));
+    }
+    if (LiveTables() > 0) {
+      queue_errors.fetch_add(1);
+      std::fprintf(stderr,
+                   "matchmaking-soak: %zu games still under way after --wind_down\n",
+                   LiveTables());
     }
     context_.stopping.store(true);
     const int64_t errors = Errors();
@@ -116,7 +153,7 @@ class Soak {
   }
 
   void Queue(int player) {
-    if (context_.stopping.load()) return;
+    if (context_.stopping.load() || winding_down_.load()) return;
     v1::FindTableRequest r;
     r.set_request_id(absl::StrCat("q", queued_.fetch_add(1)));
     r.set_player_id(absl::StrCat("soak-", run_, "-", player));
@@ -167,6 +204,13 @@ class Soak {
     return stub.get();
   }
 
+  size_t LiveTables() {
+    absl::MutexLock lock(&mu_);
+    size_t live = 0;
+    for (const auto& [id, table] : tables_) live += table->ended() ? 0 : 1;
+    return live;
+  }
+
   int64_t Errors() const {
     const Counters& c = context_.counters;
     return queue_errors.load() + c.stream_errors.load() + c.act_rejected.load() +
@@ -181,14 +225,16 @@ class Soak {
       tables = tables_.size();
     }
     std::printf(
-        "%s  seated %lld  tables %zu  games ended %lld  actions acked %lld  errors %lld "
-        "(queue %lld, stream %lld, refused %lld, lost %lld, seq gaps %lld)\n",
-        when.c_str(), static_cast<long long>(seated_.load()), tables,
-        static_cast<long long>(c.games_ended.load()), static_cast<long long>(c.acks.load()),
-        static_cast<long long>(Errors()), static_cast<long long>(queue_errors.load()),
+        "%s  seated %lld  tables %zu  live %zu  games ended %lld  actions acked %lld  "
+        "errors %lld (queue %lld, stream %lld, refused %lld, lost %lld, seq gaps %lld)\n",
+        when.c_str(), static_cast<long long>(seated_.load()), tables, LiveTables(),
+        static_cast<long long>(c.games_ended.load()),
+        static_cast<long long>(c.acks.load()), static_cast<long long>(Errors()),
+        static_cast<long long>(queue_errors.load()),
         static_cast<long long>(c.stream_errors.load()),
         static_cast<long long>(c.act_rejected.load()),
-        static_cast<long long>(c.act_failed.load()), static_cast<long long>(c.seq_gaps.load()));
+        static_cast<long long>(c.act_failed.load()),
+        static_cast<long long>(c.seq_gaps.load()));
     std::fflush(stdout);
   }
 
@@ -198,6 +244,7 @@ class Soak {
   v1::Mode mode_;
   std::vector<std::unique_ptr<v1::MatchmakingService::Stub>> matchmaking_;
   const int64_t run_ = absl::ToUnixMillis(absl::Now());  // fresh players per run
+  std::atomic<bool> winding_down_{false};
   std::atomic<int64_t> queued_{0};
   std::atomic<int64_t> seated_{0};
   std::atomic<int> reported_{0};
@@ -280,11 +327,18 @@ int Run(int argc, char** argv) {
   config.Bind("tables", &f.tables, "tables of four people kept playing (4 x players)");
   config.Bind("duration", &f.duration, "how long to run");
   config.Bind("think", &f.think, "how long a table's player thinks per turn (±50%)");
+  config.Bind("ramp", &f.ramp, "the players arrive over this long (0: all at once)");
+  config.Bind("wind_down", &f.wind_down,
+              "after --duration, how long the games under way may take to finish");
   config.Bind("mode", &f.mode, "the mode everyone queues for");
   config.Bind("channels", &f.channels, "gRPC connections to matchmaking");
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
-  if (!wire::ModeFromName(f.mode).ok() || f.tables < 1 || f.channels < 1) {
-    std::fprintf(stderr, "matchmaking-soak: bad --mode, --tables or --channels\n");
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv))
+    return *exit_code;
+  if (!wire::ModeFromName(f.mode).ok() || f.tables < 1 || f.channels < 1 ||
+      f.ramp < absl::ZeroDuration() || f.ramp > f.duration) {
+    std::fprintf(stderr,
+                 "matchmaking-soak: bad --mode, --tables, --channels or --ramp (at most "
+                 "--duration)\n");
     return 2;
   }
   Soak soak(f);
