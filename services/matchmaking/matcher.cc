@@ -381,12 +381,17 @@ bool Matcher::ClaimWhole(const std::vector<Job>& jobs) {
   }
   // One statement, atomic on its own (one round trip): the tickets locked in
   // ticket order (as admissions and commits lock them) and, only if every one is
-  // still waiting, claimed into their placements, which are recorded.
+  // still waiting, claimed into their placements, which are recorded. The lock
+  // finds the tickets by id alone and their status is checked on the locked rows:
+  // a status in the WHERE would let the planner add a scan of the whole partial
+  // index mm_tickets_waiting (every waiting ticket of every pool, and the dead
+  // entries of tickets matched since the last vacuum) to the id lookups.
   pqxx::nontransaction tx(*connection_);
   return tx.exec_params1(
-      "WITH locked AS (SELECT ticket_id FROM mm_tickets WHERE ticket_id = ANY($1::text[]) "
-      "AND status = 'waiting' ORDER BY ticket_id FOR UPDATE), "
-      "whole AS (SELECT count(*) = $10 AS ok FROM locked), "
+      "WITH locked AS (SELECT ticket_id, status FROM mm_tickets "
+      "WHERE ticket_id = ANY($1::text[]) ORDER BY ticket_id FOR UPDATE), "
+      "whole AS (SELECT count(*) FILTER (WHERE status = 'waiting') = $10 AS ok "
+      "FROM locked), "
       "claimed AS (UPDATE mm_tickets AS t SET status = 'placing', group_id = u.request_id, "
       "changed = now() FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
       "WHERE t.ticket_id = u.ticket_id AND t.ticket_id IN (SELECT ticket_id FROM locked) "
@@ -725,14 +730,15 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
   // one) are deleted; their tickets, locked in ticket order as admissions lock them
   // (an admission of one of these players waits, then sees the seat), are matched
   // and their seats inserted. The failed placements' tickets go back to the queue.
+  // As in the claim, the lock finds the tickets by id alone.
   return tx.exec_params(
       "WITH mine AS (DELETE FROM mm_placements WHERE request_id = ANY($1::text[]) "
       "RETURNING request_id), "
-      "locked AS (SELECT ticket_id, group_id FROM mm_tickets "
-      "WHERE ticket_id = ANY($3::text[]) AND status = 'placing' "
-      "ORDER BY ticket_id FOR UPDATE), "
+      "locked AS (SELECT ticket_id, group_id, status FROM mm_tickets "
+      "WHERE ticket_id = ANY($3::text[]) ORDER BY ticket_id FOR UPDATE), "
+      "still_placing AS (SELECT ticket_id, group_id FROM locked WHERE status = 'placing'), "
       "matched AS (UPDATE mm_tickets SET status = 'matched', changed = now() "
-      "WHERE ticket_id IN (SELECT ticket_id FROM locked "
+      "WHERE ticket_id IN (SELECT ticket_id FROM still_placing "
       "WHERE group_id IN (SELECT request_id FROM mine))), "
       "seated AS (INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, "
       "address, seat_token, team, format, stake, possible, bot_stream) "
@@ -744,7 +750,7 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       "team, format, stake, possible, bot_stream) "
       "WHERE u.request_id IN (SELECT request_id FROM mine)), "
       "back AS (UPDATE mm_tickets SET status = 'waiting', group_id = NULL, "
-      "changed = now() WHERE ticket_id IN (SELECT ticket_id FROM locked "
+      "changed = now() WHERE ticket_id IN (SELECT ticket_id FROM still_placing "
       "WHERE group_id = ANY($2::text[]))), "
       "dropped AS (DELETE FROM mm_placements WHERE request_id = ANY($2::text[])) "
       "SELECT request_id FROM mine",
