@@ -13,18 +13,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 
 namespace trix::matchmaking {
 namespace {
 
-class TicketStoreTest : public ::testing::Test {
+class TicketStoreTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-        storage::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
+    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
     store_ = std::make_unique<TicketStore>(db_->url(), 4);
   }
 
@@ -85,7 +82,6 @@ class TicketStoreTest : public ::testing::Test {
     return {tickets, seats};
   }
 
-  std::unique_ptr<storage::TestDatabase> db_;
   std::unique_ptr<TicketStore> store_;
 };
 
