@@ -20,6 +20,10 @@
 --     refused request takes the general path, which locks the game and says why.
 -- The general path (several requests, or a refused one) is 0006's loop, reading
 -- the games with one query and skipping the writes when nothing was accepted.
+-- The group-commit writer sends a lone request that does not end its game as that
+-- one statement itself (services/storage/log_writer.cc, kAppendOne), without the
+-- function call; the function's own one-request path serves game ends and callers
+-- that always call it.
 CREATE OR REPLACE FUNCTION log_append(
     p_owner text,
     r_game text[], r_first bigint[], r_count integer[], r_deadline timestamptz[],
