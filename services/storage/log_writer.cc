@@ -37,7 +37,7 @@ FROM log_append($1, $2::text[], $3::int8[], $4::int4[], $5::timestamptz[], $6::t
 // play: log_append's checks and writes for that case (migrations/
 // 0025_log_append_one_request.sql, its one-request path) as one prepared statement,
 // which spares the call of the PL/pgSQL function (its argument arrays, settings and
-// result set: about a quarter of PostgreSQL's CPU per action). The UPDATE's WHERE
+// result set: about a fifth of the backend's CPU per append). The UPDATE's WHERE
 // is the check: the game exists, p_owner holds its unexpired lease, it has not
 // ended, and the first entry continues its log. No row back means refused, and
 // log_append, which locks the game, then says why. The arrays are log_append's, of
