@@ -48,8 +48,15 @@ BEGIN
           log_length = g.log_length + r_count[1],
           finished = CASE WHEN r_result[1] IS NULL THEN NULL ELSE now() END,
           result = r_result[1]::jsonb
-      WHERE g.id = r_game[1] AND g.lease_owner = p_owner AND g.lease_until > now()
-        AND g.finished IS NULL AND (r_count[1] = 0 OR r_first[1] = g.log_length)
+      -- One CASE, so that the game is found by its key only: as plain conditions,
+      -- lease_owner = p_owner AND finished IS NULL match the partial index
+      -- games_lease_owner, and a generic plan made while games had no statistics
+      -- read every running game of the instance through it.
+      WHERE g.id = r_game[1]
+        AND CASE WHEN g.lease_owner = p_owner AND g.lease_until > now()
+                   AND g.finished IS NULL
+                   AND (r_count[1] = 0 OR r_first[1] = g.log_length)
+                 THEN true ELSE false END
       RETURNING g.log_length - r_count[1] AS length),
     logged AS (
       INSERT INTO game_log (game_id, idx, seat, request_id, payload, response, time)
