@@ -17,6 +17,13 @@
 #   stack_stop                # in the EXIT trap: the last started first
 #
 # or, for the whole local deployment: stack_deployment local --bot_fill_wait=2s
+#
+# A test's stack in a scratch folder of its own, with a PostgreSQL server of its own:
+#
+#   stack_workdir fault   # $work (/tmp/mamlaka-fault.XXXXXX), also $log_dir
+#   cleanup() { local status=$?; trap - EXIT; ...; stack_teardown "$status"; exit "$status"; }
+#   trap cleanup EXIT
+#   stack_postgres        # $url, on port $pg_port, data in $work/pg
 
 # shellcheck shell=bash disable=SC2154  # the variables above are the script's
 declare -A pid port
@@ -92,4 +99,32 @@ stack_stop() {
     kill -TERM "$p" 2>/dev/null || true
     wait "$p" 2>/dev/null || true
   done
+}
+
+# stack_workdir NAME: $work, a fresh folder /tmp/mamlaka-NAME.XXXXXX that the
+# postgres user can enter, and $log_dir, the same folder.
+stack_workdir() {
+  work=$(mktemp -d "/tmp/mamlaka-$1.XXXXXX")
+  chmod 755 "$work"
+  log_dir=$work
+}
+
+# stack_postgres: a PostgreSQL server in $work/pg on a port that was free ($pg_port,
+# the same again when a test restarts it); $url is its database.
+stack_postgres() {
+  pg_port=$(free_port)
+  url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
+}
+
+# stack_teardown STATUS: in the EXIT trap, once the script's own processes are
+# stopped: stack_stop, then the PostgreSQL of $work/pg; $work is removed when
+# STATUS is 0 (unless KEEP_LOGS=1), else kept and named on stderr.
+stack_teardown() {
+  stack_stop
+  "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
+  if [ "$1" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then
+    rm -rf "$work"
+  else
+    echo "${0##*/}: logs kept in $work" >&2
+  fi
 }

@@ -10,19 +10,15 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 
 namespace trix::matchmaking {
 namespace {
 
-class BotStreamsTest : public ::testing::Test {
+class BotStreamsTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-        storage::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
-    pool_ = std::make_unique<storage::ConnectionPool>(db_->url(), 8, "bot streams test");
+    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
     pqxx::connection c(db_->url());
     pqxx::work tx(c);
     for (const char* id : {"bot-1", "bot-2"}) {
@@ -41,9 +37,6 @@ class BotStreamsTest : public ::testing::Test {
         .as<int>();
   }
   static BotAccount Bot(const std::string& id) { return {.bot_id = id, .name = id}; }
-
-  std::unique_ptr<storage::TestDatabase> db_;
-  std::unique_ptr<storage::ConnectionPool> pool_;
 };
 
 TEST_F(BotStreamsTest, LendsAnotherReplicasStreamWithRoomForTheMode) {

@@ -59,7 +59,7 @@ Lobby::~Lobby() { Stop(); }
 void Lobby::Start() {
   admit_thread_ = std::thread([this] { AdmitLoop(); });
   poll_thread_ = std::thread([this] { PollLoop(); });
-  attach_thread_ = std::thread([this] { AttachLeftHolds(); });
+  housekeeping_thread_ = std::thread([this] { Housekeeping(); });
 }
 
 void Lobby::Stop() {
@@ -72,7 +72,7 @@ void Lobby::Stop() {
   }
   if (admit_thread_.joinable()) admit_thread_.join();
   if (poll_thread_.joinable()) poll_thread_.join();
-  if (attach_thread_.joinable()) attach_thread_.join();
+  if (housekeeping_thread_.joinable()) housekeeping_thread_.join();
   for (auto& [id, o] : open) {
     o.sink->End(absl::UnavailableError("matchmaking is draining; resubmit"));
   }
@@ -178,6 +178,33 @@ void Lobby::AttachLeftHolds() {
     if (!it->second) live.push_back(a);
   }
   AttachHolds(live);
+}
+
+void Lobby::Housekeeping() {
+  AttachLeftHolds();
+  constexpr int kSweepBatch = 5000;
+  bool failing = false;
+  for (;;) {
+    {
+      absl::MutexLock lock(&mu_);
+      auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; };
+      mu_.AwaitWithTimeout(absl::Condition(&stopped), options_.sweep_every);
+      if (stop_) return;
+    }
+    // Batches until one comes back short: a backlog (after a pause) goes in one go.
+    absl::StatusOr<int64_t> swept;
+    do {
+      swept = store_->SweepEnded(options_.keep_ended, kSweepBatch);
+    } while (swept.ok() && *swept >= kSweepBatch);
+    if (swept.ok() == failing) {  // one line per change, not one per sweep
+      failing = !swept.ok();
+      if (failing) {
+        service::LogWarn("cannot sweep ended tickets", {{"error", swept.status().ToString()}});
+      } else {
+        service::LogInfo("sweeping ended tickets again");
+      }
+    }
+  }
 }
 
 void Lobby::AdmitLoop() {

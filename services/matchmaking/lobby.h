@@ -50,6 +50,10 @@ struct LobbyOptions {
   std::string table_token;
   absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
   absl::Duration update_every = absl::Seconds(1);        // Queued updates
+  // Ended tickets, finished assignments and expired parties are deleted this long
+  // after they ended (TicketStore::SweepEnded), swept every `sweep_every`.
+  absl::Duration keep_ended = absl::Hours(1);
+  absl::Duration sweep_every = absl::Seconds(10);
 };
 
 v1::Assignment ToAssignment(const AssignmentRow& row);
@@ -82,6 +86,7 @@ class Lobby {
   // The holds of live staked seats that a matchmaking process committed but died
   // before attaching (the seats of games not over; attaching is idempotent).
   void AttachLeftHolds();
+  void Housekeeping();
 
  private:
   struct Pending {
@@ -128,7 +133,7 @@ class Lobby {
       ABSL_GUARDED_BY(stubs_mu_);
   std::thread admit_thread_;
   std::thread poll_thread_;
-  std::thread attach_thread_;  // at start: AttachLeftHolds()
+  std::thread housekeeping_thread_;  // AttachLeftHolds() at start, then sweeps
 };
 
 }  // namespace trix::matchmaking

@@ -50,6 +50,7 @@ struct Flags {
   absl::Duration lease_retry = absl::Seconds(1);
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration keep_alive_every = absl::Seconds(10);
+  absl::Duration keep_ended = absl::Hours(1);
   absl::Duration instance_stale_after = absl::Seconds(15);
   int card_ms = 0;
   int db_connections = 8;
@@ -89,6 +90,9 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("lease_retry", &f.lease_retry, "how often unmatched pools are claimed");
   c.Bind("poll_every", &f.poll_every, "how often open streams' tickets are checked");
   c.Bind("keep_alive_every", &f.keep_alive_every, "bot stream keep-alive period");
+  c.Bind("keep_ended", &f.keep_ended,
+         "ended tickets, finished assignments and expired parties are deleted this long "
+         "after");
   c.Bind("instance_stale_after", &f.instance_stale_after,
          "a table instance whose heartbeat is older is not used");
   c.Bind("card_ms", &f.card_ms, "clocks of created tables (all three); 0: the table's");
@@ -177,6 +181,7 @@ int Run(int argc, char** argv) {
   mc.lease_retry = flags.lease_retry;
   mc.poll_every = flags.poll_every;
   mc.keep_alive_every = flags.keep_alive_every;
+  mc.keep_ended = flags.keep_ended;
   if (flags.card_ms > 0) {
     mc.clocks.set_contract_ms(flags.card_ms);
     mc.clocks.set_doubling_ms(flags.card_ms);

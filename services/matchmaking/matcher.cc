@@ -1,6 +1,8 @@
 #include "services/matchmaking/matcher.h"
 
+#include <algorithm>
 #include <pqxx/pqxx>
+#include <random>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -15,6 +17,25 @@ namespace trix::matchmaking {
 
 using storage::PgArray;
 using storage::PgType;
+
+namespace {
+
+// An unfinished placement is placed again after a wait doubling from the first
+// to the last, each drawn from its upper half so that placements failing
+// together do not come back together.
+constexpr absl::Duration kFirstRetry = absl::Milliseconds(100);
+constexpr absl::Duration kLastRetry = absl::Seconds(5);
+
+absl::Duration Backoff(int retries) {
+  absl::Duration longest = kFirstRetry;
+  for (int i = 1; i < retries && longest < kLastRetry; ++i) longest *= 2;
+  longest = std::min(longest, kLastRetry);
+  thread_local std::mt19937_64 random{std::random_device{}()};
+  std::uniform_real_distribution<double> share(0.5, 1.0);
+  return longest * share(random);
+}
+
+}  // namespace
 
 std::string PoolName(const v1::Mode& mode, int64_t stake) {
   return absl::StrCat(wire::ModeName(mode), "/", stake);
@@ -381,12 +402,17 @@ bool Matcher::ClaimWhole(const std::vector<Job>& jobs) {
   }
   // One statement, atomic on its own (one round trip): the tickets locked in
   // ticket order (as admissions and commits lock them) and, only if every one is
-  // still waiting, claimed into their placements, which are recorded.
+  // still waiting, claimed into their placements, which are recorded. The lock
+  // finds the tickets by id alone and their status is checked on the locked rows:
+  // a status in the WHERE would let the planner add a scan of the whole partial
+  // index mm_tickets_waiting (every waiting ticket of every pool, and the dead
+  // entries of tickets matched since the last vacuum) to the id lookups.
   pqxx::nontransaction tx(*connection_);
   return tx.exec_params1(
-      "WITH locked AS (SELECT ticket_id FROM mm_tickets WHERE ticket_id = ANY($1::text[]) "
-      "AND status = 'waiting' ORDER BY ticket_id FOR UPDATE), "
-      "whole AS (SELECT count(*) = $10 AS ok FROM locked), "
+      "WITH locked AS (SELECT ticket_id, status FROM mm_tickets "
+      "WHERE ticket_id = ANY($1::text[]) ORDER BY ticket_id FOR UPDATE), "
+      "whole AS (SELECT count(*) FILTER (WHERE status = 'waiting') = $10 AS ok "
+      "FROM locked), "
       "claimed AS (UPDATE mm_tickets AS t SET status = 'placing', group_id = u.request_id, "
       "changed = now() FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
       "WHERE t.ticket_id = u.ticket_id AND t.ticket_id IN (SELECT ticket_id FROM locked) "
@@ -584,35 +610,78 @@ void Matcher::Enqueue(Batch batch) {
 }
 
 void Matcher::PlaceLoop() {
-  for (;;) {
-    Batch batch;
-    {
-      std::unique_lock<std::mutex> lock(batches_mu_);
-      batches_cv_.wait(lock, [this] { return !batches_.empty() || placers_stop_; });
-      if (batches_.empty()) return;
-      batch = std::move(batches_.front());
-      batches_.pop_front();
-      batches_cv_.notify_all();
-    }
+  while (std::optional<Batch> batch = NextBatch()) {
     try {
-      // Until committed: the same tables are asked for again (the same request ids
-      // and seat tokens), so a database outage only delays the seats. Should
-      // another replica take the pool meanwhile, it finishes them instead, and the
-      // retry commits nothing.
-      while (!Place(batch)) {
-        std::unique_lock<std::mutex> lock(batches_mu_);
-        if (batches_cv_.wait_for(lock, std::chrono::seconds(1),
-                                 [this] { return placers_stop_; })) {
-          break;
-        }
-      }
+      // Until finished: the same tables are asked for again (the same request ids
+      // and seat tokens), so a database outage or a lost answer only delays the
+      // seats. Should another replica take the pool meanwhile, it finishes them
+      // instead, and the retry commits nothing.
+      std::vector<Job> again = Place(*batch);
+      if (!again.empty()) PlaceLater(std::move(again), batch->retries + 1);
     } catch (const std::exception& e) {
       service::LogError("cannot commit placed tables", {{"error", e.what()}});
     }
   }
 }
 
-bool Matcher::Place(Batch& batch) {
+std::optional<Matcher::Batch> Matcher::NextBatch() {
+  std::unique_lock<std::mutex> lock(batches_mu_);
+  for (;;) {
+    // A batch due again comes first: its players have waited longest.
+    auto soonest = std::min_element(
+        later_.begin(), later_.end(),
+        [](const Batch& a, const Batch& b) { return a.due < b.due; });
+    const absl::Time now = absl::Now();
+    if (!placers_stop_ && soonest != later_.end() && soonest->due <= now) {
+      Batch batch = std::move(*soonest);
+      later_.erase(soonest);
+      return batch;
+    }
+    if (!batches_.empty()) {
+      Batch batch = std::move(batches_.front());
+      batches_.pop_front();
+      batches_cv_.notify_all();
+      return batch;
+    }
+    // Stopped: what waits to be placed again stays recorded, for the pool's next
+    // matcher.
+    if (placers_stop_) return std::nullopt;
+    if (soonest == later_.end()) {
+      batches_cv_.wait(lock);
+    } else {
+      batches_cv_.wait_for(lock, absl::ToChronoMicroseconds(soonest->due - now));
+    }
+  }
+}
+
+void Matcher::PlaceLater(std::vector<Job> jobs, int retries) {
+  Batch batch{.jobs = std::move(jobs), .retries = retries};
+  batch.due = absl::Now() + Backoff(retries);
+  std::lock_guard<std::mutex> lock(batches_mu_);
+  later_.push_back(std::move(batch));
+  batches_cv_.notify_all();
+}
+
+bool Matcher::AskAgain(Job& job, const absl::Status& failure, absl::Time now) {
+  if (ProvesNoTable(failure)) return false;
+  if (job.unanswered_since == absl::InfinitePast()) job.unanswered_since = now;
+  const service::LogFields fields = {
+      {"pool", job.pool},
+      {"request", job.request.request_id()},
+      {"error", failure.ToString()}};
+  if (now - job.unanswered_since < options_.give_up_placing) {
+    service::LogWarn("table placement unanswered; asking again with the same request",
+                     fields);
+    return true;
+  }
+  // Its tickets go back to the queue; a table made meanwhile is left to its
+  // autopilot (services/matchmaking/README.md, "Known limits").
+  service::LogError("table unanswered too long; its tickets go back to the queue",
+                    fields);
+  return false;
+}
+
+std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
   const absl::Time started = absl::Now();
   std::vector<v1::CreateTableRequest> requests;
   for (const Job& job : batch.jobs) requests.push_back(job.request);
@@ -623,10 +692,15 @@ bool Matcher::Place(Batch& batch) {
   std::vector<AssignmentRow> rows;
   std::vector<std::string> row_requests;  // each row's placement
   std::vector<std::string> created, failed, created_tickets, failed_tickets;
+  std::vector<size_t> unanswered;  // jobs whose table may have been made
   for (size_t i = 0; i < placed.size(); ++i) {
-    const Job& job = batch.jobs[i];
+    Job& job = batch.jobs[i];
     if (!placed[i].status.ok()) {
       placement_failures_->Increment();
+      if (AskAgain(job, placed[i].status, created_at)) {
+        unanswered.push_back(i);
+        continue;
+      }
       service::LogWarn("cannot place a table",
                        {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
       failed.push_back(job.request.request_id());
@@ -658,7 +732,7 @@ bool Matcher::Place(Batch& batch) {
   if (!s.ok()) {
     service::LogWarn("assignments not committed; placing them again",
                      {{"error", s.ToString()}});
-    return false;
+    return std::move(batch.jobs);
   }
   const absl::Time now = absl::Now();
   // A placement another matcher finished (this replica lost the pool meanwhile)
@@ -688,7 +762,9 @@ bool Matcher::Place(Batch& batch) {
     stages_.Add("deliver", delivered - now);
     for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
   }
-  return true;
+  std::vector<Job> again;
+  for (size_t i : unanswered) again.push_back(std::move(batch.jobs[i]));
+  return again;
 }
 
 pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
@@ -725,14 +801,15 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
   // one) are deleted; their tickets, locked in ticket order as admissions lock them
   // (an admission of one of these players waits, then sees the seat), are matched
   // and their seats inserted. The failed placements' tickets go back to the queue.
+  // As in the claim, the lock finds the tickets by id alone.
   return tx.exec_params(
       "WITH mine AS (DELETE FROM mm_placements WHERE request_id = ANY($1::text[]) "
       "RETURNING request_id), "
-      "locked AS (SELECT ticket_id, group_id FROM mm_tickets "
-      "WHERE ticket_id = ANY($3::text[]) AND status = 'placing' "
-      "ORDER BY ticket_id FOR UPDATE), "
+      "locked AS (SELECT ticket_id, group_id, status FROM mm_tickets "
+      "WHERE ticket_id = ANY($3::text[]) ORDER BY ticket_id FOR UPDATE), "
+      "still_placing AS (SELECT ticket_id, group_id FROM locked WHERE status = 'placing'), "
       "matched AS (UPDATE mm_tickets SET status = 'matched', changed = now() "
-      "WHERE ticket_id IN (SELECT ticket_id FROM locked "
+      "WHERE ticket_id IN (SELECT ticket_id FROM still_placing "
       "WHERE group_id IN (SELECT request_id FROM mine))), "
       "seated AS (INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, "
       "address, seat_token, team, format, stake, possible, bot_stream) "
@@ -744,7 +821,7 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       "team, format, stake, possible, bot_stream) "
       "WHERE u.request_id IN (SELECT request_id FROM mine)), "
       "back AS (UPDATE mm_tickets SET status = 'waiting', group_id = NULL, "
-      "changed = now() WHERE ticket_id IN (SELECT ticket_id FROM locked "
+      "changed = now() WHERE ticket_id IN (SELECT ticket_id FROM still_placing "
       "WHERE group_id = ANY($2::text[]))), "
       "dropped AS (DELETE FROM mm_placements WHERE request_id = ANY($2::text[])) "
       "SELECT request_id FROM mine",

@@ -12,7 +12,12 @@
 // assignments handed to `on_assigned` (other replicas find them when they poll
 // their streams' tickets). So a ticket is grouped once, an assignment exists before anyone
 // is told of it, and a crash at any point leaves either waiting tickets or
-// committed assignments.
+// committed assignments. A placement not finished (its seats could not be
+// committed, or its table may have been made without an answer) stays recorded
+// and is placed again later by a placer, with backoff: the same request and seat
+// tokens, so the same table. Only a failure that proves no table was made
+// (ProvesNoTable), or `give_up_placing` of unanswered requests, returns its
+// tickets to the queue.
 //
 //   Matcher matcher(options, &placement, reserve_bot, on_assigned, &registry);
 //   matcher.Start(); ... matcher.Stop();
@@ -77,6 +82,9 @@ struct MatcherOptions {
   v1::Clocks clocks;  // for the tables it creates; zero: the table service's
   storage::ConnectionPool* db = nullptr;  // for the placers' commits
   int placers = 4;  // batches placed and committed at once
+  // How long a placement whose table may exist is asked for again before its
+  // tickets go back to the queue (and the table, if made, to its autopilot).
+  absl::Duration give_up_placing = absl::Minutes(2);
   absl::Duration stage_log_every;  // 0: off (stage_log.h)
 };
 
@@ -142,11 +150,14 @@ class Matcher {
     v1::CreateTableRequest request;  // its request_id names the placement
     std::vector<AssignmentRow> seats;
     absl::Time possible;
+    absl::Time unanswered_since = absl::InfinitePast();  // its first lost answer
   };
   struct Batch {
     std::vector<Job> jobs;
     // When a tick grouped it, and when it was claimed and queued (stage_log.h).
     absl::Time seen, claimed, enqueued;
+    int retries = 0;  // times it was placed before, unfinished
+    absl::Time due;   // placed again (retries > 0) from then on
   };
   static constexpr size_t kMaxBatchesQueued = 8;
   // A claim's tables go to the placers in batches of at most this many, so that
@@ -155,11 +166,19 @@ class Matcher {
   static constexpr size_t kTablesPerBatch = 12;
   void Run();
   void PlaceLoop();
-  // False when the seats could not be committed (the database is away): the
-  // placements stay recorded, and the batch is to be placed again.
-  bool Place(Batch& batch);
+  // The next batch due for a placer, or nullopt once stopped and drained.
+  std::optional<Batch> NextBatch();
+  // Places the batch and commits what it can. Returns what is to be placed again:
+  // every job when the seats could not be committed (the database is away), else
+  // the jobs whose tables may have been made without an answer. Their placements
+  // stay recorded.
+  std::vector<Job> Place(Batch& batch);
+  // Whether a job whose CreateTable failed with `failure` is to be asked for again.
+  bool AskAgain(Job& job, const absl::Status& failure, absl::Time now);
   // Queues `batch` for the placers (at most kMaxBatchesQueued wait).
   void Enqueue(Batch batch);
+  // Keeps the unfinished `jobs` for the placers after a backoff (no wait here).
+  void PlaceLater(std::vector<Job> jobs, int retries);
   // The jobs' placements and seats as arrays (mm_placements, mm_placement_seats).
   struct PlacementArrays {
     storage::PgArray request_ids{storage::PgType::kText}, pools{storage::PgType::kText},
@@ -217,6 +236,7 @@ class Matcher {
   std::mutex batches_mu_;
   std::condition_variable batches_cv_;
   std::deque<Batch> batches_;
+  std::vector<Batch> later_;  // to be placed again at their `due`
   bool placers_stop_ = false;
   std::vector<std::thread> placers_;
 

@@ -1,6 +1,7 @@
 #include "services/matchmaking/placement.h"
 
 #include <chrono>
+#include <optional>
 #include <pqxx/pqxx>
 
 #include "absl/strings/str_cat.h"
@@ -8,6 +9,19 @@
 #include "services/common/logging.h"
 
 namespace trix::matchmaking {
+
+bool ProvesNoTable(const absl::Status& failure) {
+  switch (failure.code()) {
+    case absl::StatusCode::kInvalidArgument:
+    case absl::StatusCode::kFailedPrecondition:
+    case absl::StatusCode::kPermissionDenied:
+    case absl::StatusCode::kUnauthenticated:
+    case absl::StatusCode::kResourceExhausted:
+      return true;
+    default:
+      return false;
+  }
+}
 
 Placement::Placement(storage::ConnectionPool* db, PlacementOptions options)
     : db_(db), options_(std::move(options)) {}
@@ -91,15 +105,19 @@ std::vector<Placed> Placement::CreateTables(
   std::vector<std::vector<std::string>> tried(requests.size());
   std::vector<size_t> pending;
   for (size_t i = 0; i < requests.size(); ++i) pending.push_back(i);
+  // Per request, the first failure that may have made its table.
+  std::vector<std::optional<Placed>> maybe_made(requests.size());
   for (int attempt = 0; attempt < options_.attempts && !pending.empty(); ++attempt) {
     std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
     absl::BlockingCounter done(static_cast<int>(pending.size()));
     for (size_t i : pending) {
       std::string address = Choose(tried[i]);
       if (address.empty()) {
-        placed[i].address.clear();
-        placed[i].status = absl::ResourceExhaustedError(
-            "no live table-service instance has room for a new table");
+        placed[i].address.clear();  // none left; an earlier failure stands
+        if (tried[i].empty()) {
+          placed[i].status = absl::ResourceExhaustedError(
+              "no live table-service instance has room for a new table");
+        }
         done.DecrementCount();
         continue;
       }
@@ -123,11 +141,17 @@ std::vector<Placed> Placement::CreateTables(
     done.Wait();
     std::vector<size_t> failed;
     for (size_t i : pending) {
-      if (placed[i].status.ok()) continue;
+      if (placed[i].status.ok()) {
+        maybe_made[i].reset();
+        continue;
+      }
       // Refusals of the request itself would fail anywhere; the rest may not.
       if (placed[i].status.code() == absl::StatusCode::kInvalidArgument ||
           placed[i].address.empty()) {
         continue;
+      }
+      if (!maybe_made[i] && !ProvesNoTable(placed[i].status)) {
+        maybe_made[i] = placed[i];
       }
       service::LogWarn("table placement failed",
                        {{"address", placed[i].address},
@@ -139,6 +163,9 @@ std::vector<Placed> Placement::CreateTables(
       failed.push_back(i);
     }
     pending = std::move(failed);
+  }
+  for (size_t i = 0; i < requests.size(); ++i) {
+    if (maybe_made[i]) placed[i] = *std::move(maybe_made[i]);
   }
   return placed;
 }

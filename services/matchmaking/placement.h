@@ -3,7 +3,9 @@
 // heartbeat; a table is created on a live (fresh heartbeat), non-draining instance
 // with room, the least loaded first, and on the next one when CreateTable fails
 // there. A deployment without registered instances can name one with
-// `fallback_address`.
+// `fallback_address`. A failure that does not prove the table was not made (its
+// answer may have been lost) is what a failed placement reports, whatever the
+// instances tried after it said: the caller must ask again (ProvesNoTable).
 //
 //   Placement placement(&pool, {.service_token = t, .fallback_address = "h:50051"});
 //   std::vector<Placed> placed = placement.CreateTables(requests);
@@ -34,10 +36,19 @@ struct PlacementOptions {
 };
 
 struct Placed {
+  // A failure: the first that may have made the table, else the last one.
   absl::Status status;
   std::string address;
   v1::CreateTableResponse response;
 };
+
+// Whether a failed CreateTable proves that no table was made for it: the
+// request was refused before anything was written (bad request, unauthorized,
+// instance full or rate-limited, no instance to ask). Any other failure
+// (UNAVAILABLE, DEADLINE_EXCEEDED, INTERNAL, ...) may have lost the answer of a
+// table that was made; asked again with the same request it is answered with
+// that table.
+bool ProvesNoTable(const absl::Status& failure);
 
 class Placement {
  public:

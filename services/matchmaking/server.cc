@@ -62,7 +62,8 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                                           : config.ratings_token,
                      .table_token = config.placement.service_token,
                      .poll_every = config.poll_every,
-                     .update_every = config.update_every};
+                     .update_every = config.update_every,
+                     .keep_ended = config.keep_ended};
   MatchmakingServer* raw = s.get();
   s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
   s->bots_ = std::make_unique<BotRoster>(

@@ -46,6 +46,7 @@ struct MatchmakingConfig {
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration update_every = absl::Seconds(1);
   absl::Duration keep_alive_every = absl::Seconds(10);
+  absl::Duration keep_ended = absl::Hours(1);  // LobbyOptions::keep_ended
   int default_rating = 1500;
   v1::Clocks clocks;
   GrpcOptions grpc;

@@ -311,6 +311,37 @@ absl::Status TicketStore::MarkFinished(const std::string& table_id) {
   });
 }
 
+absl::StatusOr<int64_t> TicketStore::SweepEnded(absl::Duration keep, int limit) {
+  int64_t swept = 0;
+  absl::Status s = pool_.Run("sweeping ended tickets", [&](pqxx::connection& c) {
+    // One statement; rows another replica's sweep holds are skipped, not waited for.
+    pqxx::nontransaction tx(c);
+    const int64_t keep_us = absl::ToInt64Microseconds(keep);
+    swept = tx.exec_params1(
+                  "WITH t AS (DELETE FROM mm_tickets WHERE ticket_id IN "
+                  "(SELECT ticket_id FROM mm_tickets "
+                  "WHERE status IN ('matched', 'cancelled', 'superseded') "
+                  "AND changed < now() - $1 * interval '1 microsecond' "
+                  "LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1), "
+                  "a AS (DELETE FROM mm_assignments WHERE (table_id, seat) IN "
+                  "(SELECT table_id, seat FROM mm_assignments "
+                  "WHERE matched < now() - $1 * interval '1 microsecond' "
+                  "AND (finished OR matched < now() - interval '1 day') "
+                  "LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1), "
+                  "p AS (DELETE FROM mm_parties WHERE party_id IN "
+                  "(SELECT party_id FROM mm_parties "
+                  "WHERE expires < now() - $1 * interval '1 microsecond' "
+                  "LIMIT $2 FOR UPDATE SKIP LOCKED) RETURNING 1) "
+                  "SELECT (SELECT count(*) FROM t) + (SELECT count(*) FROM a) + "
+                  "(SELECT count(*) FROM p)",
+                  keep_us, limit)[0]
+                .as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return swept;
+}
+
 absl::Status TicketStore::CreateParty(const PartyRow& party) {
   return pool_.Run("creating a party", [&](pqxx::connection& c) {
     pqxx::work tx(c);

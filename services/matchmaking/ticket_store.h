@@ -118,6 +118,11 @@ class TicketStore {
   absl::StatusOr<std::vector<AssignmentRow>> AssignmentsOfTickets(
       const std::vector<std::string>& ticket_ids);
   absl::Status MarkFinished(const std::string& table_id);
+  // Deletes, at most `limit` of each, the tickets that ended (matched, cancelled,
+  // superseded), the assignments of finished games and the parties past their
+  // expiry, when `keep` has passed since; and any assignment made over a day ago
+  // (migration 0024). Returns how many rows went.
+  absl::StatusOr<int64_t> SweepEnded(absl::Duration keep, int limit);
 
   absl::Status CreateParty(const PartyRow& party);
   // FAILED_PRECONDITION when full or expired, NOT_FOUND for an unknown code.

@@ -9,20 +9,19 @@
 #include <atomic>
 #include <pqxx/pqxx>
 #include <thread>
+#include <tuple>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 
 namespace trix::matchmaking {
 namespace {
 
-class TicketStoreTest : public ::testing::Test {
+class TicketStoreTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-        storage::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
+    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
     store_ = std::make_unique<TicketStore>(db_->url(), 4);
   }
 
@@ -83,7 +82,6 @@ class TicketStoreTest : public ::testing::Test {
     return {tickets, seats};
   }
 
-  std::unique_ptr<storage::TestDatabase> db_;
   std::unique_ptr<TicketStore> store_;
 };
 
@@ -148,6 +146,52 @@ TEST_F(TicketStoreTest, ResubmittingWhileTheSeatIsCommittedNeverLeavesBoth) {
     EXPECT_TRUE(o.assigned.has_value() || (o.resumed && o.ticket_id == player + "-r1"))
         << "round " << i;
   }
+}
+
+TEST_F(TicketStoreTest, TheSweepDeletesWhatEndedLongAgoAndKeepsTheRest) {
+  // Tickets: (player, status, minutes since the last change).
+  const std::vector<std::tuple<std::string, std::string, int>> tickets = {
+      {"p1", "matched", 120},    {"p2", "cancelled", 120}, {"p3", "superseded", 10},
+      {"p4", "waiting", 120},    {"p5", "placing", 120},   {"p6", "superseded", 120}};
+  for (const auto& [player, status, minutes] : tickets) {
+    Exec(absl::StrCat("INSERT INTO mm_tickets (ticket_id, request_id, player_id, pool, "
+                      "team, format, rating, status, changed) VALUES ('t-", player,
+                      "', 'r', '", player, "', 'complex-partner/0', 2, 2, 1500, '", status,
+                      "', now() - interval '", minutes, " minutes')"));
+  }
+  // Assignments: (table, finished, minutes since made).
+  const std::vector<std::tuple<std::string, bool, int>> seats = {
+      {"a1", true, 120}, {"a2", false, 120}, {"a3", false, 49 * 60}, {"a4", true, 10}};
+  for (const auto& [table, finished, minutes] : seats) {
+    Exec(absl::StrCat("INSERT INTO mm_assignments (table_id, seat, player_id, address, "
+                      "seat_token, team, format, possible, matched, finished) VALUES ('",
+                      table, "', 0, 'x', 'table:1', 'tok', 2, 2, now(), now() - interval '",
+                      minutes, " minutes', ", finished ? "true" : "false", ")"));
+  }
+  Exec("INSERT INTO mm_parties (party_id, code, members, expires) VALUES "
+       "('old', 'c1', '{x}', now() - interval '2 hours'), "
+       "('new', 'c2', '{y}', now() + interval '5 minutes')");
+
+  // At most one of each kind per call: three ended tickets take three calls.
+  absl::StatusOr<int64_t> first = store_->SweepEnded(absl::Hours(1), 1);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_EQ(*first, 3);  // a ticket, an assignment, a party
+  int64_t swept = *first;
+  for (int i = 0; i < 3; ++i) swept += store_->SweepEnded(absl::Hours(1), 1).value();
+  EXPECT_EQ(swept, 6);  // p1, p2, p6; a1, a3; the old party
+
+  pqxx::connection c(db_->url());
+  pqxx::nontransaction tx(c);
+  auto column = [&](const std::string& sql) {
+    std::vector<std::string> values;
+    for (const pqxx::row& row : tx.exec(sql)) values.push_back(row[0].as<std::string>());
+    return values;
+  };
+  EXPECT_EQ(column("SELECT player_id FROM mm_tickets ORDER BY 1"),
+            (std::vector<std::string>{"p3", "p4", "p5"}));
+  EXPECT_EQ(column("SELECT table_id FROM mm_assignments ORDER BY 1"),
+            (std::vector<std::string>{"a2", "a4"}));
+  EXPECT_EQ(column("SELECT party_id FROM mm_parties"), (std::vector<std::string>{"new"}));
 }
 
 }  // namespace

@@ -81,41 +81,37 @@ absl::Status GameStore::CheckReady() {
 absl::Status GameStore::CreateGame(const NewGame& game, std::string* existing_game_id) {
   if (game.game_id.empty()) return absl::InvalidArgumentError("a game needs an id");
   if (existing_game_id != nullptr) existing_game_id->clear();
+  PgArray seats(PgType::kInt2), players(PgType::kText), names(PgType::kText),
+      bots(PgType::kBool), stakes(PgType::kInt8), hashes(PgType::kText);
+  for (int seat = 0; seat < 4; ++seat) {
+    const SeatRecord& record = game.seats[seat];
+    seats.AddInt(seat);
+    players.AddString(record.player_id);
+    names.AddString(record.display_name);
+    bots.AddBool(record.bot);
+    stakes.AddInt(record.stake);
+    hashes.AddString(record.token_hash);
+  }
   return impl_->pool.Run("creating a game", [&](pqxx::connection& c) {
-    pqxx::work tx(c);
-    const pqxx::result inserted =
-        tx.exec_params(sql::kInsertGame, game.game_id, game.request_id, game.mode,
-                       pqxx::binarystring(game.config), impl_->options.instance_id,
-                       absl::ToInt64Microseconds(impl_->options.lease_ttl));
-    if (inserted.empty()) {
-      // ON CONFLICT DO NOTHING: the request id (or, astronomically rarely, the
-      // game id) is taken. The clashing row is committed by now: the insert waited.
-      const pqxx::result existing =
-          tx.exec_params("SELECT id FROM games WHERE request_id = $1", game.request_id);
-      if (existing.empty()) {
-        return absl::AlreadyExistsError(
-            absl::StrCat("game id ", game.game_id, " is taken"));
-      }
-      const std::string id = existing[0][0].as<std::string>();
-      if (existing_game_id != nullptr) *existing_game_id = id;
-      return absl::AlreadyExistsError(
-          absl::StrCat("request ", game.request_id, " already created game ", id));
+    // One statement, committed on its own: one round trip per game.
+    pqxx::nontransaction tx(c);
+    const pqxx::result inserted = tx.exec_params(
+        sql::kInsertGame, game.game_id, game.request_id, game.mode,
+        pqxx::binarystring(game.config), impl_->options.instance_id,
+        absl::ToInt64Microseconds(impl_->options.lease_ttl), seats.Finish(),
+        players.Finish(), names.Finish(), bots.Finish(), stakes.Finish(), hashes.Finish());
+    if (!inserted.empty()) return absl::OkStatus();
+    // ON CONFLICT DO NOTHING: the request id (or, astronomically rarely, the game
+    // id) is taken. The clashing row is committed by now: the insert waited.
+    const pqxx::result existing =
+        tx.exec_params("SELECT id FROM games WHERE request_id = $1", game.request_id);
+    if (existing.empty()) {
+      return absl::AlreadyExistsError(absl::StrCat("game id ", game.game_id, " is taken"));
     }
-    PgArray seats(PgType::kInt2), players(PgType::kText), names(PgType::kText),
-        bots(PgType::kBool), stakes(PgType::kInt8), hashes(PgType::kText);
-    for (int seat = 0; seat < 4; ++seat) {
-      const SeatRecord& record = game.seats[seat];
-      seats.AddInt(seat);
-      players.AddString(record.player_id);
-      names.AddString(record.display_name);
-      bots.AddBool(record.bot);
-      stakes.AddInt(record.stake);
-      hashes.AddString(record.token_hash);
-    }
-    tx.exec_params0(sql::kInsertSeats, game.game_id, seats.Finish(), players.Finish(),
-                    names.Finish(), bots.Finish(), stakes.Finish(), hashes.Finish());
-    tx.commit();
-    return absl::OkStatus();
+    const std::string id = existing[0][0].as<std::string>();
+    if (existing_game_id != nullptr) *existing_game_id = id;
+    return absl::AlreadyExistsError(
+        absl::StrCat("request ", game.request_id, " already created game ", id));
   });
 }
 

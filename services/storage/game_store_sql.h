@@ -10,20 +10,22 @@
 
 namespace trix::storage::sql {
 
-// $1 id, $2 request id ('' for none), $3 mode, $4 config, $5 owner, $6 lease µs.
-// DO NOTHING on any conflict: the caller then tells a request-id replay from a
-// game-id clash.
+// A game and its seats, one statement (its own transaction): $1 id, $2 request id
+// ('' for none), $3 mode, $4 config, $5 owner, $6 lease µs, then one array per
+// seat column, one element per seat. DO NOTHING on any conflict, and then no seat
+// is written: the caller tells a request-id replay from a game-id clash.
 inline constexpr const char* kInsertGame = R"sql(
-INSERT INTO games (id, request_id, mode, config, lease_owner, lease_until)
-VALUES ($1, NULLIF($2, ''), $3, $4, $5, now() + $6::bigint * interval '1 microsecond')
-ON CONFLICT DO NOTHING
-RETURNING id)sql";
-
-// $1 game id, then one array per column, one element per seat.
-inline constexpr const char* kInsertSeats = R"sql(
-INSERT INTO game_seats (game_id, seat, player_id, display_name, bot, stake, token_hash)
-SELECT $1::text, u.*
-FROM unnest($2::int2[], $3::text[], $4::text[], $5::bool[], $6::int8[], $7::text[]) AS u)sql";
+WITH game AS (
+  INSERT INTO games (id, request_id, mode, config, lease_owner, lease_until)
+  VALUES ($1, NULLIF($2, ''), $3, $4, $5, now() + $6::bigint * interval '1 microsecond')
+  ON CONFLICT DO NOTHING
+  RETURNING id),
+seats AS (
+  INSERT INTO game_seats (game_id, seat, player_id, display_name, bot, stake, token_hash)
+  SELECT game.id, u.*
+  FROM game, unnest($7::int2[], $8::text[], $9::text[], $10::bool[], $11::int8[],
+                    $12::text[]) AS u)
+SELECT id FROM game)sql";
 
 inline constexpr const char* kSelectGame = R"sql(
 SELECT request_id, mode, config,

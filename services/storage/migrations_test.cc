@@ -15,8 +15,8 @@
 
 #include "gtest/gtest.h"
 #include "services/storage/game_store.h"
+#include "services/storage/testing/database_test.h"
 #include "services/storage/testing/sample_games.h"
-#include "services/storage/testing/test_database.h"
 
 namespace trix::storage {
 namespace {
@@ -91,13 +91,11 @@ TEST(StoreMigrationsTest, RejectsBadFolders) {
 }
 
 // Against a fresh database that no migration has touched.
-class StoreMigrationsDbTest : public ::testing::Test {
+class StoreMigrationsDbTest : public DatabaseTest {
  protected:
+  StoreMigrationsDbTest() : DatabaseTest({.migrate = false}) {}
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<TestDatabase>> db =
-        TestDatabase::Create({.migrate = false});
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
+    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
     store_ = OpenStore("migrator");
   }
 
@@ -106,6 +104,23 @@ class StoreMigrationsDbTest : public ::testing::Test {
         GameStore::Open({.url = db_->url(), .instance_id = instance});
     EXPECT_TRUE(store.ok()) << store.status();
     return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // Eight stores (instances i0..i7) migrating from `dir` at the same moment; each
+  // must succeed.
+  std::vector<std::unique_ptr<GameStore>> MigrateConcurrently(const std::string& dir) {
+    constexpr int kInstances = 8;
+    std::vector<std::unique_ptr<GameStore>> stores;
+    for (int i = 0; i < kInstances; ++i)
+      stores.push_back(OpenStore("i" + std::to_string(i)));
+    std::vector<absl::Status> statuses(kInstances);
+    std::vector<std::thread> threads;
+    for (int i = 0; i < kInstances; ++i) {
+      threads.emplace_back([&, i] { statuses[i] = stores[i]->Migrate(dir); });
+    }
+    for (std::thread& thread : threads) thread.join();
+    for (const absl::Status& status : statuses) EXPECT_OK(status);
+    return stores;
   }
 
   pqxx::result Query(const std::string& sql) {
@@ -135,19 +150,23 @@ class StoreMigrationsDbTest : public ::testing::Test {
     return out;
   }
 
-  std::unique_ptr<TestDatabase> db_;
+  // What a full run records: the project's migrations, the game tables' first.
+  void ExpectTheProjectMigrationsRecorded() {
+    const std::vector<std::string> recorded = Recorded();
+    EXPECT_EQ(recorded, ProjectMigrations());
+    ASSERT_GE(recorded.size(), 4u);
+    EXPECT_EQ(std::vector<std::string>(recorded.begin(), recorded.begin() + 4),
+              (std::vector<std::string>{"1:games", "2:game_log", "3:game_results",
+                                        "4:game_log_without_foreign_key"}));
+  }
+
   std::unique_ptr<GameStore> store_;
 };
 
 TEST_F(StoreMigrationsDbTest, AppliesTheProjectMigrationsOnce) {
   EXPECT_EQ(store_->CheckReady().code(), absl::StatusCode::kFailedPrecondition);
   ASSERT_OK(store_->Migrate(TestDatabase::MigrationsDir()));
-  const std::vector<std::string> recorded = Recorded();
-  EXPECT_EQ(recorded, ProjectMigrations());
-  ASSERT_GE(recorded.size(), 4u);
-  EXPECT_EQ(std::vector<std::string>(recorded.begin(), recorded.begin() + 4),
-            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results",
-                                      "4:game_log_without_foreign_key"}));
+  ASSERT_NO_FATAL_FAILURE(ExpectTheProjectMigrationsRecorded());
   EXPECT_EQ(Query("SELECT count(*) FROM information_schema.tables WHERE table_name IN "
                   "('games', 'game_seats', 'game_log', 'game_results')")[0][0]
                 .as<int>(),
@@ -170,17 +189,7 @@ TEST_F(StoreMigrationsDbTest, ConcurrentInstancesApplyEachMigrationOnce) {
   folder.Write("1_counter.sql", "CREATE TABLE applied (n int);");
   folder.Write("2_bump.sql", "SELECT pg_sleep(0.2); INSERT INTO applied VALUES (2);");
   folder.Write("3_bump.sql", "INSERT INTO applied VALUES (3);");
-  constexpr int kInstances = 8;
-  std::vector<std::unique_ptr<GameStore>> stores;
-  for (int i = 0; i < kInstances; ++i)
-    stores.push_back(OpenStore("i" + std::to_string(i)));
-  std::vector<absl::Status> statuses(kInstances);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kInstances; ++i) {
-    threads.emplace_back([&, i] { statuses[i] = stores[i]->Migrate(folder.path()); });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const absl::Status& status : statuses) EXPECT_OK(status);
+  MigrateConcurrently(folder.path());
   EXPECT_EQ(Query("SELECT string_agg(n::text, ',' ORDER BY n) FROM applied")[0][0]
                 .as<std::string>(),
             "2,3");
@@ -188,24 +197,9 @@ TEST_F(StoreMigrationsDbTest, ConcurrentInstancesApplyEachMigrationOnce) {
 }
 
 TEST_F(StoreMigrationsDbTest, ConcurrentInstancesMigrateTheProjectSchema) {
-  constexpr int kInstances = 8;
-  std::vector<std::unique_ptr<GameStore>> stores;
-  for (int i = 0; i < kInstances; ++i)
-    stores.push_back(OpenStore("i" + std::to_string(i)));
-  std::vector<absl::Status> statuses(kInstances);
-  std::vector<std::thread> threads;
-  for (int i = 0; i < kInstances; ++i) {
-    threads.emplace_back(
-        [&, i] { statuses[i] = stores[i]->Migrate(TestDatabase::MigrationsDir()); });
-  }
-  for (std::thread& thread : threads) thread.join();
-  for (const absl::Status& status : statuses) EXPECT_OK(status);
-  const std::vector<std::string> recorded = Recorded();
-  EXPECT_EQ(recorded, ProjectMigrations());
-  ASSERT_GE(recorded.size(), 4u);
-  EXPECT_EQ(std::vector<std::string>(recorded.begin(), recorded.begin() + 4),
-            (std::vector<std::string>{"1:games", "2:game_log", "3:game_results",
-                                      "4:game_log_without_foreign_key"}));
+  const std::vector<std::unique_ptr<GameStore>> stores =
+      MigrateConcurrently(TestDatabase::MigrationsDir());
+  ASSERT_NO_FATAL_FAILURE(ExpectTheProjectMigrationsRecorded());
   for (const auto& store : stores) EXPECT_OK(store->CheckReady());
 }
 

@@ -9,7 +9,7 @@
 
 #include "gtest/gtest.h"
 #include "services/storage/pg_status.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 
 namespace trix::storage {
 namespace {
@@ -55,13 +55,11 @@ TEST(StorePgArrayDeathTest, WrongElementKindAborts) {
 }
 
 // The server must read back exactly what was sent, for every type the store uses.
-class StorePgArrayServerTest : public ::testing::Test {
+class StorePgArrayServerTest : public DatabaseTest {
  protected:
+  StorePgArrayServerTest() : DatabaseTest({.migrate = false}) {}
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<TestDatabase>> db =
-        TestDatabase::Create({.migrate = false});
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
+    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
     connection_ = std::make_unique<pqxx::connection>(db_->url());
   }
 
@@ -79,7 +77,6 @@ class StorePgArrayServerTest : public ::testing::Test {
     return out;
   }
 
-  std::unique_ptr<TestDatabase> db_;
   std::unique_ptr<pqxx::connection> connection_;
 };
 

@@ -67,14 +67,21 @@ v1::ActRequest LeaveAt(const std::string& table_id, const std::string& token,
   return r;
 }
 
-TEST(AdoptionBoundsTest, AFloodOfUnknownIdsIsBoundedAndTheHostedTablesPlayOn) {
-  auto db = std::make_shared<MemoryDatabase>();
-  MemoryStore store(db, "table-a");
-  prometheus::Registry registry;
-  HostOptions options;
-  options.instance_id = "table-a";
-  options.max_adoptions = 8;
-  TableHost host(options, &store, &registry);
+// Instance "table-a" over the in-memory store; a test sets options_ and makes
+// its host.
+class AdoptionBoundsTest : public ::testing::Test {
+ protected:
+  AdoptionBoundsTest() { options_.instance_id = "table-a"; }
+
+  std::shared_ptr<MemoryDatabase> db_ = std::make_shared<MemoryDatabase>();
+  MemoryStore store_{db_, "table-a"};
+  prometheus::Registry registry_;
+  HostOptions options_;
+};
+
+TEST_F(AdoptionBoundsTest, AFloodOfUnknownIdsIsBoundedAndTheHostedTablesPlayOn) {
+  options_.max_adoptions = 8;
+  TableHost host(options_, &store_, &registry_);
   ASSERT_TRUE(host.Start().ok());
   v1::CreateTableRequest create;
   create.set_request_id("real");
@@ -84,10 +91,10 @@ TEST(AdoptionBoundsTest, AFloodOfUnknownIdsIsBoundedAndTheHostedTablesPlayOn) {
   std::promise<absl::StatusOr<v1::CreateTableResponse>> created;
   host.CreateTable(create, [&](auto r) { created.set_value(std::move(r)); });
   const v1::CreateTableResponse table = created.get_future().get().value();
-  const int64_t lookups_before = store.calls("Locate");
+  const int64_t lookups_before = store_.calls("Locate");
 
   // The database is slow: every lookup waits.
-  store.HoldCalls("Locate", true);
+  store_.HoldCalls("Locate", true);
   Answers flood;
   constexpr int kUnknown = 300, kMalformed = 100;
   for (int i = 0; i < kUnknown; ++i) {
@@ -110,11 +117,11 @@ TEST(AdoptionBoundsTest, AFloodOfUnknownIdsIsBoundedAndTheHostedTablesPlayOn) {
            [&](auto r) { left.set_value(std::move(r)); });
   EXPECT_TRUE(left.get_future().get().ok());
 
-  store.HoldCalls("Locate", false);
+  store_.HoldCalls("Locate", false);
   ASSERT_TRUE(flood.WaitFor(kUnknown + kMalformed));
   EXPECT_EQ(flood.Count(absl::StatusCode::kNotFound), 8);
   // One lookup per id let through, none for the others; nothing left in memory.
-  EXPECT_EQ(store.calls("Locate") - lookups_before, 8);
+  EXPECT_EQ(store_.calls("Locate") - lookups_before, 8);
   for (int i = 0; i < 100 && host.metrics().adoptions.Value() > 0; ++i) {
     absl::SleepFor(absl::Milliseconds(10));
   }
@@ -122,24 +129,19 @@ TEST(AdoptionBoundsTest, AFloodOfUnknownIdsIsBoundedAndTheHostedTablesPlayOn) {
   EXPECT_EQ(host.table_count(), 1u);
 }
 
-TEST(AdoptionBoundsTest, AnUnknownIdIsLookedUpOnceWhileRemembered) {
-  auto db = std::make_shared<MemoryDatabase>();
-  MemoryStore store(db, "table-a");
-  prometheus::Registry registry;
-  HostOptions options;
-  options.instance_id = "table-a";
-  options.unknown_table_memory = absl::Milliseconds(50);
-  TableHost host(options, &store, &registry);
+TEST_F(AdoptionBoundsTest, AnUnknownIdIsLookedUpOnceWhileRemembered) {
+  options_.unknown_table_memory = absl::Milliseconds(50);
+  TableHost host(options_, &store_, &registry_);
   ASSERT_TRUE(host.Start().ok());
   const std::string unknown = service::NewUuid();
-  const int64_t lookups_before = store.calls("Locate");
+  const int64_t lookups_before = store_.calls("Locate");
   Answers answers;
   for (int i = 0; i < 20; ++i) {
     host.Act(LeaveAt(unknown, "some-token", "r"), answers.Collect());
     ASSERT_TRUE(answers.WaitFor(i + 1));  // one after the other: each sees the last
   }
   EXPECT_EQ(answers.Count(absl::StatusCode::kNotFound), 20);
-  EXPECT_EQ(store.calls("Locate") - lookups_before, 1);
+  EXPECT_EQ(store_.calls("Locate") - lookups_before, 1);
   EXPECT_EQ(host.table_count(), 0u);
 
   // Once forgotten, the next call looks again.
@@ -147,7 +149,7 @@ TEST(AdoptionBoundsTest, AnUnknownIdIsLookedUpOnceWhileRemembered) {
   host.Act(LeaveAt(unknown, "some-token", "r"), answers.Collect());
   ASSERT_TRUE(answers.WaitFor(21));
   EXPECT_EQ(answers.Count(absl::StatusCode::kNotFound), 21);
-  EXPECT_EQ(store.calls("Locate") - lookups_before, 2);
+  EXPECT_EQ(store_.calls("Locate") - lookups_before, 2);
 }
 
 }  // namespace

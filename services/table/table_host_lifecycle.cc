@@ -356,6 +356,15 @@ bool TableHost::AnswerRepeat(const std::string& request_id,
 
 void TableHost::CreateTable(const v1::CreateTableRequest& request,
                             Reply<v1::CreateTableResponse> reply) {
+  // For the matchmaking test of a lost answer: the table is made (and its first
+  // deal committed) as usual, but its caller hears UNAVAILABLE.
+  if (service::FailpointFires("table.lose_create_answer")) {
+    reply = [reply = std::move(reply)](absl::StatusOr<v1::CreateTableResponse> answer) {
+      if (!answer.ok()) return reply(std::move(answer));
+      LogWarn("failpoint: CreateTable answer lost", {{"table", answer->table_id()}});
+      reply(absl::UnavailableError("failpoint table.lose_create_answer"));
+    };
+  }
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (absl::Status s = CheckCreate(request); !s.ok()) return reply(s);
   if (AnswerRepeat(request.request_id(), reply)) return;

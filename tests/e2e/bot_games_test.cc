@@ -19,7 +19,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::bots {
@@ -36,13 +36,10 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-class BotGamesTest : public ::testing::Test {
+class BotGamesTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-        storage::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
+    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
     char dir[] = "/tmp/trix-e2e-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
@@ -202,7 +199,6 @@ class BotGamesTest : public ::testing::Test {
     return record;
   }
 
-  std::unique_ptr<storage::TestDatabase> db_;
   std::string dir_;
   int port_ = 0;
   std::string address_;

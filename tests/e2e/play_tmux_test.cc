@@ -29,7 +29,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::bots {
@@ -81,13 +81,10 @@ std::string DecisionKey(const std::string& screen) {
   return "";
 }
 
-class PlayTmuxTest : public ::testing::Test {
+class PlayTmuxTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
-    absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-        storage::TestDatabase::Create();
-    ASSERT_TRUE(db.ok()) << db.status();
-    db_ = *std::move(db);
+    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
     char dir[] = "/tmp/trix-play-e2e-XXXXXX";
     ASSERT_NE(mkdtemp(dir), nullptr);
     dir_ = dir;
@@ -220,7 +217,6 @@ class PlayTmuxTest : public ::testing::Test {
     return false;
   }
 
-  std::unique_ptr<storage::TestDatabase> db_;
   std::string dir_;
   std::string tmux_;
   std::string address_;

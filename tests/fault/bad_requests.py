@@ -318,24 +318,16 @@ class Flood:
             stream=True)
         add(M, "FindTable", "oversized", "a 1 MiB display name", find(display_name=BIG), RE,
             stream=True)
-        add(M, "GetAssignment", "auth", "no credentials",
-            matchmaking_pb2.GetAssignmentRequest(player_id="flood-m"), UN, NO_AUTH)
-        add(M, "GetAssignment", "malformed", "no player_id with the service token",
-            matchmaking_pb2.GetAssignmentRequest(), IA)
-        add(M, "GetAssignment", "malformed", "a player_id of 200 bytes",
-            matchmaking_pb2.GetAssignmentRequest(player_id="p" * 200), IA)
+        # The calls whose one field is the player.
+        for method, of_player in (("GetAssignment", matchmaking_pb2.GetAssignmentRequest),
+                                  ("CreateParty", matchmaking_pb2.CreatePartyRequest)):
+            add(M, method, "auth", "no credentials", of_player(player_id="flood-m"), UN, NO_AUTH)
+            add(M, method, "malformed", "no player_id with the service token", of_player(), IA)
+            add(M, method, "malformed", "a player_id of 200 bytes", of_player(player_id="p" * 200),
+                IA)
+            add(M, method, "oversized", "a 1 MiB player_id", of_player(player_id=BIG), RE)
         add(M, "GetAssignment", "malformed", "a player with no seat",
             matchmaking_pb2.GetAssignmentRequest(player_id="flood-m"), NF)
-        add(M, "GetAssignment", "oversized", "a 1 MiB player_id",
-            matchmaking_pb2.GetAssignmentRequest(player_id=BIG), RE)
-        add(M, "CreateParty", "auth", "no credentials",
-            matchmaking_pb2.CreatePartyRequest(player_id="flood-m"), UN, NO_AUTH)
-        add(M, "CreateParty", "malformed", "no player_id with the service token",
-            matchmaking_pb2.CreatePartyRequest(), IA)
-        add(M, "CreateParty", "malformed", "a player_id of 200 bytes",
-            matchmaking_pb2.CreatePartyRequest(player_id="p" * 200), IA)
-        add(M, "CreateParty", "oversized", "a 1 MiB player_id",
-            matchmaking_pb2.CreatePartyRequest(player_id=BIG), RE)
         join = matchmaking_pb2.JoinPartyRequest
         add(M, "JoinParty", "auth", "no credentials", join(player_id="flood-m", code="ABCDEFGH"), UN,
             NO_AUTH)

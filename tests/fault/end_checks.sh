@@ -8,6 +8,9 @@
 #                        the totals, places or team result, and payouts the table
 #                        service recorded in game_results; and there are N of them
 #                        (N empty: any number);
+#   wait_rated [S]       waits up to S seconds (30 by default) until the ratings
+#                        service consumed every finished game's outbox row, as
+#                        rated_once expects;
 #   rated_once           each finished game was applied by the ratings service once:
 #                        its outbox row consumed, one applied_games row, one rating
 #                        history row per seat; every rating's history is a chain
@@ -46,6 +49,16 @@ games_replay() {
   "$bin/trix-conformance-compare" "$dir/recorded.jsonl" "$dir/replayed.jsonl" \
     >"$dir/compare.out" || { head -n 20 "$dir/compare.out"; return 1; }
   echo "  $n games replayed to their recorded results"
+}
+
+wait_rated() {
+  for _ in $(seq 1 $((${1:-30} * 10))); do
+    [ "$(psql_ "SELECT count(*) FROM game_results r JOIN games g ON g.id = r.game_id
+        WHERE r.consumed_at IS NULL AND g.created >= '$since'")" -eq 0 ] && return 0
+    sleep 0.1
+  done
+  echo "  finished games still waiting for the ratings service"
+  return 1
 }
 
 rated_once() {

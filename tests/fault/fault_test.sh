@@ -49,25 +49,20 @@ done
 if [ "$full" = 1 ]; then games=4 kingdoms=4 pace=150ms; else games=2 kingdoms=1 pace=100ms; fi
 lease=3s
 
-work=$(mktemp -d /tmp/mamlaka-fault.XXXXXX)
-chmod 755 "$work"
-log_dir=$work
 # shellcheck source=scripts/lib/stack.sh
 . "$root/scripts/lib/stack.sh"
+stack_workdir fault
 demo_pid=""
 cleanup() {
   local status=$?
   trap - EXIT
   [ -z "$demo_pid" ] || { kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null; } || true
-  stack_stop
-  "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
-  if [ "$status" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$work"; else echo "fault_test: logs kept in $work" >&2; fi
+  stack_teardown "$status"
   exit "$status"
 }
 trap cleanup EXIT
 
-pg_port=$(free_port)
-url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
+stack_postgres
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
@@ -81,18 +76,6 @@ start_service() {
 
 # The ratings service, consuming the outbox throughout (database restart included).
 start_ratings() { stack_start ratings-service ratings-service; }
-
-# Waits (up to $1 seconds) until the ratings service consumed every finished game
-# of the scenario.
-wait_rated() {
-  for _ in $(seq 1 $(($1 * 10))); do
-    [ "$(psql_ "SELECT count(*) FROM game_results r JOIN games g ON g.id = r.game_id
-        WHERE r.consumed_at IS NULL AND g.created >= '$since'")" -eq 0 ] && return 0
-    sleep 0.1
-  done
-  echo "  finished games still waiting for the ratings service"
-  return 1
-}
 
 # Waits until one of the scenario's games has more than $1 log entries.
 wait_for_play() {

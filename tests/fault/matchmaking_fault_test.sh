@@ -77,11 +77,9 @@ for a in "$@"; do
 done
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(mmkill9 ratingskill9 botkill9)
 
-work=$(mktemp -d /tmp/mamlaka-mmfault.XXXXXX)
-chmod 755 "$work"
-log_dir=$work
 # shellcheck source=scripts/lib/stack.sh
 . "$root/scripts/lib/stack.sh"
+stack_workdir mmfault
 demo_pid=""
 cleanup() {
   local status=$?
@@ -89,15 +87,12 @@ cleanup() {
   set +e
   [ -z "$demo_pid" ] || { kill -TERM "$demo_pid" 2>/dev/null; wait "$demo_pid" 2>/dev/null; }
   for f in "$work"/bots/*.pid; do [ -f "$f" ] && kill -TERM "$(cat "$f")" 2>/dev/null; done
-  stack_stop
-  "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
-  if [ "$status" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then rm -rf "$work"; else echo "matchmaking_fault_test: logs kept in $work" >&2; fi
+  stack_teardown "$status"
   exit "$status"
 }
 trap cleanup EXIT
 
-pg_port=$(free_port)
-url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
+stack_postgres
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
@@ -189,15 +184,6 @@ holds_settled() {
 seated_after_restart() {
   [ "$(count "SELECT count(*) FROM mm_assignments a JOIN mm_tickets t USING (ticket_id)
       WHERE t.queued < '$struck' AND a.matched > '$struck'")" -gt 0 ]
-}
-wait_rated() {
-  for _ in $(seq 1 300); do
-    [ "$(count "SELECT count(*) FROM game_results r JOIN games g ON g.id = r.game_id
-        WHERE r.consumed_at IS NULL AND g.created >= '$since'")" -eq 0 ] && return 0
-    sleep 0.1
-  done
-  echo "  finished games still waiting for the ratings service"
-  return 1
 }
 served_again() {  # the service's log says serving more than once
   [ "$(grep -c '"msg":"serving"' "$work/$1.log")" -gt 1 ]

@@ -120,9 +120,7 @@ MatchmakingConfig TestConfig(const std::string& db_url) {
 }
 
 void MatchmakingTest::SetUp() {
-  absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db = storage::TestDatabase::Create();
-  ASSERT_TRUE(db.ok()) << db.status();
-  db_ = *std::move(db);
+  ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
   absl::StatusOr<std::unique_ptr<table::InProcessService>> tables =
       table::InProcessService::Start(db_->url(), table::DefaultServiceOptions());
   ASSERT_TRUE(tables.ok()) << tables.status();

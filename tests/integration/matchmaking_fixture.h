@@ -69,7 +69,7 @@ inline constexpr char kJwtSecret[] = "integration-login-secret";
 
 MatchmakingConfig TestConfig(const std::string& db_url);
 
-class MatchmakingTest : public ::testing::Test {
+class MatchmakingTest : public storage::DatabaseTest {
  protected:
   void SetUp() override;
   void TearDown() override;
@@ -87,7 +87,6 @@ class MatchmakingTest : public ::testing::Test {
   std::string TicketStatus(const std::string& ticket_id);
   v1::TableView Table(const v1::Assignment& a);
 
-  std::unique_ptr<storage::TestDatabase> db_;
   std::unique_ptr<table::InProcessService> tables_;
   prometheus::Registry registry_;
   std::unique_ptr<MatchmakingServer> matchmaking_;

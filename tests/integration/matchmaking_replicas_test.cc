@@ -14,6 +14,8 @@
 #include "bots/demo/child_process.h"
 #include "gtest/gtest.h"
 #include "tests/integration/matchmaking_fixture.h"
+#include "tests/integration/seat_client.h"
+#include "tests/integration/service_process.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -190,6 +192,106 @@ TEST_F(MatchmakingReplicasTest, APlacementCutShortByACrashIsFinishedByTheNextMat
                 .as<std::string>());
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM mm_placements")[0].as<int64_t>(), 0);
   EXPECT_EQ(SeatedTwice(), 0);
+}
+
+// The table service makes the table but its answer is lost (a failpoint answers
+// UNAVAILABLE, twice): the matcher keeps the placement and asks again with the
+// same request and seat tokens, so the four players get the one table that was
+// made, and can play it; none is made for them twice.
+TEST_F(MatchmakingReplicasTest, APlacementWhoseAnswerWasLostGetsTheTableThatWasMade) {
+  const std::string dir = ::testing::TempDir();
+  tables_->Shutdown();  // the in-process instance: the lossy process instead
+  {
+    pqxx::connection c(db_->url());
+    pqxx::work tx(c);
+    tx.exec0("DELETE FROM table_instances");
+    tx.commit();
+  }
+  std::unique_ptr<table::ServiceProcess> tables = table::ServiceProcess::Start(
+      {.binary = TABLE_SERVICE_BINARY,
+       .db_url = db_->url(),
+       .instance_id = "lossy",
+       .dir = dir,
+       .migrations_dir = MIGRATIONS_DIR,
+       .env = {{"MAMLAKA_FAILPOINTS", "table.lose_create_answer=2"}}});
+  ASSERT_NE(tables, nullptr);
+  ASSERT_TRUE(tables->WaitServing(absl::Seconds(30))) << tables->Log();
+  Replica a(db_->url(), dir + "/mm-lost-answer.log");
+  auto stub = a.Stub();
+
+  TicketClient p1(stub.get(), Request("lost1"), kServiceBearer);
+  TicketClient p2(stub.get(), Request("lost2"), kServiceBearer);
+  TicketClient p3(stub.get(), Request("lost3"), kServiceBearer);
+  TicketClient p4(stub.get(), Request("lost4"), kServiceBearer);
+  ExpectOneTable({&p1, &p2, &p3, &p4});
+  const std::string table_id = p1.assignment().table_id();
+  EXPECT_NE(tables->Log().find("CreateTable answer lost"), std::string::npos);
+  EXPECT_EQ(Count("SELECT count(*) FROM games"), 1);  // one table, made once
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM games WHERE id = '", table_id,
+                               "' AND request_id IS NOT NULL")),
+            1);
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_placements"), 0);
+  EXPECT_EQ(SeatedTwice(), 0);
+
+  // Their seat tokens are the table's: every seat plays.
+  std::vector<std::unique_ptr<table::SeatClient>> seats;
+  for (TicketClient* p : {&p1, &p2, &p3, &p4}) {
+    const v1::Assignment& seat = p->assignment();
+    seats.push_back(std::make_unique<table::SeatClient>(
+        grpc::CreateChannel(seat.address(), grpc::InsecureChannelCredentials()),
+        seat.table_id(), seat.seat_token(), seat.seat()));
+    seats.back()->Open(0, /*play_seed=*/40 + seat.seat());
+  }
+  const std::string acted = absl::StrCat(
+      "SELECT count(DISTINCT seat) FROM game_log WHERE game_id = '", table_id,
+      "' AND request_id <> ''");
+  for (absl::Time until = absl::Now() + absl::Seconds(30);
+       Count(acted) < 4 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_EQ(Count(acted), 4) << tables->Log();
+  for (const auto& seat : seats) EXPECT_TRUE(seat->act_errors().empty());
+}
+
+// A refusal that proves no table was made (no instance has room) returns the
+// group's tickets to the queue at once, to be grouped again; nothing is asked for
+// again, and the players are still matching.
+TEST_F(MatchmakingReplicasTest, ARefusalThatProvesNoTableReturnsTheTicketsToTheQueue) {
+  const std::string dir = ::testing::TempDir();
+  tables_->Shutdown();  // the in-process instance: a full process instead
+  {
+    pqxx::connection c(db_->url());
+    pqxx::work tx(c);
+    tx.exec0("DELETE FROM table_instances");
+    tx.commit();
+  }
+  std::unique_ptr<table::ServiceProcess> tables =
+      table::ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
+                                    .db_url = db_->url(),
+                                    .instance_id = "full",
+                                    .dir = dir,
+                                    .migrations_dir = MIGRATIONS_DIR,
+                                    .extra = {"--max_tables=0"}});
+  ASSERT_NE(tables, nullptr);
+  ASSERT_TRUE(tables->WaitServing(absl::Seconds(30))) << tables->Log();
+  Replica a(db_->url(), dir + "/mm-full.log");
+  auto stub = a.Stub();
+
+  TicketClient p1(stub.get(), Request("full1"), kServiceBearer);
+  TicketClient p2(stub.get(), Request("full2"), kServiceBearer);
+  TicketClient p3(stub.get(), Request("full3"), kServiceBearer);
+  TicketClient p4(stub.get(), Request("full4"), kServiceBearer);
+  for (absl::Time until = absl::Now() + absl::Seconds(20);
+       a.LogLines("\"cannot place a table\"") < 2 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  // Placed twice: the first refusal put the tickets back, and they were grouped anew.
+  EXPECT_GE(a.LogLines("\"cannot place a table\""), 2);
+  EXPECT_EQ(a.LogLines("asking again"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM games"), 0);
+  for (TicketClient* p : {&p1, &p2, &p3, &p4}) {
+    EXPECT_FALSE(p->WaitDone(absl::ZeroDuration())) << p->status().error_message();
+  }
 }
 
 // A bot connected to one replica fills seats of the pools another replica

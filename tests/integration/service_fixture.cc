@@ -103,10 +103,7 @@ v1::ActRequest Leave() {
 
 void TableServiceTest::SetUp() {
   service::InitLogging("table-service-test", "warn");
-  absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-      storage::TestDatabase::Create();
-  ASSERT_TRUE(db.ok()) << db.status();
-  db_ = *std::move(db);
+  ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
   StartService(DefaultServiceOptions());
 }
 

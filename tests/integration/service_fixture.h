@@ -21,7 +21,7 @@
 #include "prometheus/registry.h"
 #include "services/storage/game_store.h"
 #include "services/storage/instance_registry.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 #include "services/table/server.h"
 #include "services/table/table_host.h"
 #include "services/table/table_store.h"
@@ -71,7 +71,7 @@ v1::ActRequest PlayCard(const std::string& card);
 v1::ActRequest ChooseContract(v1::Contract contract);
 v1::ActRequest Leave();
 
-class TableServiceTest : public ::testing::Test {
+class TableServiceTest : public storage::DatabaseTest {
  protected:
   void SetUp() override;
   void TearDown() override;
@@ -99,7 +99,6 @@ class TableServiceTest : public ::testing::Test {
                                       const std::vector<v1::Event>& live);
   std::shared_ptr<grpc::Channel> NewChannel() const;
 
-  std::unique_ptr<storage::TestDatabase> db_;
   std::unique_ptr<InProcessService> service_;
   std::shared_ptr<grpc::Channel> channel_;
   std::unique_ptr<v1::TableService::Stub> stub_;

@@ -44,6 +44,7 @@ std::unique_ptr<ServiceProcess> ServiceProcess::Start(const Options& options) {
   for (const std::string& flag : options.extra) child.argv.push_back(flag);
   child.env = {{"MAMLAKA_DATABASE_URL", options.db_url},
                {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
+  child.env.insert(child.env.end(), options.env.begin(), options.env.end());
   child.output_path = p->LogPath();
   absl::StatusOr<std::unique_ptr<bots::ChildProcess>> started =
       bots::ChildProcess::Start(child);

@@ -13,6 +13,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/time/time.h"
@@ -32,6 +33,7 @@ class ServiceProcess {
     std::string lease_ttl = "1s";
     int port = 0;                         // 0: any free port
     std::vector<std::string> extra = {};  // more flags
+    std::vector<std::pair<std::string, std::string>> env = {};  // e.g. failpoints
   };
 
   // Starts the process and waits (up to 30 s) for its port; null on failure.

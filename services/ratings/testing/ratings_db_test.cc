@@ -9,12 +9,9 @@ namespace trix::ratings {
 
 void RatingsDbTest::SetUp() {
   service::InitLogging("ratings-test", "off");
-  absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db = storage::TestDatabase::Create();
-  ASSERT_TRUE(db.ok()) << db.status();
-  db_ = *std::move(db);
+  ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
   connection_ = storage::Connect(db_->url(), "ratings-test");
   metrics_ = std::make_unique<RatingsMetrics>(registry_);
-  pool_ = std::make_unique<storage::ConnectionPool>(db_->url(), 4, "ratings-test");
   ledger_ = std::make_unique<Ledger>(pool_.get());
   reader_ = std::make_unique<RatingReader>(pool_.get(), ReaderOptions{});
   ConsumerOptions options;

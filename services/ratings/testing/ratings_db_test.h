@@ -18,13 +18,13 @@
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
 #include "services/ratings/testing/outbox_games.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 
 namespace trix::ratings {
 
-class RatingsDbTest : public ::testing::Test {
+class RatingsDbTest : public storage::DatabaseTest {
  protected:
+  RatingsDbTest() : DatabaseTest({.connections = 4}) {}
   void SetUp() override;
   void TearDown() override;
 
@@ -38,11 +38,9 @@ class RatingsDbTest : public ::testing::Test {
   // no player balance or available balance is negative, and every pot is empty.
   void CheckLedger();
 
-  std::unique_ptr<storage::TestDatabase> db_;
   std::unique_ptr<pqxx::connection> connection_;
   prometheus::Registry registry_;
   std::unique_ptr<RatingsMetrics> metrics_;
-  std::unique_ptr<storage::ConnectionPool> pool_;
   std::unique_ptr<Ledger> ledger_;
   std::unique_ptr<RatingReader> reader_;
   std::unique_ptr<OutboxConsumer> consumer_;

@@ -12,9 +12,7 @@
 namespace trix::storage {
 
 void StoreTest::SetUp() {
-  absl::StatusOr<std::unique_ptr<TestDatabase>> db = TestDatabase::Create();
-  ASSERT_TRUE(db.ok()) << db.status();
-  db_ = *std::move(db);
+  ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
   store_ = OpenStore("table-1");
   ASSERT_NE(store_, nullptr);
 }

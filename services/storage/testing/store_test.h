@@ -1,5 +1,5 @@
 // A GoogleTest fixture for tests of GameStore and of code built on it: a fresh,
-// migrated database (test_database.h), a store open on it as instance "table-1",
+// migrated database (database_test.h), a store open on it as instance "table-1",
 // and direct SQL for checking what was written or for arranging what a store
 // alone cannot (a lapsed lease, a database that stops taking connections).
 //
@@ -17,11 +17,11 @@
 
 #include "gtest/gtest.h"
 #include "services/storage/game_store.h"
-#include "services/storage/testing/test_database.h"
+#include "services/storage/testing/database_test.h"
 
 namespace trix::storage {
 
-class StoreTest : public ::testing::Test {
+class StoreTest : public DatabaseTest {
  protected:
   void SetUp() override;
 
@@ -39,7 +39,6 @@ class StoreTest : public ::testing::Test {
   // Whether the database accepts new connections (ALTER DATABASE ... ALLOW_CONNECTIONS).
   void AllowConnections(bool allow);
 
-  std::unique_ptr<TestDatabase> db_;  // first: dropped after every store is closed
   std::unique_ptr<GameStore> store_;  // instance "table-1"
 };
 

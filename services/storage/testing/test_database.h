@@ -10,7 +10,8 @@
 // Create() makes a database named after the running test plus a random suffix,
 // applies the migrations of the source tree's migrations/ folder (unless told not
 // to), and returns its URL; the destructor drops the database, closing any
-// connections still open to it.
+// connections still open to it. A test fixture can take it, with a ConnectionPool,
+// from DatabaseTest (database_test.h) instead of the set-up below.
 //
 //   class TableTest : public ::testing::Test {
 //    protected:
