@@ -12,6 +12,9 @@
 # says so: tests that stop and start a server of their own use that. PostgreSQL
 # refuses to run as root, so as root it runs as the "postgres" system user that the
 # postgresql-15 package creates.
+# PG_SERVER_OPTIONS adds server options, e.g. for a profile of a run:
+#   PG_SERVER_OPTIONS="-c shared_preload_libraries=pg_stat_statements
+#   -c pg_stat_statements.track=all"   (then CREATE EXTENSION pg_stat_statements)
 set -euo pipefail
 
 bindir=/usr/lib/postgresql/15/bin
@@ -28,7 +31,8 @@ as_pg() {
 
 start_server() {
   as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200" start >/dev/null
+    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200 ${PG_SERVER_OPTIONS:-}" \
+    start >/dev/null
 }
 
 case "$cmd" in

@@ -20,6 +20,10 @@
 //      log length, and for games that ended sets result, seat totals and places
 //      and inserts the outbox row;
 //   4. commits (the statement's end), and the writer answers every request.
+// A batch of one request that does not end its game, nearly every batch at the
+// pace people play, is instead one prepared statement doing the same (the UPDATE
+// of its game checks lease, end and index; the INSERT of its entries follows); if
+// it is refused, log_append is called as above to say why.
 // If the batch fails anyway (a constraint the checks do not cover, bad JSON), each
 // request is retried in its own transaction, in order, so only the bad one fails.
 // If the connection broke, the writer reconnects and retries the batch once; if the
