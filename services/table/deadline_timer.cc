@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/time/clock.h"
+#include "engine/check.h"
 
 namespace trix::table {
 
@@ -15,12 +16,19 @@ void DeadlineTimer::Schedule(const std::string& key, absl::Time when) {
   absl::MutexLock lock(&mu_);
   if (stopping_) return;
   auto [it, added] = deadline_of_.try_emplace(key, when);
-  if (!added) {
-    if (it->second == when) return;
-    queue_.erase({it->second, key});
-    it->second = when;
+  if (added) {
+    queue_.emplace(when, key);
+    return;
   }
-  queue_.emplace(when, key);
+  if (it->second == when) return;
+  // A table's clock restarts at every action: its entry moves to the new time
+  // without a copy of the key or an allocation.
+  auto old = queue_.find(Probe(it->second, key));
+  TRIX_CHECK(old != queue_.end()) << "deadline of " << key << " not queued";
+  auto node = queue_.extract(old);
+  node.value().first = when;
+  it->second = when;
+  queue_.insert(std::move(node));
 }
 
 void DeadlineTimer::Stop() {

@@ -21,6 +21,7 @@
 
 #include "absl/base/thread_annotations.h"
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 
@@ -41,11 +42,25 @@ class DeadlineTimer {
   size_t pending() const;
 
  private:
+  // Deadlines in time order (then key), found by a key's view as well, so that
+  // moving a deadline copies no key.
+  using Entry = std::pair<absl::Time, std::string>;
+  using Probe = std::pair<absl::Time, absl::string_view>;
+  struct Earlier {
+    using is_transparent = void;
+    static Probe View(const Entry& e) { return {e.first, e.second}; }
+    static const Probe& View(const Probe& p) { return p; }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return View(a) < View(b);
+    }
+  };
+
   void Run();
 
   const std::function<void(const std::string&)> fire_;
   mutable absl::Mutex mu_;
-  std::set<std::pair<absl::Time, std::string>> queue_ ABSL_GUARDED_BY(mu_);
+  std::set<Entry, Earlier> queue_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<std::string, absl::Time> deadline_of_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

@@ -87,17 +87,22 @@ absl::Status TableGrpcService::CheckRate(grpc::CallbackServerContext* context,
 
 absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
                                          const std::string& table_id,
-                                         const std::string& seat_token, bool backend) {
+                                         const std::string& seat_token, bool backend,
+                                         std::string* seat_key) {
   if (backend) {
     if (backend_limiter_.Allow("backend")) return absl::OkStatus();
     return absl::ResourceExhaustedError("too many requests from the backend; slow down");
   }
-  if (!seat_token.empty() && !table_id.empty()) {
+  std::string key;
+  if (seat_key == nullptr) seat_key = &key;
+  if (seat_key->empty() && !seat_token.empty() && !table_id.empty()) {
     if (absl::StatusOr<int> seat = host_->VerifySeat(table_id, seat_token); seat.ok()) {
-      if (seat_limiter_.Allow(absl::StrCat(table_id, "/", *seat)))
-        return absl::OkStatus();
-      return absl::ResourceExhaustedError("too many requests for this seat; slow down");
+      *seat_key = absl::StrCat(table_id, "/", *seat);
     }
+  }
+  if (!seat_key->empty()) {
+    if (seat_limiter_.Allow(*seat_key)) return absl::OkStatus();
+    return absl::ResourceExhaustedError("too many requests for this seat; slow down");
   }
   if (peer_limiter_.Allow(peer_key)) return absl::OkStatus();
   return absl::ResourceExhaustedError("too many requests from this address; slow down");
@@ -191,12 +196,15 @@ grpc::ServerUnaryReactor* TableGrpcService::Act(grpc::CallbackServerContext* con
 
 grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Play(
     grpc::CallbackServerContext* context) {
-  // The peer's address once, not per action.
-  return new PlayStream(context, host_, options_.stream_buffer, &host_->metrics(),
-                        [this, peer = PeerKey(context->peer())](
-                            const std::string& table_id, const std::string& seat_token) {
-                          return CheckRate(peer, table_id, seat_token, /*backend=*/false);
-                        });
+  // The peer's address once, not per action; the seat once verified (a stream's
+  // table and token never change, and a table's seats never do), not per action:
+  // verifying hashes the token.
+  return new PlayStream(
+      context, host_, options_.stream_buffer, &host_->metrics(),
+      [this, peer = PeerKey(context->peer()), seat_key = std::string()](
+          const std::string& table_id, const std::string& seat_token) mutable {
+        return CheckRate(peer, table_id, seat_token, /*backend=*/false, &seat_key);
+      });
 }
 
 grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(

@@ -110,8 +110,11 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   absl::Status CheckRate(grpc::CallbackServerContext* context,
                          const std::string& table_id, const std::string& seat_token,
                          bool backend = false);
+  // `seat_key`, when given, remembers the verified seat's limiter key for the next
+  // check of the same table and token (a Play stream's); empty until verified.
   absl::Status CheckRate(const std::string& peer_key, const std::string& table_id,
-                         const std::string& seat_token, bool backend);
+                         const std::string& seat_token, bool backend,
+                         std::string* seat_key = nullptr);
   bool IsBackend(grpc::CallbackServerContext* context) const;
   // Whether the caller may list `player_id`'s tables and games (see GrpcOptions).
   absl::Status CheckPlayerAccess(grpc::CallbackServerContext* context,

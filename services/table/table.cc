@@ -110,17 +110,23 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const storage::StoredGame&
   return table;
 }
 
-absl::StatusOr<int> Table::SeatOf(const std::string& token) const {
+absl::StatusOr<int> Table::SeatOf(const std::string& token) {
   if (token.empty()) return absl::UnauthenticatedError("seat_token is required");
-  const std::string hash = service::TokenHash(token);
   int seat = -1;
-  // No early exit: every seat's hash is compared, in constant time.
+  // No early exit: every seat is compared, in constant time. A token verified
+  // before is compared as it is, so that a seat's every action costs no hash.
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    if (service::ConstantTimeEquals(token, verified_tokens_[s])) seat = s;
+  }
+  if (seat >= 0) return seat;
+  const std::string hash = service::TokenHash(token);
   for (int s = 0; s < engine::kNumSeats; ++s) {
     if (service::ConstantTimeEquals(hash, seats_[s].token_hash)) seat = s;
   }
   if (seat < 0) {
     return absl::PermissionDeniedError("the seat token is not one of this table's");
   }
+  verified_tokens_[seat] = token;
   return seat;
 }
 

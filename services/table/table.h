@@ -72,8 +72,9 @@ class Table {
       const storage::StoredGame& stored);
 
   // The seat `token` acts for: UNAUTHENTICATED when it is empty, PERMISSION_DENIED
-  // when it is none of this table's tokens. Constant time per seat.
-  absl::StatusOr<int> SeatOf(const std::string& token) const;
+  // when it is none of this table's tokens. Constant time per seat. Not const: it
+  // remembers the tokens it verified (hashing one is most of the cost).
+  absl::StatusOr<int> SeatOf(const std::string& token);
   // Whether a spectator may see this table: OK when it was created with
   // public_spectating or the caller is `trusted` (the backend), else
   // PERMISSION_DENIED.
@@ -212,6 +213,8 @@ class Table {
 
   std::array<absl::flat_hash_map<std::string, v1::ActResponse>, engine::kNumSeats>
       answers_;
+  // Each seat's token once SeatOf has verified it against the seat's hash.
+  std::array<std::string, engine::kNumSeats> verified_tokens_;
 };
 
 }  // namespace trix::table

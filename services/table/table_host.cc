@@ -154,7 +154,10 @@ void TableHost::Complete(const std::shared_ptr<Slot>& slot,
 
 void TableHost::Drain(std::shared_ptr<Slot> slot) {
   for (;;) {
+    // One of the two: a continuation, or a command with its status.
     std::function<void()> work;
+    Command command;
+    absl::Status status;
     {
       absl::MutexLock lock(&slot->mu);
       TRIX_CHECK(slot->running) << "table " << slot->id << " drained while idle";
@@ -180,18 +183,19 @@ void TableHost::Drain(std::shared_ptr<Slot> slot) {
         }
         return;
       } else {
-        absl::Status status;
         if (!slot->table) {
           if (slot->failed_budget > 0) --slot->failed_budget;
           status = slot->load_status;
         }
-        work = [slot, status, command = std::move(slot->queue.front())] {
-          command(*slot, status);
-        };
+        command = std::move(slot->queue.front());
         slot->queue.pop_front();
       }
     }
-    work();
+    if (work) {
+      work();
+    } else {
+      command(*slot, status);
+    }
   }
 }
 
@@ -254,7 +258,7 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
   const absl::Time start = absl::Now();
   appends_in_flight_.fetch_add(1, std::memory_order_relaxed);
   store_->Append(std::move(request), [this, slot, after = std::move(after),
-                                      start](absl::Status status) {
+                                      start](absl::Status status) mutable {
     // At a player's pace an append rarely has company: its table's work (the
     // answer, a few stream writes, well under a millisecond) runs right here,
     // which saves waking a worker, and delays at most kMaxAppendsBehind others.
@@ -265,7 +269,7 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
     const bool here = others <= kMaxAppendsBehind && store_->MayContinueOnAppendThread();
     Complete(
         slot,
-        [this, slot, after, start, status] {
+        [this, slot, after = std::move(after), start, status] {
           metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
           if (status.ok()) {
             // The answer before the broadcast: a Play stream stages it so that it rides
@@ -397,9 +401,11 @@ void TableHost::Evict(Slot& slot, const absl::Status& status) {
 
 // --- Actions and streams ----------------------------------------------------------
 
-void TableHost::Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply) {
-  ActOnStream(request, [reply = std::move(reply)](absl::StatusOr<v1::ActResponse> answer,
-                                                  bool) { reply(std::move(answer)); });
+void TableHost::Act(v1::ActRequest request, Reply<v1::ActResponse> reply) {
+  ActOnStream(std::move(request),
+              [reply = std::move(reply)](absl::StatusOr<v1::ActResponse> answer, bool) {
+                reply(std::move(answer));
+              });
 }
 
 namespace {
@@ -424,19 +430,22 @@ absl::Status StartStream(const Table& table, int viewer, uint64_t after_seq,
 
 }  // namespace
 
-void TableHost::ActOnStream(const v1::ActRequest& request, ActReply reply) {
+void TableHost::ActOnStream(v1::ActRequest request, ActReply reply) {
   if (absl::Status s = Available(); !s.ok()) return reply(s, false);
   if (request.seat_token().empty()) {
     return reply(absl::UnauthenticatedError("seat_token is required"), false);
   }
   if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s, false);
-  // Nothing is judged on a copy that may be stale.
-  WhenFresh([this, request, reply = std::move(reply)](const absl::Status& fresh) {
+  // Nothing is judged on a copy that may be stale. The request and reply move
+  // along (each step runs once): no copy per action.
+  WhenFresh([this, request = std::move(request),
+             reply = std::move(reply)](const absl::Status& fresh) mutable {
     if (!fresh.ok()) return reply(fresh, false);
     absl::Status refused;
     std::shared_ptr<Slot> slot = SlotFor(request.table_id(), /*for_call=*/true, &refused);
     if (!slot) return reply(refused, false);
-    Post(slot, [this, slot, request, reply](Slot& s, const absl::Status& status) {
+    Post(slot, [this, slot, request = std::move(request),
+                reply = std::move(reply)](Slot& s, const absl::Status& status) {
       if (!status.ok()) {
         metrics_.actions_failed.Increment();
         return reply(status, false);

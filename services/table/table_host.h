@@ -170,9 +170,9 @@ class TableHost {
   // Each reply runs exactly once, on some host thread; it must not block.
   void CreateTable(const v1::CreateTableRequest& request,
                    Reply<v1::CreateTableResponse> reply);
-  void Act(const v1::ActRequest& request, Reply<v1::ActResponse> reply);
+  void Act(v1::ActRequest request, Reply<v1::ActResponse> reply);
   // Act for a Play stream: the same judgement, answered through ActReply.
-  void ActOnStream(const v1::ActRequest& request, ActReply reply);
+  void ActOnStream(v1::ActRequest request, ActReply reply);
   //
   // Spectating (GetTable, Subscribe as a spectator, GetGameRecord without a seat
   // token) of a table created without public_spectating is PERMISSION_DENIED

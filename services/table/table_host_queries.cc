@@ -105,7 +105,7 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
         if (!stored.ok()) return reply(stored.status());
         absl::StatusOr<std::unique_ptr<Table>> loaded = Table::Restore(*stored);
         if (!loaded.ok()) return reply(loaded.status());
-        const Table& table = **loaded;
+        Table& table = **loaded;
         int viewer = engine::kSpectator;
         if (!request.seat_token().empty()) {
           absl::StatusOr<int> seat = table.SeatOf(request.seat_token());

@@ -159,6 +159,19 @@ TEST(TableTest, TokensMapToSeats) {
             absl::StatusCode::kPermissionDenied);
 }
 
+TEST(TableTest, TokensVerifiedBeforeStillMapToTheirOwnSeats) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 1);
+  // Seats 1 and 3 verified once (remembered), then every seat, in another order.
+  EXPECT_EQ(f.table->SeatOf(f.tokens[3]).value(), 3);
+  EXPECT_EQ(f.table->SeatOf(f.tokens[1]).value(), 1);
+  for (int s : {3, 0, 1, 2, 1, 3}) EXPECT_EQ(f.table->SeatOf(f.tokens[s]).value(), s);
+  // A token one character off a remembered one is nobody's.
+  std::string near = f.tokens[3];
+  near.back() = near.back() == 'a' ? 'b' : 'a';
+  EXPECT_EQ(f.table->SeatOf(near).status().code(), absl::StatusCode::kPermissionDenied);
+  EXPECT_EQ(f.table->SeatOf("").status().code(), absl::StatusCode::kUnauthenticated);
+}
+
 TEST(TableTest, BadRequestsChangeNothing) {
   Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), 5);
   Table& t = *f.table;

@@ -270,13 +270,14 @@ void PlayStream::Act(v1::ActRequest act) {
   act.set_seat_token(seat_token_);
   // Judged only once the subscribe has succeeded. The answer goes to the sink,
   // never to this reactor, which may be gone by then.
-  sink_->WhenOpened([host = host_, sink = sink_, act = std::move(act)] {
-    host->ActOnStream(
-        act, [sink, id = act.request_id()](absl::StatusOr<v1::ActResponse> answer,
-                                           bool broadcast_follows) {
-          sink->Stage(ResultOf(id, answer));
-          if (!broadcast_follows) sink->Flush();
-        });
+  sink_->WhenOpened([host = host_, sink = sink_, act = std::move(act)]() mutable {
+    std::string id = act.request_id();
+    host->ActOnStream(std::move(act),
+                      [sink, id = std::move(id)](absl::StatusOr<v1::ActResponse> answer,
+                                                 bool broadcast_follows) {
+                        sink->Stage(ResultOf(id, answer));
+                        if (!broadcast_follows) sink->Flush();
+                      });
   });
 }
 

@@ -147,7 +147,7 @@ class PlayStream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::Tab
   grpc::CallbackServerContext* const context_;
   TableHost* const host_;
   HostMetrics* const metrics_;
-  const RateCheck check_rate_;
+  RateCheck check_rate_;  // reactions only: it may remember the verified seat
   std::shared_ptr<StreamSink> sink_;
   v1::PlayRequest request_;  // the read in flight
   // Reactions only (one at a time).
