@@ -73,4 +73,23 @@ std::shared_ptr<prometheus::Collectable> HeapMetrics() {
   return std::make_shared<Heap>();
 }
 
+size_t ReleaseFreeHeap(size_t keep_bytes) {
+  const auto free_bytes = static_cast<size_t>(Property("tcmalloc.pageheap_free_bytes"));
+  if (free_bytes <= keep_bytes) return 0;
+  const auto unmapped = static_cast<size_t>(Property("tcmalloc.pageheap_unmapped_bytes"));
+  MallocExtension::instance()->ReleaseToSystem(free_bytes - keep_bytes);
+  const auto now_unmapped = static_cast<size_t>(Property("tcmalloc.pageheap_unmapped_bytes"));
+  return now_unmapped > unmapped ? now_unmapped - unmapped : 0;
+}
+
+HeapReleaser::HeapReleaser(absl::Duration every, size_t keep_bytes)
+    : thread_([this, every, keep_bytes] {
+        while (!stop_.WaitForNotificationWithTimeout(every)) ReleaseFreeHeap(keep_bytes);
+      }) {}
+
+HeapReleaser::~HeapReleaser() {
+  stop_.Notify();
+  thread_.join();
+}
+
 }  // namespace trix::service

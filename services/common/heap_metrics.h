@@ -12,16 +12,42 @@
 //   trix_heap_unmapped_bytes             tcmalloc: free and returned to the system
 //
 //   metrics->Add(service::HeapMetrics());   // in a program linked with tcmalloc
+//   service::HeapReleaser releaser(absl::Seconds(10), 16 << 20);
+//
+// tcmalloc returns the pages it keeps free to the system slowly, so after a burst
+// of tables (or over hours of tables coming and going) the RSS creeps towards its
+// high-water mark while the program holds no more. A HeapReleaser gives back,
+// every period, what the page heap holds free beyond a reserve: the RSS then
+// follows what the program holds, plus the reserve and the smaller per-size caches.
 #ifndef TRIX_SERVICES_COMMON_HEAP_METRICS_H_
 #define TRIX_SERVICES_COMMON_HEAP_METRICS_H_
 
+#include <cstddef>
 #include <memory>
+#include <thread>
 
+#include "absl/synchronization/notification.h"
+#include "absl/time/time.h"
 #include "prometheus/collectable.h"
 
 namespace trix::service {
 
 std::shared_ptr<prometheus::Collectable> HeapMetrics();
+
+// Gives the page heap's free bytes beyond `keep_bytes` back to the system;
+// returns how many bytes it gave back.
+size_t ReleaseFreeHeap(size_t keep_bytes);
+
+// ReleaseFreeHeap(keep_bytes) every `every`, on its own thread, until destroyed.
+class HeapReleaser {
+ public:
+  HeapReleaser(absl::Duration every, size_t keep_bytes);
+  ~HeapReleaser();
+
+ private:
+  absl::Notification stop_;
+  std::thread thread_;
+};
 
 }  // namespace trix::service
 

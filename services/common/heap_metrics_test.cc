@@ -36,6 +36,18 @@ TEST(HeapMetricsTest, AllocatedBytesFollowWhatTheProgramHolds) {
   EXPECT_LT(Sample("trix_heap_allocated_bytes"), before + kBlock / 2);
 }
 
+TEST(HeapMetricsTest, FreePagesBeyondTheReserveGoBackToTheSystem) {
+  constexpr size_t kBlock = 64 << 20, kKeep = 4 << 20;
+  auto block = std::make_unique<char[]>(kBlock);
+  std::memset(block.get(), 1, kBlock);
+  block.reset();  // a large block goes back to the page heap, still mapped
+  const double unmapped = Sample("trix_heap_unmapped_bytes");
+  EXPECT_GT(ReleaseFreeHeap(kKeep), 0u);
+  EXPECT_LE(Sample("trix_heap_free_bytes", "pageheap"), kKeep);
+  EXPECT_GT(Sample("trix_heap_unmapped_bytes"), unmapped);
+  EXPECT_EQ(ReleaseFreeHeap(kKeep), 0u);  // nothing beyond the reserve is left
+}
+
 TEST(HeapMetricsTest, ExportsEveryCache) {
   for (const char* cache : {"pageheap", "central", "transfer", "thread"}) {
     EXPECT_GE(Sample("trix_heap_free_bytes", cache), 0) << cache;
