@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <pqxx/connection>
 #include <pqxx/nontransaction>
@@ -160,8 +161,25 @@ class StoreMigrationsDbTest : public DatabaseTest {
                                         "4:game_log_without_foreign_key"}));
   }
 
+  // Writes the project's migrations up to version `last` into `folder`, named as
+  // in migrations/.
+  void WriteProjectMigrations(MigrationFolder& folder, int64_t last) {
+    absl::StatusOr<std::vector<Migration>> all =
+        ReadMigrations(TestDatabase::MigrationsDir());
+    ASSERT_TRUE(all.ok()) << all.status();
+    for (const Migration& m : *all) {
+      if (m.version > last) continue;
+      char version[16];
+      std::snprintf(version, sizeof(version), "%04lld",
+                    static_cast<long long>(m.version));
+      folder.Write(std::string(version) + "_" + m.name + ".sql", m.sql);
+    }
+  }
+
   std::unique_ptr<GameStore> store_;
 };
+
+constexpr int64_t kAllMigrations = std::numeric_limits<int64_t>::max();
 
 TEST_F(StoreMigrationsDbTest, AppliesTheProjectMigrationsOnce) {
   EXPECT_EQ(store_->CheckReady().code(), absl::StatusCode::kFailedPrecondition);
@@ -247,22 +265,13 @@ TEST_F(StoreMigrationsDbTest, LaterMigrationsBuildOnEarlierOnes) {
 // upgraded to this release's: the game keeps playing, and its lease keeps working.
 TEST_F(StoreMigrationsDbTest, UpgradingAReleasedSchemaKeepsItsGamesPlaying) {
   constexpr int64_t kReleased = 17;
-  absl::StatusOr<std::vector<Migration>> all = ReadMigrations(TestDatabase::MigrationsDir());
-  ASSERT_TRUE(all.ok()) << all.status();
-  auto file = [](const Migration& m) {
-    char version[16];
-    std::snprintf(version, sizeof(version), "%04lld", static_cast<long long>(m.version));
-    return std::string(version) + "_" + m.name + ".sql";
-  };
   MigrationFolder folder;
-  for (const Migration& m : *all) {
-    if (m.version <= kReleased) folder.Write(file(m), m.sql);
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, kReleased));
   ASSERT_OK(store_->Migrate(folder.path()));
   ASSERT_OK(store_->CreateGame(SampleGame("g1")));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 2)));
 
-  for (const Migration& m : *all) folder.Write(file(m), m.sql);
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, kAllMigrations));
   ASSERT_OK(store_->Migrate(folder.path()));
   EXPECT_EQ(Recorded(), ProjectMigrations());
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 2, 1)));
