@@ -179,16 +179,19 @@ class Matcher {
   void Enqueue(Batch batch);
   // Keeps the unfinished `jobs` for the placers after a backoff (no wait here).
   void PlaceLater(std::vector<Job> jobs, int retries);
-  // The jobs' placements and seats as arrays (mm_placements, mm_placement_seats).
+  // The jobs' placements as arrays, one element per placement (mm_placements),
+  // and their seats end to end: placement i's are elements first_seats[i] to
+  // last_seats[i] of seats and seat_tickets (SQL's 1-based, inclusive slice).
   struct PlacementArrays {
     storage::PgArray request_ids{storage::PgType::kText}, pools{storage::PgType::kText},
         requests{storage::PgType::kBytea}, possible{storage::PgType::kTimestampTz};
-    storage::PgArray seat_requests{storage::PgType::kText}, seats{storage::PgType::kInt4},
-        seat_tickets{storage::PgType::kText};
+    storage::PgArray first_seats{storage::PgType::kInt4},
+        last_seats{storage::PgType::kInt4};
+    storage::PgArray seats{storage::PgType::kInt4}, seat_tickets{storage::PgType::kText};
   };
   static PlacementArrays ArraysOf(const std::vector<Job>& jobs);
   // In the claim's transaction: the jobs' placements, their seats, and the
-  // tickets' group_id (migrations/0017_matchmaking_placements.sql).
+  // tickets' group_id (migrations/0017_matchmaking_placements.sql, 0026).
   static void RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs);
   // The group's table request and seats (bots reserved).
   Job MakeJob(const PoolState& state, const Group& group);

@@ -294,5 +294,41 @@ TEST_F(StoreMigrationsDbTest, UpgradingAReleasedSchemaKeepsItsGamesPlaying) {
   EXPECT_EQ(game->entries.size(), 4u);
 }
 
+// Placements left by a matcher mid-placement when the release that keeps their
+// seats in mm_placement_seats (up to 0025) is upgraded: each keeps its seats, in
+// seat order, as the arrays the pool's next matcher reads; the child table goes.
+TEST_F(StoreMigrationsDbTest, UpgradingKeepsTheSeatsOfLivePlacements) {
+  MigrationFolder folder;
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, 25));
+  ASSERT_OK(store_->Migrate(folder.path()));
+  Query("INSERT INTO mm_placements (request_id, pool, request, possible) VALUES "
+        "('r1', 'partner/0', '', now()), ('r2', 'partner/0', '', now())");
+  Query("INSERT INTO mm_placement_seats (request_id, seat, ticket_id) VALUES "
+        "('r1', 2, 't2'), ('r1', 0, 't0'), ('r1', 1, NULL), ('r2', 3, 't3')");
+
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, kAllMigrations));
+  ASSERT_OK(store_->Migrate(folder.path()));
+  EXPECT_EQ(Recorded(), ProjectMigrations());
+  const pqxx::result placements = Query(
+      "SELECT request_id, seats::text, seat_tickets::text FROM mm_placements "
+      "ORDER BY request_id");
+  ASSERT_EQ(placements.size(), 2u);
+  EXPECT_EQ(placements[0][0].as<std::string>(), "r1");
+  EXPECT_EQ(placements[0][1].as<std::string>(), "{0,1,2}");
+  EXPECT_EQ(placements[0][2].as<std::string>(), "{t0,NULL,t2}");
+  EXPECT_EQ(placements[1][0].as<std::string>(), "r2");
+  EXPECT_EQ(placements[1][1].as<std::string>(), "{3}");
+  EXPECT_EQ(placements[1][2].as<std::string>(), "{t3}");
+  EXPECT_TRUE(Query("SELECT to_regclass('mm_placement_seats')")[0][0].is_null());
+  // A seat without its ticket's slot, or one no table has, is refused.
+  for (const char* seats : {"'{0,1}', '{t0}'", "'{4}', '{t4}'"}) {
+    EXPECT_THROW(Query(std::string("INSERT INTO mm_placements (request_id, pool, "
+                                   "request, possible, seats, seat_tickets) VALUES "
+                                   "('r3', 'partner/0', '', now(), ") +
+                       seats + ")"),
+                 pqxx::check_violation);
+  }
+}
+
 }  // namespace
 }  // namespace trix::storage
