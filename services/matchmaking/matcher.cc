@@ -297,26 +297,44 @@ void Matcher::Sync(PoolState& state, const std::vector<TicketRow>& rows) {
   for (const std::string& id : gone) RemoveRow(state, id);
 }
 
+void Matcher::ReadPools(bool whole) {
+  last_read_ = absl::Now();
+  if (whole) last_full_read_ = last_read_;
+  std::vector<std::string> names;
+  for (const auto& [name, state] : leased_) names.push_back(name);
+  pqxx::nontransaction tx(*connection_);
+  // Numbered before the read: a ticket numbered later is read next time. (A
+  // sequence never used yet shows the first number it will give.)
+  const int64_t numbered =
+      tx.exec1("SELECT CASE WHEN is_called THEN last_value ELSE 0 END "
+               "FROM mm_tickets_seq_seq")[0]
+          .as<int64_t>();
+  const pqxx::result r = tx.exec_params(
+      absl::StrCat("SELECT ", kTicketColumns,
+                   " FROM mm_tickets WHERE pool = ANY($1::text[]) "
+                   "AND status = 'waiting' AND seq > $2 ORDER BY seq"),
+      TextArray(names).Finish(), whole ? int64_t{0} : numbered_read_before_);
+  numbered_read_before_ = numbered_last_read_;
+  numbered_last_read_ = numbered;
+  std::map<std::string, std::vector<TicketRow>> by_pool;
+  for (const pqxx::row& row : r) {
+    TicketRow t = ReadTicket(row);
+    by_pool[t.pool].push_back(std::move(t));
+  }
+  for (auto& [name, state] : leased_) {
+    if (whole) {
+      Sync(state, by_pool[name]);
+    } else {
+      for (const TicketRow& t : by_pool[name]) AddRow(state, t);
+    }
+  }
+}
+
 bool Matcher::Tick() {
   if (leased_.empty()) return false;
   TakeInbox();
-  if (absl::Now() - last_full_read_ >= options_.full_read_every) {
-    last_full_read_ = absl::Now();
-    std::vector<std::string> names;
-    for (const auto& [name, state] : leased_) names.push_back(name);
-    std::map<std::string, std::vector<TicketRow>> by_pool;
-    pqxx::nontransaction tx(*connection_);
-    const pqxx::result r = tx.exec_params(
-        absl::StrCat("SELECT ", kTicketColumns,
-                     " FROM mm_tickets WHERE pool = ANY($1::text[]) "
-                     "AND status = 'waiting' ORDER BY seq"),
-        TextArray(names).Finish());
-    for (const pqxx::row& row : r) {
-      TicketRow t = ReadTicket(row);
-      by_pool[t.pool].push_back(std::move(t));
-    }
-    for (auto& [name, state] : leased_) Sync(state, by_pool[name]);
-  }
+  const bool whole = absl::Now() - last_full_read_ >= options_.full_read_every;
+  if (whole || absl::Now() - last_read_ >= options_.read_every) ReadPools(whole);
   const absl::Time now = absl::Now();
   std::vector<std::pair<PoolState*, Group>> groups;
   for (auto& [name, state] : leased_) {
