@@ -48,6 +48,7 @@ struct Flags {
   absl::Duration tick = absl::Milliseconds(5);
   absl::Duration stage_log_every;
   absl::Duration lease_retry = absl::Seconds(1);
+  absl::Duration pool_full_read_every = MatcherOptions().full_read_every;
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration keep_alive_every = absl::Seconds(10);
   absl::Duration keep_ended = absl::Hours(1);
@@ -88,6 +89,9 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("stage_log_every", &f.stage_log_every,
          "log where placed tables' time went this often (0: never)");
   c.Bind("lease_retry", &f.lease_retry, "how often unmatched pools are claimed");
+  c.Bind("pool_full_read_every", &f.pool_full_read_every,
+         "how often a leased pool's waiting tickets are read whole, which drops those "
+         "cancelled on other replicas (in between, only newly queued ones are read)");
   c.Bind("poll_every", &f.poll_every, "how often open streams' tickets are checked");
   c.Bind("keep_alive_every", &f.keep_alive_every, "bot stream keep-alive period");
   c.Bind("keep_ended", &f.keep_ended,
@@ -179,6 +183,7 @@ int Run(int argc, char** argv) {
   mc.tick = flags.tick;
   mc.stage_log_every = flags.stage_log_every;
   mc.lease_retry = flags.lease_retry;
+  mc.pool_full_read_every = flags.pool_full_read_every;
   mc.poll_every = flags.poll_every;
   mc.keep_alive_every = flags.keep_alive_every;
   mc.keep_ended = flags.keep_ended;

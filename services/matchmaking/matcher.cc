@@ -26,6 +26,15 @@ namespace {
 constexpr absl::Duration kFirstRetry = absl::Milliseconds(100);
 constexpr absl::Duration kLastRetry = absl::Seconds(5);
 
+// Inserts the placements of ArraysOf() bound as $3 to $10 (in PlacementArrays'
+// order), each with its slice of the seat arrays.
+constexpr char kInsertPlacements[] =
+    "INSERT INTO mm_placements (request_id, pool, request, possible, seats, "
+    "seat_tickets) SELECT request_id, pool, request, possible, "
+    "($9::int4[])[first_seat:last_seat], ($10::text[])[first_seat:last_seat] "
+    "FROM unnest($3::text[], $4::text[], $5::bytea[], $6::timestamptz[], $7::int4[], "
+    "$8::int4[]) AS u (request_id, pool, request, possible, first_seat, last_seat)";
+
 absl::Duration Backoff(int retries) {
   absl::Duration longest = kFirstRetry;
   for (int i = 1; i < retries && longest < kLastRetry; ++i) longest *= 2;
@@ -288,26 +297,44 @@ void Matcher::Sync(PoolState& state, const std::vector<TicketRow>& rows) {
   for (const std::string& id : gone) RemoveRow(state, id);
 }
 
+void Matcher::ReadPools(bool whole) {
+  last_read_ = absl::Now();
+  if (whole) last_full_read_ = last_read_;
+  std::vector<std::string> names;
+  for (const auto& [name, state] : leased_) names.push_back(name);
+  pqxx::nontransaction tx(*connection_);
+  // Numbered before the read: a ticket numbered later is read next time. (A
+  // sequence never used yet shows the first number it will give.)
+  const int64_t numbered =
+      tx.exec1("SELECT CASE WHEN is_called THEN last_value ELSE 0 END "
+               "FROM mm_tickets_seq_seq")[0]
+          .as<int64_t>();
+  const pqxx::result r = tx.exec_params(
+      absl::StrCat("SELECT ", kTicketColumns,
+                   " FROM mm_tickets WHERE pool = ANY($1::text[]) "
+                   "AND status = 'waiting' AND seq > $2 ORDER BY seq"),
+      TextArray(names).Finish(), whole ? int64_t{0} : numbered_read_before_);
+  numbered_read_before_ = numbered_last_read_;
+  numbered_last_read_ = numbered;
+  std::map<std::string, std::vector<TicketRow>> by_pool;
+  for (const pqxx::row& row : r) {
+    TicketRow t = ReadTicket(row);
+    by_pool[t.pool].push_back(std::move(t));
+  }
+  for (auto& [name, state] : leased_) {
+    if (whole) {
+      Sync(state, by_pool[name]);
+    } else {
+      for (const TicketRow& t : by_pool[name]) AddRow(state, t);
+    }
+  }
+}
+
 bool Matcher::Tick() {
   if (leased_.empty()) return false;
   TakeInbox();
-  if (absl::Now() - last_full_read_ >= options_.full_read_every) {
-    last_full_read_ = absl::Now();
-    std::vector<std::string> names;
-    for (const auto& [name, state] : leased_) names.push_back(name);
-    std::map<std::string, std::vector<TicketRow>> by_pool;
-    pqxx::nontransaction tx(*connection_);
-    const pqxx::result r = tx.exec_params(
-        absl::StrCat("SELECT ", kTicketColumns,
-                     " FROM mm_tickets WHERE pool = ANY($1::text[]) "
-                     "AND status = 'waiting' ORDER BY seq"),
-        TextArray(names).Finish());
-    for (const pqxx::row& row : r) {
-      TicketRow t = ReadTicket(row);
-      by_pool[t.pool].push_back(std::move(t));
-    }
-    for (auto& [name, state] : leased_) Sync(state, by_pool[name]);
-  }
+  const bool whole = absl::Now() - last_full_read_ >= options_.full_read_every;
+  if (whole || absl::Now() - last_read_ >= options_.read_every) ReadPools(whole);
   const absl::Time now = absl::Now();
   std::vector<std::pair<PoolState*, Group>> groups;
   for (auto& [name, state] : leased_) {
@@ -407,26 +434,23 @@ bool Matcher::ClaimWhole(const std::vector<Job>& jobs) {
   // a status in the WHERE would let the planner add a scan of the whole partial
   // index mm_tickets_waiting (every waiting ticket of every pool, and the dead
   // entries of tickets matched since the last vacuum) to the id lookups.
-  pqxx::nontransaction tx(*connection_);
-  return tx.exec_params1(
+  static const std::string kClaim = absl::StrCat(
       "WITH locked AS (SELECT ticket_id, status FROM mm_tickets "
       "WHERE ticket_id = ANY($1::text[]) ORDER BY ticket_id FOR UPDATE), "
-      "whole AS (SELECT count(*) FILTER (WHERE status = 'waiting') = $10 AS ok "
+      "whole AS (SELECT count(*) FILTER (WHERE status = 'waiting') = $11 AS ok "
       "FROM locked), "
       "claimed AS (UPDATE mm_tickets AS t SET status = 'placing', group_id = u.request_id, "
       "changed = now() FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
       "WHERE t.ticket_id = u.ticket_id AND t.ticket_id IN (SELECT ticket_id FROM locked) "
       "AND (SELECT ok FROM whole)), "
-      "placed AS (INSERT INTO mm_placements (request_id, pool, request, possible) "
-      "SELECT * FROM unnest($3::text[], $4::text[], $5::bytea[], $6::timestamptz[]) "
-      "WHERE (SELECT ok FROM whole)), "
-      "seated AS (INSERT INTO mm_placement_seats (request_id, seat, ticket_id) "
-      "SELECT * FROM unnest($7::text[], $8::int4[], $9::text[]) "
-      "WHERE (SELECT ok FROM whole)) "
-      "SELECT ok FROM whole",
-      ids.Finish(), groups.Finish(), a.request_ids.Finish(), a.pools.Finish(),
-      a.requests.Finish(), a.possible.Finish(), a.seat_requests.Finish(),
-      a.seats.Finish(), a.seat_tickets.Finish(), static_cast<int64_t>(n))[0]
+      "placed AS (", kInsertPlacements, " WHERE (SELECT ok FROM whole)) "
+      "SELECT ok FROM whole");
+  pqxx::nontransaction tx(*connection_);
+  return tx.exec_params1(
+      kClaim, ids.Finish(), groups.Finish(), a.request_ids.Finish(), a.pools.Finish(),
+      a.requests.Finish(), a.possible.Finish(), a.first_seats.Finish(),
+      a.last_seats.Finish(), a.seats.Finish(), a.seat_tickets.Finish(),
+      static_cast<int64_t>(n))[0]
       .as<bool>();
 }
 
@@ -518,8 +542,8 @@ Matcher::PlacementArrays Matcher::ArraysOf(const std::vector<Job>& jobs) {
     a.pools.AddString(job.pool);
     a.requests.AddString(job.request.SerializeAsString());
     a.possible.AddTime(job.possible);
+    a.first_seats.AddInt(a.seats.size() + 1);
     for (const AssignmentRow& seat : job.seats) {
-      a.seat_requests.AddString(id);
       a.seats.AddInt(seat.seat);
       if (seat.ticket_id.empty()) {
         a.seat_tickets.AddNull();
@@ -527,6 +551,7 @@ Matcher::PlacementArrays Matcher::ArraysOf(const std::vector<Job>& jobs) {
         a.seat_tickets.AddString(seat.ticket_id);
       }
     }
+    a.last_seats.AddInt(a.seats.size());
   }
   return a;
 }
@@ -541,19 +566,15 @@ void Matcher::RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs) {
       groups.AddString(job.request.request_id());
     }
   }
-  tx.exec_params0(
-      "INSERT INTO mm_placements (request_id, pool, request, possible) "
-      "SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[], $4::timestamptz[])",
-      a.request_ids.Finish(), a.pools.Finish(), a.requests.Finish(), a.possible.Finish());
-  tx.exec_params0(
-      "INSERT INTO mm_placement_seats (request_id, seat, ticket_id) "
-      "SELECT * FROM unnest($1::text[], $2::int4[], $3::text[])",
-      a.seat_requests.Finish(), a.seats.Finish(), a.seat_tickets.Finish());
-  tx.exec_params0(
+  static const std::string kRecord = absl::StrCat(
+      "WITH placed AS (", kInsertPlacements, ") "
       "UPDATE mm_tickets AS t SET group_id = u.request_id "
       "FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
-      "WHERE t.ticket_id = u.ticket_id",
-      tickets.Finish(), groups.Finish());
+      "WHERE t.ticket_id = u.ticket_id");
+  tx.exec_params0(
+      kRecord, tickets.Finish(), groups.Finish(), a.request_ids.Finish(), a.pools.Finish(),
+      a.requests.Finish(), a.possible.Finish(), a.first_seats.Finish(),
+      a.last_seats.Finish(), a.seats.Finish(), a.seat_tickets.Finish());
 }
 
 std::vector<Matcher::Job> Matcher::UnfinishedPlacements(pqxx::transaction_base& tx,
@@ -561,8 +582,8 @@ std::vector<Matcher::Job> Matcher::UnfinishedPlacements(pqxx::transaction_base& 
   std::map<std::string, Job> jobs;
   const pqxx::result r = tx.exec_params(
       "SELECT p.request_id, p.request, (extract(epoch FROM p.possible) * 1000000)::int8, "
-      "s.seat, coalesce(s.ticket_id, '') FROM mm_placements AS p "
-      "JOIN mm_placement_seats AS s USING (request_id) "
+      "s.seat, coalesce(s.ticket_id, '') FROM mm_placements AS p, "
+      "unnest(p.seats, p.seat_tickets) AS s (seat, ticket_id) "
       "WHERE p.pool = $1 ORDER BY p.request_id, s.seat",
       state.spec->name);
   for (const pqxx::row& row : r) {

@@ -77,8 +77,15 @@ struct MatcherOptions {
   std::vector<PoolSpec> pools;
   absl::Duration tick = absl::Milliseconds(5);
   absl::Duration lease_retry = absl::Seconds(1);
-  // How often the leased pools are read whole (other replicas' tickets).
-  absl::Duration full_read_every = absl::Milliseconds(50);
+  // How often the leased pools are read for the tickets other replicas queued:
+  // those numbered since the read before last (a queueing transaction that
+  // straddles one read is seen by the next). Each read touches only the newest
+  // end of the pool's index, not the entries that the tickets matched since the
+  // last vacuum left behind.
+  absl::Duration read_every = absl::Milliseconds(50);
+  // How often they are read whole, which also drops tickets cancelled elsewhere
+  // (one grouped meanwhile fails its claim, and the pool is read whole at once).
+  absl::Duration full_read_every = absl::Seconds(1);
   v1::Clocks clocks;  // for the tables it creates; zero: the table service's
   storage::ConnectionPool* db = nullptr;  // for the placers' commits
   int placers = 4;  // batches placed and committed at once
@@ -179,16 +186,19 @@ class Matcher {
   void Enqueue(Batch batch);
   // Keeps the unfinished `jobs` for the placers after a backoff (no wait here).
   void PlaceLater(std::vector<Job> jobs, int retries);
-  // The jobs' placements and seats as arrays (mm_placements, mm_placement_seats).
+  // The jobs' placements as arrays, one element per placement (mm_placements),
+  // and their seats end to end: placement i's are elements first_seats[i] to
+  // last_seats[i] of seats and seat_tickets (SQL's 1-based, inclusive slice).
   struct PlacementArrays {
     storage::PgArray request_ids{storage::PgType::kText}, pools{storage::PgType::kText},
         requests{storage::PgType::kBytea}, possible{storage::PgType::kTimestampTz};
-    storage::PgArray seat_requests{storage::PgType::kText}, seats{storage::PgType::kInt4},
-        seat_tickets{storage::PgType::kText};
+    storage::PgArray first_seats{storage::PgType::kInt4},
+        last_seats{storage::PgType::kInt4};
+    storage::PgArray seats{storage::PgType::kInt4}, seat_tickets{storage::PgType::kText};
   };
   static PlacementArrays ArraysOf(const std::vector<Job>& jobs);
   // In the claim's transaction: the jobs' placements, their seats, and the
-  // tickets' group_id (migrations/0017_matchmaking_placements.sql).
+  // tickets' group_id (migrations/0017_matchmaking_placements.sql, 0026).
   static void RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs);
   // The group's table request and seats (bots reserved).
   Job MakeJob(const PoolState& state, const Group& group);
@@ -204,6 +214,8 @@ class Matcher {
   void TryLeases();
   // One tick: returns whether anything was grouped.
   bool Tick();
+  // Reads the leased pools' waiting tickets: all of them (whole), or the newest.
+  void ReadPools(bool whole);
   void Sync(PoolState& state, const std::vector<TicketRow>& rows);
   void AddRow(PoolState& state, const TicketRow& row);
   void RemoveRow(PoolState& state, const std::string& ticket_id);
@@ -222,6 +234,10 @@ class Matcher {
   std::map<std::string, PoolState> leased_;  // matcher thread only
   absl::Time last_lease_try_ = absl::InfinitePast();
   absl::Time last_full_read_ = absl::InfinitePast();
+  absl::Time last_read_ = absl::InfinitePast();
+  // The ticket sequence's last number at the last read and the one before.
+  int64_t numbered_last_read_ = 0;
+  int64_t numbered_read_before_ = 0;
   // Waits up to a tick for tickets offered meanwhile.
   void AwaitOffers();
   std::mutex inbox_mu_;

@@ -76,6 +76,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                          .pools = pools,
                          .tick = config.tick,
                          .lease_retry = config.lease_retry,
+                         .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
                          .db = &s->store_->pool(),
                          .stage_log_every = config.stage_log_every};

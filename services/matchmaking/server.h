@@ -43,6 +43,7 @@ struct MatchmakingConfig {
   absl::Duration tick = absl::Milliseconds(5);
   absl::Duration stage_log_every;  // 0: off (stage_log.h)
   absl::Duration lease_retry = absl::Seconds(1);
+  absl::Duration pool_full_read_every = MatcherOptions().full_read_every;
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration update_every = absl::Seconds(1);
   absl::Duration keep_alive_every = absl::Seconds(10);

@@ -44,8 +44,10 @@ class TicketStoreTest : public storage::DatabaseTest {
 
   // What the matcher's claim does to a grouped ticket: placing, in a placement.
   void Claim(const std::string& ticket_id, const std::string& group) {
-    Exec(absl::StrCat("INSERT INTO mm_placements (request_id, pool, request, possible) "
-                      "VALUES ('", group, "', 'complex-partner/0', '', now())"));
+    Exec(absl::StrCat("INSERT INTO mm_placements (request_id, pool, request, possible, "
+                      "seats, seat_tickets) VALUES ('", group,
+                      "', 'complex-partner/0', '', now(), '{0}', ARRAY['", ticket_id,
+                      "'])"));
     Exec(absl::StrCat("UPDATE mm_tickets SET status = 'placing', group_id = '", group,
                       "' WHERE ticket_id = '", ticket_id, "'"));
   }

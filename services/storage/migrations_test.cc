@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <memory>
 #include <pqxx/connection>
 #include <pqxx/nontransaction>
@@ -160,8 +161,25 @@ class StoreMigrationsDbTest : public DatabaseTest {
                                         "4:game_log_without_foreign_key"}));
   }
 
+  // Writes the project's migrations up to version `last` into `folder`, named as
+  // in migrations/.
+  void WriteProjectMigrations(MigrationFolder& folder, int64_t last) {
+    absl::StatusOr<std::vector<Migration>> all =
+        ReadMigrations(TestDatabase::MigrationsDir());
+    ASSERT_TRUE(all.ok()) << all.status();
+    for (const Migration& m : *all) {
+      if (m.version > last) continue;
+      char version[16];
+      std::snprintf(version, sizeof(version), "%04lld",
+                    static_cast<long long>(m.version));
+      folder.Write(std::string(version) + "_" + m.name + ".sql", m.sql);
+    }
+  }
+
   std::unique_ptr<GameStore> store_;
 };
+
+constexpr int64_t kAllMigrations = std::numeric_limits<int64_t>::max();
 
 TEST_F(StoreMigrationsDbTest, AppliesTheProjectMigrationsOnce) {
   EXPECT_EQ(store_->CheckReady().code(), absl::StatusCode::kFailedPrecondition);
@@ -247,22 +265,13 @@ TEST_F(StoreMigrationsDbTest, LaterMigrationsBuildOnEarlierOnes) {
 // upgraded to this release's: the game keeps playing, and its lease keeps working.
 TEST_F(StoreMigrationsDbTest, UpgradingAReleasedSchemaKeepsItsGamesPlaying) {
   constexpr int64_t kReleased = 17;
-  absl::StatusOr<std::vector<Migration>> all = ReadMigrations(TestDatabase::MigrationsDir());
-  ASSERT_TRUE(all.ok()) << all.status();
-  auto file = [](const Migration& m) {
-    char version[16];
-    std::snprintf(version, sizeof(version), "%04lld", static_cast<long long>(m.version));
-    return std::string(version) + "_" + m.name + ".sql";
-  };
   MigrationFolder folder;
-  for (const Migration& m : *all) {
-    if (m.version <= kReleased) folder.Write(file(m), m.sql);
-  }
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, kReleased));
   ASSERT_OK(store_->Migrate(folder.path()));
   ASSERT_OK(store_->CreateGame(SampleGame("g1")));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 2)));
 
-  for (const Migration& m : *all) folder.Write(file(m), m.sql);
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, kAllMigrations));
   ASSERT_OK(store_->Migrate(folder.path()));
   EXPECT_EQ(Recorded(), ProjectMigrations());
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 2, 1)));
@@ -283,6 +292,42 @@ TEST_F(StoreMigrationsDbTest, UpgradingAReleasedSchemaKeepsItsGamesPlaying) {
   absl::StatusOr<StoredGame> game = other->LoadGame("g1");
   ASSERT_TRUE(game.ok()) << game.status();
   EXPECT_EQ(game->entries.size(), 4u);
+}
+
+// Placements left by a matcher mid-placement when the release that keeps their
+// seats in mm_placement_seats (up to 0025) is upgraded: each keeps its seats, in
+// seat order, as the arrays the pool's next matcher reads; the child table goes.
+TEST_F(StoreMigrationsDbTest, UpgradingKeepsTheSeatsOfLivePlacements) {
+  MigrationFolder folder;
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, 25));
+  ASSERT_OK(store_->Migrate(folder.path()));
+  Query("INSERT INTO mm_placements (request_id, pool, request, possible) VALUES "
+        "('r1', 'partner/0', '', now()), ('r2', 'partner/0', '', now())");
+  Query("INSERT INTO mm_placement_seats (request_id, seat, ticket_id) VALUES "
+        "('r1', 2, 't2'), ('r1', 0, 't0'), ('r1', 1, NULL), ('r2', 3, 't3')");
+
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, kAllMigrations));
+  ASSERT_OK(store_->Migrate(folder.path()));
+  EXPECT_EQ(Recorded(), ProjectMigrations());
+  const pqxx::result placements = Query(
+      "SELECT request_id, seats::text, seat_tickets::text FROM mm_placements "
+      "ORDER BY request_id");
+  ASSERT_EQ(placements.size(), 2u);
+  EXPECT_EQ(placements[0][0].as<std::string>(), "r1");
+  EXPECT_EQ(placements[0][1].as<std::string>(), "{0,1,2}");
+  EXPECT_EQ(placements[0][2].as<std::string>(), "{t0,NULL,t2}");
+  EXPECT_EQ(placements[1][0].as<std::string>(), "r2");
+  EXPECT_EQ(placements[1][1].as<std::string>(), "{3}");
+  EXPECT_EQ(placements[1][2].as<std::string>(), "{t3}");
+  EXPECT_TRUE(Query("SELECT to_regclass('mm_placement_seats')")[0][0].is_null());
+  // A seat without its ticket's slot, or one no table has, is refused.
+  for (const char* seats : {"'{0,1}', '{t0}'", "'{4}', '{t4}'"}) {
+    EXPECT_THROW(Query(std::string("INSERT INTO mm_placements (request_id, pool, "
+                                   "request, possible, seats, seat_tickets) VALUES "
+                                   "('r3', 'partner/0', '', now(), ") +
+                       seats + ")"),
+                 pqxx::check_violation);
+  }
 }
 
 }  // namespace

@@ -150,6 +150,26 @@ TEST_F(MatchmakingReplicasTest, TicketsOnEitherReplicaShareTablesAndSurviveKillN
   EXPECT_EQ(SeatedTwice(), 0);
 }
 
+// The replica that matches the pool learns of the other's tickets from its reads
+// of the newest tickets alone: here it reads the pool whole only once, when it
+// leases it. Two rounds: the second after reads that found tickets.
+TEST_F(MatchmakingReplicasTest, TicketsQueuedElsewhereAreReadWithoutReadingThePoolWhole) {
+  const std::string dir = ::testing::TempDir();
+  const std::vector<std::string> flags = {"--pool_full_read_every=1h"};
+  Replica a(db_->url(), dir + "/mm-newest-a.log", "60s", {}, flags);
+  auto stub_a = a.Stub();
+  Replica b(db_->url(), dir + "/mm-newest-b.log", "60s", {}, flags);
+  auto stub_b = b.Stub();
+  for (const std::string round : {"r1-", "r2-"}) {
+    TicketClient p1(stub_a.get(), Request(round + "a1"), kServiceBearer);
+    TicketClient p2(stub_a.get(), Request(round + "a2"), kServiceBearer);
+    TicketClient p3(stub_b.get(), Request(round + "b1"), kServiceBearer);
+    TicketClient p4(stub_b.get(), Request(round + "b2"), kServiceBearer);
+    ExpectOneTable({&p1, &p2, &p3, &p4});
+  }
+  EXPECT_EQ(SeatedTwice(), 0);
+}
+
 // kill -9 between creating a table and committing its assignments (a failpoint
 // there): the pool's next matcher finishes the placement. The player gets the
 // table that was made, and no second table is made for the same ticket (which the
