@@ -91,6 +91,29 @@ class MatchmakingReplicasTest : public MatchmakingTest {
     pqxx::read_transaction tx(c);
     return tx.exec1(sql)[0].as<int64_t>();
   }
+  // The in-process table instance gives way to a table-service process with
+  // `options` (its binary, database and migrations filled in here), serving,
+  // and the only registered instance; null (and a failure) otherwise.
+  std::unique_ptr<table::ServiceProcess> TableProcess(table::ServiceProcess::Options options) {
+    tables_->Shutdown();
+    {
+      pqxx::connection c(db_->url());
+      pqxx::work tx(c);
+      tx.exec0("DELETE FROM table_instances");
+      tx.commit();
+    }
+    options.binary = TABLE_SERVICE_BINARY;
+    options.db_url = db_->url();
+    options.migrations_dir = MIGRATIONS_DIR;
+    std::unique_ptr<table::ServiceProcess> process = table::ServiceProcess::Start(options);
+    if (process == nullptr) {
+      ADD_FAILURE() << "the table service did not start";
+    } else if (!process->WaitServing(absl::Seconds(30))) {
+      ADD_FAILURE() << process->Log();
+      process.reset();
+    }
+    return process;
+  }
   int SeatedTwice() {
     pqxx::connection c(db_->url());
     pqxx::read_transaction tx(c);
@@ -220,22 +243,11 @@ TEST_F(MatchmakingReplicasTest, APlacementCutShortByACrashIsFinishedByTheNextMat
 // made, and can play it; none is made for them twice.
 TEST_F(MatchmakingReplicasTest, APlacementWhoseAnswerWasLostGetsTheTableThatWasMade) {
   const std::string dir = ::testing::TempDir();
-  tables_->Shutdown();  // the in-process instance: the lossy process instead
-  {
-    pqxx::connection c(db_->url());
-    pqxx::work tx(c);
-    tx.exec0("DELETE FROM table_instances");
-    tx.commit();
-  }
-  std::unique_ptr<table::ServiceProcess> tables = table::ServiceProcess::Start(
-      {.binary = TABLE_SERVICE_BINARY,
-       .db_url = db_->url(),
-       .instance_id = "lossy",
+  std::unique_ptr<table::ServiceProcess> tables = TableProcess(
+      {.instance_id = "lossy",
        .dir = dir,
-       .migrations_dir = MIGRATIONS_DIR,
        .env = {{"MAMLAKA_FAILPOINTS", "table.lose_create_answer=2"}}});
   ASSERT_NE(tables, nullptr);
-  ASSERT_TRUE(tables->WaitServing(absl::Seconds(30))) << tables->Log();
   Replica a(db_->url(), dir + "/mm-lost-answer.log");
   auto stub = a.Stub();
 
@@ -278,22 +290,9 @@ TEST_F(MatchmakingReplicasTest, APlacementWhoseAnswerWasLostGetsTheTableThatWasM
 // again, and the players are still matching.
 TEST_F(MatchmakingReplicasTest, ARefusalThatProvesNoTableReturnsTheTicketsToTheQueue) {
   const std::string dir = ::testing::TempDir();
-  tables_->Shutdown();  // the in-process instance: a full process instead
-  {
-    pqxx::connection c(db_->url());
-    pqxx::work tx(c);
-    tx.exec0("DELETE FROM table_instances");
-    tx.commit();
-  }
   std::unique_ptr<table::ServiceProcess> tables =
-      table::ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
-                                    .db_url = db_->url(),
-                                    .instance_id = "full",
-                                    .dir = dir,
-                                    .migrations_dir = MIGRATIONS_DIR,
-                                    .extra = {"--max_tables=0"}});
+      TableProcess({.instance_id = "full", .dir = dir, .extra = {"--max_tables=0"}});
   ASSERT_NE(tables, nullptr);
-  ASSERT_TRUE(tables->WaitServing(absl::Seconds(30))) << tables->Log();
   Replica a(db_->url(), dir + "/mm-full.log");
   auto stub = a.Stub();
 

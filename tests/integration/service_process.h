@@ -25,11 +25,11 @@ namespace trix::table {
 class ServiceProcess {
  public:
   struct Options {
-    std::string binary;
-    std::string db_url;
+    std::string binary = {};
+    std::string db_url = {};
     std::string instance_id;
     std::string dir;  // for the log and the port file
-    std::string migrations_dir;
+    std::string migrations_dir = {};
     std::string lease_ttl = "1s";
     int port = 0;                         // 0: any free port
     std::vector<std::string> extra = {};  // more flags
