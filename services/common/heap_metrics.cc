@@ -82,6 +82,11 @@ size_t ReleaseFreeHeap(size_t keep_bytes) {
   return now_unmapped > unmapped ? now_unmapped - unmapped : 0;
 }
 
+bool LimitThreadCaches(size_t bytes) {
+  return MallocExtension::instance()->SetNumericProperty(
+      "tcmalloc.max_total_thread_cache_bytes", bytes);
+}
+
 HeapReleaser::HeapReleaser(absl::Duration every, size_t keep_bytes)
     : thread_([this, every, keep_bytes] {
         while (!stop_.WaitForNotificationWithTimeout(every)) ReleaseFreeHeap(keep_bytes);

@@ -12,13 +12,17 @@
 //   trix_heap_unmapped_bytes             tcmalloc: free and returned to the system
 //
 //   metrics->Add(service::HeapMetrics());   // in a program linked with tcmalloc
-//   service::HeapReleaser releaser(absl::Seconds(10), 16 << 20);
+//   service::LimitThreadCaches(4 << 20);
+//   service::HeapReleaser releaser(absl::Seconds(10), 2 << 20);
 //
 // tcmalloc returns the pages it keeps free to the system slowly, so after a burst
 // of tables (or over hours of tables coming and going) the RSS creeps towards its
 // high-water mark while the program holds no more. A HeapReleaser gives back,
 // every period, what the page heap holds free beyond a reserve: the RSS then
 // follows what the program holds, plus the reserve and the smaller per-size caches.
+// The per-thread caches are the one of those that grows with the threads a busy
+// service has had (gRPC's pools grow on demand): LimitThreadCaches bounds them all
+// together, below gperftools' 32 MiB default.
 #ifndef TRIX_SERVICES_COMMON_HEAP_METRICS_H_
 #define TRIX_SERVICES_COMMON_HEAP_METRICS_H_
 
@@ -37,6 +41,10 @@ std::shared_ptr<prometheus::Collectable> HeapMetrics();
 // Gives the page heap's free bytes beyond `keep_bytes` back to the system;
 // returns how many bytes it gave back.
 size_t ReleaseFreeHeap(size_t keep_bytes);
+
+// Bounds the free bytes all threads' caches hold together to `bytes`; false when
+// the allocator does not take the bound.
+bool LimitThreadCaches(size_t bytes);
 
 // ReleaseFreeHeap(keep_bytes) every `every`, on its own thread, until destroyed.
 class HeapReleaser {

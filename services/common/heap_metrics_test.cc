@@ -4,6 +4,7 @@
 #include <memory>
 #include <string>
 
+#include "gperftools/malloc_extension.h"
 #include "gtest/gtest.h"
 #include "prometheus/metric_family.h"
 
@@ -46,6 +47,17 @@ TEST(HeapMetricsTest, FreePagesBeyondTheReserveGoBackToTheSystem) {
   EXPECT_LE(Sample("trix_heap_free_bytes", "pageheap"), kKeep);
   EXPECT_GT(Sample("trix_heap_unmapped_bytes"), unmapped);
   EXPECT_EQ(ReleaseFreeHeap(kKeep), 0u);  // nothing beyond the reserve is left
+}
+
+TEST(HeapMetricsTest, ThreadCachesTakeABound) {
+  size_t before = 0, bound = 0;
+  ASSERT_TRUE(MallocExtension::instance()->GetNumericProperty(
+      "tcmalloc.max_total_thread_cache_bytes", &before));
+  ASSERT_TRUE(LimitThreadCaches(before / 2));
+  ASSERT_TRUE(MallocExtension::instance()->GetNumericProperty(
+      "tcmalloc.max_total_thread_cache_bytes", &bound));
+  EXPECT_EQ(bound, before / 2);
+  LimitThreadCaches(before);
 }
 
 TEST(HeapMetricsTest, ExportsEveryCache) {

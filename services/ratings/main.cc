@@ -129,8 +129,11 @@ int Run(int argc, char** argv) {
     return 1;
   }
   (*metrics)->Add(service::HeapMetrics());
-  // Every 10 s, freed pages beyond 16 MiB go back to the system (heap_metrics.h).
-  const service::HeapReleaser heap_releaser(absl::Seconds(10), 16 << 20);
+  // The threads' caches hold at most 4 MiB free together, and every 10 s freed
+  // pages beyond 2 MiB go back to the system: the RSS follows the heap in use
+  // (heap_metrics.h).
+  service::LimitThreadCaches(4 << 20);
+  const service::HeapReleaser heap_releaser(absl::Seconds(10), 2 << 20);
   if (flags.metrics_port >= 0) {
     service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
   }

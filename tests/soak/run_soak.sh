@@ -109,7 +109,7 @@ since=$(psql_ "SELECT now() - interval '1 minute'")
 # way (the soak tool's last progress line).
 services=(table-1 table-2 ratings matchmaking)
 sample() {  # NAME T
-  local name=$1 rss heap="" hosted="" live text
+  local name=$1 rss heap="" hosted="" live text threads
   rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/${pid[$name]}/status" 2>/dev/null || echo 0)
   if [ -n "${metrics[$name]:-}" ]; then
     text=$(python3 -c 'import sys, urllib.request
@@ -117,10 +117,13 @@ print(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' \
       "http://127.0.0.1:${metrics[$name]}/metrics" 2>/dev/null || true)
     heap=$(awk '/^trix_heap_allocated_bytes / { printf "%d", $2 / 1024 }' <<<"$text")
     hosted=$(awk '/^trix_table_tables / { printf "%d", $2 }' <<<"$text")
-    # tcmalloc's free caches (KiB), for reading the RSS against the heap in use.
-    awk -v t="$2" -v n="$name" -F'[{}" ]+' '/^trix_heap_free_bytes/ { f[$3] = int($4 / 1024) }
-      END { printf "%s,%s,%d,%d,%d,%d\n", t, n, f["pageheap"], f["central"], f["transfer"],
-            f["thread"] }' <<<"$text" >>"$work/heap_free.csv"
+    # tcmalloc's free caches (KiB) and the process's threads (each with a cache and
+    # a stack), for reading the RSS against the heap in use.
+    threads=$(awk '/^Threads:/ { print $2 }' "/proc/${pid[$name]}/status" 2>/dev/null || echo 0)
+    awk -v t="$2" -v n="$name" -v threads="$threads" -F'[{}" ]+' \
+      '/^trix_heap_free_bytes/ { f[$3] = int($4 / 1024) }
+      END { printf "%s,%s,%d,%d,%d,%d,%d\n", t, n, f["pageheap"], f["central"], f["transfer"],
+            f["thread"], threads }' <<<"$text" >>"$work/heap_free.csv"
   fi
   live=$(tail -n 1 "$work/soak.out" 2>/dev/null | grep -o 'live [0-9]*' | cut -d' ' -f2 || true)
   echo "$2,$name,$rss,$heap,$hosted,${live:-0}"
