@@ -125,15 +125,24 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
                      "extract(epoch from t.queued)::float8, t.seq"),
         players.Finish(), requests.Finish());
     for (const pqxx::row& r : old) admitted.superseded.push_back(ReadTicket(r));
-    tx.exec_params0(
-        "INSERT INTO mm_tickets (ticket_id, request_id, player_id, display_name, pool, "
-        "team, format, stake, rating, provisional, party_id, hold_id) "
-        "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-        "$5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], $10::bool[], "
-        "$11::text[], $12::text[]) AS n (ticket_id, request_id, player_id) "
-        "WHERE NOT EXISTS (SELECT 1 FROM mm_assignments AS a "
-        "WHERE a.player_id = n.player_id AND NOT a.finished) "
-        "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING",
+    // The players' live seats, read once, in the insert's statement: a player
+    // seated at a game still on gets no new ticket (the seat is sent again), and
+    // the seats are the statement's result. A commit of one of these players'
+    // seats waits for the lock taken above on the player's placing ticket, so none
+    // lands between this read and the end of the transaction.
+    const pqxx::result assigned = tx.exec_params(
+        absl::StrCat(
+            "WITH seated AS (SELECT * FROM mm_assignments "
+            "WHERE player_id = ANY($3::text[]) AND NOT finished), "
+            "inserted AS (INSERT INTO mm_tickets (ticket_id, request_id, player_id, "
+            "display_name, pool, team, format, stake, rating, provisional, party_id, "
+            "hold_id) SELECT * FROM unnest($1::text[], $2::text[], $3::text[], "
+            "$4::text[], $5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], "
+            "$10::bool[], $11::text[], $12::text[]) AS n (ticket_id, request_id, "
+            "player_id) WHERE NOT EXISTS (SELECT 1 FROM seated AS a "
+            "WHERE a.player_id = n.player_id) "
+            "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING) "
+            "SELECT ", kAssignmentColumns, " FROM seated ORDER BY matched"),
         ids.Finish(), requests.Finish(), players.Finish(), names.Finish(),
         pools.Finish(), teams.Finish(), formats.Finish(), stakes.Finish(),
         ratings.Finish(), provisional.Finish(), parties.Finish(), holds.Finish());
@@ -144,11 +153,6 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
     for (const pqxx::row& r : now_live) {
       live[r[0].as<std::string>()] = r[1].as<std::string>();
     }
-    const pqxx::result assigned = tx.exec_params(
-        absl::StrCat("SELECT ", kAssignmentColumns, " FROM mm_assignments "
-                     "WHERE player_id = ANY($1::text[]) AND NOT finished "
-                     "ORDER BY matched"),
-        players.Finish());
     for (const pqxx::row& r : assigned) {
       AssignmentRow a = ReadAssignment(r);
       seat[a.player_id] = std::move(a);  // the newest wins
