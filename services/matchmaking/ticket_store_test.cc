@@ -160,12 +160,16 @@ TEST_F(TicketStoreTest, ATicketQueuedByAnotherRequestMeanwhileIsResumed) {
       "INSERT INTO mm_tickets (ticket_id, request_id, player_id, pool, team, format, "
       "rating) VALUES ('p-r1', 'r1', 'p', 'complex-partner/0', 2, 2, 1500)");
   absl::StatusOr<Admitted> again;
-  std::thread admit([&] { again = store_->Admit({Row("p", "r2")}); });
+  std::atomic<bool> admitted{false};
+  std::thread admit([&] {
+    again = store_->Admit({Row("p", "r2")});
+    admitted = true;
+  });
   {
     // Until the admission waits for the other request's transaction.
     pqxx::connection c(db_->url());
     pqxx::nontransaction tx(c);
-    while (tx.exec1("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+    while (!admitted && tx.exec1("SELECT count(*) FROM pg_stat_activity WHERE datname = "
                     "current_database() AND wait_event_type = 'Lock' AND "
                     "query LIKE 'INSERT INTO mm_tickets%'")[0]
                .as<int>() == 0) {
