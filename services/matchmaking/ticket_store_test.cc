@@ -170,9 +170,9 @@ TEST_F(TicketStoreTest, ATicketQueuedByAnotherRequestMeanwhileIsResumed) {
     pqxx::connection c(db_->url());
     pqxx::nontransaction tx(c);
     while (!admitted && tx.exec1("SELECT count(*) FROM pg_stat_activity WHERE datname = "
-                    "current_database() AND wait_event_type = 'Lock' AND "
-                    "query LIKE 'INSERT INTO mm_tickets%'")[0]
-               .as<int>() == 0) {
+                                 "current_database() AND wait_event_type = 'Lock' AND "
+                                 "query LIKE 'INSERT INTO mm_tickets%'")[0]
+                                .as<int>() == 0) {
     }
   }
   queueing.commit();
