@@ -434,15 +434,27 @@ bool Matcher::ClaimWhole(const std::vector<Job>& jobs) {
   // a status in the WHERE would let the planner add a scan of the whole partial
   // index mm_tickets_waiting (every waiting ticket of every pool, and the dead
   // entries of tickets matched since the last vacuum) to the id lookups.
+  //
+  // The update then finds the locked rows by their ctid instead of descending the
+  // primary key a second time for each ticket (about four buffers a ticket, in the
+  // statements that are most of matchmaking's PostgreSQL work). The ctid a lock
+  // returns is that of the row version the statement sees, unless another
+  // transaction changed the ticket since the statement began: then it is the
+  // newer version, which an update by ctid skips (one by id would update it).
+  // That loses no claim: another transaction's change of a waiting ticket (a
+  // cancel, a supersede) moves it out of waiting, so the tickets are not whole and
+  // nothing is claimed. Nor a commit (CommitAssignments()): a placing ticket is
+  // changed only by its pool's matcher, and one that took the pool over finishes
+  // the placement itself, deleting it first, so that this commit matches nothing.
   static const std::string kClaim = absl::StrCat(
-      "WITH locked AS (SELECT ticket_id, status FROM mm_tickets "
+      "WITH locked AS (SELECT ctid, ticket_id, status FROM mm_tickets "
       "WHERE ticket_id = ANY($1::text[]) ORDER BY ticket_id FOR UPDATE), "
       "whole AS (SELECT count(*) FILTER (WHERE status = 'waiting') = $11 AS ok "
       "FROM locked), "
       "claimed AS (UPDATE mm_tickets AS t SET status = 'placing', group_id = u.request_id, "
-      "changed = now() FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
-      "WHERE t.ticket_id = u.ticket_id AND t.ticket_id IN (SELECT ticket_id FROM locked) "
-      "AND (SELECT ok FROM whole)), "
+      "changed = now() FROM locked AS l JOIN unnest($1::text[], $2::text[]) "
+      "AS u (ticket_id, request_id) USING (ticket_id) "
+      "WHERE t.ctid = l.ctid AND (SELECT ok FROM whole)), "
       "placed AS (", kInsertPlacements, " WHERE (SELECT ok FROM whole)) "
       "SELECT ok FROM whole");
   pqxx::nontransaction tx(*connection_);
@@ -822,16 +834,17 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
   // one) are deleted; their tickets, locked in ticket order as admissions lock them
   // (an admission of one of these players waits, then sees the seat), are matched
   // and their seats inserted. The failed placements' tickets go back to the queue.
-  // As in the claim, the lock finds the tickets by id alone.
+  // As in the claim, the lock finds the tickets by id alone, and the updates find
+  // the locked rows by their ctid (see ClaimWhole()).
   return tx.exec_params(
       "WITH mine AS (DELETE FROM mm_placements WHERE request_id = ANY($1::text[]) "
       "RETURNING request_id), "
-      "locked AS (SELECT ticket_id, group_id, status FROM mm_tickets "
+      "locked AS (SELECT ctid, ticket_id, group_id, status FROM mm_tickets "
       "WHERE ticket_id = ANY($3::text[]) ORDER BY ticket_id FOR UPDATE), "
-      "still_placing AS (SELECT ticket_id, group_id FROM locked WHERE status = 'placing'), "
-      "matched AS (UPDATE mm_tickets SET status = 'matched', changed = now() "
-      "WHERE ticket_id IN (SELECT ticket_id FROM still_placing "
-      "WHERE group_id IN (SELECT request_id FROM mine))), "
+      "still_placing AS (SELECT ctid, group_id FROM locked WHERE status = 'placing'), "
+      "matched AS (UPDATE mm_tickets AS t SET status = 'matched', changed = now() "
+      "FROM still_placing AS l WHERE t.ctid = l.ctid "
+      "AND l.group_id IN (SELECT request_id FROM mine)), "
       "seated AS (INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, "
       "address, seat_token, team, format, stake, possible, bot_stream) "
       "SELECT table_id, seat, player_id, ticket_id, bot, address, seat_token, team, "
@@ -841,9 +854,9 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       "(request_id, table_id, seat, player_id, ticket_id, bot, address, seat_token, "
       "team, format, stake, possible, bot_stream) "
       "WHERE u.request_id IN (SELECT request_id FROM mine)), "
-      "back AS (UPDATE mm_tickets SET status = 'waiting', group_id = NULL, "
-      "changed = now() WHERE ticket_id IN (SELECT ticket_id FROM still_placing "
-      "WHERE group_id = ANY($2::text[]))), "
+      "back AS (UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, "
+      "changed = now() FROM still_placing AS l WHERE t.ctid = l.ctid "
+      "AND l.group_id = ANY($2::text[])), "
       "dropped AS (DELETE FROM mm_placements WHERE request_id = ANY($2::text[])) "
       "SELECT request_id FROM mine",
       TextArray(created).Finish(), TextArray(failed).Finish(),

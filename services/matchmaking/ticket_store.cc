@@ -46,6 +46,27 @@ std::vector<std::string> ReadTextArray(const pqxx::field& f) {
   return out;
 }
 
+// The live tickets and live seats (the newest last) of `players`, read in `tx`.
+void ReadLiveOf(pqxx::work& tx, const std::vector<std::string>& players,
+                absl::flat_hash_map<std::string, std::string>* live,
+                absl::flat_hash_map<std::string, AssignmentRow>* seat) {
+  const pqxx::binarystring ids = TextArray(players).Finish();
+  for (const pqxx::row& r : tx.exec_params(
+           "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
+           "AND status IN ('waiting', 'placing')",
+           ids)) {
+    (*live)[r[0].as<std::string>()] = r[1].as<std::string>();
+  }
+  for (const pqxx::row& r : tx.exec_params(
+           absl::StrCat("SELECT ", kAssignmentColumns, " FROM mm_assignments "
+                        "WHERE player_id = ANY($1::text[]) AND NOT finished "
+                        "ORDER BY matched"),
+           ids)) {
+    AssignmentRow a = ReadAssignment(r);
+    (*seat)[a.player_id] = std::move(a);  // the newest wins
+  }
+}
+
 }  // namespace
 
 TicketRow ReadTicket(const pqxx::row& r) {
@@ -109,11 +130,17 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
     // The players' live tickets, locked in ticket order (as the matcher's claims
     // and commits lock them): a commit of their assignments either finished before
     // (and the statements below see its assignments) or waits for this one (and
-    // the ticket it places is resumed below, not replaced).
-    tx.exec_params(
-        "SELECT 1 FROM mm_tickets WHERE player_id = ANY($1::text[]) "
-        "AND status IN ('waiting', 'placing') ORDER BY ticket_id FOR UPDATE",
-        players.Finish());
+    // the ticket it places is resumed below, not replaced). Locked, they stay live
+    // until this transaction ends, unless superseded just below.
+    admitted.superseded.clear();  // a retry starts again
+    live.clear();
+    seat.clear();
+    for (const pqxx::row& r : tx.exec_params(
+             "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
+             "AND status IN ('waiting', 'placing') ORDER BY ticket_id FOR UPDATE",
+             players.Finish())) {
+      live[r[0].as<std::string>()] = r[1].as<std::string>();
+    }
     const pqxx::result old = tx.exec_params(
         absl::StrCat("UPDATE mm_tickets t SET status = 'superseded', changed = now() "
                      "FROM unnest($1::text[], $2::text[]) AS n(player_id, request_id) "
@@ -124,35 +151,33 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
                      "coalesce(t.party_id, ''), coalesce(t.hold_id, ''), t.status, "
                      "extract(epoch from t.queued)::float8, t.seq"),
         players.Finish(), requests.Finish());
-    for (const pqxx::row& r : old) admitted.superseded.push_back(ReadTicket(r));
-    tx.exec_params0(
-        "INSERT INTO mm_tickets (ticket_id, request_id, player_id, display_name, pool, "
-        "team, format, stake, rating, provisional, party_id, hold_id) "
-        "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-        "$5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], $10::bool[], "
-        "$11::text[], $12::text[]) AS n (ticket_id, request_id, player_id) "
-        "WHERE NOT EXISTS (SELECT 1 FROM mm_assignments AS a "
-        "WHERE a.player_id = n.player_id AND NOT a.finished) "
-        "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING",
-        ids.Finish(), requests.Finish(), players.Finish(), names.Finish(),
-        pools.Finish(), teams.Finish(), formats.Finish(), stakes.Finish(),
-        ratings.Finish(), provisional.Finish(), parties.Finish(), holds.Finish());
-    const pqxx::result now_live = tx.exec_params(
-        "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
-        "AND status IN ('waiting', 'placing')",
-        players.Finish());
-    for (const pqxx::row& r : now_live) {
+    for (const pqxx::row& r : old) {
+      admitted.superseded.push_back(ReadTicket(r));
+      live.erase(admitted.superseded.back().player_id);
+    }
+    for (const pqxx::row& r : tx.exec_params(
+             "INSERT INTO mm_tickets (ticket_id, request_id, player_id, display_name, "
+             "pool, team, format, stake, rating, provisional, party_id, hold_id) "
+             "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
+             "$5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], $10::bool[], "
+             "$11::text[], $12::text[]) AS n (ticket_id, request_id, player_id) "
+             "WHERE NOT EXISTS (SELECT 1 FROM mm_assignments AS a "
+             "WHERE a.player_id = n.player_id AND NOT a.finished) "
+             "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING "
+             "RETURNING player_id, ticket_id",
+             ids.Finish(), requests.Finish(), players.Finish(), names.Finish(),
+             pools.Finish(), teams.Finish(), formats.Finish(), stakes.Finish(),
+             ratings.Finish(), provisional.Finish(), parties.Finish(), holds.Finish())) {
       live[r[0].as<std::string>()] = r[1].as<std::string>();
     }
-    const pqxx::result assigned = tx.exec_params(
-        absl::StrCat("SELECT ", kAssignmentColumns, " FROM mm_assignments "
-                     "WHERE player_id = ANY($1::text[]) AND NOT finished "
-                     "ORDER BY matched"),
-        players.Finish());
-    for (const pqxx::row& r : assigned) {
-      AssignmentRow a = ReadAssignment(r);
-      seat[a.player_id] = std::move(a);  // the newest wins
+    // Each player now has the live ticket locked or inserted above, except one
+    // seated (who got no ticket) or one whose other request queued a ticket since
+    // the lock: only theirs are read.
+    std::vector<std::string> unqueued;
+    for (const auto& [player, i] : last) {
+      if (!live.contains(player)) unqueued.push_back(player);
     }
+    if (!unqueued.empty()) ReadLiveOf(tx, unqueued, &live, &seat);
     tx.commit();
     return absl::OkStatus();
   });

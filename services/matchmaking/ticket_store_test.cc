@@ -150,6 +150,41 @@ TEST_F(TicketStoreTest, ResubmittingWhileTheSeatIsCommittedNeverLeavesBoth) {
   }
 }
 
+TEST_F(TicketStoreTest, ATicketQueuedByAnotherRequestMeanwhileIsResumed) {
+  // Another request of the player inserts its ticket after this admission's lock
+  // found none, and commits while this admission's insert waits on it: the
+  // admission queues nothing and resumes that ticket.
+  pqxx::connection other(db_->url());
+  pqxx::work queueing(other);
+  queueing.exec0(
+      "INSERT INTO mm_tickets (ticket_id, request_id, player_id, pool, team, format, "
+      "rating) VALUES ('p-r1', 'r1', 'p', 'complex-partner/0', 2, 2, 1500)");
+  absl::StatusOr<Admitted> again;
+  std::atomic<bool> admitted{false};
+  std::thread admit([&] {
+    again = store_->Admit({Row("p", "r2")});
+    admitted = true;
+  });
+  {
+    // Until the admission waits for the other request's transaction.
+    pqxx::connection c(db_->url());
+    pqxx::nontransaction tx(c);
+    while (!admitted && tx.exec1("SELECT count(*) FROM pg_stat_activity WHERE datname = "
+                                 "current_database() AND wait_event_type = 'Lock' AND "
+                                 "query LIKE 'INSERT INTO mm_tickets%'")[0]
+                                .as<int>() == 0) {
+    }
+  }
+  queueing.commit();
+  admit.join();
+  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_EQ(again->outcomes.size(), 1u);
+  EXPECT_EQ(again->outcomes[0].ticket_id, "p-r1");
+  EXPECT_TRUE(again->outcomes[0].resumed);
+  EXPECT_FALSE(again->outcomes[0].assigned.has_value());
+  EXPECT_EQ(Held("p"), std::make_pair(1, 0));
+}
+
 TEST_F(TicketStoreTest, TheSweepDeletesWhatEndedLongAgoAndKeepsTheRest) {
   // Tickets: (player, status, minutes since the last change).
   const std::vector<std::tuple<std::string, std::string, int>> tickets = {

@@ -330,5 +330,49 @@ TEST_F(StoreMigrationsDbTest, UpgradingKeepsTheSeatsOfLivePlacements) {
   }
 }
 
+// Tickets queued when the release that packs the pages of mm_tickets full (up to
+// 0026) is upgraded stay as they were; the pages written from then on keep room
+// for their tickets' next versions, so that an update of a ticket's status (never
+// HOT: status is in the partial indexes' predicates) stays on the ticket's page.
+TEST_F(StoreMigrationsDbTest, UpgradingKeepsLiveTicketsAndRoomForTheirUpdates) {
+  MigrationFolder folder;
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, 26));
+  ASSERT_OK(store_->Migrate(folder.path()));
+  const std::string insert =
+      "INSERT INTO mm_tickets (ticket_id, request_id, player_id, pool, team, format, "
+      "rating, status, group_id) ";
+  Query("INSERT INTO mm_placements (request_id, pool, request, possible, seats, "
+        "seat_tickets) VALUES ('g1', 'partner/0', '', now(), '{0}', '{t1}')");
+  Query(insert + "VALUES ('t0', 'r0', 'p0', 'partner/0', 2, 2, 1500, 'waiting', NULL), "
+                 "('t1', 'r1', 'p1', 'partner/0', 2, 2, 1500, 'placing', 'g1')");
+
+  ASSERT_NO_FATAL_FAILURE(WriteProjectMigrations(folder, kAllMigrations));
+  ASSERT_OK(store_->Migrate(folder.path()));
+  EXPECT_EQ(Recorded(), ProjectMigrations());
+  const pqxx::result live = Query(
+      "SELECT ticket_id, status, coalesce(group_id, '') FROM mm_tickets ORDER BY 1");
+  ASSERT_EQ(live.size(), 2u);
+  EXPECT_EQ(live[0][1].as<std::string>(), "waiting");
+  EXPECT_EQ(live[1][1].as<std::string>(), "placing");
+  EXPECT_EQ(live[1][2].as<std::string>(), "g1");
+  // Tickets claimed since, then matched: each new version on the ticket's page.
+  Query(insert + "SELECT 'n' || i, 'r' || i, 'q' || i, 'partner/0', 2, 2, 1500, "
+                 "'placing', 'g' || i / 4 FROM generate_series(1, 200) AS i");
+  const std::string pages =
+      "SELECT ticket_id, (ctid::text::point)[0] FROM mm_tickets "
+      "WHERE ticket_id LIKE 'n%' ORDER BY 1";
+  const pqxx::result queued = Query(pages);
+  ASSERT_EQ(queued.size(), 200u);
+  Query("UPDATE mm_tickets SET status = 'matched', changed = now() "
+        "WHERE ticket_id LIKE 'n%'");
+  const pqxx::result matched = Query(pages);
+  ASSERT_EQ(matched.size(), 200u);
+  int moved = 0;
+  for (size_t i = 0; i < matched.size(); ++i) {
+    moved += matched[i][1].as<std::string>() != queued[i][1].as<std::string>();
+  }
+  EXPECT_EQ(moved, 0);
+}
+
 }  // namespace
 }  // namespace trix::storage
