@@ -87,10 +87,13 @@ bool LimitThreadCaches(size_t bytes) {
       "tcmalloc.max_total_thread_cache_bytes", bytes);
 }
 
-HeapReleaser::HeapReleaser(absl::Duration every, size_t keep_bytes)
+HeapReleaser::HeapReleaser(absl::Duration every, size_t keep_bytes,
+                           size_t thread_cache_bytes)
     : thread_([this, every, keep_bytes] {
         while (!stop_.WaitForNotificationWithTimeout(every)) ReleaseFreeHeap(keep_bytes);
-      }) {}
+      }) {
+  LimitThreadCaches(thread_cache_bytes);
+}
 
 HeapReleaser::~HeapReleaser() {
   stop_.Notify();

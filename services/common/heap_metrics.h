@@ -12,8 +12,7 @@
 //   trix_heap_unmapped_bytes             tcmalloc: free and returned to the system
 //
 //   metrics->Add(service::HeapMetrics());   // in a program linked with tcmalloc
-//   service::LimitThreadCaches(4 << 20);
-//   service::HeapReleaser releaser(absl::Seconds(10), 2 << 20);
+//   const service::HeapReleaser releaser;   // a service's bounds, below
 //
 // tcmalloc returns the pages it keeps free to the system slowly, so after a burst
 // of tables (or over hours of tables coming and going) the RSS creeps towards its
@@ -46,10 +45,14 @@ size_t ReleaseFreeHeap(size_t keep_bytes);
 // the allocator does not take the bound.
 bool LimitThreadCaches(size_t bytes);
 
+// Bounds the threads' caches to `thread_cache_bytes` together, then
 // ReleaseFreeHeap(keep_bytes) every `every`, on its own thread, until destroyed.
+// The defaults are what the table and ratings services run: the RSS follows the
+// heap in use.
 class HeapReleaser {
  public:
-  HeapReleaser(absl::Duration every, size_t keep_bytes);
+  explicit HeapReleaser(absl::Duration every = absl::Seconds(10),
+                        size_t keep_bytes = 2 << 20, size_t thread_cache_bytes = 4 << 20);
   ~HeapReleaser();
 
  private:

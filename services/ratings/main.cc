@@ -129,11 +129,9 @@ int Run(int argc, char** argv) {
     return 1;
   }
   (*metrics)->Add(service::HeapMetrics());
-  // The threads' caches hold at most 4 MiB free together, and every 10 s freed
-  // pages beyond 2 MiB go back to the system: the RSS follows the heap in use
-  // (heap_metrics.h).
-  service::LimitThreadCaches(4 << 20);
-  const service::HeapReleaser heap_releaser(absl::Seconds(10), 2 << 20);
+  // The threads' caches bounded and freed pages given back: the RSS follows the
+  // heap in use (heap_metrics.h).
+  const service::HeapReleaser heap_releaser;
   if (flags.metrics_port >= 0) {
     service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
   }

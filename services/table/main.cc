@@ -289,11 +289,9 @@ int Run(int argc, char** argv) {
   }
   std::unique_ptr<service::Metrics> metrics;
   if (std::optional<int> failed = StartMetrics(flags, metrics)) return *failed;
-  // The threads' caches hold at most 4 MiB free together, and every 10 s freed
-  // pages beyond 2 MiB go back to the system: the RSS follows the heap in use
-  // (heap_metrics.h).
-  service::LimitThreadCaches(4 << 20);
-  const service::HeapReleaser heap_releaser(absl::Seconds(10), 2 << 20);
+  // The threads' caches bounded and freed pages given back: the RSS follows the
+  // heap in use (heap_metrics.h).
+  const service::HeapReleaser heap_releaser;
   return Serve(flags, lease_owner, storage, *metrics, signals);
 }
 
