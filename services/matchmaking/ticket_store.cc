@@ -46,15 +46,18 @@ std::vector<std::string> ReadTextArray(const pqxx::field& f) {
   return out;
 }
 
+// The live tickets of players $1: the admission's lock (with ORDER BY ticket_id FOR
+// UPDATE) and its read of what it did not queue.
+constexpr char kLiveTicketsOf[] =
+    "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
+    "AND status IN ('waiting', 'placing')";
+
 // The live tickets and live seats (the newest last) of `players`, read in `tx`.
 void ReadLiveOf(pqxx::work& tx, const std::vector<std::string>& players,
                 absl::flat_hash_map<std::string, std::string>* live,
                 absl::flat_hash_map<std::string, AssignmentRow>* seat) {
   const pqxx::binarystring ids = TextArray(players).Finish();
-  for (const pqxx::row& r : tx.exec_params(
-           "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
-           "AND status IN ('waiting', 'placing')",
-           ids)) {
+  for (const pqxx::row& r : tx.exec_params(kLiveTicketsOf, ids)) {
     (*live)[r[0].as<std::string>()] = r[1].as<std::string>();
   }
   for (const pqxx::row& r : tx.exec_params(
@@ -135,10 +138,9 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
     admitted.superseded.clear();  // a retry starts again
     live.clear();
     seat.clear();
-    for (const pqxx::row& r : tx.exec_params(
-             "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
-             "AND status IN ('waiting', 'placing') ORDER BY ticket_id FOR UPDATE",
-             players.Finish())) {
+    for (const pqxx::row& r :
+         tx.exec_params(absl::StrCat(kLiveTicketsOf, " ORDER BY ticket_id FOR UPDATE"),
+                        players.Finish())) {
       live[r[0].as<std::string>()] = r[1].as<std::string>();
     }
     const pqxx::result old = tx.exec_params(
