@@ -47,7 +47,7 @@ echo "built in $((SECONDS - start)) s"
 start=$SECONDS
 # Abseil's synchronization is uninstrumented here: tell TSan what it orders.
 g++ -std=c++17 -O1 -shared -fPIC tests/sanitizers/absl_sync_annotations.cc \
-  -o build-tsan/libabsl_sync_annotations.so -ldl
+  -o build-tsan/libabsl_sync_annotations.so -labsl_synchronization -ldl
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
 for t in table_host_test table_update_stream_test; do
   LD_PRELOAD=$PWD/build-tsan/libabsl_sync_annotations.so build-tsan/bin/$t

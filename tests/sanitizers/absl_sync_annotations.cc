@@ -6,7 +6,14 @@
 // and tells ThreadSanitizer what they did: a release before a lock is given up, an
 // acquire after it is taken. That is the happens-before an instrumented Abseil
 // would report itself (it has the same annotations when built with TSan). Lock
-// order checking is left out. The names are Abseil's (inline namespace debian3).
+// order checking is turned off, as every service's main does: the distribution's
+// Abseil is a debug build whose deadlock detector keeps a graph of every mutex
+// under a spin lock of its own, which ThreadSanitizer cannot see either. The names
+// are Abseil's (inline namespace debian3).
+//
+// absl::Status shares its message between copies under a reference count that is
+// dropped inside the library too (Status::UnrefNonInlined): each drop is a release,
+// and the drop that frees the message acquires what every earlier one released.
 //
 // Abseil evaluates a waiter's Condition inside the library, in the waiting thread
 // or in the thread that unlocks: each wait is therefore given a Condition of its
@@ -61,6 +68,11 @@ bool EvalGuarded(Guarded* g) {
   const bool met = eval == nullptr || eval(g->condition);
   __tsan_release(g->mu);
   return met;
+}
+
+// Before the tests run (the library depends on Abseil's, so that is loaded first).
+__attribute__((constructor)) void NoLockOrderChecks() {
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
 }
 
 }  // namespace
@@ -222,6 +234,17 @@ bool _ZNK4absl7debian312Notification31WaitForNotificationWithDeadlineENS0_4TimeE
   const bool notified = real(n, deadline);
   if (notified) __tsan_acquire(const_cast<void*>(n));
   return notified;
+}
+
+// Status: a copy's reference dropped. Every drop releases; only the last frees, and
+// the library does not say which one that is, so each also acquires (an ordering
+// that the reference count's acq_rel decrement gives every dropper anyway).
+void _ZN4absl7debian36Status15UnrefNonInlinedEm(uintptr_t rep) {
+  REAL(_ZN4absl7debian36Status15UnrefNonInlinedEm, void (*)(uintptr_t));
+  void* shared = reinterpret_cast<void*>(rep);
+  __tsan_release(shared);
+  __tsan_acquire(shared);
+  real(rep);
 }
 
 }  // extern "C"
