@@ -234,9 +234,11 @@ health_went_and_came_back() {
 }
 
 # clientdrop: four people's clients, started one by one: the next once the last
-# one's ticket was queued again after its drop. Fails unless each exits 0.
+# one's ticket was queued again after its drop. Fails unless each exits 0, and at
+# once when one fails: the others could never fill their table without it.
 run_clients() {
-  local i status=0 pids=()
+  local i pids=()
+  stop_clients() { kill -TERM "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; }
   for i in 1 2 3 4; do
     PYTHONPATH=$bin/../python:$root/bots/python /usr/bin/python3 -u \
       "$root/tests/fault/resuming_client.py" --matchmaking="127.0.0.1:${port[matchmaking]}" \
@@ -246,11 +248,29 @@ run_clients() {
     pids+=($!)
     for _ in $(seq 1 100); do
       [ "$(grep -c '"event": "queued"' "$work/$scenario/client-$i.log")" -ge 2 ] && break
+      if ! kill -0 "${pids[-1]}" 2>/dev/null; then
+        echo "client $i exited before its ticket was queued again"
+        stop_clients
+        return 1
+      fi
       sleep 0.1
     done
   done
-  for p in "${pids[@]}"; do wait "$p" || status=1; done
-  return $status
+  local running=("${pids[@]}") still p
+  while [ ${#running[@]} -gt 0 ]; do
+    still=()
+    for p in "${running[@]}"; do
+      if kill -0 "$p" 2>/dev/null; then
+        still+=("$p")
+      elif ! wait "$p"; then
+        echo "a client failed; stopping the others"
+        stop_clients
+        return 1
+      fi
+    done
+    running=("${still[@]}")
+    sleep 0.5
+  done
 }
 # Every client's accepted actions are in its seat's log (at most one more per
 # stream break), it dropped its table stream twice, and clients 1-3 dropped their
@@ -379,12 +399,21 @@ for scenario in "${scenarios[@]}"; do
       wait "$garbage_pid" || flood_status=1
       ;;
     clientdrop)
-      for _ in $(seq 1 600); do kill -0 "${pid[matchmaking]}" 2>/dev/null || break; sleep 0.1; done
-      if kill -0 "${pid[matchmaking]}" 2>/dev/null; then ok=0; fi
-      wait "${pid[matchmaking]}" 2>/dev/null || true
+      # Until the failpoint kills matchmaking (the clients' table committed), or
+      # the clients gave up (then it never strikes: nothing to wait for).
+      for _ in $(seq 1 600); do
+        kill -0 "${pid[matchmaking]}" 2>/dev/null || break
+        kill -0 "$demo_pid" 2>/dev/null || break
+        sleep 0.1
+      done
       struck=$(psql_ "SELECT now()")
-      sleep 1
-      start_matchmaking || ok=0
+      if kill -0 "${pid[matchmaking]}" 2>/dev/null; then
+        ok=0
+      else
+        wait "${pid[matchmaking]}" 2>/dev/null || true
+        sleep 1
+        start_matchmaking || ok=0
+      fi
       ;;
   esac
   [ "$ok" = 1 ] || { echo "FAIL $scenario: the fault could not strike mid-flow"; tail -n 20 "$work/$scenario/demo.log"; }
