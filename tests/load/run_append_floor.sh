@@ -13,7 +13,8 @@
 #   tests/load/run_append_floor.sh 1000 30
 #
 # Prints PostgreSQL's cores (user and system, every backend and auxiliary process
-# of the server) over the run's middle, and µs per append.
+# of the server) over the run's middle, and µs per append; and pgbench's own, the
+# client's side of one append per action.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 rate=${1:-300}
@@ -47,10 +48,9 @@ WITH game AS (UPDATE games AS g SET deadline = now() + interval '1 minute', log_
 SQL
 
 postmaster=$(head -1 "$dir/data/postmaster.pid")
-ticks() {  # user and system clock ticks of the server's processes
-  local pids user=0 sys=0
-  pids="$postmaster $(pgrep -P "$postmaster" | tr '\n' ' ')"
-  for p in $pids; do
+ticks() {  # user and system clock ticks of the processes named
+  local user=0 sys=0 p
+  for p in "$@"; do
     read -r u s < <(cut -d' ' -f14,15 "/proc/$p/stat" 2>/dev/null || echo "0 0")
     user=$((user + u)); sys=$((sys + s))
   done
@@ -62,21 +62,26 @@ pgbench -n -M prepared -c 1 -R "$rate" -T "$seconds" -f "$dir/append.sql" "$url"
 bench=$!
 quarter=$((seconds / 4))
 sleep "$quarter"
-read -r u0 s0 < <(ticks)
+server=("$postmaster" $(pgrep -P "$postmaster"))
+read -r u0 s0 < <(ticks "${server[@]}")
+read -r cu0 cs0 < <(ticks "$bench")
 start=$(date +%s.%N)
 window=$((seconds / 2))
 sleep "$window"
-read -r u1 s1 < <(ticks)
+read -r u1 s1 < <(ticks "${server[@]}")
+read -r cu1 cs1 < <(ticks "$bench")
 end=$(date +%s.%N)
 wait "$bench"
 hz=$(getconf CLK_TCK)
-python3 - "$u0" "$s0" "$u1" "$s1" "$start" "$end" "$hz" "$rate" <<'PY'
+python3 - "$u0" "$s0" "$u1" "$s1" "$cu0" "$cs0" "$cu1" "$cs1" "$start" "$end" "$hz" \
+  "$rate" <<'PY'
 import sys
-u0, s0, u1, s1 = map(int, sys.argv[1:5])
-start, end, hz, rate = float(sys.argv[5]), float(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
+u0, s0, u1, s1, cu0, cs0, cu1, cs1 = map(int, sys.argv[1:9])
+start, end, hz, rate = float(sys.argv[9]), float(sys.argv[10]), int(sys.argv[11]), float(sys.argv[12])
 wall = end - start
-user, system = (u1 - u0) / hz / wall, (s1 - s0) / hz / wall
-print(f"postgres: {user + system:.3f} cores (user {user:.3f}, system {system:.3f}), "
-      f"{(user + system) / rate * 1e6:.0f} us per append at {rate:.0f}/s")
+for name, du, ds in (("postgres", u1 - u0, s1 - s0), ("pgbench (the client)", cu1 - cu0, cs1 - cs0)):
+    user, system = du / hz / wall, ds / hz / wall
+    print(f"{name}: {user + system:.3f} cores (user {user:.3f}, system {system:.3f}), "
+          f"{(user + system) / rate * 1e6:.0f} us per append at {rate:.0f}/s")
 PY
 grep -E "^(tps|latency average|number of transactions actually)" "$dir/pgbench.out"
