@@ -21,7 +21,6 @@
 #include <optional>
 #include <random>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
@@ -75,6 +74,20 @@ v1::TableUpdate CannedUpdate(bool with_result) {
   return update;
 }
 
+// What a table sends each of its streams for an action: the actor's carries the
+// action's result.
+const v1::TableUpdate& UpdateFor(bool actor) {
+  static const v1::TableUpdate kPlain = CannedUpdate(false);
+  static const v1::TableUpdate kAnswer = CannedUpdate(true);
+  return actor ? kAnswer : kPlain;
+}
+
+// The table a stream's first message (its subscribe) names, among `tables`.
+size_t TableIndex(const v1::PlayRequest& subscribe, size_t tables) {
+  const std::string& id = subscribe.subscribe().table_id();
+  return std::stoul(id.empty() ? "0" : id) % tables;
+}
+
 // --- The server ---------------------------------------------------------------------
 
 class Table;
@@ -95,8 +108,7 @@ class Stream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUp
   Table* table_ = nullptr;
   v1::PlayRequest request_;
   absl::Mutex mu_;
-  std::deque<v1::TableUpdate> queue_ ABSL_GUARDED_BY(mu_);
-  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  std::deque<v1::TableUpdate> queue_ ABSL_GUARDED_BY(mu_);  // its front is being written
   bool done_ ABSL_GUARDED_BY(mu_) = false;
 };
 
@@ -111,10 +123,8 @@ class Table {
     streams_.erase(std::remove(streams_.begin(), streams_.end(), s), streams_.end());
   }
   void Broadcast(Stream* actor) {
-    static const v1::TableUpdate kPlain = CannedUpdate(false);
-    static const v1::TableUpdate kAnswer = CannedUpdate(true);
     absl::MutexLock lock(&mu_);
-    for (Stream* s : streams_) s->Send(s == actor ? kAnswer : kPlain);
+    for (Stream* s : streams_) s->Send(UpdateFor(s == actor));
   }
 
  private:
@@ -125,31 +135,20 @@ class Table {
 void Stream::Send(const v1::TableUpdate& update) {
   absl::MutexLock lock(&mu_);
   if (done_) return;
-  if (writing_) {
-    queue_.push_back(update);
-    return;
-  }
-  writing_ = true;
   queue_.push_back(update);
-  StartWrite(&queue_.front());
+  if (queue_.size() == 1) StartWrite(&queue_.front());
 }
 
 void Stream::OnWriteDone(bool ok) {
   absl::MutexLock lock(&mu_);
   queue_.pop_front();
-  if (!ok || queue_.empty()) {
-    writing_ = false;
-    return;
-  }
-  StartWrite(&queue_.front());
+  if (ok && !queue_.empty()) StartWrite(&queue_.front());
 }
 
 void Stream::OnReadDone(bool ok) {
   if (!ok) return Finish(grpc::Status::OK);
   if (table_ == nullptr) {
-    const std::string& id = request_.subscribe().table_id();
-    const size_t n = std::stoul(id.empty() ? "0" : id) % tables_->size();
-    table_ = (*tables_)[n].get();
+    table_ = (*tables_)[TableIndex(request_, tables_->size())].get();
     table_->Join(this);
   } else {
     table_->Broadcast(this);
@@ -220,13 +219,10 @@ class CqStream {
           return;
         }
         if (table_ == nullptr) {
-          const std::string& id = request_.subscribe().table_id();
-          table_ = &(*tables_)[std::stoul(id.empty() ? "0" : id) % tables_->size()];
+          table_ = &(*tables_)[TableIndex(request_, tables_->size())];
           table_->streams.push_back(this);
         } else {
-          static const v1::TableUpdate kPlain = CannedUpdate(false);
-          static const v1::TableUpdate kAnswer = CannedUpdate(true);
-          for (CqStream* s : table_->streams) s->Send(s == this ? kAnswer : kPlain);
+          for (CqStream* s : table_->streams) s->Send(UpdateFor(s == this));
         }
         StartRead();
         return;
@@ -283,26 +279,32 @@ class CqStream {
       finish_{this, kFinish};
 };
 
-void AddTableChannelArguments(grpc::ServerBuilder& builder) {
-  // As services/table/server.cc.
+// Serves `service` on `address` with the table service's channel settings
+// (services/table/server.cc), and a completion queue of its own when `cq` is
+// given. Null, said on stderr, when it cannot listen.
+std::unique_ptr<grpc::Server> StartServer(
+    const std::string& address, grpc::Service* service,
+    std::unique_ptr<grpc::ServerCompletionQueue>* cq) {
+  grpc::ServerBuilder builder;
+  builder.AddListeningPort(address, grpc::InsecureServerCredentials());
+  builder.RegisterService(service);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 30000);
+  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
+                             30000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  if (cq != nullptr) *cq = builder.AddCompletionQueue();
+  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
+  if (server == nullptr)
+    std::fprintf(stderr, "grpc-floor: cannot listen on %s\n", address.c_str());
+  return server;
 }
 
 int ServeCq(const std::string& address) {
   v1::TableService::AsyncService service;
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials());
-  builder.RegisterService(&service);
-  AddTableChannelArguments(builder);
-  std::unique_ptr<grpc::ServerCompletionQueue> cq = builder.AddCompletionQueue();
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr) {
-    std::fprintf(stderr, "grpc-floor: cannot listen on %s\n", address.c_str());
-    return 1;
-  }
+  std::unique_ptr<grpc::ServerCompletionQueue> cq;
+  std::unique_ptr<grpc::Server> server = StartServer(address, &service, &cq);
+  if (server == nullptr) return 1;
   std::vector<CqTable> tables(100000);
   new CqStream(&service, cq.get(), &tables);
   std::printf("serving on %s (completion queue)\n", address.c_str());
@@ -318,15 +320,8 @@ int ServeCq(const std::string& address) {
 
 int Serve(const std::string& address) {
   FloorService service(100000);
-  grpc::ServerBuilder builder;
-  builder.AddListeningPort(address, grpc::InsecureServerCredentials());
-  builder.RegisterService(&service);
-  AddTableChannelArguments(builder);
-  std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
-  if (server == nullptr) {
-    std::fprintf(stderr, "grpc-floor: cannot listen on %s\n", address.c_str());
-    return 1;
-  }
+  std::unique_ptr<grpc::Server> server = StartServer(address, &service, nullptr);
+  if (server == nullptr) return 1;
   auto park = table::CallbackThreadPark::Start(server.get());  // logs when parked
   std::printf("serving on %s (callback reactors)\n", address.c_str());
   std::fflush(stdout);
@@ -433,13 +428,13 @@ int Drive(const Flags& f) {
   const CpuProbe::Sample to = probe.Take();
   const double per_second = acts / seconds;
   std::printf("%d tables, %d channels: %.0f actions/s, %.0f updates/s\n", tables,
-              f.channels, per_second,
-              (updates.load() - updates_before) / seconds);
+              f.channels, per_second, (updates.load() - updates_before) / seconds);
   for (const CpuShare& share : probe.Shares(from, to)) {
     // The probe names the tool itself after table-load, whose part it plays.
-    const std::string name = share.name == "table-load" ? "grpc-floor driver" : share.name;
-    std::printf("cpu %-18s %.3f cores  (%.0f us per action, %d threads)\n", name.c_str(), share.cores, share.cores / per_second * 1e6,
-                share.threads);
+    const std::string name =
+        share.name == "table-load" ? "grpc-floor driver" : share.name;
+    std::printf("cpu %-18s %.3f cores  (%.0f us per action, %d threads)\n", name.c_str(),
+                share.cores, share.cores / per_second * 1e6, share.threads);
   }
   for (auto& seat : seats) seat->Close();
   for (auto& seat : seats) {
@@ -467,7 +462,8 @@ int main(int argc, char** argv) {
   config.Bind("rate", &f.rate, "actions per second offered (drive)");
   config.Bind("warmup", &f.warmup, "played before the window (drive)");
   config.Bind("duration", &f.duration, "the measured window (drive)");
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv))
+    return *exit_code;
   if (!f.serve.empty()) {
     return f.api == "cq" ? trix::load::ServeCq(f.serve) : trix::load::Serve(f.serve);
   }
