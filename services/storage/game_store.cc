@@ -8,6 +8,8 @@
 #include <pqxx/transaction>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "services/storage/game_store_impl.h"
 #include "services/storage/game_store_sql.h"
@@ -81,38 +83,108 @@ absl::Status GameStore::CheckReady() {
 absl::Status GameStore::CreateGame(const NewGame& game, std::string* existing_game_id) {
   if (game.game_id.empty()) return absl::InvalidArgumentError("a game needs an id");
   if (existing_game_id != nullptr) existing_game_id->clear();
-  PgArray seats(PgType::kInt2), players(PgType::kText), names(PgType::kText),
-      bots(PgType::kBool), stakes(PgType::kInt8), hashes(PgType::kText);
-  for (int seat = 0; seat < 4; ++seat) {
-    const SeatRecord& record = game.seats[seat];
-    seats.AddInt(seat);
-    players.AddString(record.player_id);
-    names.AddString(record.display_name);
-    bots.AddBool(record.bot);
-    stakes.AddInt(record.stake);
-    hashes.AddString(record.token_hash);
+  // Group commit, as the log's appends: creations that arrive while a batch is
+  // being written share the next statement and its commit (docs/benchmarks.md,
+  // "Matchmaking"). Whoever finds no batch in flight writes what is queued.
+  Impl::Creation mine;
+  mine.game = &game;
+  absl::MutexLock lock(&impl_->creations_mu);
+  impl_->creations.push_back(&mine);
+  auto my_turn = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(impl_->creations_mu) {
+    return mine.done || !impl_->creating;
+  };
+  impl_->creations_mu.Await(absl::Condition(&my_turn));
+  if (!mine.done) {
+    std::vector<Impl::Creation*> batch;
+    batch.swap(impl_->creations);
+    impl_->creating = true;
+    impl_->creations_mu.Unlock();
+    impl_->WriteCreations(batch);
+    impl_->creations_mu.Lock();
+    impl_->creating = false;
+    for (Impl::Creation* c : batch) c->done = true;
   }
-  return impl_->pool.Run("creating a game", [&](pqxx::connection& c) {
-    // One statement, committed on its own: one round trip per game.
+  if (existing_game_id != nullptr) *existing_game_id = mine.existing_game_id;
+  return mine.status;
+}
+
+void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
+  // One order for every writer's unique-key locks: two instances creating the
+  // same request ids at once wait for each other instead of deadlocking.
+  std::vector<Creation*> sorted = batch;
+  std::sort(sorted.begin(), sorted.end(), [](Creation* a, Creation* b) {
+    return a->game->request_id < b->game->request_id;
+  });
+  PgArray ids(PgType::kText), requests(PgType::kText), modes(PgType::kText),
+      configs(PgType::kBytea), seat_games(PgType::kText), seats(PgType::kInt2),
+      players(PgType::kText), names(PgType::kText), bots(PgType::kBool),
+      stakes(PgType::kInt8), hashes(PgType::kText);
+  for (const Creation* c : sorted) {
+    const NewGame& game = *c->game;
+    ids.AddString(game.game_id);
+    requests.AddString(game.request_id);
+    modes.AddString(game.mode);
+    configs.AddString(game.config);
+    for (int seat = 0; seat < 4; ++seat) {
+      const SeatRecord& record = game.seats[seat];
+      seat_games.AddString(game.game_id);
+      seats.AddInt(seat);
+      players.AddString(record.player_id);
+      names.AddString(record.display_name);
+      bots.AddBool(record.bot);
+      stakes.AddInt(record.stake);
+      hashes.AddString(record.token_hash);
+    }
+  }
+  absl::Status written = pool.Run("creating games", [&](pqxx::connection& c) {
     pqxx::nontransaction tx(c);
     const pqxx::result inserted = tx.exec_params(
-        sql::kInsertGame, game.game_id, game.request_id, game.mode,
-        pqxx::binarystring(game.config), impl_->options.instance_id,
-        absl::ToInt64Microseconds(impl_->options.lease_ttl), seats.Finish(),
-        players.Finish(), names.Finish(), bots.Finish(), stakes.Finish(), hashes.Finish());
-    if (!inserted.empty()) return absl::OkStatus();
-    // ON CONFLICT DO NOTHING: the request id (or, astronomically rarely, the game
-    // id) is taken. The clashing row is committed by now: the insert waited.
-    const pqxx::result existing =
-        tx.exec_params("SELECT id FROM games WHERE request_id = $1", game.request_id);
-    if (existing.empty()) {
-      return absl::AlreadyExistsError(absl::StrCat("game id ", game.game_id, " is taken"));
+        sql::kInsertGames, options.instance_id,
+        absl::ToInt64Microseconds(options.lease_ttl), ids.Finish(),
+        requests.Finish(), modes.Finish(), configs.Finish(), seat_games.Finish(),
+        seats.Finish(), players.Finish(), names.Finish(), bots.Finish(), stakes.Finish(),
+        hashes.Finish());
+    absl::flat_hash_set<std::string> created;
+    for (const pqxx::row& row : inserted) created.insert(row[0].as<std::string>());
+    PgArray clashed(PgType::kText);
+    for (Creation* c : sorted) {
+      c->status = absl::OkStatus();
+      if (!created.contains(c->game->game_id)) clashed.AddString(c->game->request_id);
     }
-    const std::string id = existing[0][0].as<std::string>();
-    if (existing_game_id != nullptr) *existing_game_id = id;
-    return absl::AlreadyExistsError(
-        absl::StrCat("request ", game.request_id, " already created game ", id));
+    if (clashed.size() == 0) return absl::OkStatus();
+    // ON CONFLICT DO NOTHING: the request id (or, astronomically rarely, the game
+    // id) is taken. The clashing rows are committed by now: the insert waited.
+    absl::flat_hash_map<std::string, std::string> existing;
+    for (const pqxx::row& row :
+         tx.exec_params("SELECT request_id, id FROM games WHERE request_id = ANY($1::text[])",
+                        clashed.Finish())) {
+      existing[row[0].as<std::string>()] = row[1].as<std::string>();
+    }
+    for (Creation* c : sorted) {
+      const NewGame& game = *c->game;
+      if (created.contains(game.game_id)) continue;
+      auto it = game.request_id.empty() ? existing.end() : existing.find(game.request_id);
+      if (it == existing.end()) {
+        c->status = absl::AlreadyExistsError(absl::StrCat("game id ", game.game_id, " is taken"));
+        continue;
+      }
+      // Written by an earlier try of this batch, whose answer was lost.
+      if (it->second == game.game_id) continue;
+      c->existing_game_id = it->second;
+      c->status = absl::AlreadyExistsError(
+          absl::StrCat("request ", game.request_id, " already created game ", it->second));
+    }
+    return absl::OkStatus();
   });
+  if (written.ok()) return;
+  // A failure of the statement fails the whole batch. Unless the database is
+  // away, it may be one game's doing (a value the schema refuses): each game
+  // alone then gets its own answer.
+  if (batch.size() > 1 && !absl::IsUnavailable(written)) {
+    for (Creation* c : batch) WriteCreations({c});
+    return;
+  }
+  for (Creation* c : batch) c->status = written;
 }
 
 void GameStore::Append(AppendRequest request, std::function<void(absl::Status)> done) {

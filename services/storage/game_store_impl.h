@@ -8,7 +8,9 @@
 #include <optional>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/mutex.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/game_store.h"
 #include "services/storage/log_writer.h"
@@ -29,6 +31,20 @@ struct GameStore::Impl {
 
   std::mutex mu;
   std::optional<std::vector<int64_t>> migrated;  // versions of the last Migrate()
+
+  // CreateGame's batches: the callers queue their games; one of them at a time
+  // writes everything queued in one statement, the others wait for its answer.
+  struct Creation {
+    const NewGame* game = nullptr;
+    absl::Status status;
+    std::string existing_game_id;  // with ALREADY_EXISTS for a request id seen before
+    bool done = false;
+  };
+  // Writes a batch of them (game_store.cc) and sets each one's answer.
+  void WriteCreations(const std::vector<Creation*>& batch);
+  absl::Mutex creations_mu;
+  std::vector<Creation*> creations ABSL_GUARDED_BY(creations_mu);
+  bool creating ABSL_GUARDED_BY(creations_mu) = false;
 };
 
 }  // namespace trix::storage

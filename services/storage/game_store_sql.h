@@ -10,21 +10,28 @@
 
 namespace trix::storage::sql {
 
-// A game and its seats, one statement (its own transaction): $1 id, $2 request id
-// ('' for none), $3 mode, $4 config, $5 owner, $6 lease µs, then one array per
-// seat column, one element per seat. DO NOTHING on any conflict, and then no seat
-// is written: the caller tells a request-id replay from a game-id clash.
-inline constexpr const char* kInsertGame = R"sql(
+// Games and their seats, one statement (its own transaction) for a batch of
+// creations: $1 owner, $2 lease µs, then one array per game column ($3 ids, $4
+// request ids, '' for none, $5 modes, $6 configs) and one per seat column ($7 the
+// seat's game id, $8 seat, ...), four seats per game. DO NOTHING on any conflict,
+// and then none of that game's seats is written; the ids returned are the games
+// written, and the caller tells a request-id replay from a game-id clash for the
+// others.
+inline constexpr const char* kInsertGames = R"sql(
 WITH game AS (
   INSERT INTO games (id, request_id, mode, config, lease_owner, lease_until)
-  VALUES ($1, NULLIF($2, ''), $3, $4, $5, now() + $6::bigint * interval '1 microsecond')
+  SELECT u.id, NULLIF(u.request_id, ''), u.mode, u.config, $1,
+         now() + $2::bigint * interval '1 microsecond'
+  FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[])
+       AS u(id, request_id, mode, config)
   ON CONFLICT DO NOTHING
   RETURNING id),
 seats AS (
   INSERT INTO game_seats (game_id, seat, player_id, display_name, bot, stake, token_hash)
-  SELECT game.id, u.*
-  FROM game, unnest($7::int2[], $8::text[], $9::text[], $10::bool[], $11::int8[],
-                    $12::text[]) AS u)
+  SELECT s.* FROM unnest($7::text[], $8::int2[], $9::text[], $10::text[], $11::bool[],
+                         $12::int8[], $13::text[])
+       AS s(game_id, seat, player_id, display_name, bot, stake, token_hash)
+  JOIN game ON game.id = s.game_id)
 SELECT id FROM game)sql";
 
 inline constexpr const char* kSelectGame = R"sql(

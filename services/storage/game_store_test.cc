@@ -4,7 +4,10 @@
 
 #include <pqxx/result>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "absl/synchronization/notification.h"
 #include "gtest/gtest.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/testing/sample_games.h"
@@ -116,6 +119,79 @@ TEST_F(GameStoreTest, GamesWithoutRequestIdsDoNotClash) {
             2);
   EXPECT_EQ(store_->CreateGame(SampleGame("")).code(),
             absl::StatusCode::kInvalidArgument);
+}
+
+// CreateGame from one thread per game, all at once; each call's answer and
+// existing game id, in order.
+std::vector<std::pair<absl::Status, std::string>> CreateAtOnce(
+    GameStore& store, const std::vector<NewGame>& games) {
+  std::vector<std::pair<absl::Status, std::string>> answers(games.size());
+  absl::Notification go;
+  std::vector<std::thread> callers;
+  for (size_t i = 0; i < games.size(); ++i) {
+    callers.emplace_back([&, i] {
+      go.WaitForNotification();
+      answers[i].first = store.CreateGame(games[i], &answers[i].second);
+    });
+  }
+  go.Notify();
+  for (std::thread& t : callers) t.join();
+  return answers;
+}
+
+TEST_F(GameStoreTest, ConcurrentCreationsShareStatementsAndKeepTheirOwnAnswers) {
+  // The first caller writes alone; the others queue behind it and share the next
+  // statements. Four of them send one request id: one game, three replays.
+  constexpr int kCallers = 32;
+  std::vector<NewGame> games;
+  for (int i = 0; i < kCallers; ++i) {
+    const std::string id = "g" + std::to_string(i);
+    games.push_back(SampleGame(id, i < 4 ? "same-request" : "req-" + id));
+  }
+  const auto answers = CreateAtOnce(*store_, games);
+
+  std::string winner;
+  for (int i = 0; i < 4; ++i) {
+    if (!answers[i].first.ok()) continue;
+    EXPECT_EQ(winner, "") << "two games for one request id";
+    winner = games[i].game_id;
+  }
+  ASSERT_NE(winner, "");
+  for (int i = 0; i < 4; ++i) {
+    if (games[i].game_id == winner) continue;
+    EXPECT_EQ(answers[i].first.code(), absl::StatusCode::kAlreadyExists) << answers[i].first;
+    EXPECT_EQ(answers[i].second, winner);
+  }
+  for (int i = 4; i < kCallers; ++i) {
+    ASSERT_OK(answers[i].first);
+    absl::StatusOr<StoredGame> stored = store_->LoadGame(games[i].game_id);
+    ASSERT_TRUE(stored.ok()) << stored.status();
+    EXPECT_EQ(stored->game.request_id, games[i].request_id);
+    EXPECT_EQ(stored->game.seats[2].token_hash, games[i].seats[2].token_hash);
+  }
+  EXPECT_EQ(Sql("SELECT count(*) FROM game_seats")[0][0].as<int>(), 4 * (kCallers - 3));
+  // Games written by one statement share its transaction id.
+  EXPECT_LT(Sql("SELECT count(DISTINCT xmin::text) FROM games")[0][0].as<int>(),
+            kCallers - 3);
+}
+
+TEST_F(GameStoreTest, AGameTheDatabaseRefusesFailsAloneInItsBatch) {
+  std::vector<NewGame> games;
+  for (int i = 0; i < 8; ++i) games.push_back(SampleGame("g" + std::to_string(i)));
+  games[5].seats[1].display_name = std::string("bad\0name", 8);  // text has no NUL
+  const auto answers = CreateAtOnce(*store_, games);
+  for (int i = 0; i < 8; ++i) {
+    SCOPED_TRACE(i);
+    if (i == 5) {
+      EXPECT_FALSE(answers[i].first.ok());
+      EXPECT_NE(answers[i].first.code(), absl::StatusCode::kUnavailable) << answers[i].first;
+      EXPECT_EQ(store_->LoadGame("g5").status().code(), absl::StatusCode::kNotFound);
+      continue;
+    }
+    ASSERT_OK(answers[i].first);
+    EXPECT_TRUE(store_->LoadGame(games[i].game_id).ok());
+  }
+  EXPECT_EQ(Sql("SELECT count(*) FROM game_seats")[0][0].as<int>(), 4 * 7);
 }
 
 TEST_F(GameStoreTest, AppendsComeBackInOrderWithEveryField) {

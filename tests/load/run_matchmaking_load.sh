@@ -12,7 +12,8 @@
 #
 # Arguments go to matchmaking-load. Environment: PG_PORT (55471), TABLE_PORT (50093),
 # MM_PORT (50094), RATINGS_PORT (50095); MM_FLAGS, TABLE_FLAGS, RATINGS_FLAGS: extra
-# flags; KEEP_LOGS=1 keeps the logs; MM_BIN: another matchmaking-service binary (A/B).
+# flags; KEEP_LOGS=1 keeps the logs; MM_BIN, TABLE_BIN: another matchmaking-service or
+# table-service binary (A/B).
 # Both services run as in production (fsync and synchronous commit on) except that
 # the table service's per-address rate limit is off (every table comes from the one
 # matchmaking address) and clocks are an hour, so the autopilot never acts.
@@ -24,7 +25,8 @@ table_port=${TABLE_PORT:-50093}
 mm_port=${MM_PORT:-50094}
 ratings_port=${RATINGS_PORT:-50095}
 mm_bin=${MM_BIN:-build/bin/matchmaking-service}
-for bin in build/bin/table-service build/bin/ratings-service "$mm_bin" \
+table_bin=${TABLE_BIN:-build/bin/table-service}
+for bin in "$table_bin" build/bin/ratings-service "$mm_bin" \
   build/bin/matchmaking-load; do
   [ -x "$bin" ] || { echo "run_matchmaking_load.sh: $bin is missing" >&2; exit 2; }
 done
@@ -60,7 +62,7 @@ url=$(scripts/pg.sh start "$dir" "$pg_port")
 token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 # shellcheck disable=SC2086
-build/bin/table-service --listen="127.0.0.1:$table_port" --metrics_port=-1 \
+"$table_bin" --listen="127.0.0.1:$table_port" --metrics_port=-1 \
   --database_url="$url" --service_token="$token" --migrations_dir=migrations \
   --instance_id=load --peer_rate=0 --io_threads=16 --db_connections=16 \
   --default_contract_ms=3600000 --default_doubling_ms=3600000 --default_card_ms=3600000 \
