@@ -1,7 +1,7 @@
 // matchmaking-service: from "I want to play" to a seat (see server.h, lobby.h,
 // matcher.h and proto/trix/v1/matchmaking.proto).
 //
-//   matchmaking-service --database_url=postgresql://... --service_token=... \
+//   matchmaking-service --database_url=postgresql://... --service_token=...
 //       [--ratings_address=host:port] [--jwt_key_file=...] [--table_address=...]
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
@@ -17,6 +17,7 @@
 #include "absl/time/time.h"
 #include "services/common/config.h"
 #include "services/common/logging.h"
+#include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
 #include "services/common/service_main.h"
 #include "services/matchmaking/server.h"
@@ -208,6 +209,10 @@ int Run(int argc, char** argv) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
     return 1;
   }
+  (*metrics)->Add(service::HeapMetrics());
+  // The threads' caches bounded and freed pages given back: the RSS follows the
+  // heap in use (heap_metrics.h).
+  const service::HeapReleaser heap_releaser;
   absl::StatusOr<std::unique_ptr<MatchmakingServer>> server =
       MatchmakingServer::Start(mc, &(*metrics)->registry());
   if (!server.ok()) {
