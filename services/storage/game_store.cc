@@ -82,6 +82,11 @@ absl::Status GameStore::CheckReady() {
 
 absl::Status GameStore::CreateGame(const NewGame& game, std::string* existing_game_id) {
   if (game.game_id.empty()) return absl::InvalidArgumentError("a game needs an id");
+  for (size_t i = 0; i < game.entries.size(); ++i) {
+    if (game.entries[i].index != static_cast<int64_t>(i)) {
+      return absl::InvalidArgumentError("a new game's entries must start its log at 0");
+    }
+  }
   if (existing_game_id != nullptr) existing_game_id->clear();
   // Group commit, as the log's appends: creations that arrive while a batch is
   // being written share the next statement and its commit (docs/benchmarks.md,
@@ -116,15 +121,34 @@ void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
     return a->game->request_id < b->game->request_id;
   });
   PgArray ids(PgType::kText), requests(PgType::kText), modes(PgType::kText),
-      configs(PgType::kBytea), seat_games(PgType::kText), seats(PgType::kInt2),
-      players(PgType::kText), names(PgType::kText), bots(PgType::kBool),
-      stakes(PgType::kInt8), hashes(PgType::kText);
+      configs(PgType::kBytea), deadlines(PgType::kTimestampTz), lengths(PgType::kInt8);
+  PgArray seat_games(PgType::kText), seats(PgType::kInt2), players(PgType::kText),
+      names(PgType::kText), bots(PgType::kBool), stakes(PgType::kInt8),
+      hashes(PgType::kText);
+  PgArray entry_games(PgType::kText), idxs(PgType::kInt8), entry_seats(PgType::kInt2),
+      entry_requests(PgType::kText), payloads(PgType::kBytea), responses(PgType::kBytea),
+      times(PgType::kTimestampTz);
   for (const Creation* c : sorted) {
     const NewGame& game = *c->game;
     ids.AddString(game.game_id);
     requests.AddString(game.request_id);
     modes.AddString(game.mode);
     configs.AddString(game.config);
+    if (game.deadline) {
+      deadlines.AddTime(*game.deadline);
+    } else {
+      deadlines.AddNull();
+    }
+    lengths.AddInt(static_cast<int64_t>(game.entries.size()));
+    for (const LogEntry& entry : game.entries) {
+      entry_games.AddString(game.game_id);
+      idxs.AddInt(entry.index);
+      entry_seats.AddInt(entry.seat);
+      entry_requests.AddString(entry.request_id);
+      payloads.AddString(entry.payload);
+      responses.AddString(entry.response);
+      times.AddTime(entry.time);
+    }
     for (int seat = 0; seat < 4; ++seat) {
       const SeatRecord& record = game.seats[seat];
       seat_games.AddString(game.game_id);
@@ -141,9 +165,11 @@ void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
     const pqxx::result inserted = tx.exec_params(
         sql::kInsertGames, options.instance_id,
         absl::ToInt64Microseconds(options.lease_ttl), ids.Finish(),
-        requests.Finish(), modes.Finish(), configs.Finish(), seat_games.Finish(),
-        seats.Finish(), players.Finish(), names.Finish(), bots.Finish(), stakes.Finish(),
-        hashes.Finish());
+        requests.Finish(), modes.Finish(), configs.Finish(), deadlines.Finish(),
+        lengths.Finish(), seat_games.Finish(), seats.Finish(), players.Finish(),
+        names.Finish(), bots.Finish(), stakes.Finish(), hashes.Finish(),
+        entry_games.Finish(), idxs.Finish(), entry_seats.Finish(), entry_requests.Finish(),
+        payloads.Finish(), responses.Finish(), times.Finish());
     absl::flat_hash_set<std::string> created;
     for (const pqxx::row& row : inserted) created.insert(row[0].as<std::string>());
     PgArray clashed(PgType::kText);

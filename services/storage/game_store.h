@@ -58,14 +58,6 @@ struct SeatRecord {
   std::string token_hash;       // SHA-256 of the seat token, hex; never the token
 };
 
-struct NewGame {
-  std::string game_id;
-  std::string request_id;       // CreateTable idempotency key
-  std::string mode;             // "complex-partner", ...
-  std::string config;           // opaque: the table's settings (rules, clocks, seed)
-  std::array<SeatRecord, 4> seats;
-};
-
 // One entry of a game's log, in order.
 struct LogEntry {
   int64_t index = 0;            // 0-based, dense: the n-th entry of the game
@@ -74,6 +66,18 @@ struct LogEntry {
   std::string payload;          // opaque: what happened
   std::string response;         // opaque: the answer given, repeated for a retry
   absl::Time time;
+};
+
+struct NewGame {
+  std::string game_id;
+  std::string request_id;       // CreateTable idempotency key
+  std::string mode;             // "complex-partner", ...
+  std::string config;           // opaque: the table's settings (rules, clocks, seed)
+  std::array<SeatRecord, 4> seats;
+  // The log's first entries (the first deal, from index 0), written with the
+  // game, and the decision clock after them.
+  std::vector<LogEntry> entries;
+  std::optional<absl::Time> deadline;
 };
 
 // The end of a game, written in the same transaction as its last entries.
@@ -141,8 +145,10 @@ class GameStore {
   // OK when the database answers and every migration is applied.
   absl::Status CheckReady();
 
-  // Creates a game and takes its lease for this instance. A request_id seen before
-  // returns ALREADY_EXISTS with the existing game id in `existing_game_id`.
+  // Creates a game, with its log's first entries if it has any, and takes its lease
+  // for this instance. A request_id seen before returns ALREADY_EXISTS with the
+  // existing game id in `existing_game_id`. Creations that arrive together share
+  // one statement and one commit.
   absl::Status CreateGame(const NewGame& game, std::string* existing_game_id = nullptr);
 
   // Queues entries for the next group commit; `done` runs on the writer thread once

@@ -10,28 +10,38 @@
 
 namespace trix::storage::sql {
 
-// Games and their seats, one statement (its own transaction) for a batch of
-// creations: $1 owner, $2 lease µs, then one array per game column ($3 ids, $4
-// request ids, '' for none, $5 modes, $6 configs) and one per seat column ($7 the
-// seat's game id, $8 seat, ...), four seats per game. DO NOTHING on any conflict,
-// and then none of that game's seats is written; the ids returned are the games
+// Games, their seats and their logs' first entries, one statement (its own
+// transaction) for a batch of creations: $1 owner, $2 lease µs, then one array
+// per game column ($3 ids, $4 request ids, '' for none, $5 modes, $6 configs, $7
+// deadlines, $8 first entries' count), one per seat column ($9 the seat's game
+// id, $10 seat, ...), four seats per game, and one per log column ($16 the
+// entry's game id, $17 index, ...). DO NOTHING on any conflict, and then none of
+// that game's seats or entries is written; the ids returned are the games
 // written, and the caller tells a request-id replay from a game-id clash for the
 // others.
 inline constexpr const char* kInsertGames = R"sql(
 WITH game AS (
-  INSERT INTO games (id, request_id, mode, config, lease_owner, lease_until)
-  SELECT u.id, NULLIF(u.request_id, ''), u.mode, u.config, $1,
+  INSERT INTO games (id, request_id, mode, config, deadline, log_length, lease_owner,
+                     lease_until)
+  SELECT u.id, NULLIF(u.request_id, ''), u.mode, u.config, u.deadline, u.log_length, $1,
          now() + $2::bigint * interval '1 microsecond'
-  FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[])
-       AS u(id, request_id, mode, config)
+  FROM unnest($3::text[], $4::text[], $5::text[], $6::bytea[], $7::timestamptz[],
+              $8::int8[])
+       AS u(id, request_id, mode, config, deadline, log_length)
   ON CONFLICT DO NOTHING
   RETURNING id),
 seats AS (
   INSERT INTO game_seats (game_id, seat, player_id, display_name, bot, stake, token_hash)
-  SELECT s.* FROM unnest($7::text[], $8::int2[], $9::text[], $10::text[], $11::bool[],
-                         $12::int8[], $13::text[])
+  SELECT s.* FROM unnest($9::text[], $10::int2[], $11::text[], $12::text[], $13::bool[],
+                         $14::int8[], $15::text[])
        AS s(game_id, seat, player_id, display_name, bot, stake, token_hash)
-  JOIN game ON game.id = s.game_id)
+  JOIN game ON game.id = s.game_id),
+logged AS (
+  INSERT INTO game_log (game_id, idx, seat, request_id, payload, response, time)
+  SELECT e.* FROM unnest($16::text[], $17::int8[], $18::int2[], $19::text[], $20::bytea[],
+                         $21::bytea[], $22::timestamptz[])
+       AS e(game_id, idx, seat, request_id, payload, response, time)
+  JOIN game ON game.id = e.game_id)
 SELECT id FROM game)sql";
 
 inline constexpr const char* kSelectGame = R"sql(

@@ -396,6 +396,17 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
   absl::StatusOr<std::unique_ptr<Table>> table =
       Table::Create(game.game_id, settings, game.seats, absl::Now());
   if (!table.ok()) return reply(table.status());
+  // The first deal is the log's first entries, written with the game: one commit
+  // makes the table.
+  Step first = (*table)->Advance(absl::Now());
+  if (!(*table)->broken().ok()) {
+    LogError("a new table cannot deal", {{"table", game.game_id},
+                                         {"error", (*table)->broken().ToString()}});
+    return reply(absl::InternalError(absl::StrCat(
+        "the new table could not deal its first deal: ", (*table)->broken().message())));
+  }
+  game.entries = std::move(first.entries);
+  game.deadline = first.deadline;
   // CreateGame is a blocking write: off the caller's thread.
   auto refuse = [reply](const absl::Status& s) { reply(s); };
   PostRead(
@@ -431,21 +442,11 @@ void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame ga
   std::shared_ptr<Slot> slot;
   if (absl::Status s = AddSlot(std::move(table), &slot); !s.ok()) return reply(s);
   LogInfo("table created", {{"table", game.game_id}, {"mode", game.mode}});
-  // The first deal is the table's first log entry, written before the answer.
-  Post(slot, [this, slot, response, reply](Slot& s, const absl::Status& status) {
+  Post(slot, [this, slot, response, reply](Slot& s, const absl::Status& status) mutable {
     if (!status.ok()) return reply(status);
-    Step first = s.table->Advance(absl::Now());
-    if (!s.table->broken().ok()) {
-      const std::string reason(s.table->broken().message());
-      Quarantine(s, reason);
-      return reply(QuarantinedError(reason));
-    }
-    Commit(slot, std::move(first),
-           [slot, response, reply](const absl::Status& done) mutable {
-             if (!done.ok()) return reply(done);
-             *response.mutable_table() = slot->table->View(engine::kSpectator);
-             reply(response);
-           });
+    ScheduleClock(s);
+    *response.mutable_table() = s.table->View(engine::kSpectator);
+    reply(response);
   });
 }
 

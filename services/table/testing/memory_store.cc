@@ -97,7 +97,15 @@ absl::Status MemoryStore::CreateGame(const storage::NewGame& game,
   }
   MemoryDatabase::Game& g = db_->games[game.game_id];
   g.stored.game = game;
+  g.stored.game.entries.clear();  // the log's, as PostgreSQL keeps them
+  g.stored.game.deadline.reset();
   g.stored.created = absl::FromUnixMicros(absl::ToUnixMicros(absl::Now()));
+  for (const storage::LogEntry& e : game.entries) {
+    storage::LogEntry copy = e;
+    copy.time = absl::FromUnixMicros(absl::ToUnixMicros(e.time));
+    g.stored.entries.push_back(std::move(copy));
+  }
+  g.stored.deadline = game.deadline;
   g.lease_owner = instance_id_;
   g.lease_until = absl::Now() + lease_ttl_;
   return absl::OkStatus();
