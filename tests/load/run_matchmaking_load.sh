@@ -10,6 +10,9 @@
 #   tests/load/run_matchmaking_load.sh                        # 1000 players, 20 s
 #   tests/load/run_matchmaking_load.sh --players=2000 --duration=30s
 #
+# Beside a run, tests/load/cpu_by_process.py splits the machine's CPU by process and
+# PostgreSQL's by the service each backend works for.
+#
 # Arguments go to matchmaking-load. Environment: PG_PORT (55471), TABLE_PORT (50093),
 # MM_PORT (50094), RATINGS_PORT (50095); MM_FLAGS, TABLE_FLAGS, RATINGS_FLAGS: extra
 # flags; KEEP_LOGS=1 keeps the logs; MM_BIN, TABLE_BIN: another matchmaking-service or
