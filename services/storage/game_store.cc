@@ -91,7 +91,7 @@ absl::Status GameStore::CreateGame(const NewGame& game, std::string* existing_ga
   // Group commit, as the log's appends: creations that arrive while a batch is
   // being written share the next statement and its commit (docs/benchmarks.md,
   // "Matchmaking"). Whoever finds no batch in flight writes what is queued.
-  Impl::Creation mine;
+  Creation mine;
   mine.game = &game;
   absl::MutexLock lock(&impl_->creations_mu);
   impl_->creations.push_back(&mine);
@@ -100,26 +100,25 @@ absl::Status GameStore::CreateGame(const NewGame& game, std::string* existing_ga
   };
   impl_->creations_mu.Await(absl::Condition(&my_turn));
   if (!mine.done) {
-    std::vector<Impl::Creation*> batch;
+    std::vector<Creation*> batch;
     batch.swap(impl_->creations);
     impl_->creating = true;
     impl_->creations_mu.Unlock();
     impl_->WriteCreations(batch);
     impl_->creations_mu.Lock();
     impl_->creating = false;
-    for (Impl::Creation* c : batch) c->done = true;
+    for (Creation* c : batch) c->done = true;
   }
   if (existing_game_id != nullptr) *existing_game_id = mine.existing_game_id;
   return mine.status;
 }
 
-void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
-  // One order for every writer's unique-key locks: two instances creating the
-  // same request ids at once wait for each other instead of deadlocking.
-  std::vector<Creation*> sorted = batch;
-  std::sort(sorted.begin(), sorted.end(), [](Creation* a, Creation* b) {
-    return a->game->request_id < b->game->request_id;
-  });
+namespace {
+
+// Writes the games of `batch` with kInsertGames; the ids of those written.
+absl::flat_hash_set<std::string> InsertGames(
+    pqxx::transaction_base& tx, const std::vector<Creation*>& batch,
+    const StoreOptions& options) {
   PgArray ids(PgType::kText), requests(PgType::kText), modes(PgType::kText),
       configs(PgType::kBytea), deadlines(PgType::kTimestampTz), lengths(PgType::kInt8);
   PgArray seat_games(PgType::kText), seats(PgType::kInt2), players(PgType::kText),
@@ -128,7 +127,7 @@ void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
   PgArray entry_games(PgType::kText), idxs(PgType::kInt8), entry_seats(PgType::kInt2),
       entry_requests(PgType::kText), payloads(PgType::kBytea), responses(PgType::kBytea),
       times(PgType::kTimestampTz);
-  for (const Creation* c : sorted) {
+  for (const Creation* c : batch) {
     const NewGame& game = *c->game;
     ids.AddString(game.game_id);
     requests.AddString(game.request_id);
@@ -140,15 +139,6 @@ void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
       deadlines.AddNull();
     }
     lengths.AddInt(static_cast<int64_t>(game.entries.size()));
-    for (const LogEntry& entry : game.entries) {
-      entry_games.AddString(game.game_id);
-      idxs.AddInt(entry.index);
-      entry_seats.AddInt(entry.seat);
-      entry_requests.AddString(entry.request_id);
-      payloads.AddString(entry.payload);
-      responses.AddString(entry.response);
-      times.AddTime(entry.time);
-    }
     for (int seat = 0; seat < 4; ++seat) {
       const SeatRecord& record = game.seats[seat];
       seat_games.AddString(game.game_id);
@@ -159,47 +149,73 @@ void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
       stakes.AddInt(record.stake);
       hashes.AddString(record.token_hash);
     }
+    for (const LogEntry& entry : game.entries) {
+      entry_games.AddString(game.game_id);
+      idxs.AddInt(entry.index);
+      entry_seats.AddInt(entry.seat);
+      entry_requests.AddString(entry.request_id);
+      payloads.AddString(entry.payload);
+      responses.AddString(entry.response);
+      times.AddTime(entry.time);
+    }
   }
-  absl::Status written = pool.Run("creating games", [&](pqxx::connection& c) {
-    pqxx::nontransaction tx(c);
-    const pqxx::result inserted = tx.exec_params(
-        sql::kInsertGames, options.instance_id,
-        absl::ToInt64Microseconds(options.lease_ttl), ids.Finish(),
-        requests.Finish(), modes.Finish(), configs.Finish(), deadlines.Finish(),
-        lengths.Finish(), seat_games.Finish(), seats.Finish(), players.Finish(),
-        names.Finish(), bots.Finish(), stakes.Finish(), hashes.Finish(),
-        entry_games.Finish(), idxs.Finish(), entry_seats.Finish(), entry_requests.Finish(),
-        payloads.Finish(), responses.Finish(), times.Finish());
-    absl::flat_hash_set<std::string> created;
-    for (const pqxx::row& row : inserted) created.insert(row[0].as<std::string>());
-    PgArray clashed(PgType::kText);
-    for (Creation* c : sorted) {
-      c->status = absl::OkStatus();
-      if (!created.contains(c->game->game_id)) clashed.AddString(c->game->request_id);
-    }
-    if (clashed.size() == 0) return absl::OkStatus();
-    // ON CONFLICT DO NOTHING: the request id (or, astronomically rarely, the game
-    // id) is taken. The clashing rows are committed by now: the insert waited.
-    absl::flat_hash_map<std::string, std::string> existing;
-    for (const pqxx::row& row :
-         tx.exec_params("SELECT request_id, id FROM games WHERE request_id = ANY($1::text[])",
-                        clashed.Finish())) {
-      existing[row[0].as<std::string>()] = row[1].as<std::string>();
-    }
-    for (Creation* c : sorted) {
-      const NewGame& game = *c->game;
-      if (created.contains(game.game_id)) continue;
-      auto it = game.request_id.empty() ? existing.end() : existing.find(game.request_id);
-      if (it == existing.end()) {
-        c->status = absl::AlreadyExistsError(absl::StrCat("game id ", game.game_id, " is taken"));
-        continue;
-      }
-      // Written by an earlier try of this batch, whose answer was lost.
-      if (it->second == game.game_id) continue;
+  const pqxx::result inserted = tx.exec_params(
+      sql::kInsertGames, options.instance_id, absl::ToInt64Microseconds(options.lease_ttl),
+      ids.Finish(), requests.Finish(), modes.Finish(), configs.Finish(), deadlines.Finish(),
+      lengths.Finish(), seat_games.Finish(), seats.Finish(), players.Finish(),
+      names.Finish(), bots.Finish(), stakes.Finish(), hashes.Finish(), entry_games.Finish(),
+      idxs.Finish(), entry_seats.Finish(), entry_requests.Finish(), payloads.Finish(),
+      responses.Finish(), times.Finish());
+  absl::flat_hash_set<std::string> written;
+  for (const pqxx::row& row : inserted) written.insert(row[0].as<std::string>());
+  return written;
+}
+
+// Answers the creations of `batch` that were not `written`: ON CONFLICT DO
+// NOTHING skipped them because their request id (or, astronomically rarely,
+// their game id) was taken. The clashing rows are committed by now: the insert
+// waited for them.
+void AnswerClashes(pqxx::transaction_base& tx,
+                   const std::vector<Creation*>& batch,
+                   const absl::flat_hash_set<std::string>& written) {
+  PgArray clashed(PgType::kText);
+  for (const Creation* c : batch) {
+    if (!written.contains(c->game->game_id)) clashed.AddString(c->game->request_id);
+  }
+  if (clashed.size() == 0) return;
+  absl::flat_hash_map<std::string, std::string> existing;  // request id -> game id
+  for (const pqxx::row& row : tx.exec_params(
+           "SELECT request_id, id FROM games WHERE request_id = ANY($1::text[])",
+           clashed.Finish())) {
+    existing[row[0].as<std::string>()] = row[1].as<std::string>();
+  }
+  for (Creation* c : batch) {
+    const NewGame& game = *c->game;
+    if (written.contains(game.game_id)) continue;
+    auto it = game.request_id.empty() ? existing.end() : existing.find(game.request_id);
+    if (it == existing.end()) {
+      c->status = absl::AlreadyExistsError(absl::StrCat("game id ", game.game_id, " is taken"));
+    } else if (it->second != game.game_id) {  // else: written by an earlier try
       c->existing_game_id = it->second;
       c->status = absl::AlreadyExistsError(
           absl::StrCat("request ", game.request_id, " already created game ", it->second));
     }
+  }
+}
+
+}  // namespace
+
+void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
+  // One order for every writer's unique-key locks: two instances creating the
+  // same request ids at once wait for each other instead of deadlocking.
+  std::vector<Creation*> sorted = batch;
+  std::sort(sorted.begin(), sorted.end(), [](Creation* a, Creation* b) {
+    return a->game->request_id < b->game->request_id;
+  });
+  for (Creation* c : sorted) c->status = absl::OkStatus();
+  const absl::Status written = pool.Run("creating games", [&](pqxx::connection& c) {
+    pqxx::nontransaction tx(c);
+    AnswerClashes(tx, sorted, InsertGames(tx, sorted, options));
     return absl::OkStatus();
   });
   if (written.ok()) return;

@@ -17,6 +17,14 @@
 
 namespace trix::storage {
 
+// A game waiting in CreateGame's queue, and its answer once written.
+struct Creation {
+  const NewGame* game = nullptr;
+  absl::Status status;
+  std::string existing_game_id;  // with ALREADY_EXISTS for a request id seen before
+  bool done = false;
+};
+
 struct GameStore::Impl {
   explicit Impl(const StoreOptions& options)
       : options(options),
@@ -34,13 +42,7 @@ struct GameStore::Impl {
 
   // CreateGame's batches: the callers queue their games; one of them at a time
   // writes everything queued in one statement, the others wait for its answer.
-  struct Creation {
-    const NewGame* game = nullptr;
-    absl::Status status;
-    std::string existing_game_id;  // with ALREADY_EXISTS for a request id seen before
-    bool done = false;
-  };
-  // Writes a batch of them (game_store.cc) and sets each one's answer.
+  // WriteCreations (game_store.cc) writes a batch and sets each one's answer.
   void WriteCreations(const std::vector<Creation*>& batch);
   absl::Mutex creations_mu;
   std::vector<Creation*> creations ABSL_GUARDED_BY(creations_mu);

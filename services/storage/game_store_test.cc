@@ -90,6 +90,29 @@ TEST_F(GameStoreTest, CreateAndLoadRoundTrip) {
   EXPECT_EQ(stored->result, "");
 }
 
+TEST_F(GameStoreTest, AGameIsCreatedWithItsFirstEntriesAndItsClock) {
+  NewGame game = SampleGame("g1", "create-1");
+  game.entries = SampleAppend("g1", 0, 2).entries;
+  game.deadline = absl::FromUnixMicros(1'700'000'000'123'456);
+  ASSERT_OK(store_->CreateGame(game));
+  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_EQ(stored->entries.size(), 2u);
+  EXPECT_EQ(stored->entries[1].payload, game.entries[1].payload);
+  EXPECT_EQ(stored->entries[1].time, game.entries[1].time);
+  EXPECT_EQ(stored->deadline, game.deadline);
+  // The log continues at index 2: index 1 is taken.
+  EXPECT_EQ(store_->AppendSync(SampleAppend("g1", 1, 1)).code(),
+            absl::StatusCode::kAlreadyExists);
+  ASSERT_OK(store_->AppendSync(SampleAppend("g1", 2, 1)));
+  EXPECT_EQ(store_->LoadGame("g1")->entries.size(), 3u);
+
+  NewGame gap = SampleGame("g2");
+  gap.entries = SampleAppend("g2", 1, 1).entries;  // a log starts at 0
+  EXPECT_EQ(store_->CreateGame(gap).code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(store_->LoadGame("g2").status().code(), absl::StatusCode::kNotFound);
+}
+
 TEST_F(GameStoreTest, LoadingAnUnknownGameIsNotFound) {
   EXPECT_EQ(store_->LoadGame("nope").status().code(), absl::StatusCode::kNotFound);
 }
