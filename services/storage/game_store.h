@@ -202,6 +202,9 @@ class GameStore {
   // Makes a game this instance holds claimable at once (graceful shutdown);
   // FAILED_PRECONDITION when another instance holds it, NOT_FOUND when unknown.
   absl::Status ReleaseLease(const std::string& game_id);
+  // Releases the leases of those of `game_ids` that this instance holds, a
+  // transaction per 100 (a draining instance's whole fleet); the others are left.
+  absl::Status ReleaseLeases(const std::vector<std::string>& game_ids);
 
   // Unfinished games the player sits in (once per seat), newest first.
   absl::StatusOr<std::vector<GameListing>> ListActive(const std::string& player_id);

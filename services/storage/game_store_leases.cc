@@ -47,11 +47,11 @@ absl::StatusOr<Cursor> DecodeCursor(const std::string& text) {
 // Keeps a listing page's size sane whatever the client asked for.
 constexpr int kMaxPage = 500;
 
-// Leases renewed per transaction by RenewHosted. Measured at 1,000 tables and
-// 3,000 actions/s (docs/benchmarks.md, "Table service at the pace people play"):
-// one transaction for all of them held every game's row lock for the whole
-// renewal, and each append of the instance waited for it.
-constexpr size_t kRenewChunk = 100;
+// Leases renewed (RenewHosted) or released (ReleaseLeases) per transaction.
+// Measured at 1,000 tables and 3,000 actions/s (docs/benchmarks.md, "Table service
+// at the pace people play"): one transaction for all of them held every game's row
+// lock for the whole renewal, and each append of the instance waited for it.
+constexpr size_t kLeaseChunk = 100;
 
 }  // namespace
 
@@ -105,6 +105,20 @@ absl::Status GameStore::ReleaseLease(const std::string& game_id) {
   });
 }
 
+absl::Status GameStore::ReleaseLeases(const std::vector<std::string>& game_ids) {
+  return impl_->pool.Run("releasing leases", [&](pqxx::connection& c) {
+    for (size_t begin = 0; begin < game_ids.size(); begin += kLeaseChunk) {
+      const size_t end = std::min(game_ids.size(), begin + kLeaseChunk);
+      PgArray ids(PgType::kText);
+      for (size_t i = begin; i < end; ++i) ids.AddString(game_ids[i]);
+      pqxx::work tx(c);
+      tx.exec_params0(sql::kReleaseLeases, impl_->options.instance_id, ids.Finish());
+      tx.commit();
+    }
+    return absl::OkStatus();
+  });
+}
+
 absl::StatusOr<std::vector<std::string>> GameStore::RenewHosted(
     absl::Duration ttl, const std::vector<std::string>& hosted) {
   if (ttl <= absl::ZeroDuration())
@@ -115,8 +129,8 @@ absl::StatusOr<std::vector<std::string>> GameStore::RenewHosted(
     // A transaction per chunk: each holds the row locks of only its own games, so
     // the group-commit writer, which locks the games it appends to, waits at most
     // for one chunk, never for the whole renewal.
-    for (size_t begin = 0; begin < hosted.size(); begin += kRenewChunk) {
-      const size_t end = std::min(hosted.size(), begin + kRenewChunk);
+    for (size_t begin = 0; begin < hosted.size(); begin += kLeaseChunk) {
+      const size_t end = std::min(hosted.size(), begin + kLeaseChunk);
       PgArray ids(PgType::kText);
       for (size_t i = begin; i < end; ++i) ids.AddString(hosted[i]);
       pqxx::work tx(c);

@@ -207,6 +207,30 @@ TEST_F(GameStoreLeaseTest, ReleasingLetsAnotherInstanceClaimAtOnce) {
             absl::StatusCode::kAborted);
 }
 
+TEST_F(GameStoreLeaseTest, ReleasingAFleetReleasesOnlyOurRunningGames) {
+  constexpr int kGames = 250;  // more than one transaction's chunk
+  std::vector<std::string> ids;
+  for (int i = 0; i < kGames; ++i) {
+    ids.push_back(absl::StrFormat("g%03d", i));
+    ASSERT_OK(store_->CreateGame(SampleGame(ids.back())));
+  }
+  Sql("UPDATE games SET lease_owner = 'table-2' WHERE id = 'g007'");
+  ASSERT_NO_FATAL_FAILURE(Finish("g150"));
+  ids.push_back("nope");
+
+  ASSERT_OK(store_->ReleaseLeases(ids));
+  EXPECT_EQ(Sql("SELECT count(*) FROM games WHERE lease_until = '-infinity'")[0][0]
+                .as<int>(),
+            kGames - 1);  // all but g007, finished g150 included
+  EXPECT_GT(LeaseLeft("g007"), 5);
+  std::unique_ptr<GameStore> other = OpenStore("table-3");
+  absl::StatusOr<std::vector<std::string>> claimed =
+      other->ClaimOrphans(absl::Minutes(1), kGames);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  EXPECT_EQ(claimed->size(), static_cast<size_t>(kGames - 2));  // nor g150: finished
+  ASSERT_OK(store_->ReleaseLeases({}));
+}
+
 class GameStoreListTest : public GameStoreLeaseTest {};
 
 TEST_F(GameStoreListTest, ActiveGamesOfAPlayer) {

@@ -94,6 +94,16 @@ UPDATE games SET lease_until = '-infinity'
 WHERE id = $1 AND lease_owner = $2
 RETURNING id)sql";
 
+// $1 owner, $2 the ids (a chunk of them, locked in id order like a renewal's):
+// every one of them still ours becomes claimable at once by anyone.
+inline constexpr const char* kReleaseLeases = R"sql(
+WITH mine AS (
+  SELECT id FROM games
+  WHERE id = ANY($2::text[]) AND lease_owner = $1
+  ORDER BY id FOR NO KEY UPDATE)
+UPDATE games AS g SET lease_until = '-infinity'
+FROM mine WHERE g.id = mine.id)sql";
+
 // $1 owner, $2 ttl µs, $3 the ids it hosts (a chunk of them: RenewHosted commits
 // per 100, so that an append never waits for every hosted game's lock). Only
 // those: a table this instance holds a lease on but does not host must lapse, so

@@ -61,6 +61,9 @@ class PostgresStore final : public TableStore {
   absl::Status ReleaseLease(const std::string& game_id) override {
     return store_->ReleaseLease(game_id);
   }
+  absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) override {
+    return store_->ReleaseLeases(game_ids);
+  }
   absl::StatusOr<std::vector<storage::GameListing>> ListActive(
       const std::string& player_id) override {
     return store_->ListActive(player_id);

@@ -210,10 +210,16 @@ void TableHost::Shutdown() {
       LogWarn("shutdown: appends still in flight", {{"tables", drained->left}});
     }
   }
+  std::vector<std::string> running;
   for (const std::shared_ptr<Slot>& slot : slots) {
-    if (started_.load() && !slot->finished.load()) {
-      store_->ReleaseLease(slot->id).IgnoreError();
-    }
+    if (started_.load() && !slot->finished.load()) running.push_back(slot->id);
+  }
+  if (absl::Status released = running.empty() ? absl::OkStatus()
+                                               : store_->ReleaseLeases(running);
+      !released.ok()) {
+    LogWarn("shutdown: leases not released; they lapse instead",
+            {{"tables", static_cast<int64_t>(running.size())},
+             {"error", released.ToString()}});
   }
   workers_.Stop();
   io_.Stop();

@@ -57,6 +57,8 @@ class TableStore {
   virtual absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(
       const std::string& name, absl::Duration ttl) = 0;
   virtual absl::Status ReleaseLease(const std::string& game_id) = 0;
+  // Those of `game_ids` still ours; the rest are left as they are.
+  virtual absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) = 0;
   virtual absl::Status MarkBroken(const std::string& game_id,
                                   const std::string& reason) = 0;
   // The registry (storage/instance_registry.h).

@@ -318,6 +318,18 @@ absl::Status MemoryStore::ReleaseLease(const std::string& game_id) {
   return absl::OkStatus();
 }
 
+absl::Status MemoryStore::ReleaseLeases(const std::vector<std::string>& game_ids) {
+  if (absl::Status s = Injected("ReleaseLeases"); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  for (const std::string& id : game_ids) {
+    auto it = db_->games.find(id);
+    if (it != db_->games.end() && it->second.lease_owner == instance_id_) {
+      it->second.lease_until = absl::InfinitePast();
+    }
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::vector<storage::GameListing>> MemoryStore::ListActive(
     const std::string& player_id) {
   absl::MutexLock lock(&db_->mu);

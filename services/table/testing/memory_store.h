@@ -78,6 +78,7 @@ class MemoryStore final : public TableStore {
   absl::StatusOr<std::vector<std::string>> ClaimPreviousRuns(const std::string& name,
                                                              absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& game_id) override;
+  absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) override;
   absl::Status MarkBroken(const std::string& game_id, const std::string& reason) override;
   absl::Status Heartbeat(const storage::InstanceState& state) override;
   absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override;
