@@ -6,6 +6,13 @@
 
 namespace trix::service {
 
+std::string PeerKey(absl::string_view peer) {
+  const size_t colon = peer.rfind(':');
+  const size_t first = peer.find(':');
+  if (colon == absl::string_view::npos || colon == first) return std::string(peer);
+  return std::string(peer.substr(0, colon));
+}
+
 RateLimiter::RateLimiter(const RateLimit& limit) : limit_(limit) {}
 
 bool RateLimiter::Allow(absl::string_view key, absl::Time now) {

@@ -31,6 +31,11 @@ struct RateLimit {
   size_t max_keys = 100000;
 };
 
+// The key of a gRPC peer's address: "ipv4:10.0.0.7:53422" -> "ipv4:10.0.0.7". The
+// port changes per connection, and a client must not get a fresh bucket by
+// reconnecting.
+std::string PeerKey(absl::string_view peer);
+
 class RateLimiter {
  public:
   explicit RateLimiter(const RateLimit& limit);

@@ -25,15 +25,6 @@ Reply<T> Finisher(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor
   };
 }
 
-// "ipv4:10.0.0.7:53422" -> "ipv4:10.0.0.7": the port changes per connection, and a
-// client must not get a fresh bucket by reconnecting.
-std::string PeerKey(const std::string& peer) {
-  const size_t colon = peer.rfind(':');
-  const size_t first = peer.find(':');
-  if (colon == std::string::npos || colon == first) return peer;
-  return peer.substr(0, colon);
-}
-
 std::string Metadata(grpc::CallbackServerContext* context, absl::string_view key) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find(grpc::string_ref(key.data(), key.size()));
@@ -82,7 +73,7 @@ bool TableGrpcService::IsBackend(grpc::CallbackServerContext* context) const {
 absl::Status TableGrpcService::CheckRate(grpc::CallbackServerContext* context,
                                          const std::string& table_id,
                                          const std::string& seat_token, bool backend) {
-  return CheckRate(PeerKey(context->peer()), table_id, seat_token, backend);
+  return CheckRate(service::PeerKey(context->peer()), table_id, seat_token, backend);
 }
 
 absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
@@ -201,7 +192,7 @@ grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Pla
   // verifying hashes the token.
   return new PlayStream(
       context, host_, options_.stream_buffer, &host_->metrics(),
-      [this, peer = PeerKey(context->peer()), seat_key = std::string()](
+      [this, peer = service::PeerKey(context->peer()), seat_key = std::string()](
           const std::string& table_id, const std::string& seat_token) mutable {
         return CheckRate(peer, table_id, seat_token, /*backend=*/false, &seat_key);
       });
