@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "absl/strings/str_cat.h"
+
 #include "google/protobuf/util/time_util.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
@@ -11,11 +13,13 @@
 namespace trix::matchmaking {
 
 BotRoster::BotRoster(absl::Duration keep_alive_every, GameOver game_over,
-                     TicketStore* store, BotStreams* shared, absl::Duration share_every)
+                     TicketStore* store, BotStreams* shared, BotQuota quota,
+                     absl::Duration share_every)
     : keep_alive_every_(keep_alive_every),
       game_over_(std::move(game_over)),
       store_(store),
       shared_(shared),
+      quota_(quota),
       share_every_(share_every) {}
 
 BotRoster::~BotRoster() { Stop(); }
@@ -44,27 +48,56 @@ int BotRoster::connected() const {
   return static_cast<int>(streams_.size());
 }
 
-void BotRoster::Connect(const BotAccount& bot, int capacity, std::set<std::string> modes,
-                        std::shared_ptr<Outbox> outbox,
-                        const std::vector<AssignmentRow>& live) {
+absl::Status BotRoster::CheckQuota(const std::string& bot_id, int capacity) const {
+  int streams = 0, offered = capacity;
+  for (const auto& s : streams_) {
+    if (s->bot.bot_id != bot_id) continue;
+    ++streams;
+    offered += s->capacity;
+  }
+  if (streams >= quota_.max_streams) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "bot account ", bot_id, " has ", streams, " streams open here, its limit"));
+  }
+  if (offered > quota_.max_capacity) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "bot account ", bot_id, " would offer ", offered, " tables here, over its limit of ",
+        quota_.max_capacity));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status BotRoster::Connect(const BotAccount& bot, int capacity,
+                                std::set<std::string> modes, std::shared_ptr<Outbox> outbox,
+                                const std::vector<AssignmentRow>& live) {
+  {
+    absl::MutexLock lock(&mu_);
+    if (absl::Status s = CheckQuota(bot.bot_id, capacity); !s.ok()) return s;
+  }
   auto stream = std::make_unique<Stream>();
   stream->stream_id = service::NewUuid();
   stream->bot = bot;
   stream->capacity = capacity;
   stream->modes = std::move(modes);
   stream->outbox = outbox;
-  for (const AssignmentRow& a : live) {
-    v1::BotUpdate update;
-    *update.mutable_assignment() = ToAssignment(a);
-    outbox->Push(std::move(update));
-    stream->tables.push_back(a);
-  }
+  stream->tables = live;
   // Without its row the stream still plays this replica's seats; the other
   // replicas see it from the next heartbeat that can write it.
   absl::Status s = shared_->Open(stream->stream_id, bot, stream->modes, Room(*stream));
   if (!s.ok()) service::LogError("bot stream not shared", {{"error", s.ToString()}});
   absl::MutexLock lock(&mu_);
+  // Checked again: another stream of the account may have connected meanwhile.
+  if (absl::Status q = CheckQuota(bot.bot_id, capacity); !q.ok()) {
+    (void)shared_->Close(stream->stream_id);
+    return q;
+  }
+  for (const AssignmentRow& a : live) {
+    v1::BotUpdate update;
+    *update.mutable_assignment() = ToAssignment(a);
+    outbox->Push(std::move(update));
+  }
   streams_.push_back(std::move(stream));
+  return absl::OkStatus();
 }
 
 void BotRoster::Disconnect(const std::shared_ptr<Outbox>& outbox) {
@@ -74,7 +107,12 @@ void BotRoster::Disconnect(const std::shared_ptr<Outbox>& outbox) {
     for (auto it = streams_.begin(); it != streams_.end(); ++it) {
       if ((*it)->outbox == outbox) {
         stream_id = (*it)->stream_id;
+        const std::string bot_id = (*it)->bot.bot_id;
         streams_.erase(it);
+        if (std::none_of(streams_.begin(), streams_.end(),
+                         [&](const auto& s) { return s->bot.bot_id == bot_id; })) {
+          last_given_.erase(bot_id);
+        }
         break;
       }
     }
@@ -88,18 +126,14 @@ std::optional<BotSeat> BotRoster::Reserve(const v1::Mode& mode,
   const std::string name = wire::ModeName(mode);
   absl::ReleasableMutexLock lock(&mu_);
   Stream* best = nullptr;
-  int best_room = 0;
   for (auto& s : streams_) {
-    if (!s->modes.count(name)) continue;
+    if (!s->modes.count(name) || Room(*s) <= 0) continue;
     if (std::find(taken.begin(), taken.end(), s->bot.bot_id) != taken.end()) continue;
-    int room = Room(*s);
-    if (room > best_room) {
-      best = s.get();
-      best_room = room;
-    }
+    if (best == nullptr || Before(*s, *best)) best = s.get();
   }
   if (best != nullptr) {
     ++best->reserved;
+    last_given_[best->bot.bot_id] = ++given_;
     return BotSeat{best->bot.bot_id, best->bot.name, best->stream_id};
   }
   lock.Release();
@@ -111,6 +145,16 @@ std::optional<BotSeat> BotRoster::Reserve(const v1::Mode& mode,
     return std::nullopt;
   }
   return *elsewhere;
+}
+
+bool BotRoster::Before(const Stream& a, const Stream& b) const {
+  auto given = [this](const Stream& s) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    auto it = last_given_.find(s.bot.bot_id);
+    return it == last_given_.end() ? uint64_t{0} : it->second;
+  };
+  if (given(a) != given(b)) return given(a) < given(b);
+  // The fewer tables in play for its capacity (a / ca < b / cb, without division).
+  return int64_t{InPlay(a)} * b.capacity < int64_t{InPlay(b)} * a.capacity;
 }
 
 void BotRoster::Deliver(const std::vector<AssignmentRow>& rows) {

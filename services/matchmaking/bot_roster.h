@@ -7,10 +7,18 @@
 // PostgreSQL (it reads its accounts' live assignments every `share_every`) and
 // sends it. A table counts against a stream until its game is over (checked every
 // `keep_alive_every`, when keep-alives go out).
+//
+// Bot fill is spread over the accounts: a seat goes to the account given one
+// least recently (then to its stream with the fewest tables relative to its
+// capacity), so that an account offering more room than the others does not take
+// every bot seat. Each account has at most `BotQuota::max_streams` streams and
+// `max_capacity` tables offered on this replica.
 #ifndef TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 #define TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -28,6 +36,11 @@
 
 namespace trix::matchmaking {
 
+struct BotQuota {
+  int max_streams = 16;     // ServeBot streams of one account on one replica
+  int max_capacity = 1000;  // tables they offer together
+};
+
 class BotRoster {
  public:
   using Outbox = StreamOutbox<v1::BotUpdate>;
@@ -37,14 +50,16 @@ class BotRoster {
   // `shared` records this replica's streams for the others and lends seats of
   // theirs; `store` reads and finishes the accounts' assignments.
   BotRoster(absl::Duration keep_alive_every, GameOver game_over, TicketStore* store,
-            BotStreams* shared, absl::Duration share_every = absl::Seconds(1));
+            BotStreams* shared, BotQuota quota = {},
+            absl::Duration share_every = absl::Seconds(1));
   ~BotRoster();
   void Start();
   void Stop();
 
   // A stream of `bot` playing `modes` (mode names) at up to `capacity` tables.
   // `live` are the account's assignments still on (sent again first).
-  void Connect(const BotAccount& bot, int capacity, std::set<std::string> modes,
+  // RESOURCE_EXHAUSTED past the account's quota.
+  absl::Status Connect(const BotAccount& bot, int capacity, std::set<std::string> modes,
                std::shared_ptr<Outbox> outbox, const std::vector<AssignmentRow>& live);
   void Disconnect(const std::shared_ptr<Outbox>& outbox);
   std::optional<BotSeat> Reserve(const v1::Mode& mode,
@@ -62,9 +77,14 @@ class BotRoster {
     int reserved = 0;
     std::vector<AssignmentRow> tables;
   };
-  static int Room(const Stream& s) {
-    return s.capacity - s.reserved - static_cast<int>(s.tables.size());
+  static int InPlay(const Stream& s) {
+    return s.reserved + static_cast<int>(s.tables.size());
   }
+  static int Room(const Stream& s) { return s.capacity - InPlay(s); }
+  // Whether bot fill prefers `a` to `b` (see above).
+  bool Before(const Stream& a, const Stream& b) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  absl::Status CheckQuota(const std::string& bot_id, int capacity) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `a` to the stream here it was given to (else another of its account's),
   // unless one already has its table; `reserved_here`: this replica's matcher
   // reserved the seat, which is no longer pending.
@@ -78,10 +98,14 @@ class BotRoster {
   GameOver game_over_;
   TicketStore* const store_;
   BotStreams* const shared_;
+  const BotQuota quota_;
   const absl::Duration share_every_;
   bool shared_ok_ = true;  // the last Share wrote the rows (Loop only)
   mutable absl::Mutex mu_;
   std::vector<std::unique_ptr<Stream>> streams_ ABSL_GUARDED_BY(mu_);
+  // When each connected account was last given a seat (a count of seats given).
+  std::map<std::string, uint64_t> last_given_ ABSL_GUARDED_BY(mu_);
+  uint64_t given_ ABSL_GUARDED_BY(mu_) = 0;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };

@@ -73,16 +73,19 @@ absl::StatusOr<std::optional<BotSeat>> BotStreams::ReserveElsewhere(
   absl::Status s = db_->Run("reserving a bot seat", [&](pqxx::connection& c) {
     seat.reset();
     pqxx::work tx(c);
-    // SKIP LOCKED: a stream another matcher is taking a seat from right now is
-    // passed over rather than waited for.
+    // The account given a seat least recently first, as on each replica
+    // (bot_roster.h). SKIP LOCKED: a stream another matcher is taking a seat from
+    // right now is passed over rather than waited for.
     const pqxx::result r = tx.exec_params(
-        "UPDATE mm_bot_streams AS s SET room = s.room - 1 "
+        "UPDATE mm_bot_streams AS s SET room = s.room - 1, given = now() "
         "FROM mm_bots AS b WHERE s.stream_id = ("
         "  SELECT t.stream_id FROM mm_bot_streams AS t"
         "  WHERE t.replica <> $1 AND $2 = ANY (t.modes) AND t.room > 0"
         "    AND t.heartbeat > now() - make_interval(secs => $3)"
         "    AND NOT (t.bot_id = ANY ($4::text[]))"
-        "  ORDER BY t.room DESC LIMIT 1 FOR UPDATE SKIP LOCKED)"
+        "  ORDER BY (SELECT max(g.given) FROM mm_bot_streams AS g"
+        "            WHERE g.bot_id = t.bot_id) NULLS FIRST, t.room DESC"
+        "  LIMIT 1 FOR UPDATE OF t SKIP LOCKED)"
         " AND b.bot_id = s.bot_id AND NOT b.revoked "
         "RETURNING s.bot_id, b.name, s.stream_id",
         replica_, mode, Seconds(live_for_), Texts(taken).Finish());

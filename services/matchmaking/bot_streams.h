@@ -46,7 +46,8 @@ class BotStreams {
   // heartbeat; removes the rows of replicas silent for a minute.
   absl::Status Heartbeat(const std::vector<std::pair<std::string, int>>& rooms);
   // A seat of `mode` on another replica's live stream with room, of an account
-  // not in `taken`; nullopt when there is none.
+  // not in `taken` (the one given a seat least recently); nullopt when there is
+  // none.
   absl::StatusOr<std::optional<BotSeat>> ReserveElsewhere(
       const std::string& mode, const std::vector<std::string>& taken);
 

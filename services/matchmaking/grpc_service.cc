@@ -3,6 +3,8 @@
 #include <memory>
 
 #include "google/protobuf/util/time_util.h"
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
@@ -64,16 +66,30 @@ void ToParty(const PartyRow& row, v1::Party* party) {
       absl::ToUnixMicros(row.expires));
 }
 
+// Party codes: eight characters a person can read out (no 0/O or 1/I).
+constexpr char kPartyCodeAlphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
+constexpr size_t kPartyCodeLength = 8;
+
 std::string PartyCode() {
-  // Eight characters a person can read out: no 0/O or 1/I.
-  static constexpr char kAlphabet[] = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789";
   std::string code;
   uint64_t r = service::RandomUint64();
-  for (int i = 0; i < 8; ++i) {
-    code += kAlphabet[r % 32];
+  for (size_t i = 0; i < kPartyCodeLength; ++i) {
+    code += kPartyCodeAlphabet[r % 32];
     r /= 32;
   }
   return code;
+}
+
+// INVALID_ARGUMENT unless `code` could be one PartyCode() made (read out, it may
+// come back in lower case).
+absl::StatusOr<std::string> CheckPartyCode(const std::string& code) {
+  const std::string upper = absl::AsciiStrToUpper(code);
+  if (upper.size() != kPartyCodeLength ||
+      upper.find_first_not_of(kPartyCodeAlphabet) != std::string::npos) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "a party code is ", kPartyCodeLength, " characters of ", kPartyCodeAlphabet));
+  }
+  return upper;
 }
 
 const v1::Mode kAllModes[] = {
@@ -90,6 +106,23 @@ absl::Status CheckBotId(const std::string& bot_id) {
   return absl::OkStatus();
 }
 
+// The modes a ServeBot stream plays: those it asks for, each one its account's;
+// all of the account's when it asks for none.
+absl::StatusOr<std::set<std::string>> ServedModes(const BotAccount& bot,
+                                                  const v1::ServeBotRequest& request) {
+  const std::set<std::string> modes(bot.modes.begin(), bot.modes.end());
+  if (request.modes_size() == 0) return modes;
+  std::set<std::string> asked;
+  for (const v1::Mode& m : request.modes()) {
+    std::string name = wire::ModeName(m);
+    if (!modes.count(name)) {
+      return absl::InvalidArgumentError(absl::StrCat("the bot account does not play ", name));
+    }
+    asked.insert(name);
+  }
+  return asked;
+}
+
 }  // namespace
 
 grpc::Status ToGrpcStatus(const absl::Status& s) {
@@ -100,26 +133,75 @@ grpc::Status ToGrpcStatus(const absl::Status& s) {
 MatchmakingGrpcService::MatchmakingGrpcService(GrpcOptions options, const PlayerAuth* auth,
                                                Lobby* lobby, BotRoster* bots,
                                                TicketStore* store)
-    : options_(options), auth_(auth), lobby_(lobby), bots_(bots), store_(store) {}
+    : options_(options),
+      auth_(auth),
+      lobby_(lobby),
+      bots_(bots),
+      store_(store),
+      player_limiter_(options_.player_rate),
+      backend_limiter_(options_.backend_rate),
+      peer_limiter_(options_.peer_rate) {}
 
 absl::StatusOr<std::string> MatchmakingGrpcService::Player(
-    grpc::CallbackServerContext* context, const std::string& player_id) const {
+    grpc::CallbackServerContext* context, const std::string& player_id) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
   absl::StatusOr<Caller> caller = auth_->Authenticate(Metadata(context, "authorization"));
+  if (absl::Status s = CheckRate(context, caller.ok() ? &*caller : nullptr); !s.ok()) {
+    return s;
+  }
   if (!caller.ok()) return caller.status();
   return ActingFor(*caller, player_id);
 }
 
-absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* context) const {
+absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* context) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
-  return auth_->CheckService(Metadata(context, "authorization"));
+  const absl::Status s = auth_->CheckService(Metadata(context, "authorization"));
+  const Caller backend{.service = true};
+  if (absl::Status r = CheckRate(context, s.ok() ? &backend : nullptr); !r.ok()) return r;
+  return s;
+}
+
+absl::Status MatchmakingGrpcService::CheckRate(grpc::CallbackServerContext* context,
+                                               const Caller* caller) {
+  if (caller == nullptr) {
+    if (peer_limiter_.Allow(service::PeerKey(context->peer()))) return absl::OkStatus();
+    return absl::ResourceExhaustedError("too many calls from this address; slow down");
+  }
+  if (caller->service) {
+    if (backend_limiter_.Allow("backend")) return absl::OkStatus();
+    return absl::ResourceExhaustedError("too many calls from the backend; slow down");
+  }
+  if (player_limiter_.Allow(caller->player_id)) return absl::OkStatus();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("too many calls for ", caller->player_id, "; slow down"));
+}
+
+absl::StatusOr<BotAccount> MatchmakingGrpcService::BotOfKey(const std::string& key) {
+  const std::string hash = service::TokenHash(key);
+  const absl::Status bad = absl::UnauthenticatedError("unknown or revoked bot key");
+  const absl::Time now = absl::Now();
+  auto expired = [&](const auto& entry) { return now - entry.second >= options_.bad_key_memory; };
+  {
+    absl::MutexLock lock(&bad_keys_mu_);
+    auto it = bad_keys_.find(hash);
+    if (it != bad_keys_.end() && !expired(*it)) return bad;
+  }
+  absl::StatusOr<BotAccount> bot = store_->BotByKeyHash(hash);
+  if (!absl::IsNotFound(bot.status())) return bot;  // a bot, or the database away
+  absl::MutexLock lock(&bad_keys_mu_);
+  if (bad_keys_.size() >= options_.max_bad_keys) {
+    absl::erase_if(bad_keys_, expired);
+    if (bad_keys_.size() >= options_.max_bad_keys) bad_keys_.clear();
+  }
+  bad_keys_[hash] = now;
+  return bad;
 }
 
 grpc::ServerWriteReactor<v1::MatchUpdate>* MatchmakingGrpcService::FindTable(
     grpc::CallbackServerContext* context, const v1::FindTableRequest* request) {
   absl::StatusOr<std::string> player = Player(context, request->player_id());
   if (!player.ok()) return Refuse<v1::MatchUpdate>(player.status());
-  auto outbox = std::make_shared<StreamOutbox<v1::MatchUpdate>>();
+  auto outbox = std::make_shared<StreamOutbox<v1::MatchUpdate>>(options_.stream_buffer);
   auto sink = std::make_shared<FindTableSink>(outbox);
   Lobby* lobby = lobby_;
   std::weak_ptr<TicketSink> weak = sink;
@@ -159,10 +241,9 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::JoinParty(
     v1::Party* response) {
   absl::StatusOr<std::string> player = Player(context, request->player_id());
   if (!player.ok()) return Finish(context, player.status());
-  if (request->code().empty() || request->code().size() > 32) {
-    return Finish(context, absl::InvalidArgumentError("a party code is required"));
-  }
-  absl::StatusOr<PartyRow> party = store_->JoinParty(request->code(), *player);
+  absl::StatusOr<std::string> code = CheckPartyCode(request->code());
+  if (!code.ok()) return Finish(context, code.status());
+  absl::StatusOr<PartyRow> party = store_->JoinParty(*code, *player);
   if (party.ok()) ToParty(*party, response);
   return Finish(context, party.status());
 }
@@ -235,6 +316,8 @@ grpc::ServerWriteReactor<v1::BotUpdate>* MatchmakingGrpcService::ServeBot(
   if (!serving_) {
     return Refuse<v1::BotUpdate>(absl::UnavailableError("matchmaking is not serving; retry"));
   }
+  // Before anything is looked up: a flood of made-up keys costs one bucket each.
+  if (absl::Status s = CheckRate(context, nullptr); !s.ok()) return Refuse<v1::BotUpdate>(s);
   std::string key = PlayerAuth::BearerToken(Metadata(context, "authorization"));
   if (key.empty()) {
     return Refuse<v1::BotUpdate>(
@@ -244,32 +327,28 @@ grpc::ServerWriteReactor<v1::BotUpdate>* MatchmakingGrpcService::ServeBot(
     return Refuse<v1::BotUpdate>(absl::InvalidArgumentError(
         absl::StrCat("capacity must be 1..", options_.max_bot_capacity)));
   }
-  absl::StatusOr<BotAccount> bot = store_->BotByKeyHash(service::TokenHash(key));
-  if (!bot.ok()) {
-    return Refuse<v1::BotUpdate>(absl::UnauthenticatedError("unknown or revoked bot key"));
-  }
-  std::set<std::string> modes(bot->modes.begin(), bot->modes.end());
-  if (request->modes_size() > 0) {
-    std::set<std::string> asked;
-    for (const v1::Mode& m : request->modes()) {
-      std::string name = wire::ModeName(m);
-      if (!modes.count(name)) {
-        return Refuse<v1::BotUpdate>(absl::InvalidArgumentError(
-            absl::StrCat("the bot account does not play ", name)));
-      }
-      asked.insert(name);
-    }
-    modes = asked;
-  }
+  absl::StatusOr<BotAccount> bot = BotOfKey(key);
+  if (!bot.ok()) return Refuse<v1::BotUpdate>(bot.status());
+  const Caller account{.player_id = bot->bot_id};
+  if (absl::Status s = CheckRate(context, &account); !s.ok()) return Refuse<v1::BotUpdate>(s);
+  absl::StatusOr<std::set<std::string>> modes = ServedModes(*bot, *request);
+  if (!modes.ok()) return Refuse<v1::BotUpdate>(modes.status());
   absl::StatusOr<std::vector<AssignmentRow>> live = lobby_->Live(bot->bot_id);
   if (!live.ok()) return Refuse<v1::BotUpdate>(live.status());
-  auto outbox = std::make_shared<StreamOutbox<v1::BotUpdate>>();
+  // The account's live seats, sent first, do not count against the buffer.
+  auto outbox =
+      std::make_shared<StreamOutbox<v1::BotUpdate>>(options_.stream_buffer + live->size());
   BotRoster* bots = bots_;
   std::weak_ptr<StreamOutbox<v1::BotUpdate>> weak = outbox;
   auto* reactor = new OutboxReactor<v1::BotUpdate>(outbox, [bots, weak] {
     if (auto o = weak.lock()) bots->Disconnect(o);
   });
-  bots_->Connect(*bot, request->capacity(), std::move(modes), outbox, *live);
+  if (absl::Status s = bots_->Connect(*bot, request->capacity(), *std::move(modes),
+                                     outbox, *live);
+      !s.ok()) {
+    outbox->End(ToGrpcStatus(s));
+    return reactor;
+  }
   service::LogInfo("bot connected", {{"bot", bot->bot_id}, {"capacity", request->capacity()}});
   return reactor;
 }

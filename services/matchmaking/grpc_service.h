@@ -6,11 +6,15 @@
 #define TRIX_SERVICES_MATCHMAKING_GRPC_SERVICE_H_
 
 #include <atomic>
+#include <cstddef>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "services/common/rate_limit.h"
 #include "services/matchmaking/bot_roster.h"
 #include "services/matchmaking/lobby.h"
 #include "services/matchmaking/player_auth.h"
@@ -19,9 +23,23 @@
 
 namespace trix::matchmaking {
 
+// The doors' quotas (services/matchmaking/README.md, "Bounds"). Every call counts
+// against its verified caller: a player (by their token), the trusted backend (the
+// service token, one bucket for all its calls), and for a caller not verified (no
+// token, a bad one, and every ServeBot before its key is looked up) the address.
 struct GrpcOptions {
   absl::Duration party_ttl = absl::Minutes(30);
-  int max_bot_capacity = 1000;
+  int max_bot_capacity = 1000;  // one ServeBot stream's
+  // Messages a stream holds for a client that reads too slowly; past them the
+  // stream ends RESOURCE_EXHAUSTED (stream_outbox.h).
+  size_t stream_buffer = 256;
+  service::RateLimit player_rate{.per_second = 10, .burst = 20};
+  service::RateLimit backend_rate{.per_second = 20000, .burst = 40000};
+  service::RateLimit peer_rate{.per_second = 20, .burst = 40};
+  // A bot key found unknown is answered from memory this long (at most
+  // `max_bad_keys` of them), without a database lookup each.
+  absl::Duration bad_key_memory = absl::Seconds(30);
+  size_t max_bad_keys = 10000;
 };
 
 class MatchmakingGrpcService final : public v1::MatchmakingService::CallbackService {
@@ -59,8 +77,13 @@ class MatchmakingGrpcService final : public v1::MatchmakingService::CallbackServ
 
  private:
   absl::StatusOr<std::string> Player(grpc::CallbackServerContext* context,
-                                     const std::string& player_id) const;
-  absl::Status Operator(grpc::CallbackServerContext* context) const;
+                                     const std::string& player_id);
+  absl::Status Operator(grpc::CallbackServerContext* context);
+  // RESOURCE_EXHAUSTED when the caller (null: not verified, so its address) has
+  // used its quota.
+  absl::Status CheckRate(grpc::CallbackServerContext* context, const Caller* caller);
+  // The bot account of a ServeBot key; known-bad keys are answered from memory.
+  absl::StatusOr<BotAccount> BotOfKey(const std::string& key);
 
   const GrpcOptions options_;
   const PlayerAuth* const auth_;
@@ -68,6 +91,11 @@ class MatchmakingGrpcService final : public v1::MatchmakingService::CallbackServ
   BotRoster* const bots_;
   TicketStore* const store_;
   std::atomic<bool> serving_{false};
+  service::RateLimiter player_limiter_;
+  service::RateLimiter backend_limiter_;
+  service::RateLimiter peer_limiter_;
+  absl::Mutex bad_keys_mu_;
+  absl::flat_hash_map<std::string, absl::Time> bad_keys_ ABSL_GUARDED_BY(bad_keys_mu_);
 };
 
 grpc::Status ToGrpcStatus(const absl::Status& s);

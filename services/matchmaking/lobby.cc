@@ -133,6 +133,12 @@ void Lobby::FindTable(const std::string& player_id, const v1::FindTableRequest& 
     p.sink->End(absl::UnavailableError("matchmaking is draining; resubmit"));
     return;
   }
+  if (admissions_.size() >= options_.max_admissions) {
+    p.sink->End(absl::ResourceExhaustedError(
+        absl::StrCat("matchmaking has ", admissions_.size(),
+                     " requests waiting to be queued; retry in a moment")));
+    return;
+  }
   admissions_.push_back(std::move(p));
 }
 
@@ -501,7 +507,9 @@ void Lobby::SendQueued(const std::string& ticket_id, const Open& open) {
   absl::Duration waited = absl::Now() - open.queued;
   q.set_waited_ms(static_cast<int32_t>(absl::ToInt64Milliseconds(waited)));
   q.set_rating_window(open.spec->options.curve.Window(waited));
-  int waiting = matcher_ != nullptr ? matcher_->Waiting(open.spec->name) : 0;
+  // At least this ticket: the matcher's count (of its leased pools only) may be
+  // from before the ticket reached it.
+  int waiting = std::max(1, matcher_ != nullptr ? matcher_->Waiting(open.spec->name) : 0);
   q.set_pool_size(waiting);
   // Until bots fill in, the wait is for three more players of the window.
   absl::Duration left = open.spec->options.bot_fill

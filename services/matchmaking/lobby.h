@@ -50,6 +50,9 @@ struct LobbyOptions {
   std::string table_token;
   absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
   absl::Duration update_every = absl::Seconds(1);        // Queued updates
+  // FindTable requests waiting for the admission thread; more are
+  // RESOURCE_EXHAUSTED at once.
+  size_t max_admissions = 20000;
   // Ended tickets, finished assignments and expired parties are deleted this long
   // after they ended (TicketStore::SweepEnded), swept every `sweep_every`.
   absl::Duration keep_ended = absl::Hours(1);

@@ -8,11 +8,13 @@
 // Start-up applies the migrations (advisory-locked) and then serves. SIGTERM or
 // SIGINT drains: NOT_SERVING, streams end UNAVAILABLE (clients resubmit; tickets
 // and assignments are kept in PostgreSQL), the pools pass to other replicas.
+#include <algorithm>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "services/common/config.h"
@@ -59,7 +61,36 @@ struct Flags {
   int metrics_port = 9464;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
+  std::string seat_token_key_file;
+  GrpcOptions grpc;  // its quotas
+  BotQuota bot_quota;
+  int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
+  int max_admissions = static_cast<int>(LobbyOptions().max_admissions);
 };
+
+// The doors' quotas (services/matchmaking/README.md, "Bounds").
+void BindQuotas(service::Config& c, Flags& f) {
+  c.Bind("player_rate", &f.grpc.player_rate.per_second,
+         "calls per second per player (token) or bot account");
+  c.Bind("player_burst", &f.grpc.player_rate.burst, "burst per player or bot account");
+  c.Bind("backend_rate", &f.grpc.backend_rate.per_second,
+         "calls per second of callers with the service token, together");
+  c.Bind("backend_burst", &f.grpc.backend_rate.burst, "burst of the service token's callers");
+  c.Bind("peer_rate", &f.grpc.peer_rate.per_second,
+         "calls per second per client address, for callers not verified (and every "
+         "ServeBot before its key is looked up)");
+  c.Bind("peer_burst", &f.grpc.peer_rate.burst, "burst per client address");
+  c.Bind("bot_stream_capacity", &f.grpc.max_bot_capacity,
+         "most tables one ServeBot stream may offer");
+  c.Bind("bot_max_streams", &f.bot_quota.max_streams,
+         "ServeBot streams one bot account may hold open on a replica");
+  c.Bind("bot_max_capacity", &f.bot_quota.max_capacity,
+         "tables one bot account's streams may offer together on a replica");
+  c.Bind("stream_buffer", &f.stream_buffer,
+         "messages a stream holds for a slow client before it ends RESOURCE_EXHAUSTED");
+  c.Bind("max_admissions", &f.max_admissions,
+         "FindTable requests waiting to be queued before more are RESOURCE_EXHAUSTED");
+}
 
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.listen, "address:port for gRPC");
@@ -105,6 +136,10 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
+  c.Bind("seat_token_key_file", &f.seat_token_key_file,
+         "file with the key seat tokens are derived from (HMAC-SHA256; every replica "
+         "the same); empty: derived from --service_token");
+  BindQuotas(c, f);
 }
 
 absl::Status Migrate(const std::string& url, const std::string& dir) {
@@ -114,6 +149,17 @@ absl::Status Migrate(const std::string& url, const std::string& dir) {
   return pool.Run("migrating", [&](pqxx::connection& c) {
     return storage::ApplyMigrations(c, *migrations);
   });
+}
+
+// The contents of a key file; `trim`: without the newlines it ends with.
+absl::StatusOr<std::string> ReadKeyFile(const std::string& path, bool trim) {
+  std::ifstream in(path);
+  std::stringstream contents;
+  contents << in.rdbuf();
+  std::string key = contents.str();
+  while (trim && !key.empty() && key.back() == '\n') key.pop_back();
+  if (!in || key.empty()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  return key;
 }
 
 // A migration that fails this way fails the same at every attempt.
@@ -147,24 +193,33 @@ int Run(int argc, char** argv) {
   mc.auth.issuer = flags.jwt_issuer;
   mc.auth.audience = flags.jwt_audience;
   if (!flags.jwt_key_file.empty()) {
-    std::ifstream in(flags.jwt_key_file);
-    std::stringstream key;
-    key << in.rdbuf();
-    if (!in || key.str().empty()) {
-      service::LogError("cannot read --jwt_key_file", {{"file", flags.jwt_key_file}});
-      return 2;
-    }
-    mc.auth.jwt_key = key.str();
-    if (flags.jwt_algorithm == "HS256") {
-      // A secret file usually ends with a newline that is not part of the secret.
-      while (!mc.auth.jwt_key.empty() && mc.auth.jwt_key.back() == '\n') {
-        mc.auth.jwt_key.pop_back();
-      }
-    } else if (flags.jwt_algorithm != "RS256") {
+    if (flags.jwt_algorithm != "HS256" && flags.jwt_algorithm != "RS256") {
       service::LogError("--jwt_algorithm must be HS256 or RS256");
       return 2;
     }
+    // A secret file usually ends with a newline that is not part of the secret.
+    absl::StatusOr<std::string> key =
+        ReadKeyFile(flags.jwt_key_file, /*trim=*/flags.jwt_algorithm == "HS256");
+    if (!key.ok()) {
+      service::LogError("cannot read --jwt_key_file", {{"file", flags.jwt_key_file}});
+      return 2;
+    }
+    mc.auth.jwt_key = *key;
   }
+  mc.seat_token_key = "mamlaka seat tokens:" + flags.service_token;
+  if (!flags.seat_token_key_file.empty()) {
+    absl::StatusOr<std::string> key = ReadKeyFile(flags.seat_token_key_file, true);
+    if (!key.ok()) {
+      service::LogError("cannot read --seat_token_key_file",
+                        {{"file", flags.seat_token_key_file}});
+      return 2;
+    }
+    mc.seat_token_key = *key;
+  }
+  mc.grpc = flags.grpc;
+  mc.grpc.stream_buffer = static_cast<size_t>(std::max(1, flags.stream_buffer));
+  mc.bot_quota = flags.bot_quota;
+  mc.max_admissions = static_cast<size_t>(std::max(1, flags.max_admissions));
   for (absl::string_view level : absl::StrSplit(flags.stake_levels, ',', absl::SkipEmpty())) {
     int64_t v = 0;
     if (!absl::SimpleAtoi(level, &v) || v <= 0) {

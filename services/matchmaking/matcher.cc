@@ -368,8 +368,9 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
   for (int s = 0; s < kSeats; ++s) {
     const SeatPlan& plan = group.seats[s];
     v1::SeatAssignment* seat = request.add_seats();
-    // Chosen here so that the placement, asked for again, gets the same table back.
-    seat->set_seat_token(service::NewSeatToken());
+    // Chosen here so that the placement, asked for again, gets the same table back;
+    // derived, so that nothing stored can act for the seat (seat_tokens.h).
+    seat->set_seat_token(options_.seat_tokens->For(request.request_id(), s));
     AssignmentRow row{.seat = s,
                       .team = state.spec->mode.team(),
                       .format = state.spec->mode.format(),
@@ -552,7 +553,7 @@ Matcher::PlacementArrays Matcher::ArraysOf(const std::vector<Job>& jobs) {
     const std::string& id = job.request.request_id();
     a.request_ids.AddString(id);
     a.pools.AddString(job.pool);
-    a.requests.AddString(job.request.SerializeAsString());
+    a.requests.AddString(SeatTokens::Stored(job.request));
     a.possible.AddTime(job.possible);
     a.first_seats.AddInt(a.seats.size() + 1);
     for (const AssignmentRow& seat : job.seats) {
@@ -605,6 +606,7 @@ std::vector<Matcher::Job> Matcher::UnfinishedPlacements(pqxx::transaction_base& 
       job.pool = state.spec->name;
       job.wait = state.wait;
       job.request.ParseFromString(pqxx::binarystring(row[1]).str());
+      options_.seat_tokens->Restore(&job.request);
       job.possible = absl::FromUnixMicros(row[2].as<int64_t>());
     }
     const int s = row[3].as<int>();
@@ -746,6 +748,11 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
       a.table_id = placed[i].response.table_id();
       a.address = placed[i].address;
       a.seat_token = placed[i].response.seat_tokens(a.seat);
+      // A placement recorded by a release that chose its tokens at random keeps
+      // them (migration 0032).
+      if (a.seat_token == options_.seat_tokens->For(job.request.request_id(), a.seat)) {
+        a.placement_id = job.request.request_id();
+      }
       rows.push_back(std::move(a));
       row_requests.push_back(job.request.request_id());
     }
@@ -811,7 +818,7 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       players(PgType::kText), tickets(PgType::kText), bots(PgType::kBool),
       addresses(PgType::kText), tokens(PgType::kText), teams(PgType::kInt4),
       formats(PgType::kInt4), stakes(PgType::kInt8), possible(PgType::kTimestampTz),
-      streams(PgType::kText);
+      streams(PgType::kText), placements(PgType::kText);
   for (size_t i = 0; i < rows.size(); ++i) {
     const AssignmentRow& a = rows[i];
     requests.AddString(row_requests[i]);
@@ -821,7 +828,14 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
     if (a.ticket_id.empty()) tickets.AddNull(); else tickets.AddString(a.ticket_id);
     bots.AddBool(a.bot);
     addresses.AddString(a.address);
-    tokens.AddString(a.seat_token);
+    // The placement id stands for the token, which is not stored.
+    if (a.placement_id.empty()) {
+      tokens.AddString(a.seat_token);
+      placements.AddNull();
+    } else {
+      tokens.AddString("");
+      placements.AddString(a.placement_id);
+    }
     teams.AddInt(a.team);
     formats.AddInt(a.format);
     stakes.AddInt(a.stake);
@@ -846,13 +860,14 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       "FROM still_placing AS l WHERE t.ctid = l.ctid "
       "AND l.group_id IN (SELECT request_id FROM mine)), "
       "seated AS (INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, "
-      "address, seat_token, team, format, stake, possible, bot_stream) "
+      "address, seat_token, team, format, stake, possible, bot_stream, placement_id) "
       "SELECT table_id, seat, player_id, ticket_id, bot, address, seat_token, team, "
-      "format, stake, possible, bot_stream FROM unnest($4::text[], $5::text[], "
-      "$6::int4[], $7::text[], $8::text[], $9::bool[], $10::text[], $11::text[], "
-      "$12::int4[], $13::int4[], $14::int8[], $15::timestamptz[], $16::text[]) AS u "
+      "format, stake, possible, bot_stream, placement_id FROM unnest($4::text[], "
+      "$5::text[], $6::int4[], $7::text[], $8::text[], $9::bool[], $10::text[], "
+      "$11::text[], $12::int4[], $13::int4[], $14::int8[], $15::timestamptz[], "
+      "$16::text[], $17::text[]) AS u "
       "(request_id, table_id, seat, player_id, ticket_id, bot, address, seat_token, "
-      "team, format, stake, possible, bot_stream) "
+      "team, format, stake, possible, bot_stream, placement_id) "
       "WHERE u.request_id IN (SELECT request_id FROM mine)), "
       "back AS (UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, "
       "changed = now() FROM still_placing AS l WHERE t.ctid = l.ctid "
@@ -863,7 +878,7 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       TextArray(all_tickets).Finish(), requests.Finish(), tables.Finish(),
       seat_no.Finish(), players.Finish(), tickets.Finish(), bots.Finish(),
       addresses.Finish(), tokens.Finish(), teams.Finish(), formats.Finish(),
-      stakes.Finish(), possible.Finish(), streams.Finish());
+      stakes.Finish(), possible.Finish(), streams.Finish(), placements.Finish());
 }
 
 }  // namespace trix::matchmaking

@@ -93,6 +93,7 @@ struct MatcherOptions {
   // tickets go back to the queue (and the table, if made, to its autopilot).
   absl::Duration give_up_placing = absl::Minutes(2);
   absl::Duration stage_log_every;  // 0: off (stage_log.h)
+  const SeatTokens* seat_tokens = nullptr;  // the seats' tokens (required)
 };
 
 class Matcher {

@@ -44,8 +44,12 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
     const MatchmakingConfig& config, prometheus::Registry* registry) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  if (config.seat_token_key.empty()) {
+    return absl::InvalidArgumentError("a seat token key is required");
+  }
   std::unique_ptr<MatchmakingServer> s(new MatchmakingServer());
-  s->store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections);
+  s->store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections,
+                                            SeatTokens(config.seat_token_key));
   if (!config.ratings_address.empty()) {
     s->ratings_ = v1::RatingsService::NewStub(
         grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()));
@@ -63,6 +67,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .table_token = config.placement.service_token,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
+                     .max_admissions = config.max_admissions,
                      .keep_ended = config.keep_ended};
   MatchmakingServer* raw = s.get();
   s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
@@ -71,7 +76,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       [raw](const std::string& address, const std::string& table) {
         return raw->lobby_->GameOver(address, table);
       },
-      s->store_.get(), s->bot_streams_.get());
+      s->store_.get(), s->bot_streams_.get(), config.bot_quota);
   MatcherOptions matcher{.database_url = config.database_url,
                          .pools = pools,
                          .tick = config.tick,
@@ -79,7 +84,8 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                          .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
                          .db = &s->store_->pool(),
-                         .stage_log_every = config.stage_log_every};
+                         .stage_log_every = config.stage_log_every,
+                         .seat_tokens = &s->store_->seat_tokens()};
   s->matcher_ = std::make_unique<Matcher>(
       matcher, s->placement_.get(),
       [raw](const v1::Mode& mode, const std::vector<std::string>& taken) {

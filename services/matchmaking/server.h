@@ -34,6 +34,7 @@ struct MatchmakingConfig {
   std::string listen_address = "0.0.0.0:50061";
   std::string database_url;
   int db_connections = 8;
+  std::string seat_token_key;  // required: the key of derived seat tokens (seat_tokens.h)
   std::string ratings_address;  // "" = no ratings service (see lobby.h)
   std::string ratings_token;    // bearer token for it
   PlayerAuthOptions auth;
@@ -51,6 +52,8 @@ struct MatchmakingConfig {
   int default_rating = 1500;
   v1::Clocks clocks;
   GrpcOptions grpc;
+  BotQuota bot_quota;
+  size_t max_admissions = LobbyOptions().max_admissions;
 };
 
 // The pools: four modes x (free + each stake level).

@@ -18,24 +18,6 @@ absl::Time FromEpoch(const pqxx::field& f) {
   return absl::FromUnixMicros(static_cast<int64_t>(f.as<double>() * 1e6));
 }
 
-AssignmentRow ReadAssignment(const pqxx::row& r) {
-  AssignmentRow a;
-  a.table_id = r[0].as<std::string>();
-  a.seat = r[1].as<int>();
-  a.player_id = r[2].as<std::string>();
-  a.ticket_id = r[3].as<std::string>();
-  a.bot = r[4].as<bool>();
-  a.address = r[5].as<std::string>();
-  a.seat_token = r[6].as<std::string>();
-  a.team = r[7].as<int>();
-  a.format = r[8].as<int>();
-  a.stake = r[9].as<int64_t>();
-  a.possible = FromEpoch(r[10]);
-  a.matched = FromEpoch(r[11]);
-  a.bot_stream = r[12].as<std::string>();
-  return a;
-}
-
 std::vector<std::string> ReadTextArray(const pqxx::field& f) {
   std::vector<std::string> out;
   pqxx::array_parser parser = f.as_array();
@@ -51,24 +33,6 @@ std::vector<std::string> ReadTextArray(const pqxx::field& f) {
 constexpr char kLiveTicketsOf[] =
     "SELECT player_id, ticket_id FROM mm_tickets WHERE player_id = ANY($1::text[]) "
     "AND status IN ('waiting', 'placing')";
-
-// The live tickets and live seats (the newest last) of `players`, read in `tx`.
-void ReadLiveOf(pqxx::work& tx, const std::vector<std::string>& players,
-                absl::flat_hash_map<std::string, std::string>* live,
-                absl::flat_hash_map<std::string, AssignmentRow>* seat) {
-  const pqxx::binarystring ids = TextArray(players).Finish();
-  for (const pqxx::row& r : tx.exec_params(kLiveTicketsOf, ids)) {
-    (*live)[r[0].as<std::string>()] = r[1].as<std::string>();
-  }
-  for (const pqxx::row& r : tx.exec_params(
-           absl::StrCat("SELECT ", kAssignmentColumns, " FROM mm_assignments "
-                        "WHERE player_id = ANY($1::text[]) AND NOT finished "
-                        "ORDER BY matched"),
-           ids)) {
-    AssignmentRow a = ReadAssignment(r);
-    (*seat)[a.player_id] = std::move(a);  // the newest wins
-  }
-}
 
 }  // namespace
 
@@ -98,8 +62,49 @@ PgArray TextArray(const std::vector<std::string>& values) {
   return a;
 }
 
-TicketStore::TicketStore(std::string url, int connections)
-    : pool_(std::move(url), connections, "mamlaka matchmaking") {}
+TicketStore::TicketStore(std::string url, int connections, SeatTokens seat_tokens)
+    : pool_(std::move(url), connections, "mamlaka matchmaking"),
+      seat_tokens_(std::move(seat_tokens)) {}
+
+AssignmentRow TicketStore::ReadAssignment(const pqxx::row& r) const {
+  AssignmentRow a;
+  a.table_id = r[0].as<std::string>();
+  a.seat = r[1].as<int>();
+  a.player_id = r[2].as<std::string>();
+  a.ticket_id = r[3].as<std::string>();
+  a.bot = r[4].as<bool>();
+  a.address = r[5].as<std::string>();
+  a.team = r[7].as<int>();
+  a.format = r[8].as<int>();
+  a.stake = r[9].as<int64_t>();
+  a.possible = FromEpoch(r[10]);
+  a.matched = FromEpoch(r[11]);
+  a.bot_stream = r[12].as<std::string>();
+  // A row without its placement was written by a release that stored the token;
+  // it goes within a day (SweepEnded).
+  a.placement_id = r[13].as<std::string>();
+  a.seat_token = a.placement_id.empty() ? r[6].as<std::string>()
+                                        : seat_tokens_.For(a.placement_id, a.seat);
+  return a;
+}
+
+void TicketStore::ReadLiveOf(pqxx::transaction_base& tx,
+                             const std::vector<std::string>& players,
+                             absl::flat_hash_map<std::string, std::string>* live,
+                             absl::flat_hash_map<std::string, AssignmentRow>* seat) const {
+  const pqxx::binarystring ids = TextArray(players).Finish();
+  for (const pqxx::row& r : tx.exec_params(kLiveTicketsOf, ids)) {
+    (*live)[r[0].as<std::string>()] = r[1].as<std::string>();
+  }
+  for (const pqxx::row& r : tx.exec_params(
+           absl::StrCat("SELECT ", kAssignmentColumns, " FROM mm_assignments "
+                        "WHERE player_id = ANY($1::text[]) AND NOT finished "
+                        "ORDER BY matched"),
+           ids)) {
+    AssignmentRow a = ReadAssignment(r);
+    (*seat)[a.player_id] = std::move(a);  // the newest wins
+  }
+}
 
 absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) {
   Admitted admitted;
@@ -369,9 +374,30 @@ absl::StatusOr<int64_t> TicketStore::SweepEnded(absl::Duration keep, int limit) 
   return swept;
 }
 
+namespace {
+
+// FAILED_PRECONDITION naming the live party `player_id` is in, if any. The
+// player's advisory lock, held to the end of `tx`, orders their party calls, so
+// two at once cannot both find them in none.
+absl::Status NotInALiveParty(pqxx::transaction_base& tx, const std::string& player_id,
+                             const std::string& except_party = "") {
+  tx.exec_params("SELECT pg_advisory_xact_lock(hashtext('mm-party:' || $1))", player_id);
+  const pqxx::result r = tx.exec_params(
+      "SELECT party_id FROM mm_parties WHERE members @> ARRAY[$1::text] "
+      "AND expires > now() AND party_id <> $2 LIMIT 1",
+      player_id, except_party);
+  if (r.empty()) return absl::OkStatus();
+  return absl::FailedPreconditionError(
+      absl::StrCat("the player is in party ", r[0][0].as<std::string>(),
+                   " already; leave it first (LeaveParty)"));
+}
+
+}  // namespace
+
 absl::Status TicketStore::CreateParty(const PartyRow& party) {
   return pool_.Run("creating a party", [&](pqxx::connection& c) {
     pqxx::work tx(c);
+    if (absl::Status s = NotInALiveParty(tx, party.members.front()); !s.ok()) return s;
     tx.exec_params0(
         "INSERT INTO mm_parties (party_id, code, members, expires) "
         "VALUES ($1, $2, $3::text[], to_timestamp($4))",
@@ -411,6 +437,7 @@ absl::StatusOr<PartyRow> TicketStore::JoinParty(const std::string& code,
     if (party.members.size() >= 2) {
       return absl::FailedPreconditionError("the party is full");
     }
+    if (absl::Status s = NotInALiveParty(tx, player_id, party.party_id); !s.ok()) return s;
     party.members.push_back(player_id);
     tx.exec_params0("UPDATE mm_parties SET members = $2::text[] WHERE party_id = $1",
                     party.party_id, TextArray(party.members).Finish());
@@ -446,7 +473,12 @@ absl::Status TicketStore::LeaveParty(const std::string& party_id,
         "UPDATE mm_parties SET members = array_remove(members, $2) "
         "WHERE party_id = $1 AND $2 = ANY(members) RETURNING cardinality(members)",
         party_id, player_id);
-    if (r.empty()) return absl::NotFoundError("not a member of this party");
+    if (r.empty()) {
+      if (tx.exec_params("SELECT 1 FROM mm_parties WHERE party_id = $1", party_id).empty()) {
+        return absl::NotFoundError("no such party");
+      }
+      return absl::PermissionDeniedError("the player is not a member of this party");
+    }
     if (r[0][0].as<int>() == 0) {
       tx.exec_params0("DELETE FROM mm_parties WHERE party_id = $1", party_id);
     }

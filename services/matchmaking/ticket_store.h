@@ -6,7 +6,7 @@
 // the requests of a few milliseconds into one transaction each, which is how the
 // queue keeps up with thousands of tickets a second on one database.
 //
-//   TicketStore store(url, 4);
+//   TicketStore store(url, 4, SeatTokens(key));
 //   auto outcomes = store.Admit(rows);        // supersedes, inserts or resumes
 //   auto cancelled = store.Cancel({ticket_id});
 #ifndef TRIX_SERVICES_MATCHMAKING_TICKET_STORE_H_
@@ -15,11 +15,14 @@
 #include <cstdint>
 #include <optional>
 #include <pqxx/row>
+#include <pqxx/transaction_base>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "services/matchmaking/seat_tokens.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/pg_array.h"
 
@@ -50,7 +53,10 @@ struct AssignmentRow {
   std::string ticket_id;  // "" for a bot's seat
   bool bot = false;
   std::string address;
-  std::string seat_token;
+  std::string seat_token;  // derived on reading (seat_tokens.h), never stored
+  // The placement the token is derived from; "" for a row of a release that
+  // stored its token (kept as it is; migration 0032).
+  std::string placement_id;
   int team = 0;
   int format = 0;
   int64_t stake = 0;
@@ -88,7 +94,8 @@ struct PartyRow {
 
 class TicketStore {
  public:
-  TicketStore(std::string url, int connections);
+  // `seat_tokens` gives the assignments read their seats' tokens.
+  TicketStore(std::string url, int connections, SeatTokens seat_tokens);
 
   // Queues `rows` (ticket_id set by the caller). A player's older live ticket is
   // superseded unless it has the same request_id, in which case it is resumed; a
@@ -124,10 +131,13 @@ class TicketStore {
   // (migration 0024). Returns how many rows went.
   absl::StatusOr<int64_t> SweepEnded(absl::Duration keep, int limit);
 
+  // A player is a member of one live (unexpired) party at most: creating or
+  // joining another is FAILED_PRECONDITION naming the one they are in.
   absl::Status CreateParty(const PartyRow& party);
   // FAILED_PRECONDITION when full or expired, NOT_FOUND for an unknown code.
   absl::StatusOr<PartyRow> JoinParty(const std::string& code, const std::string& player_id);
   absl::StatusOr<PartyRow> Party(const std::string& party_id);
+  // NOT_FOUND for an unknown party, PERMISSION_DENIED for one the player is not in.
   absl::Status LeaveParty(const std::string& party_id, const std::string& player_id);
 
   // ALREADY_EXISTS for a taken name.
@@ -139,9 +149,18 @@ class TicketStore {
   absl::StatusOr<BotAccount> BotByKeyHash(const std::string& key_hash);
 
   storage::ConnectionPool& pool() { return pool_; }
+  const SeatTokens& seat_tokens() const { return seat_tokens_; }
 
  private:
+  // An assignment from a row that selected kAssignmentColumns.
+  AssignmentRow ReadAssignment(const pqxx::row& r) const;
+  // The live tickets and live seats (the newest wins) of `players`, read in `tx`.
+  void ReadLiveOf(pqxx::transaction_base& tx, const std::vector<std::string>& players,
+                  absl::flat_hash_map<std::string, std::string>* live,
+                  absl::flat_hash_map<std::string, AssignmentRow>* seat) const;
+
   storage::ConnectionPool pool_;
+  const SeatTokens seat_tokens_;
 };
 
 // The columns ReadTicket reads, in its order: select them to read tickets (the
@@ -153,7 +172,8 @@ inline constexpr char kTicketColumns[] =
 inline constexpr char kAssignmentColumns[] =
     "table_id, seat, player_id, coalesce(ticket_id, ''), bot, address, seat_token, "
     "team, format, stake, extract(epoch from possible)::float8, "
-    "extract(epoch from matched)::float8, coalesce(bot_stream, '')";
+    "extract(epoch from matched)::float8, coalesce(bot_stream, ''), "
+    "coalesce(placement_id, '')";
 
 
 // A ticket from a row that selected kTicketColumns.

@@ -22,7 +22,7 @@ class TicketStoreTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
-    store_ = std::make_unique<TicketStore>(db_->url(), 4);
+    store_ = std::make_unique<TicketStore>(db_->url(), 4, SeatTokens("test seat key"));
   }
 
   static TicketRow Row(const std::string& player, const std::string& request) {

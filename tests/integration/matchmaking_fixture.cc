@@ -104,6 +104,7 @@ MatchmakingConfig TestConfig(const std::string& db_url) {
   c.listen_address = "127.0.0.1:0";
   c.database_url = db_url;
   c.auth.service_token = table::kServiceToken;
+  c.seat_token_key = "integration seat token key";
   c.auth.jwt_algorithm = "HS256";
   c.auth.jwt_key = kJwtSecret;
   c.auth.issuer = "login.trix";

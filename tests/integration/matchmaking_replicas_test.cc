@@ -213,6 +213,16 @@ TEST_F(MatchmakingReplicasTest, APlacementCutShortByACrashIsFinishedByTheNextMat
   ASSERT_EQ(Count(tables_of_solo), 1);
   ASSERT_EQ(Count("SELECT count(*) FROM mm_placements"), 1);
   ASSERT_EQ(Count("SELECT count(*) FROM mm_assignments"), 0);
+  {
+    // The placement is recorded without the seat tokens it asked for.
+    pqxx::connection c(db_->url());
+    pqxx::read_transaction tx(c);
+    v1::CreateTableRequest recorded;
+    ASSERT_TRUE(recorded.ParseFromString(
+        pqxx::binarystring(tx.exec1("SELECT request FROM mm_placements")[0]).str()));
+    ASSERT_EQ(recorded.seats_size(), 4);
+    for (const v1::SeatAssignment& seat : recorded.seats()) EXPECT_EQ(seat.seat_token(), "");
+  }
 
   // The next matcher finishes the placement on its own; then the player, back,
   // finds the seat. (A resubmission racing that commit is another matter: it may
@@ -234,7 +244,18 @@ TEST_F(MatchmakingReplicasTest, APlacementCutShortByACrashIsFinishedByTheNextMat
             tx.exec1("SELECT game_id FROM game_seats WHERE player_id = 'solo'")[0]
                 .as<std::string>());
   EXPECT_EQ(tx.exec1("SELECT count(*) FROM mm_placements")[0].as<int64_t>(), 0);
+  EXPECT_EQ(tx.exec1("SELECT count(*) FROM mm_assignments WHERE seat_token <> ''")[0]
+                .as<int64_t>(),
+            0);
   EXPECT_EQ(SeatedTwice(), 0);
+  // The token the next matcher derived again is the one the table was made with.
+  const v1::Assignment seat = again.assignment();
+  table::SeatClient client(grpc::CreateChannel(seat.address(), grpc::InsecureChannelCredentials()),
+                           seat.table_id(), seat.seat_token(), seat.seat());
+  client.Open(0);
+  EXPECT_TRUE(client.WaitUntil([](const auto& updates) { return !updates.empty(); },
+                               absl::Seconds(10)));
+  EXPECT_TRUE(client.act_errors().empty());
 }
 
 // The table service makes the table but its answer is lost (a failpoint answers

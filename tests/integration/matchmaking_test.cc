@@ -2,7 +2,8 @@
 // gRPC streams: players queue and share tables, parties sit as partners, bots fill
 // after the wait (the table's autopilot plays the seats no bot takes, without
 // waiting a clock), tickets are superseded, cancelled and resumed, assignments are
-// delivered again, and bad requests get their exact status.
+// delivered again (with seat tokens derived, never stored), bad requests get their
+// exact status, and every door has its quota.
 #include <jwt.h>
 
 #include <cstdlib>
@@ -49,6 +50,32 @@ class MatchmakingFlowTest : public MatchmakingTest {
     grpc::Status s = stub_->RegisterBot(&context, request, &response);
     EXPECT_TRUE(s.ok()) << s.error_message();
     return response;
+  }
+  // A ServeBot stream's end within `wait` (DEADLINE_EXCEEDED: it was served).
+  grpc::Status ServeStatus(const std::string& key, int capacity,
+                           absl::Duration wait = absl::Milliseconds(500)) {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", "Bearer " + key);
+    c.set_deadline(absl::ToChronoTime(absl::Now() + wait));
+    v1::ServeBotRequest request;
+    request.set_capacity(capacity);
+    auto reader = stub_->ServeBot(&c, request);
+    v1::BotUpdate u;
+    while (reader->Read(&u)) {
+    }
+    return reader->Finish();
+  }
+  int64_t Count(const std::string& sql) {
+    pqxx::connection c(db_->url());
+    pqxx::nontransaction tx(c);
+    return tx.exec1(sql)[0].as<int64_t>();
+  }
+  void AwaitBots(int n) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (matchmaking_->bots().connected() != n && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ASSERT_EQ(matchmaking_->bots().connected(), n);
   }
   grpc::Status CallParty(const std::string& player, const std::string& code,
                          v1::Party* party) {
@@ -205,18 +232,7 @@ TEST_F(MatchmakingFlowTest, BotKeysRotateAndRevoke) {
   v1::RegisterBotResponse rotated;
   ASSERT_TRUE(stub_->RotateBotKey(&c1, rotate, &rotated).ok());
   EXPECT_NE(rotated.key(), bot.key());
-  auto serve_status = [&](const std::string& key) {
-    grpc::ClientContext c;
-    c.AddMetadata("authorization", "Bearer " + key);
-    c.set_deadline(std::chrono::system_clock::now() + std::chrono::milliseconds(500));
-    v1::ServeBotRequest request;
-    request.set_capacity(1);
-    auto reader = stub_->ServeBot(&c, request);
-    v1::BotUpdate u;
-    while (reader->Read(&u)) {
-    }
-    return reader->Finish().error_code();
-  };
+  auto serve_status = [&](const std::string& key) { return ServeStatus(key, 1).error_code(); };
   EXPECT_EQ(serve_status(bot.key()), grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(serve_status(rotated.key()), grpc::StatusCode::DEADLINE_EXCEEDED);  // served
   grpc::ClientContext c2;
@@ -240,6 +256,8 @@ TEST_F(MatchmakingFlowTest, TheWindowWidensWhileWaiting) {
   auto player = Queue("patient");
   ASSERT_TRUE(player->WaitQueued(3));
   std::vector<v1::Queued> q = player->queued();
+  // The ticket waits in the pool it reports on, from the first update on.
+  for (const v1::Queued& u : q) EXPECT_GE(u.pool_size(), 1) << u.ShortDebugString();
   EXPECT_GT(q.back().rating_window(), q.front().rating_window());
   EXPECT_GT(q.back().waited_ms(), q.front().waited_ms());
 }
@@ -289,6 +307,19 @@ TEST_F(MatchmakingFlowTest, AReconnectGetsItsAssignment) {
   ASSERT_TRUE(again->status().ok());
   EXPECT_EQ(again->assignment().table_id(), first.table_id());
   EXPECT_EQ(again->assignment().seat_token(), first.seat_token());
+  // Nothing stored can act for a seat: no token in the database, each seat's
+  // derived again from its placement.
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments"), 4);
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments "
+                  "WHERE seat_token <> '' OR placement_id IS NULL"),
+            0);
+  {
+    pqxx::connection c(db_->url());
+    pqxx::nontransaction tx(c);
+    for (const pqxx::row& r : tx.exec("SELECT table_id, seat_token FROM mm_assignments")) {
+      EXPECT_EQ(r[1].as<std::string>(), "");
+    }
+  }
   grpc::ClientContext context;
   context.AddMetadata("authorization", kServiceBearer);
   v1::GetAssignmentRequest request;
@@ -296,6 +327,13 @@ TEST_F(MatchmakingFlowTest, AReconnectGetsItsAssignment) {
   v1::Assignment got;
   ASSERT_TRUE(stub_->GetAssignment(&context, request, &got).ok());
   EXPECT_EQ(got.seat(), first.seat());
+  EXPECT_EQ(got.seat_token(), first.seat_token());
+  // The token resent is the table's: it subscribes the seat.
+  table::SeatClient seat(grpc::CreateChannel(got.address(), grpc::InsecureChannelCredentials()),
+                         got.table_id(), got.seat_token(), got.seat());
+  seat.Open(0);
+  EXPECT_TRUE(seat.WaitUntil([](const auto& updates) { return !updates.empty(); },
+                             absl::Seconds(10)));
   grpc::ClientContext none;
   none.AddMetadata("authorization", kServiceBearer);
   request.set_player_id("nobody");
@@ -332,8 +370,25 @@ TEST_F(MatchmakingFlowTest, BadRequestsGetTheirStatus) {
   stranger.set_party_id("no-such-party");
   EXPECT_EQ(status_of(stranger, kServiceBearer).error_code(), grpc::StatusCode::NOT_FOUND);
   v1::Party party;
-  EXPECT_EQ(CallParty("y", "NOSUCHCD", &party).error_code(), grpc::StatusCode::NOT_FOUND);
+  // A code that could be one but names no party; one that cannot be a code.
+  EXPECT_EQ(CallParty("y", "NSUCHCD2", &party).error_code(), grpc::StatusCode::NOT_FOUND);
+  grpc::Status bad_code = CallParty("y", "!! not a code !!", &party);
+  EXPECT_EQ(bad_code.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_THAT(bad_code.error_message(), ::testing::HasSubstr("a party code is 8 characters"));
   ASSERT_TRUE(CallParty("y", "", &party).ok());
+  // Leaving: a party one is not in, and a party that does not exist.
+  auto leave = [&](const std::string& player, const std::string& party_id) {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", kServiceBearer);
+    v1::LeavePartyRequest request;
+    request.set_player_id(player);
+    request.set_party_id(party_id);
+    v1::LeavePartyResponse response;
+    return stub_->LeaveParty(&c, request, &response);
+  };
+  EXPECT_EQ(leave("not-a-member", party.party_id()).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(leave("y", "no-such-party").error_code(), grpc::StatusCode::NOT_FOUND);
   v1::FindTableRequest half = Request("y");
   half.set_party_id(party.party_id());
   EXPECT_EQ(status_of(half, kServiceBearer).error_code(),
@@ -355,6 +410,196 @@ TEST_F(MatchmakingFlowTest, PlayerTokensActForTheirPlayerOnly) {
   TicketClient expired(stub_.get(), own, PlayerToken("tokenholder", -600));
   ASSERT_TRUE(expired.WaitDone());
   EXPECT_EQ(expired.status().error_code(), grpc::StatusCode::UNAUTHENTICATED);
+}
+
+TEST_F(MatchmakingFlowTest, APlayerHoldsOneLivePartyAndCannotFloodTheDoor) {
+  const std::string token = PlayerToken("flooder", 600);
+  int created = 0, refused = 0, exhausted = 0;
+  std::string party_id, refusal, exhaustion;
+  for (int i = 0; i < 200; ++i) {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", token);
+    v1::CreatePartyRequest request;  // the token's player
+    v1::Party party;
+    grpc::Status s = stub_->CreateParty(&c, request, &party);
+    if (s.ok()) {
+      ++created;
+      party_id = party.party_id();
+    } else if (s.error_code() == grpc::StatusCode::FAILED_PRECONDITION) {
+      ++refused;
+      refusal = s.error_message();
+    } else if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++exhausted;
+      exhaustion = s.error_message();
+    } else {
+      ADD_FAILURE() << s.error_code() << " " << s.error_message();
+    }
+  }
+  EXPECT_EQ(created, 1);
+  EXPECT_GT(refused, 0);
+  EXPECT_THAT(refusal, ::testing::HasSubstr(party_id));
+  EXPECT_GT(exhausted, 150);  // the burst (20) and what refilled meanwhile got through
+  EXPECT_THAT(exhaustion, ::testing::HasSubstr("too many calls for flooder"));
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_parties"), 1);
+  // Another player's quota is their own; a member of the party cannot join another.
+  grpc::ClientContext c;
+  c.AddMetadata("authorization", PlayerToken("bystander", 600));
+  v1::Party other;
+  ASSERT_TRUE(stub_->CreateParty(&c, v1::CreatePartyRequest(), &other).ok());
+  v1::Party joined;
+  ASSERT_TRUE(CallParty("partner", other.code(), &joined).ok());
+  v1::Party second;
+  ASSERT_TRUE(CallParty("third", "", &second).ok());
+  EXPECT_EQ(CallParty("partner", second.code(), &joined).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+}
+
+TEST_F(MatchmakingFlowTest, CallersNotVerifiedAreLimitedByTheirAddress) {
+  int unauthenticated = 0, exhausted = 0;
+  for (int i = 0; i < 100; ++i) {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", "Bearer not-a-token");
+    v1::GetAssignmentRequest request;
+    request.set_player_id("x");
+    v1::Assignment a;
+    grpc::Status s = stub_->GetAssignment(&c, request, &a);
+    unauthenticated += s.error_code() == grpc::StatusCode::UNAUTHENTICATED;
+    if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++exhausted;
+      EXPECT_THAT(s.error_message(), ::testing::HasSubstr("too many calls from this address"));
+    }
+  }
+  EXPECT_GE(unauthenticated, 40);  // the address's burst
+  EXPECT_LT(unauthenticated, 60);
+  EXPECT_EQ(unauthenticated + exhausted, 100);
+  // The backend, verified, has its own quota.
+  grpc::ClientContext c;
+  c.AddMetadata("authorization", kServiceBearer);
+  v1::GetAssignmentRequest request;
+  request.set_player_id("x");
+  v1::Assignment a;
+  EXPECT_EQ(stub_->GetAssignment(&c, request, &a).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(MatchmakingFlowTest, MadeUpBotKeysAreLimitedBeforeAnyLookup) {
+  int unauthenticated = 0, exhausted = 0;
+  for (int i = 0; i < 100; ++i) {
+    grpc::Status s = ServeStatus("made-up-key-" + std::to_string(i % 3), 1);
+    unauthenticated += s.error_code() == grpc::StatusCode::UNAUTHENTICATED;
+    exhausted += s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED;
+  }
+  EXPECT_GE(unauthenticated, 40);
+  EXPECT_LT(unauthenticated, 60);
+  EXPECT_EQ(unauthenticated + exhausted, 100);
+}
+
+TEST_F(MatchmakingFlowTest, ABotAccountsStreamsAndCapacityAreCapped) {
+  MatchmakingConfig config = TestConfig(db_->url());
+  config.bot_quota = {.max_streams = 2, .max_capacity = 10};
+  StartMatchmaking(config);
+  v1::RegisterBotResponse capped = RegisterBot("capped"), other = RegisterBot("other");
+  auto first = std::make_unique<BotClient>(stub_.get(), capped.key(), 4);
+  BotClient second(stub_.get(), capped.key(), 4);
+  ASSERT_NO_FATAL_FAILURE(AwaitBots(2));
+  grpc::Status third = ServeStatus(capped.key(), 1);
+  EXPECT_EQ(third.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(third.error_message(), ::testing::HasSubstr("2 streams open here"));
+  first->Cancel();
+  first.reset();
+  ASSERT_NO_FATAL_FAILURE(AwaitBots(1));
+  grpc::Status large = ServeStatus(capped.key(), 7);
+  EXPECT_EQ(large.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(large.error_message(), ::testing::HasSubstr("would offer 11 tables"));
+  EXPECT_EQ(ServeStatus(capped.key(), 6).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+  // Another account's quota is its own.
+  EXPECT_EQ(ServeStatus(other.key(), 10).error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+}
+
+TEST_F(MatchmakingFlowTest, BotFillIsSpreadOverTheAccounts) {
+  // One account offers a hundred times the room of each other: it still gets
+  // only its turn.
+  std::vector<std::unique_ptr<BotClient>> bots;
+  for (const auto& [name, capacity] :
+       std::vector<std::pair<std::string, int>>{{"big", 400}, {"s1", 4}, {"s2", 4}, {"s3", 4}}) {
+    bots.push_back(std::make_unique<BotClient>(stub_.get(), RegisterBot(name).key(), capacity));
+  }
+  ASSERT_NO_FATAL_FAILURE(AwaitBots(4));
+  // Four lonely players, one per mode: four tables of one player and three bots.
+  std::vector<std::unique_ptr<TicketClient>> players;
+  int i = 0;
+  for (v1::Team team : {v1::TEAM_SOLO, v1::TEAM_PARTNER}) {
+    for (v1::Format format : {v1::FORMAT_CLASSIC, v1::FORMAT_COMPLEX}) {
+      v1::FindTableRequest r = Request("lonely" + std::to_string(i++));
+      r.mutable_mode()->set_team(team);
+      r.mutable_mode()->set_format(format);
+      players.push_back(Queue(r));
+    }
+  }
+  for (auto& p : players) {
+    ASSERT_TRUE(p->WaitDone());
+    ASSERT_TRUE(p->status().ok()) << p->status().error_message();
+  }
+  for (auto& b : bots) EXPECT_TRUE(b->WaitAssignments(3));
+  absl::SleepFor(absl::Milliseconds(200));  // nothing more arrives
+  for (auto& b : bots) EXPECT_EQ(b->assignments().size(), 3u);
+}
+
+TEST_F(MatchmakingFlowTest, AFullAdmissionQueueAnswersAtOnce) {
+  MatchmakingConfig config = TestConfig(db_->url());
+  config.max_admissions = 2;
+  StartMatchmaking(config);
+  // The tickets' table locked: the admission thread waits in its first batch.
+  pqxx::connection c(db_->url());
+  pqxx::work lock(c);
+  lock.exec0("LOCK TABLE mm_tickets IN ACCESS EXCLUSIVE MODE");
+  auto waiting = Queue("w0");
+  absl::SleepFor(absl::Milliseconds(300));  // taken into a batch
+  auto queued1 = Queue("w1");
+  auto queued2 = Queue("w2");
+  absl::SleepFor(absl::Milliseconds(100));
+  auto refused = Queue("w3");
+  ASSERT_TRUE(refused->WaitDone(absl::Seconds(1)));
+  EXPECT_EQ(refused->status().error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(refused->status().error_message(),
+              ::testing::HasSubstr("2 requests waiting to be queued"));
+  lock.commit();
+  // The two that waited are queued once the database answers.
+  EXPECT_TRUE(queued1->WaitQueued(1)) << queued1->status().error_message();
+  EXPECT_TRUE(queued2->WaitQueued(1)) << queued2->status().error_message();
+}
+
+TEST_F(MatchmakingFlowTest, AStreamWhoseClientDoesNotReadIsCutOff) {
+  MatchmakingConfig config = TestConfig(db_->url());
+  config.pool.bot_fill_wait = absl::Hours(1);
+  config.poll_every = absl::Milliseconds(1);
+  config.update_every = absl::Milliseconds(1);  // a Queued update every millisecond
+  config.grpc.stream_buffer = 8;
+  StartMatchmaking(config);
+  // A client whose transport takes a kilobyte ahead of what it reads.
+  grpc::ChannelArguments args;
+  args.SetInt(GRPC_ARG_HTTP2_BDP_PROBE, 0);
+  args.SetInt(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, 1024);
+  auto stub = v1::MatchmakingService::NewStub(grpc::CreateCustomChannel(
+      matchmaking_->address(), grpc::InsecureChannelCredentials(), args));
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", kServiceBearer);
+  auto reader = stub->FindTable(&context, Request("slow"));
+  absl::SleepFor(absl::Seconds(3));  // not reading
+  std::string ticket;
+  v1::MatchUpdate update;
+  while (reader->Read(&update)) {
+    if (ticket.empty()) ticket = update.queued().ticket_id();
+  }
+  grpc::Status end = reader->Finish();
+  EXPECT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED) << end.error_message();
+  EXPECT_THAT(end.error_message(), ::testing::HasSubstr("reads too slowly"));
+  // As when the client leaves: its ticket is cancelled.
+  ASSERT_FALSE(ticket.empty());
+  const absl::Time deadline = absl::Now() + absl::Seconds(5);
+  while (TicketStatus(ticket) != "cancelled" && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  EXPECT_EQ(TicketStatus(ticket), "cancelled");
 }
 
 }  // namespace
