@@ -162,6 +162,37 @@ absl::StatusOr<std::string> ReadKeyFile(const std::string& path, bool trim) {
   return key;
 }
 
+// The player tokens' and the seat tokens' keys, from their files; false (logged)
+// when one cannot be read.
+bool ReadKeys(const Flags& flags, MatchmakingConfig* mc) {
+  if (!flags.jwt_key_file.empty()) {
+    if (flags.jwt_algorithm != "HS256" && flags.jwt_algorithm != "RS256") {
+      service::LogError("--jwt_algorithm must be HS256 or RS256");
+      return false;
+    }
+    // A secret file usually ends with a newline that is not part of the secret.
+    absl::StatusOr<std::string> key =
+        ReadKeyFile(flags.jwt_key_file, /*trim=*/flags.jwt_algorithm == "HS256");
+    if (!key.ok()) {
+      service::LogError("cannot read --jwt_key_file", {{"file", flags.jwt_key_file}});
+      return false;
+    }
+    mc->auth.jwt_key = *key;
+  }
+  if (flags.seat_token_key_file.empty()) {
+    service::LogWarn("no --seat_token_key_file: seat tokens are derived from the service token");
+    mc->seat_token_key = "mamlaka seat tokens:" + flags.service_token;
+    return true;
+  }
+  absl::StatusOr<std::string> key = ReadKeyFile(flags.seat_token_key_file, true);
+  if (!key.ok()) {
+    service::LogError("cannot read --seat_token_key_file", {{"file", flags.seat_token_key_file}});
+    return false;
+  }
+  mc->seat_token_key = *key;
+  return true;
+}
+
 // A migration that fails this way fails the same at every attempt.
 bool MayRetryMigration(const absl::Status& s) {
   return s.code() != absl::StatusCode::kInvalidArgument &&
@@ -192,30 +223,7 @@ int Run(int argc, char** argv) {
   mc.auth.jwt_algorithm = flags.jwt_algorithm;
   mc.auth.issuer = flags.jwt_issuer;
   mc.auth.audience = flags.jwt_audience;
-  if (!flags.jwt_key_file.empty()) {
-    if (flags.jwt_algorithm != "HS256" && flags.jwt_algorithm != "RS256") {
-      service::LogError("--jwt_algorithm must be HS256 or RS256");
-      return 2;
-    }
-    // A secret file usually ends with a newline that is not part of the secret.
-    absl::StatusOr<std::string> key =
-        ReadKeyFile(flags.jwt_key_file, /*trim=*/flags.jwt_algorithm == "HS256");
-    if (!key.ok()) {
-      service::LogError("cannot read --jwt_key_file", {{"file", flags.jwt_key_file}});
-      return 2;
-    }
-    mc.auth.jwt_key = *key;
-  }
-  mc.seat_token_key = "mamlaka seat tokens:" + flags.service_token;
-  if (!flags.seat_token_key_file.empty()) {
-    absl::StatusOr<std::string> key = ReadKeyFile(flags.seat_token_key_file, true);
-    if (!key.ok()) {
-      service::LogError("cannot read --seat_token_key_file",
-                        {{"file", flags.seat_token_key_file}});
-      return 2;
-    }
-    mc.seat_token_key = *key;
-  }
+  if (!ReadKeys(flags, &mc)) return 2;
   mc.grpc = flags.grpc;
   mc.grpc.stream_buffer = static_cast<size_t>(std::max(1, flags.stream_buffer));
   mc.bot_quota = flags.bot_quota;
