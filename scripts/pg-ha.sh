@@ -17,7 +17,8 @@
 # acknowledged only once a synchronous standby has it, so a failover loses nothing
 # acknowledged. `async` is the default of most clusters: a failover may lose the last
 # commits. Failover is quick here (ttl 20 s, loop_wait 2 s, a crashed primary is
-# failed over at once rather than restarted in place), so that tests can watch it.
+# failed over at once rather than restarted in place), so that tests can watch it;
+# commit timestamps are kept, so that a test can tell when each row was committed.
 # PostgreSQL refuses to run as root, so as root it all runs as the "postgres" user.
 set -euo pipefail
 
@@ -89,6 +90,7 @@ bootstrap:
         max_replication_slots: 10
         max_connections: 200
         wal_keep_size: 256MB
+        track_commit_timestamp: "on"
   initdb:
     - encoding: UTF8
     - locale: C
