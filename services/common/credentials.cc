@@ -10,7 +10,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "nlohmann/json.hpp"
-#include "services/common/logging.h"
 
 namespace trix::service {
 namespace {
@@ -143,29 +142,6 @@ absl::StatusOr<ServiceCaller> ServiceCredentials::Require(absl::string_view auth
         "the credential \"", caller->name, "\" lacks the scope ", scope));
   }
   return caller;
-}
-
-void BindCredentialFlags(Config& config, CredentialFlags* flags) {
-  config.Bind("service_credentials", &flags->file,
-              "JSON file of the service credentials accepted here (names, SHA-256 of "
-              "their tokens, scopes); re-read when it changes");
-  config.Bind("service_token", &flags->legacy_token,
-              "legacy single token accepted with every scope; only while a deployment "
-              "moves to --service_credentials by a rolling update");
-}
-
-absl::StatusOr<std::shared_ptr<const ServiceCredentials>> LoadCredentials(
-    const CredentialFlags& flags) {
-  if (flags.file.empty() && flags.legacy_token.empty()) {
-    return absl::InvalidArgumentError(
-        "--service_credentials (MAMLAKA_SERVICE_CREDENTIALS) is required");
-  }
-  CredentialSources sources{.file = flags.file};
-  if (!flags.legacy_token.empty()) {
-    LogWarn("--service_token is accepted with every scope; move to --service_credentials");
-    sources.fixed.push_back(CredentialFor("legacy-service-token", flags.legacy_token, AllScopes()));
-  }
-  return ServiceCredentials::Load(std::move(sources));
 }
 
 absl::StatusOr<std::string> ReadCredentialToken(const std::string& path) {

@@ -26,7 +26,6 @@
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "services/common/config.h"
 #include "services/common/reloading_file.h"
 
 namespace trix::service {
@@ -92,18 +91,6 @@ class ServiceCredentials {
   const CredentialSources sources_;
   std::unique_ptr<ReloadingFile<std::vector<ServiceCredential>>> file_;
 };
-
-// The flags every service binds: --service_credentials (the file above) and the
-// legacy --service_token, a credential named "legacy-service-token" with every
-// scope, kept only so that a deployment moves from the single token to scoped
-// credentials by a rolling update. INVALID_ARGUMENT when neither is set.
-struct CredentialFlags {
-  std::string file;
-  std::string legacy_token;
-};
-void BindCredentialFlags(Config& config, CredentialFlags* flags);
-absl::StatusOr<std::shared_ptr<const ServiceCredentials>> LoadCredentials(
-    const CredentialFlags& flags);
 
 // The bearer token a service presents to others: the first line of `path` (a
 // Secret's file), without the line end; INVALID_ARGUMENT when it is empty.

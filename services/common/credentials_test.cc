@@ -9,6 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/auth.h"
+#include "services/common/caller_flags.h"
 
 namespace trix::service {
 namespace {
@@ -115,12 +116,18 @@ TEST_F(CredentialsFileTest, BadFilesDoNotLoadAndSayWhy) {
 }
 
 TEST(CredentialsTest, TheLegacyTokenHoldsEveryScopeAndOneOfThemIsRequired) {
-  auto legacy = LoadCredentials({.legacy_token = "single"});
+  absl::StatusOr<Callers> legacy = LoadCallers({.legacy_token = "single"});
   ASSERT_TRUE(legacy.ok());
+  EXPECT_EQ(legacy->player_tokens, nullptr);
   for (const std::string& scope : AllScopes()) {
-    EXPECT_TRUE((*legacy)->Require("Bearer single", scope).ok()) << scope;
+    EXPECT_TRUE(legacy->credentials->Require("Bearer single", scope).ok()) << scope;
   }
-  EXPECT_EQ(LoadCredentials({}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(LoadCallers({}).status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(LoadCallers({.legacy_token = "single",
+                         .player_tokens = {.jwks_file = "/nonexistent"}})
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);  // no issuer, no audience
   auto none = ServiceCredentials::Load({});
   ASSERT_TRUE(none.ok());
   EXPECT_EQ((*none)->Authenticate("Bearer single").status().code(),

@@ -1,5 +1,5 @@
-// The JWKS half of player_tokens.h: each JSON Web Key becomes the PEM public key
-// (or the HS256 secret) that the verifier hands to libjwt or OpenSSL.
+#include "services/common/jwks.h"
+
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/param_build.h>
@@ -11,7 +11,6 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "services/common/player_tokens.h"
 
 namespace trix::service {
 namespace {
@@ -107,15 +106,6 @@ absl::StatusOr<Pkey> Ed25519Key(const nlohmann::json& jwk) {
   return key;
 }
 
-std::string Pem(EVP_PKEY* key) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PUBKEY(bio, key);
-  char* data = nullptr;
-  const long n = BIO_get_mem_data(bio, &data);
-  std::string pem(data, static_cast<size_t>(n));
-  BIO_free(bio);
-  return pem;
-}
 
 // The key's algorithm (from its type) and material.
 absl::StatusOr<PlayerTokenKey> ParseKey(const nlohmann::json& jwk, bool allow_hs256) {
@@ -143,11 +133,21 @@ absl::StatusOr<PlayerTokenKey> ParseKey(const nlohmann::json& jwk, bool allow_hs
     return key;
   }
   if (!pkey.ok()) return pkey.status();
-  key.material = Pem(pkey->get());
+  key.material = PublicKeyPem(pkey->get());
   return key;
 }
 
 }  // namespace
+
+std::string PublicKeyPem(EVP_PKEY* key) {
+  BIO* bio = BIO_new(BIO_s_mem());
+  PEM_write_bio_PUBKEY(bio, key);
+  char* data = nullptr;
+  const long n = BIO_get_mem_data(bio, &data);
+  std::string pem(data, static_cast<size_t>(n));
+  BIO_free(bio);
+  return pem;
+}
 
 absl::StatusOr<std::vector<PlayerTokenKey>> ParseJwks(absl::string_view json,
                                                       bool allow_hs256) {

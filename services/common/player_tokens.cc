@@ -161,24 +161,4 @@ absl::StatusOr<std::string> PlayerTokens::CheckClaims(const nlohmann::json& clai
   return sub;
 }
 
-void BindPlayerTokenFlags(Config& config, PlayerTokenOptions* options) {
-  config.Bind("jwks_file", &options->jwks_file,
-              "player tokens: the login service's key set (JWKS), re-read when it "
-              "changes; empty: no player tokens");
-  config.Bind("jwt_issuer", &options->issuer, "player tokens: the required iss (required)");
-  config.Bind("jwt_audience", &options->audience,
-              "player tokens: the audience aud must hold (required)");
-  config.Bind("jwt_max_lifetime", &options->max_lifetime,
-              "player tokens: the longest exp - iat accepted");
-  config.Bind("jwt_leeway", &options->leeway, "player tokens: clock skew allowed");
-  config.Bind("jwt_allow_hs256", &options->allow_hs256,
-              "player tokens: accept HS256 (\"oct\") keys in the key set");
-}
-
-absl::StatusOr<std::shared_ptr<const PlayerTokens>> OpenPlayerTokens(
-    const PlayerTokenOptions& options) {
-  if (options.jwks_file.empty()) return nullptr;
-  return PlayerTokens::Open(options);
-}
-
 }  // namespace trix::service

@@ -29,7 +29,7 @@
 #include "absl/time/time.h"
 #include "nlohmann/json.hpp"
 #include "services/common/auth.h"
-#include "services/common/config.h"
+#include "services/common/jwks.h"
 #include "services/common/reloading_file.h"
 
 namespace trix::service {
@@ -43,16 +43,6 @@ struct PlayerTokenOptions {
   bool allow_hs256 = false;
   absl::Duration recheck = absl::Seconds(1);  // how often the JWKS file is looked at
 };
-
-// One key of the set, ready to verify with.
-struct PlayerTokenKey {
-  std::string kid;
-  std::string alg;       // "RS256", "ES256", "EdDSA" or "HS256"
-  std::string material;  // PEM public key (RS256, ES256, EdDSA), or the HS256 secret
-};
-// The keys of a JWKS document: INVALID_ARGUMENT naming the key and what is wrong.
-absl::StatusOr<std::vector<PlayerTokenKey>> ParseJwks(absl::string_view json,
-                                                      bool allow_hs256);
 
 class PlayerTokens final : public PlayerTokenVerifier {
  public:
@@ -73,13 +63,6 @@ class PlayerTokens final : public PlayerTokenVerifier {
   const PlayerTokenOptions options_;
   std::unique_ptr<ReloadingFile<std::vector<PlayerTokenKey>>> keys_;
 };
-
-// The flags of a service that accepts player tokens: --jwks_file turns them on
-// and then --jwt_issuer and --jwt_audience are required (Open refuses without).
-void BindPlayerTokenFlags(Config& config, PlayerTokenOptions* options);
-// Null when --jwks_file is not set (player tokens off).
-absl::StatusOr<std::shared_ptr<const PlayerTokens>> OpenPlayerTokens(
-    const PlayerTokenOptions& options);
 
 }  // namespace trix::service
 

@@ -12,6 +12,7 @@
 
 #include "absl/strings/escaping.h"
 #include "absl/time/clock.h"
+#include "services/common/jwks.h"
 
 namespace trix::service {
 namespace {
@@ -27,16 +28,6 @@ std::string BnParam(EVP_PKEY* key, const char* name, int width = 0) {
   BN_bn2binpad(bn, reinterpret_cast<unsigned char*>(out.data()), n);
   BN_free(bn);
   return out;
-}
-
-std::string PublicPem(EVP_PKEY* key) {
-  BIO* bio = BIO_new(BIO_s_mem());
-  PEM_write_bio_PUBKEY(bio, key);
-  char* data = nullptr;
-  const long n = BIO_get_mem_data(bio, &data);
-  std::string pem(data, static_cast<size_t>(n));
-  BIO_free(bio);
-  return pem;
 }
 
 std::string Hmac(const std::string& secret, const std::string& data) {
@@ -75,7 +66,7 @@ std::string RawEcdsa(const std::string& der) {
 std::string Sign(const TestKey& key, const std::string& alg, const std::string& data) {
   if (alg == "none") return "";
   if (alg == "HS256") {
-    return Hmac(key.pkey ? PublicPem(key.pkey.get()) : key.secret, data);
+    return Hmac(key.pkey ? PublicKeyPem(key.pkey.get()) : key.secret, data);
   }
   if (alg == "RS256") return DigestSign(key.pkey.get(), EVP_sha256(), data);
   if (alg == "ES256") return RawEcdsa(DigestSign(key.pkey.get(), EVP_sha256(), data));
