@@ -109,7 +109,7 @@ const service::TestKey& LoginKey() {
 std::string PlayerToken(const std::string& player, int64_t expires_in_s) {
   nlohmann::json claims = service::GoodClaims(player, absl::Now());
   claims["exp"] = absl::ToUnixSeconds(absl::Now()) + expires_in_s;
-  return service::SignToken(LoginKey(), claims);
+  return "Bearer " + service::SignToken(LoginKey(), claims);
 }
 
 namespace {

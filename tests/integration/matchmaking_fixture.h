@@ -67,7 +67,8 @@ class BotClient {
 
 inline constexpr char kServiceBearer[] = "Bearer integration-service-token";
 // The login service's signing key, whose public half is in the key set
-// TestConfig gives matchmaking (a JWKS file): PlayerToken signs with it.
+// TestConfig gives matchmaking (a JWKS file): PlayerToken signs with it and
+// returns the authorization value ("Bearer <jwt>").
 const service::TestKey& LoginKey();
 std::string PlayerToken(const std::string& player, int64_t expires_in_s);
 

@@ -87,7 +87,9 @@ class ServiceScopesTest : public MatchmakingTest {
                                            .migrations_dir = MIGRATIONS_DIR,
                                            .extra = extra});
     EXPECT_NE(p, nullptr);
-    if (p) EXPECT_TRUE(p->WaitServing(absl::Seconds(30))) << p->Log();
+    if (p) {
+      EXPECT_TRUE(p->WaitServing(absl::Seconds(30))) << p->Log();
+    }
     return p;
   }
   std::unique_ptr<ratings::RatingsProcess> StartRatings(std::vector<std::string> extra = {}) {
@@ -104,8 +106,11 @@ TEST_F(ServiceScopesTest, TheTableServiceRefusesEachScopeOutsideItsRpcs) {
   auto table = StartTable();
   ASSERT_NE(table, nullptr);
   auto stub = v1::TableService::NewStub(table->NewChannel());
-  v1::CreateTableRequest create = table::TableServiceTest::CreateRequest(
-      table::MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 7);
+  v1::CreateTableRequest create;
+  create.set_request_id("scoped-create");
+  *create.mutable_mode() = table::MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX);
+  create.mutable_rules()->set_kingdoms(1);
+  for (int s = 0; s < 4; ++s) create.add_seats()->set_player_id("p" + std::to_string(s));
   ExpectScopesGuard({
       {"CreateTable", service::kTablesCreate,
        [&](grpc::ClientContext* c) {
@@ -336,6 +341,16 @@ TEST_F(ServiceScopesTest, RatingsTakePlayerTokensForThePlayersOwnAndLimitEachPla
     v1::Balance r;
     return ratings->stub().GetBalance(&c, q, &r).error_code();
   };
+  for (const std::string player : {"alice", "bob"}) {  // accounts to read
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", "Bearer " + Only(service::kLedgerWrite));
+    v1::TransferRequest q;
+    q.set_request_id("open-" + player);
+    q.set_player_id(player);
+    q.set_amount(100);
+    v1::TransferResponse r;
+    ASSERT_TRUE(ratings->stub().Credit(&c, q, &r).ok());
+  }
   EXPECT_EQ(balance("alice", "alice"), grpc::StatusCode::OK);
   EXPECT_EQ(balance("alice", "bob"), grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(balance("alice", "alice"), grpc::StatusCode::RESOURCE_EXHAUSTED);
