@@ -71,6 +71,12 @@ const std::vector<std::string>& AllScopes() {
 bool ServiceCredential::Holds(absl::string_view scope) const { return HasScope(scopes, scope); }
 bool ServiceCaller::Holds(absl::string_view scope) const { return HasScope(scopes, scope); }
 
+absl::Status ServiceCaller::Allows(absl::string_view scope) const {
+  if (Holds(scope)) return absl::OkStatus();
+  return absl::PermissionDeniedError(
+      absl::StrCat("the credential \"", name, "\" lacks the scope ", scope));
+}
+
 ServiceCredential CredentialFor(std::string name, absl::string_view token,
                                 std::vector<std::string> scopes) {
   return {.name = std::move(name), .token_sha256 = Sha256(token), .scopes = std::move(scopes)};
@@ -137,10 +143,7 @@ absl::StatusOr<ServiceCaller> ServiceCredentials::Require(absl::string_view auth
                                                          absl::string_view scope) const {
   absl::StatusOr<ServiceCaller> caller = Authenticate(authorization);
   if (!caller.ok()) return caller.status();
-  if (!caller->Holds(scope)) {
-    return absl::PermissionDeniedError(absl::StrCat(
-        "the credential \"", caller->name, "\" lacks the scope ", scope));
-  }
+  if (absl::Status s = caller->Allows(scope); !s.ok()) return s;
   return caller;
 }
 

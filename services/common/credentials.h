@@ -63,6 +63,8 @@ struct ServiceCaller {
   std::string name;
   std::vector<std::string> scopes;
   bool Holds(absl::string_view scope) const;
+  // OK when it holds `scope`, else PERMISSION_DENIED naming it and the scope.
+  absl::Status Allows(absl::string_view scope) const;
 };
 
 struct CredentialSources {

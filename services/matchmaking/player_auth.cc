@@ -1,9 +1,5 @@
 #include "services/matchmaking/player_auth.h"
 
-#include <algorithm>
-
-#include "absl/strings/str_cat.h"
-
 namespace trix::matchmaking {
 
 PlayerAuth::PlayerAuth(PlayerAuthOptions options) : options_(std::move(options)) {}
@@ -39,12 +35,8 @@ absl::StatusOr<Caller> PlayerAuth::Authenticate(absl::string_view authorization)
 
 absl::StatusOr<std::string> ActingFor(const Caller& caller, const std::string& player_id) {
   if (caller.service) {
-    if (std::find(caller.scopes.begin(), caller.scopes.end(), service::kMatchmakingPlay) ==
-        caller.scopes.end()) {
-      return absl::PermissionDeniedError(absl::StrCat("the credential \"", caller.credential,
-                                                      "\" lacks the scope ",
-                                                      service::kMatchmakingPlay));
-    }
+    const service::ServiceCaller credential{.name = caller.credential, .scopes = caller.scopes};
+    if (absl::Status s = credential.Allows(service::kMatchmakingPlay); !s.ok()) return s;
     if (player_id.empty()) return absl::InvalidArgumentError("player_id is required");
     // What a table seat takes (table.proto's SeatAssignment.player_id).
     if (player_id.size() > 128) {

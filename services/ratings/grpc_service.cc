@@ -66,10 +66,7 @@ std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
       access_.credentials ? access_.credentials->Authenticate(authorization)
                           : absl::UnauthenticatedError("no service credential is trusted");
   if (caller.ok()) {
-    if (!caller->Holds(scope)) {
-      *refusal = absl::PermissionDeniedError(absl::StrCat(
-          "the credential \"", caller->name, "\" lacks the scope ", scope));
-    }
+    *refusal = caller->Allows(scope);
     return "credential:" + caller->name;
   }
   const std::string bearer = service::BearerToken(authorization);
@@ -97,8 +94,9 @@ absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context, absl::strin
   const std::string identity = Identify(context, scope, players, player_id, &refusal);
   const bool allowed =
       absl::StartsWith(identity, "credential:") ? credential_limiter_.Allow(identity)
-      : !identity.empty()                       ? player_limiter_.Allow(identity)
-                                                : peer_limiter_.Allow(service::PeerKey(context->peer()));
+      : !identity.empty()
+          ? player_limiter_.Allow(identity)
+          : peer_limiter_.Allow(service::PeerKey(context->peer()));
   if (!allowed) return absl::ResourceExhaustedError("too many requests; slow down");
   return refusal;
 }
