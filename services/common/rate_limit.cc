@@ -6,6 +6,13 @@
 
 namespace trix::service {
 
+std::string PeerKey(const std::string& peer) {
+  const size_t colon = peer.rfind(':');
+  const size_t first = peer.find(':');
+  if (colon == std::string::npos || colon == first) return peer;
+  return peer.substr(0, colon);
+}
+
 RateLimiter::RateLimiter(const RateLimit& limit) : limit_(limit) {}
 
 bool RateLimiter::Allow(absl::string_view key, absl::Time now) {

@@ -31,6 +31,10 @@ struct RateLimit {
   size_t max_keys = 100000;
 };
 
+// A gRPC peer ("ipv4:10.0.0.7:53422") without its port ("ipv4:10.0.0.7"): the
+// key of a client address, which must not get a fresh bucket by reconnecting.
+std::string PeerKey(const std::string& peer);
+
 class RateLimiter {
  public:
   explicit RateLimiter(const RateLimit& limit);

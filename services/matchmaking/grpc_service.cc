@@ -112,7 +112,7 @@ absl::StatusOr<std::string> MatchmakingGrpcService::Player(
 
 absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* context) const {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
-  return auth_->CheckService(Metadata(context, "authorization"));
+  return auth_->CheckService(Metadata(context, "authorization"), service::kBotsAdmin);
 }
 
 grpc::ServerWriteReactor<v1::MatchUpdate>* MatchmakingGrpcService::FindTable(
@@ -235,7 +235,7 @@ grpc::ServerWriteReactor<v1::BotUpdate>* MatchmakingGrpcService::ServeBot(
   if (!serving_) {
     return Refuse<v1::BotUpdate>(absl::UnavailableError("matchmaking is not serving; retry"));
   }
-  std::string key = PlayerAuth::BearerToken(Metadata(context, "authorization"));
+  std::string key = service::BearerToken(Metadata(context, "authorization"));
   if (key.empty()) {
     return Refuse<v1::BotUpdate>(
         absl::UnauthenticatedError("missing \"authorization: Bearer <bot key>\""));

@@ -60,6 +60,7 @@ class MatchmakingGrpcService final : public v1::MatchmakingService::CallbackServ
  private:
   absl::StatusOr<std::string> Player(grpc::CallbackServerContext* context,
                                      const std::string& player_id) const;
+  // Bot accounts: a service credential with bots:admin.
   absl::Status Operator(grpc::CallbackServerContext* context) const;
 
   const GrpcOptions options_;

@@ -1,21 +1,22 @@
 // matchmaking-service: from "I want to play" to a seat (see server.h, lobby.h,
 // matcher.h and proto/trix/v1/matchmaking.proto).
 //
-//   matchmaking-service --database_url=postgresql://... --service_token=...
-//       [--ratings_address=host:port] [--jwt_key_file=...] [--table_address=...]
+//   matchmaking-service --database_url=postgresql://... --service_credentials=FILE
+//       --credential_file=FILE [--ratings_address=host:port] [--table_address=...]
+//       [--jwks_file=FILE --jwt_issuer=... --jwt_audience=...]
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
 // Start-up applies the migrations (advisory-locked) and then serves. SIGTERM or
 // SIGINT drains: NOT_SERVING, streams end UNAVAILABLE (clients resubmit; tickets
 // and assignments are kept in PostgreSQL), the pools pass to other replicas.
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "services/common/config.h"
+#include "services/common/caller_flags.h"
+#include "services/common/credentials.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
@@ -30,15 +31,11 @@ namespace {
 struct Flags {
   std::string listen = "0.0.0.0:50061";
   std::string database_url;
-  std::string service_token;
+  service::CallerFlags callers;
+  std::string credential_file;
   std::string ratings_address;
-  std::string ratings_token;
   std::string table_address;
   std::string migrations_dir = "migrations";
-  std::string jwt_algorithm = "HS256";
-  std::string jwt_key_file;
-  std::string jwt_issuer;
-  std::string jwt_audience;
   std::string stake_levels;
   absl::Duration bot_fill_wait = absl::Seconds(10);
   int window_initial = 100;
@@ -64,20 +61,15 @@ struct Flags {
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.listen, "address:port for gRPC");
   c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
-  c.Bind("service_token", &f.service_token,
-         "bearer token of trusted backends and operators; also sent to CreateTable");
+  service::BindCallerFlags(c, &f.callers);
+  c.Bind("credential_file", &f.credential_file,
+         "file with matchmaking's own credential token, presented to the table and "
+         "ratings services (default: the legacy --service_token)");
   c.Bind("ratings_address", &f.ratings_address,
          "ratings service host:port; empty: default ratings and no staked play");
-  c.Bind("ratings_token", &f.ratings_token,
-         "bearer token for the ratings service (default: --service_token)");
   c.Bind("table_address", &f.table_address,
          "a table service to use when no registered instance has room");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
-  c.Bind("jwt_algorithm", &f.jwt_algorithm, "player tokens: HS256 or RS256");
-  c.Bind("jwt_key_file", &f.jwt_key_file,
-         "file with the HS256 secret or the RS256 public key (PEM); empty: no player tokens");
-  c.Bind("jwt_issuer", &f.jwt_issuer, "required iss of player tokens");
-  c.Bind("jwt_audience", &f.jwt_audience, "required aud of player tokens");
   c.Bind("stake_levels", &f.stake_levels, "comma-separated stake levels, e.g. 10,100");
   c.Bind("bot_fill_wait", &f.bot_fill_wait, "wait before empty seats go to bots");
   c.Bind("window_initial", &f.window_initial, "rating window at first");
@@ -123,6 +115,23 @@ bool MayRetryMigration(const absl::Status& s) {
          s.code() != absl::StatusCode::kFailedPrecondition;
 }
 
+// Whom matchmaking trusts (credentials, player tokens) and the token it presents.
+absl::Status LoadAuth(const Flags& flags, MatchmakingConfig& mc) {
+  absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
+  if (!callers.ok()) return callers.status();
+  mc.auth = {.credentials = callers->credentials, .player_tokens = callers->player_tokens};
+  mc.credential_token = flags.callers.legacy_token;
+  if (!flags.credential_file.empty()) {
+    absl::StatusOr<std::string> token = service::ReadCredentialToken(flags.credential_file);
+    if (!token.ok()) return token.status();
+    mc.credential_token = *token;
+  }
+  if (mc.credential_token.empty()) {
+    return absl::InvalidArgumentError("--credential_file (MAMLAKA_CREDENTIAL_FILE) is required");
+  }
+  return absl::OkStatus();
+}
+
 int Run(int argc, char** argv) {
   Flags flags;
   service::Config config("matchmaking-service", "MAMLAKA_");
@@ -131,40 +140,20 @@ int Run(int argc, char** argv) {
           service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
     return *exit_code;
   }
-  if (flags.database_url.empty() || flags.service_token.empty()) {
-    service::LogError("--database_url and --service_token are required");
+  if (flags.database_url.empty()) {
+    service::LogError("--database_url is required");
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
   MatchmakingConfig mc;
+  if (absl::Status s = LoadAuth(flags, mc); !s.ok()) {
+    service::LogError("cannot check callers", {{"error", s.ToString()}});
+    return 2;
+  }
   mc.listen_address = flags.listen;
   mc.database_url = flags.database_url;
   mc.db_connections = flags.db_connections;
   mc.ratings_address = flags.ratings_address;
-  mc.ratings_token = flags.ratings_token;
-  mc.auth.service_token = flags.service_token;
-  mc.auth.jwt_algorithm = flags.jwt_algorithm;
-  mc.auth.issuer = flags.jwt_issuer;
-  mc.auth.audience = flags.jwt_audience;
-  if (!flags.jwt_key_file.empty()) {
-    std::ifstream in(flags.jwt_key_file);
-    std::stringstream key;
-    key << in.rdbuf();
-    if (!in || key.str().empty()) {
-      service::LogError("cannot read --jwt_key_file", {{"file", flags.jwt_key_file}});
-      return 2;
-    }
-    mc.auth.jwt_key = key.str();
-    if (flags.jwt_algorithm == "HS256") {
-      // A secret file usually ends with a newline that is not part of the secret.
-      while (!mc.auth.jwt_key.empty() && mc.auth.jwt_key.back() == '\n') {
-        mc.auth.jwt_key.pop_back();
-      }
-    } else if (flags.jwt_algorithm != "RS256") {
-      service::LogError("--jwt_algorithm must be HS256 or RS256");
-      return 2;
-    }
-  }
   for (absl::string_view level : absl::StrSplit(flags.stake_levels, ',', absl::SkipEmpty())) {
     int64_t v = 0;
     if (!absl::SimpleAtoi(level, &v) || v <= 0) {
@@ -173,7 +162,6 @@ int Run(int argc, char** argv) {
     }
     mc.stake_levels.push_back(v);
   }
-  mc.placement.service_token = flags.service_token;
   mc.placement.fallback_address = flags.table_address;
   mc.placement.stale_after = flags.instance_stale_after;
   mc.pool.bot_fill_wait = flags.bot_fill_wait;

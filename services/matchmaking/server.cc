@@ -51,16 +51,16 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
         grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()));
   }
   s->auth_ = std::make_unique<PlayerAuth>(config.auth);
-  s->placement_ = std::make_unique<Placement>(&s->store_->pool(), config.placement);
+  PlacementOptions placement = config.placement;
+  placement.service_token = config.credential_token;
+  s->placement_ = std::make_unique<Placement>(&s->store_->pool(), placement);
   std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
 
   LobbyOptions lobby{.pools = pools,
                      .stake_levels = config.stake_levels,
                      .default_rating = config.default_rating,
-                     .ratings_token = config.ratings_token.empty()
-                                          ? config.auth.service_token
-                                          : config.ratings_token,
-                     .table_token = config.placement.service_token,
+                     .ratings_token = config.credential_token,
+                     .table_token = config.credential_token,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
                      .keep_ended = config.keep_ended};

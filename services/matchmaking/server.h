@@ -35,7 +35,9 @@ struct MatchmakingConfig {
   std::string database_url;
   int db_connections = 8;
   std::string ratings_address;  // "" = no ratings service (see lobby.h)
-  std::string ratings_token;    // bearer token for it
+  // Matchmaking's own service credential token, presented to the table and
+  // ratings services (scopes tables:create tables:void ledger:hold ratings:read).
+  std::string credential_token;
   PlayerAuthOptions auth;
   PlacementOptions placement;
   std::vector<int64_t> stake_levels;

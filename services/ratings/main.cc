@@ -1,7 +1,8 @@
 // ratings-service: OpenSkill ratings, leaderboards and the stake ledger over gRPC,
 // fed by the table service's outbox (see server.h, consumer.h, ledger.h).
 //
-//   ratings-service --database_url=postgresql://... --service_token=... [--listen=...]
+//   ratings-service --database_url=postgresql://... --service_credentials=FILE
+//                   [--jwks_file=FILE --jwt_issuer=... --jwt_audience=...] [--listen=...]
 //   ratings-service --migrate_only --database_url=...   # apply migrations and exit
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
@@ -13,6 +14,7 @@
 #include <string>
 
 #include "services/common/config.h"
+#include "services/common/caller_flags.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
@@ -28,7 +30,8 @@ namespace {
 struct Flags {
   std::string listen = "0.0.0.0:50052";
   std::string database_url;
-  std::string service_token;
+  service::CallerFlags callers;
+  RatingsAccess access;
   std::string migrations_dir = "migrations";
   bool migrate = true;
   bool migrate_only = false;
@@ -46,7 +49,16 @@ struct Flags {
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.listen, "address:port for gRPC");
   c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
-  c.Bind("service_token", &f.service_token, "bearer token trusted callers present (required)");
+  service::BindCallerFlags(c, &f.callers);
+  c.Bind("credential_rate", &f.access.credential_rate.per_second,
+         "requests per second of each service credential");
+  c.Bind("credential_burst", &f.access.credential_rate.burst, "burst of each credential");
+  c.Bind("player_rate", &f.access.player_rate.per_second,
+         "requests per second of each player (player tokens)");
+  c.Bind("player_burst", &f.access.player_rate.burst, "burst of each player");
+  c.Bind("peer_rate", &f.access.peer_rate.per_second,
+         "requests per second per client address, for calls with no verified identity");
+  c.Bind("peer_burst", &f.access.peer_rate.burst, "burst per client address");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
@@ -76,11 +88,20 @@ absl::Status Migrate(const Flags& flags) {
   }
 }
 
+// The service credentials and player tokens the flags name, into flags.access.
+absl::Status LoadCallers(Flags& flags) {
+  absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
+  if (!callers.ok()) return callers.status();
+  flags.access.credentials = callers->credentials;
+  flags.access.player_tokens = callers->player_tokens;
+  return absl::OkStatus();
+}
+
 ServerOptions ServerOptionsOf(const Flags& flags) {
   ServerOptions options;
   options.listen_address = flags.listen;
   options.database_url = flags.database_url;
-  options.service_token = flags.service_token;
+  options.access = flags.access;
   options.db_connections = flags.db_connections;
   options.provisional_games = flags.provisional_games;
   options.consume = flags.consume;
@@ -116,8 +137,8 @@ int Run(int argc, char** argv) {
     }
     return 0;
   }
-  if (flags.service_token.empty()) {
-    service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
+  if (absl::Status s = LoadCallers(flags); !s.ok()) {
+    service::LogError("cannot check callers", {{"error", s.ToString()}});
     return 2;
   }
   const service::StopSignals signals;

@@ -26,7 +26,7 @@ RatingsServer::RatingsServer(const ServerOptions& options, prometheus::Registry*
       reader_(&pool_, {.provisional_games = options.provisional_games,
                        .newcomer = {options.consumer.model.mu, options.consumer.model.sigma}}),
       ledger_(&pool_),
-      service_(&reader_, &ledger_, &metrics_, options.service_token),
+      service_(&reader_, &ledger_, &metrics_, options.access),
       consumer_(WithUrl(options.consumer, options.database_url), &metrics_) {}
 
 RatingsServer::~RatingsServer() { Shutdown(absl::ZeroDuration()); }

@@ -34,7 +34,7 @@ namespace trix::ratings {
 struct ServerOptions {
   std::string listen_address = "0.0.0.0:50052";
   std::string database_url;
-  std::string service_token;
+  RatingsAccess access;  // credentials, player tokens, rate limits
   int db_connections = 4;
   int provisional_games = kDefaultProvisionalGames;
   bool consume = true;  // run the outbox consumer in this process

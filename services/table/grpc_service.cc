@@ -25,20 +25,16 @@ Reply<T> Finisher(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor
   };
 }
 
-// "ipv4:10.0.0.7:53422" -> "ipv4:10.0.0.7": the port changes per connection, and a
-// client must not get a fresh bucket by reconnecting.
-std::string PeerKey(const std::string& peer) {
-  const size_t colon = peer.rfind(':');
-  const size_t first = peer.find(':');
-  if (colon == std::string::npos || colon == first) return peer;
-  return peer.substr(0, colon);
-}
-
 std::string Metadata(grpc::CallbackServerContext* context, absl::string_view key) {
   const auto& metadata = context->client_metadata();
   auto it = metadata.find(grpc::string_ref(key.data(), key.size()));
   if (it == metadata.end()) return "";
   return std::string(it->second.data(), it->second.size());
+}
+
+// The rate bucket of a call: its credential's name, or "" for a player or anyone.
+std::string BucketOf(const absl::StatusOr<service::ServiceCaller>& backend) {
+  return backend.ok() ? backend->name : "";
 }
 
 }  // namespace
@@ -73,24 +69,42 @@ TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
       backend_limiter_(options_.backend_rate),
       peer_limiter_(options_.peer_rate) {}
 
-bool TableGrpcService::IsBackend(grpc::CallbackServerContext* context) const {
-  return !options_.service_token.empty() &&
-         service::CheckBearer(Metadata(context, "authorization"), options_.service_token)
-             .ok();
+absl::StatusOr<service::ServiceCaller> TableGrpcService::Backend(
+    grpc::CallbackServerContext* context) const {
+  if (options_.credentials == nullptr) {
+    return absl::UnauthenticatedError("this instance trusts no service credential");
+  }
+  return options_.credentials->Authenticate(Metadata(context, "authorization"));
+}
+
+absl::StatusOr<service::ServiceCaller> TableGrpcService::Require(
+    grpc::CallbackServerContext* context, absl::string_view scope) const {
+  if (options_.credentials == nullptr) {
+    return absl::UnauthenticatedError("this instance trusts no service credential");
+  }
+  return options_.credentials->Require(Metadata(context, "authorization"), scope);
+}
+
+bool TableGrpcService::SeesPrivateTables(
+    const absl::StatusOr<service::ServiceCaller>& backend) {
+  return backend.ok() &&
+         (backend->Holds(service::kTablesRead) || backend->Holds(service::kTablesCreate));
 }
 
 absl::Status TableGrpcService::CheckRate(grpc::CallbackServerContext* context,
                                          const std::string& table_id,
-                                         const std::string& seat_token, bool backend) {
-  return CheckRate(PeerKey(context->peer()), table_id, seat_token, backend);
+                                         const std::string& seat_token,
+                                         const std::string& backend) {
+  return CheckRate(service::PeerKey(context->peer()), table_id, seat_token, backend);
 }
 
 absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
                                          const std::string& table_id,
-                                         const std::string& seat_token, bool backend,
+                                         const std::string& seat_token,
+                                         const std::string& backend,
                                          std::string* seat_key) {
-  if (backend) {
-    if (backend_limiter_.Allow("backend")) return absl::OkStatus();
+  if (!backend.empty()) {
+    if (backend_limiter_.Allow(backend)) return absl::OkStatus();
     return absl::ResourceExhaustedError("too many requests from the backend; slow down");
   }
   std::string key;
@@ -110,7 +124,9 @@ absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
 
 absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* context,
                                                  const std::string& player_id) const {
-  if (options_.public_player_history || IsBackend(context)) return absl::OkStatus();
+  if (options_.public_player_history) return absl::OkStatus();
+  absl::StatusOr<service::ServiceCaller> backend = Backend(context);
+  if (backend.ok()) return Require(context, service::kTablesRead).status();
   bool presented = false;
   const std::string bearer = service::BearerToken(Metadata(context, "authorization"));
   if (!bearer.empty() && options_.player_tokens != nullptr) {
@@ -127,7 +143,8 @@ absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* co
   }
   if (!presented && bearer.empty()) {
     return absl::UnauthenticatedError(
-        "a player's tables and games are listed for the backend (service token), the "
+        "a player's tables and games are listed for a service credential with "
+        "tables:read, the "
         "player's token, or one of the player's seat tokens (x-trix-table-id and "
         "x-trix-seat-token metadata)");
   }
@@ -137,7 +154,9 @@ absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* co
 
 absl::Status TableGrpcService::CheckListing(grpc::CallbackServerContext* context,
                                             const std::string& player_id) {
-  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) return s;
+  if (absl::Status s = CheckRate(context, "", "", BucketOf(Backend(context))); !s.ok()) {
+    return s;
+  }
   return CheckPlayerAccess(context, player_id);
 }
 
@@ -145,9 +164,9 @@ grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
     grpc::CallbackServerContext* context, const v1::CreateTableRequest* request,
     v1::CreateTableResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  absl::Status allowed =
-      service::CheckBearer(Metadata(context, "authorization"), options_.service_token);
-  if (allowed.ok()) allowed = CheckRate(context, "", "", /*backend=*/true);
+  absl::StatusOr<service::ServiceCaller> creator = Require(context, service::kTablesCreate);
+  absl::Status allowed = creator.status();
+  if (allowed.ok()) allowed = CheckRate(context, "", "", creator->name);
   if (!allowed.ok()) {
     reactor->Finish(ToGrpcStatus(allowed));
     return reactor;
@@ -160,12 +179,13 @@ grpc::ServerUnaryReactor* TableGrpcService::GetTable(grpc::CallbackServerContext
                                                      const v1::GetTableRequest* request,
                                                      v1::TableView* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const bool backend = IsBackend(context);
-  if (absl::Status s = CheckRate(context, "", "", backend); !s.ok()) {
+  const absl::StatusOr<service::ServiceCaller> backend = Backend(context);
+  if (absl::Status s = CheckRate(context, "", "", BucketOf(backend)); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetTable(*request, Finisher(context, reactor, response), /*trusted=*/backend);
+  host_->GetTable(*request, Finisher(context, reactor, response),
+                  /*trusted=*/SeesPrivateTables(backend));
   return reactor;
 }
 
@@ -201,9 +221,9 @@ grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Pla
   // verifying hashes the token.
   return new PlayStream(
       context, host_, options_.stream_buffer, &host_->metrics(),
-      [this, peer = PeerKey(context->peer()), seat_key = std::string()](
+      [this, peer = service::PeerKey(context->peer()), seat_key = std::string()](
           const std::string& table_id, const std::string& seat_token) mutable {
-        return CheckRate(peer, table_id, seat_token, /*backend=*/false, &seat_key);
+        return CheckRate(peer, table_id, seat_token, /*backend=*/"", &seat_key);
       });
 }
 
@@ -211,14 +231,15 @@ grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(
     grpc::CallbackServerContext* context, const v1::GetGameRecordRequest* request,
     v1::GameRecord* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const absl::StatusOr<service::ServiceCaller> backend = Backend(context);
   if (absl::Status s = CheckRate(context, request->game_id(), request->seat_token(),
-                                 IsBackend(context));
+                                 BucketOf(backend));
       !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
   host_->GetGameRecord(*request, Finisher(context, reactor, response),
-                       /*trusted=*/IsBackend(context));
+                       /*trusted=*/SeesPrivateTables(backend));
   return reactor;
 }
 
@@ -238,7 +259,7 @@ grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
     grpc::CallbackServerContext* context, const v1::LocateTableRequest* request,
     v1::TableLocation* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) {
+  if (absl::Status s = CheckRate(context, "", "", BucketOf(Backend(context))); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -256,7 +277,7 @@ grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::OpenStream(
     return stream;
   }
   host_->Subscribe(table_id, seat_token, spectator, after_seq, std::move(sink),
-                   /*trusted=*/IsBackend(context));
+                   /*trusted=*/SeesPrivateTables(Backend(context)));
   return stream;
 }
 

@@ -1,6 +1,7 @@
 // table-service: hosts Trix tables over gRPC (see server.h and table_host.h).
 //
-//   table-service --database_url=postgresql://... --service_token=... [--listen=...]
+//   table-service --database_url=postgresql://... --service_credentials=FILE
+//                 [--jwks_file=FILE --jwt_issuer=... --jwt_audience=...] [--listen=...]
 //   table-service --migrate_only --database_url=...   # apply migrations and exit
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
@@ -23,6 +24,7 @@
 #include "absl/time/time.h"
 #include "services/common/auth.h"
 #include "services/common/config.h"
+#include "services/common/caller_flags.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
@@ -50,6 +52,7 @@ struct Flags {
   int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
+  service::CallerFlags callers;
   storage::StoreOptions store;
   HostOptions host;
   ServerOptions server;
@@ -68,8 +71,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("instance_id", &f.instance_id,
          "this instance's name for table leases (default: the host name, which is the "
          "pod name on Kubernetes); a restart with the same id resumes its tables");
-  c.Bind("service_token", &f.server.grpc.service_token,
-         "bearer token trusted callers present to CreateTable (required)");
+  service::BindCallerFlags(c, &f.callers);
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
@@ -89,12 +91,12 @@ void Bind(service::Config& c, Flags& f) {
          "requests per second per verified seat");
   c.Bind("seat_burst", &f.server.grpc.seat_rate.burst, "burst per verified seat");
   c.Bind("backend_rate", &f.server.grpc.backend_rate.per_second,
-         "requests per second of callers with the service token, together");
+         "requests per second of each service credential");
   c.Bind("backend_burst", &f.server.grpc.backend_rate.burst,
-         "burst of the service token's callers");
+         "burst of each service credential");
   c.Bind("peer_rate", &f.server.grpc.peer_rate.per_second,
          "requests per second per client address, for calls with no verified seat or "
-         "service token");
+         "service credential");
   c.Bind("peer_burst", &f.server.grpc.peer_rate.burst, "burst per client address");
   c.Bind("tls_cert", &f.server.tls_cert_file,
          "PEM certificate chain for TLS on --listen (with --tls_key; off when empty)");
@@ -220,6 +222,19 @@ bool WaitUntilReady(const Flags& flags, storage::GameStore& games, TableHost& ho
   return ready.ok();
 }
 
+// The service credentials and player tokens the flags name; on failure logs why
+// and returns the exit code.
+std::optional<int> LoadCallers(Flags& flags) {
+  absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
+  if (!callers.ok()) {
+    service::LogError("cannot check callers", {{"error", callers.status().ToString()}});
+    return 2;
+  }
+  flags.server.grpc.credentials = callers->credentials;
+  flags.server.grpc.player_tokens = callers->player_tokens;
+  return std::nullopt;
+}
+
 // Hosts tables until SIGINT or SIGTERM, then drains.
 int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
           service::Metrics& metrics, const service::StopSignals& signals) {
@@ -283,10 +298,7 @@ int Run(int argc, char** argv) {
     return *failed;
   }
   if (flags.migrate_only) return MigrateOnly(flags, *storage.games);
-  if (flags.server.grpc.service_token.empty()) {
-    service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
-    return 2;
-  }
+  if (std::optional<int> failed = LoadCallers(flags)) return *failed;
   std::unique_ptr<service::Metrics> metrics;
   if (std::optional<int> failed = StartMetrics(flags, metrics)) return *failed;
   // The threads' caches bounded and freed pages given back: the RSS follows the

@@ -32,7 +32,6 @@ project=mamlaka-stack-$$
 export TAG=${TAG:-dev}
 export POSTGRES_IMAGE=${POSTGRES_IMAGE:-mamlaka/postgres:15}
 export POSTGRES_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-export MAMLAKA_SERVICE_TOKEN=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 export TABLE_PORT="" MATCHMAKING_PORT="" RATINGS_PORT=""  # free ports on 127.0.0.1
 export PACE=${PACE:-400ms} GAMES=1 KINGDOMS=1
 logs=$(mktemp -d /tmp/mamlaka-stack.XXXXXX)

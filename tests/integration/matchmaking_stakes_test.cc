@@ -14,13 +14,19 @@ class MatchmakingStakesTest : public MatchmakingTest {
   void SetUp() override {
     MatchmakingTest::SetUp();
     if (HasFatalFailure()) return;
+    // Matchmaking calls the ratings service with its own credential, which holds
+    // only its scopes; the test's own calls use the legacy token (every scope).
+    const std::string credentials = ::testing::TempDir() + "/mm-stakes-credentials.json";
+    table::WriteCredentialsFile(credentials, {{.name = "matchmaking",
+                                               .token = table::kMatchmakingToken,
+                                               .scopes = table::MatchmakingScopes()}});
     auto ratings = ratings::RatingsProcess::Start(
-        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log");
+        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log",
+        {"--service_credentials=" + credentials});
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
     MatchmakingConfig config = TestConfig(db_->url());
     config.ratings_address = "127.0.0.1:" + std::to_string(ratings_->port());
-    config.ratings_token = ratings::kTestServiceToken;
     StartMatchmaking(config);
   }
   void TearDown() override {

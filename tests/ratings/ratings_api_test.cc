@@ -77,7 +77,7 @@ class RatingsApiTest : public RatingsDbTest {
   std::unique_ptr<RatingsProcess> service_;
 };
 
-TEST_F(RatingsApiTest, CallersWithoutTheServiceTokenAreRefused) {
+TEST_F(RatingsApiTest, CallersWithoutACredentialAreRefused) {
   v1::GetBalanceRequest request;
   request.set_player_id("p");
   v1::Balance balance;
@@ -88,9 +88,10 @@ TEST_F(RatingsApiTest, CallersWithoutTheServiceTokenAreRefused) {
   }
   {
     grpc::ClientContext context;
+    // A token that is no credential's proves nobody (scopes: service_scopes_test).
     context.AddMetadata("authorization", "Bearer wrong");
     EXPECT_EQ(service_->stub().GetBalance(&context, request, &balance).error_code(),
-              grpc::StatusCode::PERMISSION_DENIED);
+              grpc::StatusCode::UNAUTHENTICATED);
   }
 }
 
