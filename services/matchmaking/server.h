@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
 #include "services/matchmaking/grpc_service.h"
 #include "services/matchmaking/lobby.h"
@@ -36,6 +37,10 @@ struct MatchmakingConfig {
   int db_connections = 8;
   std::string ratings_address;  // "" = no ratings service (see lobby.h)
   std::string ratings_token;    // bearer token for it
+  service::ServerTls tls;       // of listen_address; plaintext without a certificate
+  // How the table instances and the ratings service are dialled (TLS, a CA, a
+  // client certificate for mutual TLS); placement.credentials is made from it.
+  service::ChannelTls dial;
   PlayerAuthOptions auth;
   PlacementOptions placement;
   std::vector<int64_t> stake_levels;

@@ -35,10 +35,12 @@ absl::StatusOr<std::unique_ptr<RatingsServer>> RatingsServer::Start(
     const ServerOptions& options, prometheus::Registry* registry) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      service::ServerCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
   std::unique_ptr<RatingsServer> server(new RatingsServer(options, registry));
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  builder.AddListeningPort(options.listen_address, *credentials, &server->port_);
   builder.RegisterService(&server->service_);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   server->server_ = builder.BuildAndStart();

@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/tls.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/grpc_service.h"
 #include "services/ratings/ledger.h"
@@ -40,6 +41,7 @@ struct ServerOptions {
   bool consume = true;  // run the outbox consumer in this process
   ConsumerOptions consumer;  // database_url is filled from above
   int max_receive_message_bytes = 256 * 1024;
+  service::ServerTls tls;  // plaintext when it names no certificate (tls.h)
 };
 
 class RatingsServer {

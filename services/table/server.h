@@ -6,7 +6,7 @@
 // Health reports NOT_SERVING until SetServing(true) (main calls it once the
 // database answers, migrations are applied and the host has resumed its tables)
 // and again from the start of Shutdown(). With a certificate and key it serves TLS
-// only (see ServerOptions).
+// only, with a client CA mutual TLS only (see ServerOptions).
 //
 //   auto server = TableServer::Start({.listen_address = "127.0.0.1:0"}, &host);
 //   (*server)->SetServing(true);
@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/tls.h"
 #include "services/table/callback_threads.h"
 #include "services/table/grpc_service.h"
 #include "services/table/table_host.h"
@@ -33,13 +34,8 @@ struct ServerOptions {
   // Requests larger than this are refused by gRPC (RESOURCE_EXHAUSTED) before any
   // code of ours reads them; the largest legitimate request is well under 4 KiB.
   int max_receive_message_bytes = 64 * 1024;
-  // TLS, off when both are empty: the server's certificate chain and private key
-  // (PEM files), re-read every `tls_refresh` so that a renewed certificate is
-  // used for new connections without a restart (gRPC's
-  // FileWatcherCertificateProvider). Clients are not asked for certificates.
-  std::string tls_cert_file;
-  std::string tls_key_file;
-  absl::Duration tls_refresh = absl::Seconds(10);
+  // TLS (services/common/tls.h), plaintext when it names no certificate.
+  service::ServerTls tls;
   // Leave gRPC one thread for polling and reactions instead of its two (see
   // callback_threads.h): half the thread wake-ups per action at a player's pace.
   bool one_callback_thread = true;
