@@ -87,22 +87,14 @@ void Bind(service::Config& c, Flags& f) {
   service::BindChannelTlsFlags(c, &f.tls);
 }
 
-// The TLS flags in the environment of a trix-bot process.
-std::vector<std::pair<std::string, std::string>> TlsEnvironment(
-    const service::ChannelTls& tls) {
-  if (!tls.on()) return {};
-  return {{"TRIX_BOT_TLS", "true"},
-          {"TRIX_BOT_TLS_CA", tls.ca_file},
-          {"TRIX_BOT_TLS_CLIENT_CERT", tls.client_cert_file},
-          {"TRIX_BOT_TLS_CLIENT_KEY", tls.client_key_file}};
-}
-
 std::unique_ptr<ChildProcess> Start(const Flags& flags, const std::string& log_name,
                                     std::vector<std::pair<std::string, std::string>> env) {
   ChildProcess::Options options;
   options.argv = {flags.bot_binary};
   env.push_back({"TRIX_BOT_LOG_LEVEL", "info"});
-  for (auto& setting : TlsEnvironment(flags.tls)) env.push_back(std::move(setting));
+  for (auto& setting : service::ChannelTlsEnvironment(flags.tls, "TRIX_BOT_")) {
+    env.push_back(std::move(setting));
+  }
   options.env = std::move(env);  // secrets through the environment, not `ps`
   options.output_path = absl::StrCat(flags.log_dir, "/", log_name, ".log");
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);

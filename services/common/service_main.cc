@@ -68,6 +68,15 @@ void BindChannelTlsFlags(Config& config, ChannelTls* tls) {
   config.Bind("tls_client_key", &tls->client_key_file, "PEM private key of --tls_client_cert");
 }
 
+std::vector<std::pair<std::string, std::string>> ChannelTlsEnvironment(
+    const ChannelTls& tls, const std::string& prefix) {
+  if (!tls.on()) return {};
+  return {{prefix + "TLS", "true"},
+          {prefix + "TLS_CA", tls.ca_file},
+          {prefix + "TLS_CLIENT_CERT", tls.client_cert_file},
+          {prefix + "TLS_CLIENT_KEY", tls.client_key_file}};
+}
+
 StopSignals::StopSignals() {
   sigemptyset(&signals_);
   sigaddset(&signals_, SIGINT);

@@ -24,6 +24,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -58,6 +60,11 @@ absl::StatusOr<std::unique_ptr<Metrics>> StartMetrics(const MetricsFlags& flags)
 // --tls_ca, --tls_client_cert, --tls_client_key), see tls.h.
 void BindServerTlsFlags(Config& config, ServerTls* tls);
 void BindChannelTlsFlags(Config& config, ChannelTls* tls);
+// The same client settings as the environment of a program whose flags read
+// `prefix` (e.g. "TRIX_BOT_" for the trix-bot processes a demo starts); empty when
+// TLS is off.
+std::vector<std::pair<std::string, std::string>> ChannelTlsEnvironment(
+    const ChannelTls& tls, const std::string& prefix);
 
 // SIGINT and SIGTERM, blocked in the thread that makes this and so in every thread
 // it starts afterwards: they reach the process only through Wait. Make it before
