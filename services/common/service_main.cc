@@ -54,6 +54,9 @@ void BindServerTlsFlags(Config& config, ServerTls* tls) {
   config.Bind("tls_refresh", &tls->refresh,
               "how often the TLS files are re-read (a renewed certificate is used "
               "without a restart)");
+  config.Bind("health_address", &tls->health_address,
+              "host:port of a plaintext port serving grpc.health.v1.Health/Check only, "
+              "with --listen's answer, for probes that cannot speak TLS (empty: none)");
 }
 
 void BindChannelTlsFlags(Config& config, ChannelTls* tls) {

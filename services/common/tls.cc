@@ -92,7 +92,7 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
   }
   if (!tls.ca_file.empty()) options.watch_root_certs();
   if (!tls.client_cert_file.empty()) options.watch_identity_key_cert_pairs();
-  return grpc::experimental::TlsChannelCredentials(options);
+  return grpc::experimental::TlsCredentials(options);
 }
 
 }  // namespace trix::service

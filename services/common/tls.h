@@ -14,8 +14,6 @@
 //
 //   ChannelTls tls{.enabled = true, .ca_file = "ca.crt"};  // no ca_file: system roots
 //   auto channel = grpc::CreateChannel(address, *ChannelCredentials(tls));
-//
-// Also linked into the bot SDK (and installed with it): it needs gRPC only.
 #ifndef TRIX_SERVICES_COMMON_TLS_H_
 #define TRIX_SERVICES_COMMON_TLS_H_
 
@@ -41,6 +39,9 @@ struct ServerTls {
   // certificate it signed (mutual TLS); when empty, none is asked for.
   std::string client_ca_file;
   absl::Duration refresh = absl::Seconds(10);
+  // host:port of a plaintext listener for health checks only (health_port.h),
+  // for probes that cannot speak TLS (Kubernetes'); empty: none.
+  std::string health_address;
 };
 
 // A client's side (--tls, --tls_ca, --tls_client_cert, --tls_client_key).

@@ -117,6 +117,10 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   if (!s->server_ || s->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
   }
+  absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
+      service::HealthPort::Start(config.tls.health_address, s->server_.get());
+  if (!health_port.ok()) return health_port.status();
+  s->health_port_ = *std::move(health_port);
   s->lobby_->Start();
   s->bots_->Start();
   s->matcher_->Start();
@@ -147,6 +151,7 @@ void MatchmakingServer::SetServing(bool serving) {
 void MatchmakingServer::Shutdown(absl::Duration grace) {
   if (!server_ || shut_down_.exchange(true)) return;
   database_watch_.reset();
+  health_port_.reset();
   SetServing(false);
   matcher_->Stop();
   lobby_->Stop();

@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/health_port.h"
 #include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
 #include "services/matchmaking/grpc_service.h"
@@ -89,6 +90,7 @@ class MatchmakingServer {
   std::unique_ptr<Matcher> matcher_;
   std::unique_ptr<MatchmakingGrpcService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Health NOT_SERVING while the database is away (calls need it).
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;

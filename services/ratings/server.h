@@ -21,6 +21,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/health_port.h"
 #include "services/common/tls.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/grpc_service.h"
@@ -66,6 +67,7 @@ class RatingsServer {
   RatingsGrpcService service_;
   OutboxConsumer consumer_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Once ready: health NOT_SERVING while the database is away.
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;

@@ -45,6 +45,10 @@ absl::StatusOr<std::unique_ptr<TableServer>> TableServer::Start(
         absl::StrCat("cannot listen on ", options.listen_address));
   }
   server->SetServing(false);
+  absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
+      service::HealthPort::Start(options.tls.health_address, server->server_.get());
+  if (!health_port.ok()) return health_port.status();
+  server->health_port_ = *std::move(health_port);
   if (options.one_callback_thread) {
     server->park_ = CallbackThreadPark::Start(server->server_.get());
   }
@@ -71,6 +75,7 @@ void TableServer::Shutdown(absl::Duration grace) {
   SetServing(false);
   host_->Shutdown();
   host_->SetReadinessListener(nullptr);
+  health_port_.reset();
   // gRPC joins its threads when it stops: the parked one must be back first.
   if (park_) park_->Release();
   server_->Shutdown(std::chrono::system_clock::now() +

@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/health_port.h"
 #include "services/common/tls.h"
 #include "services/table/callback_threads.h"
 #include "services/table/grpc_service.h"
@@ -50,6 +51,8 @@ class TableServer {
   ~TableServer();
 
   int port() const { return port_; }
+  // The plaintext health port's (ServerTls::health_address), or 0 without one.
+  int health_port() const { return health_port_ ? health_port_->port() : 0; }
   void SetServing(bool serving);
   // NOT_SERVING, then the host drains (its streams end UNAVAILABLE and it releases
   // its leases), then gRPC stops, giving unary calls in flight `grace` to finish.
@@ -61,6 +64,7 @@ class TableServer {
   TableHost* const host_;
   TableGrpcService service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   std::unique_ptr<CallbackThreadPark> park_;  // released before gRPC stops
   int port_ = 0;
   std::atomic<bool> shut_down_{false};

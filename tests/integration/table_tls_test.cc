@@ -224,6 +224,39 @@ TEST_F(TlsTest, AClientCaWithoutACertificateIsRefusedAtStart) {
   EXPECT_EQ(started.status().code(), absl::StatusCode::kInvalidArgument);
 }
 
+// Kubernetes' gRPC probes cannot speak TLS: the health port answers them in
+// plaintext with the TLS server's own health, and serves nothing else.
+TEST_F(TlsTest, TheHealthPortAnswersChecksWithTheServersHealthAndNothingElse) {
+  ServiceOptions options = DefaultServiceOptions();
+  const std::string server = MakeSigned("ours", "table");
+  options.server.tls = {.cert_file = server + ".crt",
+                        .key_file = server + ".key",
+                        .client_ca_file = dir_ + "/ours/ca.crt",
+                        .health_address = "127.0.0.1:0"};
+  StartService(options);
+  ASSERT_GT(service_->server().health_port(), 0);
+  const std::shared_ptr<grpc::Channel> health = grpc::CreateChannel(
+      absl::StrCat("127.0.0.1:", service_->server().health_port()),
+      grpc::InsecureChannelCredentials());
+  EXPECT_EQ(HealthStatus(health, ""), 1);
+  EXPECT_EQ(HealthStatus(health, "trix.v1.TableService"), 1);
+  service_->server().SetServing(false);
+  EXPECT_EQ(HealthStatus(health, ""), 2) << "the health port did not follow the server";
+  EXPECT_EQ(HealthStatus(health, "trix.v1.TableService"), 2);
+  service_->server().SetServing(true);
+  EXPECT_EQ(HealthStatus(health, ""), 1);
+
+  // The API is not served there.
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+  v1::CreateTableResponse created;
+  const grpc::Status s = v1::TableService::NewStub(health)->CreateTable(
+      &context, CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 5), &created);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::UNIMPLEMENTED) << s.error_message();
+  // And the service port itself still wants TLS.
+  EXPECT_EQ(HealthStatus(NewChannel(), ""), -1);
+}
+
 TEST(ChannelTlsTest, AClientCertificateWithoutItsKeyIsAnError) {
   auto credentials = service::ChannelCredentials(
       {.enabled = true, .client_cert_file = "/dev/null"});
