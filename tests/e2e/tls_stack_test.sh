@@ -63,7 +63,8 @@ stack_start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[
   --tls_cert="$certs/matchmaking.crt" --tls_key="$certs/matchmaking.key" \
   "${dial[@]}" --tls_client_cert="$certs/matchmaking.crt" --tls_client_key="$certs/matchmaking.key"
 
-probe() { python3 "$root/tests/e2e/tls_probe.py" "$@"; }
+# Debian's python3 with python3-grpcio (not whichever python3 comes first).
+probe() { /usr/bin/python3 "$root/tests/e2e/tls_probe.py" "$@"; }
 table=127.0.0.1:${port[table]}
 ratings=127.0.0.1:${port[ratings]}
 matchmaking=127.0.0.1:${port[matchmaking]}
