@@ -605,7 +605,7 @@ v1::TableService::Stub* Lobby::TableStub(const std::string& address) {
   std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
   if (!stub) {
     stub = v1::TableService::NewStub(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(address, options_.table_credentials));
   }
   return stub.get();
 }

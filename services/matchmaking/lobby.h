@@ -22,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "grpcpp/security/credentials.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/ticket_store.h"
 #include "trix/v1/matchmaking.pb.h"
@@ -48,6 +49,9 @@ struct LobbyOptions {
   // Presented to the table service: GameOver reads tables that are not open to
   // spectators, which only the backend may.
   std::string table_token;
+  // The table instances' channels (GameOver): TLS when the deployment dials so.
+  std::shared_ptr<grpc::ChannelCredentials> table_credentials =
+      grpc::InsecureChannelCredentials();
   absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
   absl::Duration update_every = absl::Seconds(1);        // Queued updates
   // Ended tickets, finished assignments and expired parties are deleted this long

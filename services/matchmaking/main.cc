@@ -53,7 +53,9 @@ struct Flags {
   absl::Duration instance_stale_after = absl::Seconds(15);
   int card_ms = 0;
   int db_connections = 8;
-  int metrics_port = 9464;
+  service::MetricsFlags metrics;
+  service::ServerTls tls;
+  service::ChannelTls dial;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
 };
@@ -94,7 +96,10 @@ void Bind(service::Config& c, Flags& f) {
          "a table instance whose heartbeat is older is not used");
   c.Bind("card_ms", &f.card_ms, "clocks of created tables (all three); 0: the table's");
   c.Bind("db_connections", &f.db_connections, "database connection pool size");
-  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  service::BindMetricsFlags(c, &f.metrics);
+  service::BindServerTlsFlags(c, &f.tls);
+  // How matchmaking dials the table instances and the ratings service.
+  service::BindChannelTlsFlags(c, &f.dial);
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
 }
@@ -154,6 +159,8 @@ int Run(int argc, char** argv) {
   mc.database_url = flags.database_url;
   mc.db_connections = flags.db_connections;
   mc.ratings_address = flags.ratings_address;
+  mc.tls = flags.tls;
+  mc.dial = flags.dial;
   for (absl::string_view level : absl::StrSplit(flags.stake_levels, ',', absl::SkipEmpty())) {
     int64_t v = 0;
     if (!absl::SimpleAtoi(level, &v) || v <= 0) {
@@ -192,10 +199,10 @@ int Run(int argc, char** argv) {
     return 1;
   }
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+      service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
+    return metrics.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   (*metrics)->Add(service::HeapMetrics());
   // The threads' caches bounded and freed pages given back: the RSS follows the

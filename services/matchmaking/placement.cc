@@ -88,7 +88,7 @@ v1::TableService::Stub* Placement::Stub(const std::string& address) {
   std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
   if (!stub) {
     stub = v1::TableService::NewStub(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(address, options_.credentials));
   }
   return stub.get();
 }

@@ -33,6 +33,9 @@ struct PlacementOptions {
   absl::Duration refresh_every = absl::Seconds(1);
   absl::Duration call_timeout = absl::Seconds(3);
   int attempts = 3;  // instances tried per table
+  // The table instances' channels: TLS when the deployment dials them so.
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
 };
 
 struct Placed {

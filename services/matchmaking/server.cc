@@ -44,15 +44,22 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
     const MatchmakingConfig& config, prometheus::Registry* registry) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      service::ServerCredentials(config.tls);
+  if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> dial =
+      service::ChannelCredentials(config.dial);
+  if (!dial.ok()) return dial.status();
   std::unique_ptr<MatchmakingServer> s(new MatchmakingServer());
   s->store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections);
   if (!config.ratings_address.empty()) {
     s->ratings_ = v1::RatingsService::NewStub(
-        grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(config.ratings_address, *dial));
   }
   s->auth_ = std::make_unique<PlayerAuth>(config.auth);
   PlacementOptions placement = config.placement;
   placement.service_token = config.credential_token;
+  placement.credentials = *dial;
   s->placement_ = std::make_unique<Placement>(&s->store_->pool(), placement);
   std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
 
@@ -61,6 +68,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .default_rating = config.default_rating,
                      .ratings_token = config.credential_token,
                      .table_token = config.credential_token,
+                     .table_credentials = *dial,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
                      .keep_ended = config.keep_ended};
@@ -97,8 +105,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       config.grpc, s->auth_.get(), s->lobby_.get(), s->bots_.get(), s->store_.get());
 
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(),
-                           &s->port_);
+  builder.AddListeningPort(config.listen_address, *credentials, &s->port_);
   builder.RegisterService(s->service_.get());
   builder.SetMaxReceiveMessageSize(64 * 1024);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
@@ -109,6 +116,10 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   if (!s->server_ || s->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
   }
+  absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
+      service::HealthPort::Start(config.tls.health_address, s->server_.get());
+  if (!health_port.ok()) return health_port.status();
+  s->health_port_ = *std::move(health_port);
   s->lobby_->Start();
   s->bots_->Start();
   s->matcher_->Start();
@@ -139,6 +150,7 @@ void MatchmakingServer::SetServing(bool serving) {
 void MatchmakingServer::Shutdown(absl::Duration grace) {
   if (!server_ || shut_down_.exchange(true)) return;
   database_watch_.reset();
+  health_port_.reset();
   SetServing(false);
   matcher_->Stop();
   lobby_->Stop();

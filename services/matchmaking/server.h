@@ -19,6 +19,8 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/health_port.h"
+#include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
 #include "services/matchmaking/grpc_service.h"
 #include "services/matchmaking/lobby.h"
@@ -38,6 +40,10 @@ struct MatchmakingConfig {
   // Matchmaking's own service credential token, presented to the table and
   // ratings services (scopes tables:create tables:void ledger:hold ratings:read).
   std::string credential_token;
+  service::ServerTls tls;       // of listen_address; plaintext without a certificate
+  // How the table instances and the ratings service are dialled (TLS, a CA, a
+  // client certificate for mutual TLS); placement.credentials is made from it.
+  service::ChannelTls dial;
   PlayerAuthOptions auth;
   PlacementOptions placement;
   std::vector<int64_t> stake_levels;
@@ -86,6 +92,7 @@ class MatchmakingServer {
   std::unique_ptr<Matcher> matcher_;
   std::unique_ptr<MatchmakingGrpcService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Health NOT_SERVING while the database is away (calls need it).
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;

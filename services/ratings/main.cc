@@ -36,7 +36,8 @@ struct Flags {
   bool migrate = true;
   bool migrate_only = false;
   bool consume = true;
-  int metrics_port = 9465;
+  service::MetricsFlags metrics{.port = 9465};
+  service::ServerTls tls;
   int db_connections = 4;
   int provisional_games = kDefaultProvisionalGames;
   int batch_size = 2000;
@@ -63,7 +64,8 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
   c.Bind("consume", &f.consume, "consume the outbox of finished games in this instance");
-  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  service::BindMetricsFlags(c, &f.metrics);
+  service::BindServerTlsFlags(c, &f.tls);
   c.Bind("db_connections", &f.db_connections, "database connection pool size (reads, ledger)");
   c.Bind("provisional_games", &f.provisional_games,
          "rated games in a mode before a player's rating is no longer provisional");
@@ -108,6 +110,7 @@ ServerOptions ServerOptionsOf(const Flags& flags) {
   options.consumer.batch_size = flags.batch_size;
   options.consumer.poll_interval = flags.poll_interval;
   options.consumer.order_grace = flags.order_grace;
+  options.tls = flags.tls;
   return options;
 }
 
@@ -144,18 +147,15 @@ int Run(int argc, char** argv) {
   const service::StopSignals signals;
 
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+      service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
+    return metrics.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   (*metrics)->Add(service::HeapMetrics());
   // The threads' caches bounded and freed pages given back: the RSS follows the
   // heap in use (heap_metrics.h).
   const service::HeapReleaser heap_releaser;
-  if (flags.metrics_port >= 0) {
-    service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
-  }
   absl::StatusOr<std::unique_ptr<RatingsServer>> server =
       RatingsServer::Start(ServerOptionsOf(flags), &(*metrics)->registry());
   if (!server.ok()) {

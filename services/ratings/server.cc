@@ -35,10 +35,12 @@ absl::StatusOr<std::unique_ptr<RatingsServer>> RatingsServer::Start(
     const ServerOptions& options, prometheus::Registry* registry) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      service::ServerCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
   std::unique_ptr<RatingsServer> server(new RatingsServer(options, registry));
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  builder.AddListeningPort(options.listen_address, *credentials, &server->port_);
   builder.RegisterService(&server->service_);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   server->server_ = builder.BuildAndStart();
@@ -50,6 +52,10 @@ absl::StatusOr<std::unique_ptr<RatingsServer>> RatingsServer::Start(
     health->SetServingStatus(false);
     health->SetServingStatus(kServiceName, false);
   }
+  absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
+      service::HealthPort::Start(options.tls.health_address, server->server_.get());
+  if (!health_port.ok()) return health_port.status();
+  server->health_port_ = *std::move(health_port);
   service::LogInfo("ratings service listening",
                    {{"address", options.listen_address}, {"port", server->port_}});
   return server;
@@ -81,6 +87,7 @@ void RatingsServer::Shutdown(absl::Duration grace) {
     health->SetServingStatus(kServiceName, false);
   }
   consumer_.Stop();
+  health_port_.reset();
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();

@@ -21,6 +21,8 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/health_port.h"
+#include "services/common/tls.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/grpc_service.h"
 #include "services/ratings/ledger.h"
@@ -40,6 +42,7 @@ struct ServerOptions {
   bool consume = true;  // run the outbox consumer in this process
   ConsumerOptions consumer;  // database_url is filled from above
   int max_receive_message_bytes = 256 * 1024;
+  service::ServerTls tls;  // plaintext when it names no certificate (tls.h)
 };
 
 class RatingsServer {
@@ -64,6 +67,7 @@ class RatingsServer {
   RatingsGrpcService service_;
   OutboxConsumer consumer_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Once ready: health NOT_SERVING while the database is away.
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;

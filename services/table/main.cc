@@ -47,8 +47,7 @@ struct Flags {
   std::string migrations_dir = "migrations";
   bool migrate = true;
   bool migrate_only = false;
-  int metrics_port = 9464;
-  std::string metrics_address;  // host:port; overrides metrics_port when set
+  service::MetricsFlags metrics;
   int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
@@ -79,11 +78,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("default_contract_ms", &f.host.default_contract_ms, "contract clock default");
   c.Bind("default_doubling_ms", &f.host.default_doubling_ms, "doubling clock default");
   c.Bind("default_card_ms", &f.host.default_card_ms, "card clock default");
-  c.Bind("metrics_port", &f.metrics_port,
-         "Prometheus /metrics port on 0.0.0.0; -1 turns it off");
-  c.Bind("metrics_address", &f.metrics_address,
-         "host:port for Prometheus /metrics (e.g. 127.0.0.1:9464, or :-1 for none); "
-         "when set, replaces --metrics_port");
+  service::BindMetricsFlags(c, &f.metrics);
   c.Bind("max_message_bytes", &f.server.max_receive_message_bytes,
          "largest request accepted");
   c.Bind("stream_buffer", &f.stream_buffer, "updates a slow stream may queue");
@@ -98,11 +93,7 @@ void Bind(service::Config& c, Flags& f) {
          "requests per second per client address, for calls with no verified seat or "
          "service credential");
   c.Bind("peer_burst", &f.server.grpc.peer_rate.burst, "burst per client address");
-  c.Bind("tls_cert", &f.server.tls_cert_file,
-         "PEM certificate chain for TLS on --listen (with --tls_key; off when empty)");
-  c.Bind("tls_key", &f.server.tls_key_file, "PEM private key for TLS on --listen");
-  c.Bind("tls_refresh", &f.server.tls_refresh,
-         "how often the TLS certificate and key files are re-read");
+  service::BindServerTlsFlags(c, &f.server.tls);
   c.Bind("public_player_history", &f.server.grpc.public_player_history,
          "list any player's tables and games to anyone (default: only to the backend "
          "and to the player)");
@@ -188,22 +179,13 @@ int MigrateOnly(const Flags& flags, storage::GameStore& games) {
 
 // Serves /metrics where the flags say; on failure logs why and returns the exit
 // code.
-std::optional<int> StartMetrics(const Flags& flags,
+std::optional<int> ServeMetrics(const Flags& flags,
                                 std::unique_ptr<service::Metrics>& out) {
-  absl::StatusOr<std::pair<std::string, int>> metrics_at =
-      flags.metrics_address.empty()
-          ? std::make_pair(std::string("0.0.0.0"), flags.metrics_port)
-          : service::ParseMetricsAddress(flags.metrics_address);
-  if (!metrics_at.ok()) {
-    service::LogError("bad --metrics_address",
-                      {{"error", metrics_at.status().ToString()}});
-    return 2;
-  }
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start(metrics_at->first, metrics_at->second);
+      service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
+    return metrics.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   out = *std::move(metrics);
   out->Add(service::HeapMetrics());
@@ -300,7 +282,7 @@ int Run(int argc, char** argv) {
   if (flags.migrate_only) return MigrateOnly(flags, *storage.games);
   if (std::optional<int> failed = LoadCallers(flags)) return *failed;
   std::unique_ptr<service::Metrics> metrics;
-  if (std::optional<int> failed = StartMetrics(flags, metrics)) return *failed;
+  if (std::optional<int> failed = ServeMetrics(flags, metrics)) return *failed;
   // The threads' caches bounded and freed pages given back: the RSS follows the
   // heap in use (heap_metrics.h).
   const service::HeapReleaser heap_releaser;

@@ -60,7 +60,8 @@ trap cleanup EXIT
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   start=$(date +%s)
-  tests/deploy/build-images.sh table-service migrate trix-bot matchmaking-service ratings-service
+  tests/deploy/build-images.sh table-service migrate trix-bot matchmaking-service ratings-service \
+    certs
   if ! "$docker" image inspect "$POSTGRES_IMAGE" >/dev/null 2>&1; then
     DOCKER_BUILDKIT=1 "$docker" build --network=host -f deploy/docker/postgres.Dockerfile \
       --build-arg BASE_IMAGE="${BASE_IMAGE:-mamlaka/debian:12-slim}" -t "$POSTGRES_IMAGE" deploy/docker

@@ -66,6 +66,7 @@ class InProcessService {
   int port() const { return server_->port(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
   TableHost& host() { return *host_; }
+  TableServer& server() { return *server_; }
   storage::GameStore& store() { return *store_; }
 
  private:
