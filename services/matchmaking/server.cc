@@ -63,7 +63,14 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .table_token = config.placement.service_token,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
-                     .keep_ended = config.keep_ended};
+                     .keep_ended = config.keep_ended,
+                     .reconcile_every = config.reconcile_every};
+  s->releases_ = std::make_unique<HoldReleases>(
+      &s->store_->pool(), s->ratings_.get(),
+      HoldReleasesOptions{.ratings_token = lobby.ratings_token, .keep = 2 * config.keep_ended},
+      registry);
+  s->voids_ = std::make_unique<TableVoids>(&s->store_->pool(), s->placement_.get(),
+                                           s->releases_.get(), registry);
   MatchmakingServer* raw = s.get();
   s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
   s->bots_ = std::make_unique<BotRoster>(
@@ -79,6 +86,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                          .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
                          .db = &s->store_->pool(),
+                         .give_up_placing = config.give_up_placing,
                          .stage_log_every = config.stage_log_every};
   s->matcher_ = std::make_unique<Matcher>(
       matcher, s->placement_.get(),
@@ -92,7 +100,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       },
       registry);
   s->lobby_ = std::make_unique<Lobby>(lobby, s->store_.get(), s->ratings_.get(),
-                                      s->matcher_.get());
+                                      s->matcher_.get(), s->releases_.get());
   s->service_ = std::make_unique<MatchmakingGrpcService>(
       config.grpc, s->auth_.get(), s->lobby_.get(), s->bots_.get(), s->store_.get());
 
@@ -109,6 +117,8 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   if (!s->server_ || s->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
   }
+  s->releases_->Start();
+  s->voids_->Start();
   s->lobby_->Start();
   s->bots_->Start();
   s->matcher_->Start();
@@ -143,6 +153,8 @@ void MatchmakingServer::Shutdown(absl::Duration grace) {
   matcher_->Stop();
   lobby_->Stop();
   bots_->Stop();
+  voids_->Stop();
+  releases_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();
