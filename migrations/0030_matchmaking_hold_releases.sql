@@ -5,16 +5,20 @@
 
 -- A hold to release. Written in the same transaction as the change that ends its
 -- use: a ticket cancelled or superseded (the trigger below), a game over, voided
--- or gone (matchmaking's reconciliation), or, before a ticket is admitted, the
--- hold just made for it ('admission', due a minute later: the ticket's insert
--- deletes it, so only a hold whose ticket was never queued is released).
+-- or gone (matchmaking's reconciliation); or, before a stake is held for a
+-- ticket, the hold about to be made ('admission': named by its HoldStake request
+-- id, due a minute later, and deleted once the ticket carrying it is queued), so
+-- that a hold whose ticket is never queued (the process died, the answer was
+-- lost) is released too.
 CREATE TABLE mm_hold_releases (
-  hold_id   text PRIMARY KEY,
+  hold_id   text PRIMARY KEY,                    -- an admission's: its request id
   -- The table an attached hold is attached to (its game voided or gone): the
   -- ratings service releases an attached hold only when named with its table.
   -- '' for a held one.
   table_id  text NOT NULL DEFAULT '',
   reason    text NOT NULL,
+  player_id text NOT NULL DEFAULT '',            -- an admission's HoldStake arguments
+  amount    bigint NOT NULL DEFAULT 0,
   created   timestamptz NOT NULL DEFAULT now(),
   due       timestamptz NOT NULL DEFAULT now(),  -- tried (again) from then on
   tries     integer NOT NULL DEFAULT 0,
@@ -24,30 +28,21 @@ CREATE INDEX mm_hold_releases_due ON mm_hold_releases (due) WHERE done IS NULL;
 -- Which ticket carries a hold (few tickets are staked).
 CREATE INDEX mm_tickets_hold ON mm_tickets (hold_id) WHERE hold_id IS NOT NULL;
 
-CREATE FUNCTION mm_ticket_hold_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION mm_ticket_hold_ended() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-  IF TG_OP = 'INSERT' THEN
-    DELETE FROM mm_hold_releases
-      WHERE hold_id = NEW.hold_id AND reason = 'admission' AND done IS NULL;
-  ELSE
-    INSERT INTO mm_hold_releases (hold_id, reason)
-      VALUES (NEW.hold_id, 'ticket ' || NEW.status)
-      ON CONFLICT (hold_id) DO UPDATE SET reason = EXCLUDED.reason, due = now()
-      WHERE mm_hold_releases.done IS NULL;
-  END IF;
+  INSERT INTO mm_hold_releases (hold_id, reason)
+    VALUES (NEW.hold_id, 'ticket ' || NEW.status)
+    ON CONFLICT (hold_id) DO UPDATE SET reason = EXCLUDED.reason, due = now()
+    WHERE mm_hold_releases.done IS NULL;
   RETURN NULL;
 END $$;
 
--- A queued ticket carries its hold: the admission's release goes.
-CREATE TRIGGER mm_tickets_hold_queued AFTER INSERT ON mm_tickets
-  FOR EACH ROW WHEN (NEW.hold_id IS NOT NULL)
-  EXECUTE FUNCTION mm_ticket_hold_changed();
 -- A ticket that ends unplayed gives its hold back.
 CREATE TRIGGER mm_tickets_hold_ended AFTER UPDATE OF status ON mm_tickets
   FOR EACH ROW WHEN (NEW.hold_id IS NOT NULL
                      AND NEW.status IN ('cancelled', 'superseded')
                      AND OLD.status IN ('waiting', 'placing'))
-  EXECUTE FUNCTION mm_ticket_hold_changed();
+  EXECUTE FUNCTION mm_ticket_hold_ended();
 
 -- A table to void: a placement given up after its CreateTable went unanswered
 -- (Matcher::give_up_placing), written in the statement that gives it up. The

@@ -81,30 +81,53 @@ void HoldReleases::Kick() {
   kicked_ = true;
 }
 
-absl::Status HoldReleases::Record(const std::vector<std::string>& hold_ids,
-                                  const std::string& reason, absl::Duration delay) {
-  if (hold_ids.empty()) return absl::OkStatus();
-  // A release already recorded is made due at once by a later reason (not by an
-  // admission's).
-  return db_->Run("recording hold releases", [&](pqxx::connection& c) {
+absl::Status HoldReleases::Expect(const std::vector<HoldIntent>& holds) {
+  if (holds.empty()) return absl::OkStatus();
+  storage::PgArray ids(storage::PgType::kText), players(storage::PgType::kText),
+      amounts(storage::PgType::kInt8);
+  for (const HoldIntent& h : holds) {
+    ids.AddString(h.request_id);
+    players.AddString(h.player_id);
+    amounts.AddInt(h.amount);
+  }
+  return db_->Run("recording stakes to hold", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     tx.exec_params0(
-        "INSERT INTO mm_hold_releases (hold_id, reason, due) "
-        "SELECT unnest($1::text[]), $2, now() + make_interval(secs => $3) "
-        "ON CONFLICT (hold_id) DO UPDATE SET reason = EXCLUDED.reason, due = EXCLUDED.due "
-        "WHERE mm_hold_releases.done IS NULL AND EXCLUDED.reason <> 'admission'",
-        TextArray(hold_ids).Finish(), reason, absl::ToDoubleSeconds(delay));
+        "INSERT INTO mm_hold_releases (hold_id, reason, player_id, amount, due) "
+        "SELECT u.id, $4, u.player, u.amount, now() + make_interval(secs => $5) "
+        "FROM unnest($1::text[], $2::text[], $3::int8[]) AS u (id, player, amount) "
+        "ON CONFLICT (hold_id) DO UPDATE SET due = EXCLUDED.due, done = NULL",
+        ids.Finish(), players.Finish(), amounts.Finish(), std::string(kReleaseAdmission),
+        absl::ToDoubleSeconds(options_.admission_grace));
     tx.commit();
     return absl::OkStatus();
   });
 }
 
-absl::Status HoldReleases::Expect(const std::vector<std::string>& hold_ids) {
-  return Record(hold_ids, kReleaseAdmission, options_.admission_grace);
+absl::Status HoldReleases::Queued(const std::vector<std::string>& request_ids) {
+  if (request_ids.empty()) return absl::OkStatus();
+  return db_->Run("forgetting queued stakes", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec_params0(
+        "DELETE FROM mm_hold_releases WHERE hold_id = ANY($1::text[]) AND reason = $2 "
+        "AND done IS NULL",
+        TextArray(request_ids).Finish(), std::string(kReleaseAdmission));
+    tx.commit();
+    return absl::OkStatus();
+  });
 }
 
-absl::Status HoldReleases::Release(const std::vector<std::string>& hold_ids) {
-  absl::Status s = Record(hold_ids, kReleaseNotQueued, absl::ZeroDuration());
+absl::Status HoldReleases::NotQueued(const std::vector<std::string>& request_ids) {
+  if (request_ids.empty()) return absl::OkStatus();
+  absl::Status s = db_->Run("releasing unqueued stakes", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    tx.exec_params0(
+        "UPDATE mm_hold_releases SET due = now() WHERE hold_id = ANY($1::text[]) "
+        "AND done IS NULL",
+        TextArray(request_ids).Finish());
+    tx.commit();
+    return absl::OkStatus();
+  });
   Kick();
   return s;
 }
@@ -174,9 +197,42 @@ grpc::Status HoldReleases::Call(const std::string& hold_id, const std::string& t
   return ratings_->ReleaseHold(&context, request, &hold);
 }
 
+absl::StatusOr<bool> HoldReleases::Carried(const std::string& hold_id) {
+  bool carried = false;
+  absl::Status s = db_->Run("reading a hold's ticket", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    carried = tx.exec_params1(
+                    "SELECT EXISTS (SELECT 1 FROM mm_tickets WHERE hold_id = $1 "
+                    "AND status IN ('waiting', 'placing', 'matched'))",
+                    hold_id)[0]
+                  .as<bool>();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return carried;
+}
+
+grpc::Status HoldReleases::ReleaseExpected(const HoldIntent& intent, bool* in_use) {
+  v1::HoldStakeRequest request;
+  request.set_request_id(intent.request_id);
+  request.set_player_id(intent.player_id);
+  request.set_amount(intent.amount);
+  v1::Hold hold;
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + options_.ratings_token);
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(2));
+  // Not held (no balance, no account): nothing was held under this request either.
+  grpc::Status s = ratings_->HoldStake(&context, request, &hold);
+  if (!s.ok() || hold.state() != v1::HOLD_STATE_HELD) return s;
+  absl::StatusOr<bool> carried = Carried(hold.hold_id());
+  if (!carried.ok()) return grpc::Status(grpc::StatusCode::UNAVAILABLE, "database away");
+  *in_use = *carried;
+  return *carried ? grpc::Status::OK : Call(hold.hold_id(), "");
+}
+
 int HoldReleases::ReleaseDue() {
   absl::StatusOr<pqxx::result> due = table_.Lease(
-      "table_id, reason, EXISTS (SELECT 1 FROM mm_tickets AS t "
+      "table_id, reason, player_id, amount, EXISTS (SELECT 1 FROM mm_tickets AS t "
       "WHERE t.hold_id = mm_hold_releases.hold_id "
       "AND t.status IN ('waiting', 'placing', 'matched'))",
       200);
@@ -187,12 +243,16 @@ int HoldReleases::ReleaseDue() {
     const std::string hold = r[0].as<std::string>();
     const int tries = r[1].as<int>();
     const std::string table = r[2].as<std::string>();
-    const bool in_use = r[4].as<bool>() && table.empty() &&
-                        r[3].as<std::string>() != kReleaseGameOver;
+    const std::string reason = r[3].as<std::string>();
+    // A release without a table leaves alone a hold that a live ticket carries
+    // (a retry of its request resumed it), unless its game is over.
+    bool in_use = r[6].as<bool>() && table.empty() && reason != kReleaseGameOver;
     grpc::Status s;
     if (!in_use && !failing) {
       service::Failpoint("holds.before_release");
-      s = Call(hold, table);
+      s = reason == kReleaseAdmission
+              ? ReleaseExpected({hold, r[4].as<std::string>(), r[5].as<int64_t>()}, &in_use)
+              : Call(hold, table);
     }
     if (failing || !Finished(s)) {
       if (!failing) {

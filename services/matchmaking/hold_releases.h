@@ -6,10 +6,13 @@
 //
 // Where releases come from:
 // - a ticket cancelled or superseded: the database's trigger on mm_tickets;
-// - a hold made for a ticket that was never queued (the admission failed, or
-//   the player was seated meanwhile, or the process died): Expect() records it
-//   before the ticket's insert, which deletes it; otherwise it is released a
-//   minute later, or at once after Release();
+// - a hold made for a ticket that was never queued (the admission failed, the
+//   player was seated meanwhile, the process died, the ratings service's answer
+//   was lost): Expect() records it by its HoldStake request id before the stake
+//   is held, Queued() deletes that once the ticket carrying it is queued;
+//   otherwise it is released a minute later (at once after NotQueued()): asked
+//   for again under the same request id (idempotent: the same hold, or a new one
+//   when none was made), and given back unless a ticket carries it;
 // - a table whose game is over, voided or gone: EndTable(), which also finishes
 //   its seats (the lobby's reconciliation, the table voids).
 // A release without a table is never done for a hold that a waiting, placing or
@@ -47,10 +50,16 @@ std::string HoldRequestId(const std::string& player_id, const std::string& reque
 
 // Why a hold is released (mm_hold_releases.reason).
 inline constexpr char kReleaseAdmission[] = "admission";
-inline constexpr char kReleaseNotQueued[] = "not queued";
 inline constexpr char kReleaseGameOver[] = "game over";
 inline constexpr char kReleaseVoided[] = "table voided";
 inline constexpr char kReleaseGone[] = "table gone";
+
+// A stake about to be held for a ticket (HoldStake's arguments).
+struct HoldIntent {
+  std::string request_id;
+  std::string player_id;
+  int64_t amount = 0;
+};
 
 struct HoldReleasesOptions {
   std::string ratings_token;
@@ -68,10 +77,12 @@ class HoldReleases {
   void Start();
   void Stop();
 
-  // Holds just made for tickets about to be queued (see above).
-  absl::Status Expect(const std::vector<std::string>& hold_ids);
-  // Holds made for tickets that were not queued: released as soon as may be.
-  absl::Status Release(const std::vector<std::string>& hold_ids);
+  // Stakes about to be held for tickets (see above), by request id.
+  absl::Status Expect(const std::vector<HoldIntent>& holds);
+  // Their tickets were queued (or resumed) carrying them: nothing to release.
+  absl::Status Queued(const std::vector<std::string>& request_ids);
+  // Their tickets were not queued: released as soon as may be.
+  absl::Status NotQueued(const std::vector<std::string>& request_ids);
   // The game at `table_id` is over (`reason` kReleaseGameOver: its held stakes
   // go back, attached ones are left to settlement), voided or gone (the holds
   // are released naming the table): in one transaction, its staked seats' holds
@@ -89,10 +100,12 @@ class HoldReleases {
   int ReleaseDue();
 
  private:
-  // Records `hold_ids` (no table) as `reason`, due after `delay`.
-  absl::Status Record(const std::vector<std::string>& hold_ids, const std::string& reason,
-                      absl::Duration delay);
   grpc::Status Call(const std::string& hold_id, const std::string& table_id);
+  // An admission's release: the hold asked for again and given back unless a
+  // ticket carries it (then `in_use`).
+  grpc::Status ReleaseExpected(const HoldIntent& intent, bool* in_use);
+  // Whether a waiting, placing or matched ticket carries the hold.
+  absl::StatusOr<bool> Carried(const std::string& hold_id);
   void Loop();
   void Measure();
 

@@ -305,12 +305,6 @@ void Lobby::Rate(std::vector<Pending*>& batch) {
   }
 }
 
-std::optional<std::string> Lobby::HoldOf(const std::string& ticket_id) {
-  absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets({ticket_id});
-  if (!rows.ok() || rows->empty()) return std::nullopt;
-  return rows->front().hold_id;
-}
-
 void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
   if (ratings_ == nullptr) return;
   std::vector<std::string> ids;
@@ -419,19 +413,20 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     std::vector<std::string> holds;
     for (Pending* p : admitted) {
       Take(p->row.ticket_id);
-      if (!p->row.hold_id.empty()) holds.push_back(p->row.hold_id);
+      if (!p->hold_request.empty()) holds.push_back(p->hold_request);
       p->sink->End(result.status());
     }
     // Recorded by HoldStakes(): released now if the database answers, else after
     // the admission's grace.
-    (void)releases_->Release(holds);
+    (void)releases_->NotQueued(holds);
     return;
   }
+  std::vector<std::string> gone;
+  for (const TicketRow& old : result->superseded) gone.push_back(old.ticket_id);
+  const std::set<std::string> lost(gone.begin(), gone.end());
+  KeepHolds(admitted, *result, lost);
   if (matcher_ != nullptr) {
-    std::vector<std::string> gone;
-    for (const TicketRow& old : result->superseded) gone.push_back(old.ticket_id);
     std::vector<TicketRow> fresh;
-    std::set<std::string> lost(gone.begin(), gone.end());
     for (size_t i = 0; i < admitted.size(); ++i) {
       const TicketRow& row = admitted[i]->row;
       const AdmitOutcome& o = result->outcomes[i];
@@ -442,27 +437,16 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     matcher_->Withdraw(gone);
     matcher_->Offer(fresh);
   }
-  // The superseded tickets' holds: those queued were recorded for release with
-  // the supersession; those of this batch that were never queued go now (a hold
-  // that the live ticket carries, the same request's, is kept).
-  std::vector<std::string> unqueued;
   for (const TicketRow& old : result->superseded) {
     if (std::shared_ptr<TicketSink> sink = Take(old.ticket_id)) {
       sink->End(absl::AbortedError("superseded by a newer request of this player"));
     }
-    if (!old.hold_id.empty()) unqueued.push_back(old.hold_id);
   }
   for (size_t i = 0; i < admitted.size(); ++i) {
     const AdmitOutcome& o = result->outcomes[i];
     Pending* p = admitted[i];
     if (o.assigned) {
       // Seated meanwhile (matched since the check above): that seat, no ticket.
-      // A retry of the staked request that was seated got that seat's hold back
-      // (holds are idempotent by request): only a new request's hold goes.
-      if (!p->row.hold_id.empty()) {
-        std::optional<std::string> seated = HoldOf(o.assigned->ticket_id);
-        if (seated && *seated != p->row.hold_id) unqueued.push_back(p->row.hold_id);
-      }
       if (std::shared_ptr<TicketSink> sink = Take(p->row.ticket_id)) {
         sink->Assigned(ToAssignment(*o.assigned));
       }
@@ -477,9 +461,6 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
       if (o.resumed) {
         // A retry of the same request: this stream follows the live ticket.
         open_.erase(it);
-        if (!p->row.hold_id.empty() && p->row.hold_id != "") {
-          // The retry's hold is idempotent (same request id): the same hold.
-        }
         auto old = open_.find(o.ticket_id);
         if (old != open_.end()) {
           old->second.sink->End(absl::AbortedError("resumed by a newer stream"));
@@ -490,18 +471,35 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     }
     SendQueued(o.ticket_id, open);
   }
-  (void)releases_->Release(unqueued);
 }
 
-absl::Status Lobby::HoldStake(Pending& p, const std::string& again) {
+void Lobby::KeepHolds(const std::vector<Pending*>& admitted, const Admitted& result,
+                      const std::set<std::string>& lost) {
+  // A new ticket carries its hold. Any other's (a retry that resumed a live ticket
+  // or found its seat, a request superseded within the batch) goes back unless
+  // the ticket the player has carries it (the same request's hold): the release
+  // checks.
+  std::vector<std::string> queued, unqueued;
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    const Pending* p = admitted[i];
+    if (p->hold_request.empty()) continue;
+    const AdmitOutcome& o = result.outcomes[i];
+    const bool carried = !o.resumed && !o.assigned && !lost.count(p->row.ticket_id);
+    (carried ? queued : unqueued).push_back(p->hold_request);
+  }
+  (void)releases_->Queued(queued);
+  (void)releases_->NotQueued(unqueued);
+}
+
+absl::StatusOr<bool> Lobby::HoldStake(Pending& p) {
   v1::HoldStakeRequest request;
-  request.set_request_id(HoldRequestId(p.player_id, p.row.request_id, again));
+  request.set_request_id(p.hold_request);
   request.set_player_id(p.player_id);
   request.set_amount(p.row.stake);
   v1::Hold hold;
   grpc::ClientContext context;
-  service::Failpoint("lobby.before_hold");
   grpc::Status s = ratings_->HoldStake(Ratings(&context), request, &hold);
+  service::Failpoint("lobby.after_hold");
   if (!s.ok()) {
     // An account the ledger does not know has no balance either.
     const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||
@@ -511,64 +509,66 @@ absl::Status Lobby::HoldStake(Pending& p, const std::string& again) {
                  : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
                                 s.error_message());
   }
-  if (hold.state() != v1::HOLD_STATE_HELD) {
-    // The request's earlier ticket is over (released, or attached to its game):
-    // this new ticket needs a hold of its own.
-    if (!again.empty()) return absl::InternalError("a new stake hold is not held");
-    return HoldStake(p, p.row.ticket_id);
-  }
   p.row.hold_id = hold.hold_id();
-  return absl::OkStatus();
+  return hold.state() == v1::HOLD_STATE_HELD;
+}
+
+absl::Status Lobby::RenewHold(Pending& p) {
+  p.hold_request = HoldRequestId(p.player_id, p.row.request_id, p.row.ticket_id);
+  if (absl::Status s = releases_->Expect({{p.hold_request, p.player_id, p.row.stake}});
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<bool> held = HoldStake(p);
+  if (!held.ok()) return held.status();
+  return *held ? absl::OkStatus() : absl::InternalError("a new stake hold is not held");
 }
 
 std::vector<Lobby::Pending*> Lobby::HoldStakes(std::vector<Pending*>& queue) {
-  std::set<Pending*> ready;
-  std::vector<Pending*> held;
+  std::vector<Pending*> staked;
+  std::vector<HoldIntent> intents;
   for (Pending* p : queue) {
-    absl::Status s = p->row.stake > 0 ? HoldStake(*p, "") : absl::OkStatus();
-    if (!s.ok()) {
-      p->sink->End(s);
-    } else if (p->row.stake > 0) {
-      held.push_back(p);
-    } else {
-      ready.insert(p);
-    }
+    if (p->row.stake == 0) continue;
+    p->hold_request = HoldRequestId(p->player_id, p->row.request_id);
+    intents.push_back({p->hold_request, p->player_id, p->row.stake});
+    staked.push_back(p);
   }
-  // Recorded before anything else: a hold whose ticket is never queued (this
-  // process dies, the database fails) is released after the admission's grace.
-  auto expect = [this](const std::vector<Pending*>& ps) {
-    std::vector<std::string> ids;
-    for (const Pending* p : ps) ids.push_back(p->row.hold_id);
-    absl::Status s = ids.empty() ? absl::OkStatus() : releases_->Expect(ids);
-    if (!s.ok()) {
-      for (Pending* p : ps) p->sink->End(s);
-    }
-    return s.ok();
+  // Recorded before the stakes are held: a hold whose ticket is never queued
+  // (this process dies, the answer is lost, the database fails) is released.
+  std::set<Pending*> failed;
+  auto fail = [&failed](Pending* p, const absl::Status& s) {
+    p->sink->End(s);
+    failed.insert(p);
   };
-  std::vector<Pending*> renewed;
-  if (expect(held)) {
-    // The same request's hold, still held, that an ended ticket carried (its
-    // release may be pending): this ticket needs its own.
-    std::vector<std::string> ids;
-    for (const Pending* p : held) ids.push_back(p->row.hold_id);
-    absl::StatusOr<std::set<std::string>> spent = releases_->Spent(ids);
-    for (Pending* p : held) {
-      absl::Status s = spent.status();
-      const bool renew = s.ok() && spent->count(p->row.hold_id) > 0;
-      if (renew) s = HoldStake(*p, p->row.ticket_id);
-      if (!s.ok()) {
-        p->sink->End(s);
-      } else if (renew) {
-        renewed.push_back(p);
-      } else {
-        ready.insert(p);
-      }
+  if (absl::Status s = releases_->Expect(intents); !s.ok()) {
+    for (Pending* p : staked) fail(p, s);
+    staked.clear();
+  }
+  std::vector<Pending*> held;
+  for (Pending* p : staked) {
+    absl::StatusOr<bool> h = HoldStake(*p);
+    // Not held: the request's earlier ticket is over (released, or attached to
+    // its game), and this new ticket needs a hold of its own.
+    absl::Status s = h.ok() && !*h ? RenewHold(*p) : h.status();
+    if (!s.ok()) {
+      fail(p, s);
+    } else {
+      held.push_back(p);
     }
   }
-  if (expect(renewed)) ready.insert(renewed.begin(), renewed.end());
+  // Still held, but carried by an ended ticket (its release may be pending):
+  // this ticket needs its own too.
+  std::vector<std::string> ids;
+  for (const Pending* p : held) ids.push_back(p->row.hold_id);
+  absl::StatusOr<std::set<std::string>> spent = releases_->Spent(ids);
+  for (Pending* p : held) {
+    absl::Status s = spent.status();
+    if (s.ok() && spent->count(p->row.hold_id)) s = RenewHold(*p);
+    if (!s.ok()) fail(p, s);
+  }
   std::vector<Pending*> out;  // in the batch's order: a player's last request wins
   for (Pending* p : queue) {
-    if (ready.count(p)) out.push_back(p);
+    if (!failed.count(p)) out.push_back(p);
   }
   return out;
 }

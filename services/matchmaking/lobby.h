@@ -21,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -113,6 +114,7 @@ class Lobby {
     std::shared_ptr<TicketSink> sink;
     const PoolSpec* spec = nullptr;
     TicketRow row;
+    std::string hold_request;  // its stake hold's HoldStake request id
   };
   struct Open {
     std::shared_ptr<TicketSink> sink;
@@ -130,13 +132,17 @@ class Lobby {
   // the ticket is queued); ends the streams of those that cannot be held and
   // returns the others.
   std::vector<Pending*> HoldStakes(std::vector<Pending*>& queue);
-  absl::Status HoldStake(Pending& p, const std::string& again);
+  // HoldStake under p's hold_request: whether the hold is held (not over).
+  absl::StatusOr<bool> HoldStake(Pending& p);
+  // A hold of the ticket's own (its request's is over), recorded first.
+  absl::Status RenewHold(Pending& p);
+  // After the admission: the holds the queued tickets carry are kept, the others
+  // released (HoldReleases::Queued, NotQueued).
+  void KeepHolds(const std::vector<Pending*>& admitted, const Admitted& result,
+                 const std::set<std::string>& lost);
   // The seats of a table whose game ended (over, voided, gone) are finished and
   // their holds released.
   void EndTable(const std::string& table_id, TableEnd end);
-  // The stake hold of a ticket ("" when free; nullopt when it cannot be read:
-  // keep a hold rather than release a seat's).
-  std::optional<std::string> HoldOf(const std::string& ticket_id);
   void SendQueued(const std::string& ticket_id, const Open& open);
   void PollLoop();
   // Removes the open stream of `ticket_id` and returns its sink (or null).

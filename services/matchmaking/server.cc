@@ -67,7 +67,9 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .reconcile_every = config.reconcile_every};
   s->releases_ = std::make_unique<HoldReleases>(
       &s->store_->pool(), s->ratings_.get(),
-      HoldReleasesOptions{.ratings_token = lobby.ratings_token, .keep = 2 * config.keep_ended},
+      HoldReleasesOptions{.ratings_token = lobby.ratings_token,
+                          .admission_grace = config.hold_admission_grace,
+                          .keep = 2 * config.keep_ended},
       registry);
   s->voids_ = std::make_unique<TableVoids>(&s->store_->pool(), s->placement_.get(),
                                            s->releases_.get(), registry);

@@ -52,6 +52,8 @@ struct MatchmakingConfig {
   absl::Duration keep_ended = absl::Hours(1);  // LobbyOptions::keep_ended
   absl::Duration reconcile_every = absl::Seconds(30);  // LobbyOptions::reconcile_every
   absl::Duration give_up_placing = MatcherOptions().give_up_placing;
+  // HoldReleasesOptions::admission_grace.
+  absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
   int default_rating = 1500;
   v1::Clocks clocks;
   GrpcOptions grpc;
