@@ -2,7 +2,6 @@
 
 #include <pqxx/pqxx>
 
-#include "services/common/failpoint.h"
 #include "services/common/logging.h"
 
 namespace trix::matchmaking {
@@ -66,7 +65,6 @@ bool TableVoids::VoidOne(const std::string& request_id, const std::string& reque
     });
     if (!s.ok()) return false;
   }
-  service::Failpoint("voids.before_void");
   absl::Status s = placement_->VoidTable(address, table_id, reason);
   // Voided (now or before), gone, or its game already over (its result stands).
   const char* end = s.ok() ? kReleaseVoided

@@ -144,11 +144,11 @@ TEST_F(MatchmakingStakesTest, TheHoldOfASeatWhoseTableIsGoneIsReleased) {
                     "'"));
   Exec(absl::StrCat(
       "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, address, "
-      "seat_token, team, format, stake, possible) VALUES ('no-such-table', 0, 'stranded', '",
+      "seat_token, team, format, stake, possible) VALUES ('6d1f0a52-4a8e-4c2b-9a57-0b5d3c7e9f10', 0, 'stranded', '",
       ticket, "', '", tables_->address(), "', 'token', 2, 2, 100, now())"));
   EXPECT_TRUE(HeldBecomes("stranded", 0, absl::Seconds(10)));
   EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments WHERE NOT finished"), 0);
-  EXPECT_EQ(Count("SELECT count(*) FROM mm_hold_releases WHERE table_id = 'no-such-table' "
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_hold_releases WHERE table_id = '6d1f0a52-4a8e-4c2b-9a57-0b5d3c7e9f10' "
                   "AND done IS NOT NULL"),
             1);
 }
