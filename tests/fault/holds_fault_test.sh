@@ -19,8 +19,9 @@
 #                started again: the release is done after its lease (30 s).
 #
 # Each scenario ends with the checks: no hold of the run's players is open in the
-# ratings service, every release matchmaking recorded is done, and each player's
-# available balance is their credit again.
+# ratings service, every release matchmaking recorded is done, each player's
+# available balance is their credit again, and the ledger sums to zero
+# (end_checks.sh's ledger_once).
 #
 #   tests/fault/holds_fault_test.sh [ratingsaway|holdkill9|releasekill9 ...]
 #
@@ -54,7 +55,8 @@ trap cleanup EXIT
 
 stack_postgres
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-psql_() { /usr/lib/postgresql/15/bin/psql "$url" -v ON_ERROR_STOP=1 -tAc "$1"; }
+# shellcheck source=tests/fault/end_checks.sh
+. "$root/tests/fault/end_checks.sh"
 
 start_table() { stack_start table table-service --instance_id=holdfault-1; }
 start_ratings() { stack_start ratings ratings-service; }
@@ -124,11 +126,13 @@ end_checks() {  # player
     [ "$(psql_ "SELECT count(*) FROM mm_hold_releases WHERE done IS NULL")" -eq 0 ]
   check "$1's 1000 are available again" [ "$(psql_ "SELECT balance - held
     FROM ratings.accounts WHERE account_id = 'player:$1'")" -eq 1000 ]
+  check "the ledger sums to zero, every balance its lines" ledger_once
 }
 
 start_table
 start_ratings
 start_matchmaking
+since=$(psql_ "SELECT now()")
 for scenario in "${scenarios[@]}"; do
   echo "holds_fault_test: $scenario"
   player="p-$scenario"

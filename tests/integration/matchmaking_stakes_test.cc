@@ -47,6 +47,18 @@ class MatchmakingStakesTest : public MatchmakingTest {
     tx.exec0(sql);
     tx.commit();
   }
+  // Credits the player 500 and queues them at stake 100 (under `request_id`);
+  // the ticket waits, its stake held.
+  std::unique_ptr<TicketClient> QueueStaked(const std::string& player,
+                                            const std::string& request_id = "r1") {
+    Credit(player, 500);
+    v1::FindTableRequest r = Request(player, request_id);
+    r.set_stake(100);
+    auto client = Queue(r);
+    EXPECT_TRUE(client->WaitQueued(1)) << client->status().error_message();
+    EXPECT_EQ(Balance(player).held(), 100);
+    return client;
+  }
   // Waits up to `timeout` for the player's held amount to become `held`.
   bool HeldBecomes(const std::string& player, int64_t held, absl::Duration timeout) {
     for (absl::Time until = absl::Now() + timeout; absl::Now() < until;) {
@@ -96,24 +108,16 @@ TEST(HoldRequestIdTest, IsFixedLengthAndNamesOnePlayerAndRequest) {
 }
 
 TEST_F(MatchmakingStakesTest, AStakedRequestWithTheLongestRequestIdIsQueued) {
-  Credit("long", 500);
-  v1::FindTableRequest r = Request("long", std::string(128, 'x'));
-  r.set_stake(100);
-  auto player = Queue(r);
-  ASSERT_TRUE(player->WaitQueued(1)) << player->status().error_message();
-  EXPECT_EQ(Balance("long").held(), 100);
+  // "mm-long-" and the request id were 136 bytes: INVALID_ARGUMENT.
+  QueueStaked("long", std::string(128, 'x'));
 }
 
 // The ratings service stopped while a staked player closed their stream: the
 // release is recorded with the cancellation and done once it answers again.
 TEST_F(MatchmakingStakesTest, AReleaseThatFailedIsDoneWhenTheRatingsServiceIsBack) {
-  Credit("patient", 500);
-  v1::FindTableRequest r = Request("patient");
-  r.set_stake(100);
-  auto player = Queue(r);
-  ASSERT_TRUE(player->WaitQueued(1)) << player->status().error_message();
+  auto player = QueueStaked("patient");
+  ASSERT_FALSE(player->queued().empty());
   const std::string ticket = player->queued()[0].ticket_id();
-  EXPECT_EQ(Balance("patient").held(), 100);
   ratings_->process().Signal(SIGSTOP);
   player->Cancel();
   ASSERT_TRUE(player->WaitDone());
@@ -133,23 +137,21 @@ TEST_F(MatchmakingStakesTest, AReleaseThatFailedIsDoneWhenTheRatingsServiceIsBac
 // A seat whose table no table service knows (its CreateTable never made it, or
 // the table is gone): the reconciliation gives its hold back.
 TEST_F(MatchmakingStakesTest, TheHoldOfASeatWhoseTableIsGoneIsReleased) {
-  Credit("stranded", 500);
-  v1::FindTableRequest r = Request("stranded");
-  r.set_stake(100);
-  auto player = Queue(r);
-  ASSERT_TRUE(player->WaitQueued(1)) << player->status().error_message();
+  constexpr char kGoneTable[] = "6d1f0a52-4a8e-4c2b-9a57-0b5d3c7e9f10";
+  auto player = QueueStaked("stranded");
+  ASSERT_FALSE(player->queued().empty());
   const std::string ticket = player->queued()[0].ticket_id();
   // Matched to a table that does not exist, as a process that died would leave it.
   Exec(absl::StrCat("UPDATE mm_tickets SET status = 'matched' WHERE ticket_id = '", ticket,
                     "'"));
-  Exec(absl::StrCat(
-      "INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, address, "
-      "seat_token, team, format, stake, possible) VALUES ('6d1f0a52-4a8e-4c2b-9a57-0b5d3c7e9f10', 0, 'stranded', '",
-      ticket, "', '", tables_->address(), "', 'token', 2, 2, 100, now())"));
+  Exec(absl::StrCat("INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, "
+                    "address, seat_token, team, format, stake, possible) VALUES ('",
+                    kGoneTable, "', 0, 'stranded', '", ticket, "', '", tables_->address(),
+                    "', 'token', 2, 2, 100, now())"));
   EXPECT_TRUE(HeldBecomes("stranded", 0, absl::Seconds(10)));
   EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments WHERE NOT finished"), 0);
-  EXPECT_EQ(Count("SELECT count(*) FROM mm_hold_releases WHERE table_id = '6d1f0a52-4a8e-4c2b-9a57-0b5d3c7e9f10' "
-                  "AND done IS NOT NULL"),
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM mm_hold_releases WHERE table_id = '",
+                               kGoneTable, "' AND done IS NOT NULL")),
             1);
 }
 
