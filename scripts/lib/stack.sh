@@ -110,18 +110,25 @@ stack_workdir() {
 }
 
 # stack_postgres: a PostgreSQL server in $work/pg on a port that was free ($pg_port,
-# the same again when a test restarts it); $url is its database.
+# the same again when a test restarts it); $url is its database. With PG_HA=sync or
+# PG_HA=async, a three-node Patroni cluster in $work/pg-ha instead
+# (scripts/pg-ha.sh), and $url names its three servers.
 stack_postgres() {
+  if [ -n "${PG_HA:-}" ]; then
+    url=$("$root/scripts/pg-ha.sh" start "$work/pg-ha" "$PG_HA")
+    return
+  fi
   pg_port=$(free_port)
   url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
 }
 
 # stack_teardown STATUS: in the EXIT trap, once the script's own processes are
-# stopped: stack_stop, then the PostgreSQL of $work/pg; $work is removed when
+# stopped: stack_stop, then the PostgreSQL of $work/pg (or the cluster of $work/pg-ha); $work is removed when
 # STATUS is 0 (unless KEEP_LOGS=1), else kept and named on stderr.
 stack_teardown() {
   stack_stop
   "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
+  [ -z "${PG_HA:-}" ] || "$root/scripts/pg-ha.sh" stop "$work/pg-ha" 2>/dev/null || true
   if [ "$1" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then
     rm -rf "$work"
   else
