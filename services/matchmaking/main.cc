@@ -50,6 +50,9 @@ struct Flags {
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration keep_alive_every = absl::Seconds(10);
   absl::Duration keep_ended = absl::Hours(1);
+  absl::Duration reconcile_every = absl::Seconds(30);
+  absl::Duration give_up_placing = MatcherOptions().give_up_placing;
+  absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
   absl::Duration instance_stale_after = absl::Seconds(15);
   int card_ms = 0;
   int db_connections = 8;
@@ -92,6 +95,15 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("keep_ended", &f.keep_ended,
          "ended tickets, finished assignments and expired parties are deleted this long "
          "after");
+  c.Bind("reconcile_every", &f.reconcile_every,
+         "how often staked seats are checked against their tables: holds of live games "
+         "attached, of games over, voided or gone released");
+  c.Bind("give_up_placing", &f.give_up_placing,
+         "how long an unanswered CreateTable is asked again before its tickets go back "
+         "to the queue and its table, if made, is voided");
+  c.Bind("hold_admission_grace", &f.hold_admission_grace,
+         "a stake held for a ticket that is not queued within this long (the process "
+         "died, the answer was lost) is released");
   c.Bind("instance_stale_after", &f.instance_stale_after,
          "a table instance whose heartbeat is older is not used");
   c.Bind("card_ms", &f.card_ms, "clocks of created tables (all three); 0: the table's");
@@ -183,6 +195,9 @@ int Run(int argc, char** argv) {
   mc.poll_every = flags.poll_every;
   mc.keep_alive_every = flags.keep_alive_every;
   mc.keep_ended = flags.keep_ended;
+  mc.reconcile_every = flags.reconcile_every;
+  mc.give_up_placing = flags.give_up_placing;
+  mc.hold_admission_grace = flags.hold_admission_grace;
   if (flags.card_ms > 0) {
     mc.clocks.set_contract_ms(flags.card_ms);
     mc.clocks.set_doubling_ms(flags.card_ms);

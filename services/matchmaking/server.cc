@@ -71,7 +71,16 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .table_credentials = *dial,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
-                     .keep_ended = config.keep_ended};
+                     .keep_ended = config.keep_ended,
+                     .reconcile_every = config.reconcile_every};
+  s->releases_ = std::make_unique<HoldReleases>(
+      &s->store_->pool(), s->ratings_.get(),
+      HoldReleasesOptions{.ratings_token = lobby.ratings_token,
+                          .admission_grace = config.hold_admission_grace,
+                          .keep = 2 * config.keep_ended},
+      registry);
+  s->voids_ = std::make_unique<TableVoids>(&s->store_->pool(), s->placement_.get(),
+                                           s->releases_.get(), registry);
   MatchmakingServer* raw = s.get();
   s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
   s->bots_ = std::make_unique<BotRoster>(
@@ -87,6 +96,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                          .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
                          .db = &s->store_->pool(),
+                         .give_up_placing = config.give_up_placing,
                          .stage_log_every = config.stage_log_every};
   s->matcher_ = std::make_unique<Matcher>(
       matcher, s->placement_.get(),
@@ -100,7 +110,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       },
       registry);
   s->lobby_ = std::make_unique<Lobby>(lobby, s->store_.get(), s->ratings_.get(),
-                                      s->matcher_.get());
+                                      s->matcher_.get(), s->releases_.get());
   s->service_ = std::make_unique<MatchmakingGrpcService>(
       config.grpc, s->auth_.get(), s->lobby_.get(), s->bots_.get(), s->store_.get());
 
@@ -120,6 +130,8 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       service::HealthPort::Start(config.tls.health_address, s->server_.get());
   if (!health_port.ok()) return health_port.status();
   s->health_port_ = *std::move(health_port);
+  s->releases_->Start();
+  s->voids_->Start();
   s->lobby_->Start();
   s->bots_->Start();
   s->matcher_->Start();
@@ -155,6 +167,8 @@ void MatchmakingServer::Shutdown(absl::Duration grace) {
   matcher_->Stop();
   lobby_->Stop();
   bots_->Stop();
+  voids_->Stop();
+  releases_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();

@@ -23,9 +23,11 @@
 #include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
 #include "services/matchmaking/grpc_service.h"
+#include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/lobby.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/placement.h"
+#include "services/matchmaking/table_voids.h"
 #include "services/matchmaking/player_auth.h"
 #include "services/matchmaking/ticket_store.h"
 #include "services/storage/readiness_watch.h"
@@ -56,6 +58,10 @@ struct MatchmakingConfig {
   absl::Duration update_every = absl::Seconds(1);
   absl::Duration keep_alive_every = absl::Seconds(10);
   absl::Duration keep_ended = absl::Hours(1);  // LobbyOptions::keep_ended
+  absl::Duration reconcile_every = absl::Seconds(30);  // LobbyOptions::reconcile_every
+  absl::Duration give_up_placing = MatcherOptions().give_up_placing;
+  // HoldReleasesOptions::admission_grace.
+  absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
   int default_rating = 1500;
   v1::Clocks clocks;
   GrpcOptions grpc;
@@ -88,6 +94,8 @@ class MatchmakingServer {
   std::unique_ptr<Placement> placement_;
   std::unique_ptr<BotStreams> bot_streams_;
   std::unique_ptr<BotRoster> bots_;
+  std::unique_ptr<HoldReleases> releases_;
+  std::unique_ptr<TableVoids> voids_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<Matcher> matcher_;
   std::unique_ptr<MatchmakingGrpcService> service_;
