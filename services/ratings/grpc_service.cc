@@ -195,7 +195,7 @@ grpc::Status RatingsGrpcService::ReleaseHold(grpc::ServerContext* context,
                                              const v1::ReleaseHoldRequest* request,
                                              v1::Hold* response) {
   if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
-  absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id());
+  absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id(), request->table_id());
   if (!h.ok()) return ToGrpc(h.status());
   ToProto(*h, response);
   return grpc::Status::OK;

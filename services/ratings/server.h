@@ -3,8 +3,9 @@
 // consumer. main() and the tests build the very same server (tests on port 0).
 //
 // Health is NOT_SERVING (and calls UNAVAILABLE) until Start() has found the database
-// migrated; Shutdown() turns it NOT_SERVING again, stops the consumer between
-// batches, and gives calls in flight `grace` to finish.
+// migrated; then the consumer (if asked) and the hold sweep start. Shutdown() turns
+// it NOT_SERVING again, stops the consumer between batches and the sweep, and gives
+// calls in flight `grace` to finish.
 //
 //   auto server = RatingsServer::Start(options, &metrics_registry);
 //   ... (*server)->port() ...
@@ -23,6 +24,7 @@
 #include "prometheus/registry.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/grpc_service.h"
+#include "services/ratings/hold_sweeper.h"
 #include "services/ratings/ledger.h"
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
@@ -39,6 +41,8 @@ struct ServerOptions {
   int provisional_games = kDefaultProvisionalGames;
   bool consume = true;  // run the outbox consumer in this process
   ConsumerOptions consumer;  // database_url is filled from above
+  LedgerOptions ledger;
+  absl::Duration hold_sweep_interval = absl::Seconds(30);
   int max_receive_message_bytes = 256 * 1024;
 };
 
@@ -63,6 +67,7 @@ class RatingsServer {
   Ledger ledger_;
   RatingsGrpcService service_;
   OutboxConsumer consumer_;
+  HoldSweeper sweeper_;
   std::unique_ptr<grpc::Server> server_;
   // Once ready: health NOT_SERVING while the database is away.
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
