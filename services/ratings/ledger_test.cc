@@ -444,7 +444,8 @@ TEST_F(LedgerTest, HoldsPastTheirTtlAreReleasedOnceBySweep) {
   EXPECT_EQ(Settlement("g1"), "unheld");
   EXPECT_EQ(BalanceOf("c"), 1000);  // the only held staker: its stake back
   EXPECT_EQ(BalanceOf("d"), 1000);
-  (void)fresh;
+  EXPECT_EQ(Sql("SELECT state FROM ratings.holds WHERE hold_id = '" + fresh + "'")[0][0].as<int>(),
+            1);  // within its TTL: still held
   CheckLedger();
 }
 
