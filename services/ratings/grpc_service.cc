@@ -258,7 +258,7 @@ grpc::Status RatingsGrpcService::ReleaseHold(grpc::ServerContext* context,
   if (absl::Status s = Admit(context, service::kLedgerHold); !s.ok()) {
     return ToGrpc(s);
   }
-  absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id());
+  absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id(), request->table_id());
   if (!h.ok()) return ToGrpc(h.status());
   ToProto(*h, response);
   return grpc::Status::OK;

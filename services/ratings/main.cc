@@ -13,6 +13,8 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "engine/result.h"
 #include "services/common/config.h"
 #include "services/common/caller_flags.h"
 #include "services/common/logging.h"
@@ -43,6 +45,8 @@ struct Flags {
   int batch_size = 2000;
   absl::Duration poll_interval = absl::Milliseconds(500);
   absl::Duration order_grace = absl::Milliseconds(250);
+  LedgerOptions ledger;
+  absl::Duration hold_sweep_interval = absl::Seconds(30);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
 };
@@ -73,6 +77,16 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("poll_interval", &f.poll_interval, "outbox polling when no notification wakes it");
   c.Bind("order_grace", &f.order_grace,
          "how long the consumer waits for a missing outbox id before skipping it");
+  c.Bind("max_transfer", &f.ledger.max_transfer,
+         "largest credit or debit, in units (larger: INVALID_ARGUMENT)");
+  c.Bind("max_balance", &f.ledger.max_balance,
+         "largest balance a credit may bring an account to (beyond: FAILED_PRECONDITION)");
+  c.Bind("held_hold_ttl", &f.ledger.held_ttl,
+         "a held (queued ticket's) hold is released by the service this long after it was placed");
+  c.Bind("attached_hold_ttl", &f.ledger.attached_ttl,
+         "an attached hold is released by the service this long after it was attached");
+  c.Bind("hold_sweep_interval", &f.hold_sweep_interval,
+         "how often the service releases holds past their TTL and measures open holds");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
 }
@@ -111,6 +125,8 @@ ServerOptions ServerOptionsOf(const Flags& flags) {
   options.consumer.poll_interval = flags.poll_interval;
   options.consumer.order_grace = flags.order_grace;
   options.tls = flags.tls;
+  options.ledger = flags.ledger;
+  options.hold_sweep_interval = flags.hold_sweep_interval;
   return options;
 }
 
@@ -129,6 +145,19 @@ int Run(int argc, char** argv) {
   if (flags.batch_size < 1 || flags.provisional_games < 0 || flags.db_connections < 1) {
     service::LogError("--batch_size and --db_connections must be positive, "
                       "--provisional_games not negative");
+    return 2;
+  }
+  if (flags.ledger.max_transfer < 1 || flags.ledger.max_balance < flags.ledger.max_transfer ||
+      flags.ledger.max_balance > engine::kMaxStake) {
+    service::LogError(absl::StrCat("--max_transfer must be at least 1, --max_balance at least "
+                                   "--max_transfer and at most ", engine::kMaxStake));
+    return 2;
+  }
+  if (flags.ledger.held_ttl <= absl::ZeroDuration() ||
+      flags.ledger.attached_ttl <= absl::ZeroDuration() ||
+      flags.hold_sweep_interval <= absl::ZeroDuration()) {
+    service::LogError("--held_hold_ttl, --attached_hold_ttl and --hold_sweep_interval "
+                      "must be positive");
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});

@@ -25,9 +25,10 @@ RatingsServer::RatingsServer(const ServerOptions& options, prometheus::Registry*
       pool_(options.database_url, options.db_connections, "ratings-service"),
       reader_(&pool_, {.provisional_games = options.provisional_games,
                        .newcomer = {options.consumer.model.mu, options.consumer.model.sigma}}),
-      ledger_(&pool_),
+      ledger_(&pool_, options.ledger),
       service_(&reader_, &ledger_, &metrics_, options.access),
-      consumer_(WithUrl(options.consumer, options.database_url), &metrics_) {}
+      consumer_(WithUrl(options.consumer, options.database_url), &metrics_),
+      sweeper_(&ledger_, &metrics_, options.hold_sweep_interval) {}
 
 RatingsServer::~RatingsServer() { Shutdown(absl::ZeroDuration()); }
 
@@ -70,6 +71,7 @@ void RatingsServer::SetReady() {
     health->SetServingStatus(kServiceName, true);
   }
   if (options_.consume) consumer_.Start();
+  sweeper_.Start();
   database_watch_ = std::make_unique<storage::ReadinessWatch>(
       &pool_, absl::Milliseconds(500), [this](bool ready) {
         grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
@@ -87,7 +89,10 @@ void RatingsServer::Shutdown(absl::Duration grace) {
     health->SetServingStatus(kServiceName, false);
   }
   consumer_.Stop();
-  health_port_.reset();
+      ledger_(&pool_, options.ledger),
+      service_(&reader_, &ledger_, &metrics_, options.access),
+      consumer_(WithUrl(options.consumer, options.database_url), &metrics_),
+      sweeper_(&ledger_, &metrics_, options.hold_sweep_interval) {}
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();

@@ -20,8 +20,9 @@
 #                        lines; a settled game moved its stakes and payouts in one
 #                        stake and one payout entry that net each staker exactly
 #                        payout - stake and leave the pot empty, with no hold left
-#                        attached to its seats; an unstaked or unsettled game moved
-#                        nothing;
+#                        attached to its seats; an unheld game (staked seats without
+#                        their hold) moved nothing or one such pair, its pot empty;
+#                        an unstaked or unsettled game moved nothing;
 #   acknowledged_kept GLOB N  the N seat clients' result lines (trix-bot's JSON with
 #                        "table", "seat", "actions", "resubscribes") in the files of
 #                        GLOB: each seat's client entries in the log are at least
@@ -119,6 +120,11 @@ ledger_once() {
         (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id AND e.kind = 3) <> 1
         OR (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id AND e.kind = 4) <> 1
         OR (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id) <> 2
+        OR coalesce((SELECT balance FROM ratings.accounts
+                     WHERE account_id = 'pot:' || g.id), 0) <> 0
+        OR EXISTS (SELECT 1 FROM ratings.holds h WHERE h.table_id = g.id AND h.state = 2)
+      WHEN 'unheld' THEN
+        (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id) NOT IN (0, 2)
         OR coalesce((SELECT balance FROM ratings.accounts
                      WHERE account_id = 'pot:' || g.id), 0) <> 0
         OR EXISTS (SELECT 1 FROM ratings.holds h WHERE h.table_id = g.id AND h.state = 2)

@@ -20,8 +20,8 @@
 # lost with the stream); the checks of end_checks.sh: every game's stored log
 # replays through trix-replay's engine to the result recorded in game_results, and
 # the ratings service (running beside the table service throughout) rated each
-# game once and moved its money once (the staked game's players have no accounts:
-# it is recorded unsettled and nothing moves); and that the fault was felt: for
+# game once and moved its money once (the staked game's players have no accounts
+# and so no holds: it is recorded unheld and nothing moves); and that the fault was felt: for
 # kill9 some seat reopened its stream, for pgrestart the service saw the database
 # go and come back, for garbage the service still runs.
 #
