@@ -175,6 +175,21 @@ grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
   return reactor;
 }
 
+grpc::ServerUnaryReactor* TableGrpcService::VoidTable(
+    grpc::CallbackServerContext* context, const v1::VoidTableRequest* request,
+    v1::VoidTableResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  absl::StatusOr<service::ServiceCaller> voider = Require(context, service::kTablesVoid);
+  absl::Status allowed = voider.status();
+  if (allowed.ok()) allowed = CheckRate(context, "", "", voider->name);
+  if (!allowed.ok()) {
+    reactor->Finish(ToGrpcStatus(allowed));
+    return reactor;
+  }
+  host_->VoidTable(*request, Finisher(context, reactor, response));
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* TableGrpcService::GetTable(grpc::CallbackServerContext* context,
                                                      const v1::GetTableRequest* request,
                                                      v1::TableView* response) {
@@ -267,11 +282,37 @@ grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
   return reactor;
 }
 
+absl::Status TableGrpcService::AdmitWatch(grpc::CallbackServerContext* context,
+                                          std::function<void()>* release) {
+  if (options_.max_watches_per_peer == 0 || IsBackend(context)) return absl::OkStatus();
+  std::string peer = PeerKey(context->peer());
+  absl::MutexLock lock(&watches_mu_);
+  size_t& open = watches_[peer];
+  if (open >= options_.max_watches_per_peer) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("this address has ", open,
+                     " Watch streams open, the most it may; close one first"));
+  }
+  ++open;
+  *release = [this, peer = std::move(peer)] {
+    absl::MutexLock lock(&watches_mu_);
+    auto it = watches_.find(peer);
+    if (it != watches_.end() && --it->second == 0) watches_.erase(it);
+  };
+  return absl::OkStatus();
+}
+
 grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::OpenStream(
     grpc::CallbackServerContext* context, const std::string& table_id,
-    const std::string& seat_token, bool spectator, uint64_t after_seq) {
-  auto* stream = new UpdateStream(context, options_.stream_buffer, &host_->metrics());
+    const std::string& seat_token, bool spectator, uint64_t after_seq,
+    const absl::Status& admitted, std::function<void()> on_done) {
+  auto* stream = new UpdateStream(context, options_.stream_buffer, &host_->metrics(),
+                                  std::move(on_done));
   std::shared_ptr<StreamSink> sink = stream->sink();
+  if (!admitted.ok()) {
+    sink->Close(admitted);
+    return stream;
+  }
   if (absl::Status s = CheckRate(context, table_id, seat_token); !s.ok()) {
     sink->Close(s);
     return stream;
@@ -289,8 +330,10 @@ grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::Subscribe(
 
 grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::Watch(
     grpc::CallbackServerContext* context, const v1::WatchRequest* request) {
+  std::function<void()> release;
+  const absl::Status admitted = AdmitWatch(context, &release);
   return OpenStream(context, request->table_id(), "", /*spectator=*/true,
-                    request->after_seq());
+                    request->after_seq(), admitted, std::move(release));
 }
 
 }  // namespace trix::table

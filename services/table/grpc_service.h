@@ -16,10 +16,13 @@
 #define TRIX_SERVICES_TABLE_GRPC_SERVICE_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/auth.h"
 #include "services/common/credentials.h"
@@ -51,6 +54,10 @@ struct GrpcOptions {
   service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
   // Live updates a stream may queue before it is cut off.
   size_t stream_buffer = 1024;
+  // Watch streams one client address may hold open at once (the backend's are not
+  // counted); one more is RESOURCE_EXHAUSTED. Zero: no limit. The table's own
+  // bound is HostOptions::max_spectators_per_table.
+  size_t max_watches_per_peer = 16;
 
   // Who may read what (docs: README, "Who may read what"). A player's tables and
   // games (ListPlayerTables, ListPlayerGames) are listed for a credential with
@@ -104,6 +111,9 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   grpc::ServerUnaryReactor* ListPlayerGames(
       grpc::CallbackServerContext* context, const v1::ListPlayerGamesRequest* request,
       v1::ListPlayerGamesResponse* response) override;
+  grpc::ServerUnaryReactor* VoidTable(grpc::CallbackServerContext* context,
+                                      const v1::VoidTableRequest* request,
+                                      v1::VoidTableResponse* response) override;
   grpc::ServerUnaryReactor* LocateTable(grpc::CallbackServerContext* context,
                                         const v1::LocateTableRequest* request,
                                         v1::TableLocation* response) override;
@@ -131,9 +141,17 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   // Whether the caller may list `player_id`'s tables and games (see GrpcOptions).
   absl::Status CheckPlayerAccess(grpc::CallbackServerContext* context,
                                  const std::string& player_id) const;
+  // `admitted` not OK: the stream ends with it at once. `on_done` runs when gRPC
+  // is done with the stream.
   grpc::ServerWriteReactor<v1::TableUpdate>* OpenStream(
       grpc::CallbackServerContext* context, const std::string& table_id,
-      const std::string& seat_token, bool spectator, uint64_t after_seq);
+      const std::string& seat_token, bool spectator, uint64_t after_seq,
+      const absl::Status& admitted = absl::OkStatus(),
+      std::function<void()> on_done = nullptr);
+  // Counts a Watch stream against its address (max_watches_per_peer): `release`
+  // gives it back. RESOURCE_EXHAUSTED when the address holds its most.
+  absl::Status AdmitWatch(grpc::CallbackServerContext* context,
+                          std::function<void()>* release);
   // CheckRate, then CheckPlayerAccess.
   absl::Status CheckListing(grpc::CallbackServerContext* context,
                             const std::string& player_id);
@@ -143,6 +161,8 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   service::RateLimiter seat_limiter_;
   service::RateLimiter backend_limiter_;
   service::RateLimiter peer_limiter_;
+  absl::Mutex watches_mu_;
+  absl::flat_hash_map<std::string, size_t> watches_ ABSL_GUARDED_BY(watches_mu_);
 };
 
 }  // namespace trix::table

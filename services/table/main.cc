@@ -13,6 +13,7 @@
 // released, and it exits.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -49,6 +50,8 @@ struct Flags {
   bool migrate_only = false;
   service::MetricsFlags metrics;
   int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
+  int max_spectators = static_cast<int>(HostOptions().max_spectators_per_table);
+  int max_watches_per_peer = static_cast<int>(GrpcOptions().max_watches_per_peer);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
   service::CallerFlags callers;
@@ -82,6 +85,11 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("max_message_bytes", &f.server.max_receive_message_bytes,
          "largest request accepted");
   c.Bind("stream_buffer", &f.stream_buffer, "updates a slow stream may queue");
+  c.Bind("max_spectators", &f.max_spectators,
+         "Watch streams one table takes at most (0: no limit)");
+  c.Bind("max_watches_per_peer", &f.max_watches_per_peer,
+         "Watch streams one client address may hold open (0: no limit; the "
+         "backend's are not counted)");
   c.Bind("seat_rate", &f.server.grpc.seat_rate.per_second,
          "requests per second per verified seat");
   c.Bind("seat_burst", &f.server.grpc.seat_rate.burst, "burst per verified seat");
@@ -225,9 +233,13 @@ int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
   flags.host.instance_id = lease_owner;
   flags.host.instance_name = flags.instance_id;
   flags.host.maintenance_every = flags.host.lease_ttl / 3;
+  flags.host.max_spectators_per_table =
+      static_cast<size_t>(std::max(0, flags.max_spectators));
   TableHost host(flags.host, tables.get(), &metrics.registry());
 
   flags.server.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
+  flags.server.grpc.max_watches_per_peer =
+      static_cast<size_t>(std::max(0, flags.max_watches_per_peer));
   absl::StatusOr<std::unique_ptr<TableServer>> server =
       TableServer::Start(flags.server, &host);
   if (!server.ok()) {

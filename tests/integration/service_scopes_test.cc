@@ -131,6 +131,14 @@ TEST_F(ServiceScopesTest, TheTableServiceRefusesEachScopeOutsideItsRpcs) {
          v1::ListPlayerGamesResponse r;
          return stub->ListPlayerGames(c, q, &r);
        }},
+      {"VoidTable", service::kTablesVoid,
+       [&](grpc::ClientContext* c) {
+         v1::VoidTableRequest q;
+         q.set_table_id("00000000-0000-4000-8000-000000000000");
+         q.set_reason("scope check");
+         v1::VoidTableResponse r;
+         return stub->VoidTable(c, q, &r);
+       }},
   });
 }
 
