@@ -7,6 +7,8 @@
 //   trix-bot --matchmaking 127.0.0.1:50061 --capacity 8 --strategy heuristic
 //       (with TRIX_BOT_BOT_KEY=<the account's key>)
 //
+// TLS: --tls (with --tls_ca for a private CA, --tls_client_cert/--tls_client_key
+// for mutual TLS) dials matchmaking and the tables over TLS.
 // Every flag may come from the environment instead (TRIX_BOT_ADDRESS,
 // TRIX_BOT_TABLE, TRIX_BOT_TOKEN, ...); a seat token is better passed that way,
 // since a process's arguments are visible to every user of the machine.
@@ -33,6 +35,8 @@
 #include "services/common/config.h"
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
+#include "services/common/service_main.h"
+#include "services/common/tls.h"
 
 namespace trix::bots {
 namespace {
@@ -49,7 +53,8 @@ struct Flags {
   std::string matchmaking;
   std::string bot_key;
   int capacity = 4;
-  int metrics_port = -1;
+  service::MetricsFlags metrics{.port = -1};
+  service::ChannelTls tls;
   SearchOptions search;
 };
 
@@ -88,7 +93,8 @@ uint64_t Seed(int64_t flag) {
 }
 
 // Serves the bot account whose key is --bot_key until a signal stops it.
-int ServeAccount(const Flags& flags) {
+int ServeAccount(const Flags& flags,
+                 const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   BotAccountConfig config;
   config.matchmaking_address = flags.matchmaking;
   config.bot_key = flags.bot_key;
@@ -96,8 +102,9 @@ int ServeAccount(const Flags& flags) {
   config.seat.think = flags.think;
   config.seat.give_up_after = flags.give_up_after;
   config.seat.log = SeatLog("");
+  config.seat.credentials = credentials;
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+      service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
     return 1;
@@ -164,8 +171,8 @@ int Run(int argc, char** argv) {
               "serve a bot account: matchmaking's host:port (instead of --table)");
   config.Bind("bot_key", &flags.bot_key, "the bot account's key (prefer TRIX_BOT_BOT_KEY)");
   config.Bind("capacity", &flags.capacity, "tables a bot account plays at once");
-  config.Bind("metrics_port", &flags.metrics_port,
-              "bot account: Prometheus /metrics port; -1 turns it off");
+  service::BindMetricsFlags(config, &flags.metrics);
+  service::BindChannelTlsFlags(config, &flags.tls);
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
     return *exit_code;
   }
@@ -182,7 +189,13 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-bot: " << MakeStrategy(flags.strategy, 1).status().message() << "\n";
     return 2;
   }
-  if (account) return ServeAccount(flags);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(flags.tls);
+  if (!credentials.ok()) {
+    std::cerr << "trix-bot: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  if (account) return ServeAccount(flags, *credentials);
   absl::StatusOr<std::unique_ptr<Bot>> bot =
       MakeStrategy(flags.strategy, Seed(flags.seed), flags.search);
 
@@ -193,7 +206,8 @@ int Run(int argc, char** argv) {
   seat_config.think = flags.think;
   seat_config.give_up_after = flags.give_up_after;
   seat_config.log = SeatLog(table);
-  Seat seat(TableChannel(flags.address), seat_config, bot->get());
+  seat_config.credentials = *credentials;
+  Seat seat(TableChannel(flags.address, *credentials), seat_config, bot->get());
   StopOnSignal([&seat] { seat.Stop(); });
 
   service::LogInfo(

@@ -14,6 +14,8 @@ packages=(
   openssl  # the TLS test makes its certificates with the openssl command
   libjwt-dev
   tmux  # trix-play's end-to-end test drives the terminal client in tmux
+  # scripts/pg-ha.sh: a replicated PostgreSQL (Patroni over etcd) for the failover tests
+  patroni etcd-server etcd-client curl iproute2
 )
 
 # The deployment checks (tests/deploy/k8s_validate.sh) render the manifests with

@@ -66,7 +66,7 @@ std::shared_ptr<grpc::ClientContext> TableWatch::NextCall(
 
 void TableWatch::Follow(const std::string& address, const std::string& table_id,
                         const std::string& service_token) {
-  const std::shared_ptr<grpc::Channel> given = TableChannel(address);
+  const std::shared_ptr<grpc::Channel> given = TableChannel(address, credentials_);
   std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(given);
   TablePrinter printer;
   for (int attempt = 0; !printer.over() && attempt < 100; ++attempt) {
@@ -81,7 +81,7 @@ void TableWatch::Follow(const std::string& address, const std::string& table_id,
     const grpc::Status status = reader->Finish();
     if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
         where && !where->address().empty()) {
-      stub = v1::TableService::NewStub(TableChannel(where->address()));
+      stub = v1::TableService::NewStub(TableChannel(where->address(), credentials_));
     } else {
       stub = v1::TableService::NewStub(given);
     }

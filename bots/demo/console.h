@@ -17,12 +17,14 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/base/thread_annotations.h"
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/client_context.h"
+#include "grpcpp/security/credentials.h"
 #include "trix/v1/table.pb.h"
 
 namespace trix::bots {
@@ -36,6 +38,9 @@ void Say(const std::string& line);
 // A table's stream printed as it happens (TablePrinter).
 class TableWatch {
  public:
+  // Dials with `credentials` (null: plaintext).
+  explicit TableWatch(std::shared_ptr<grpc::ChannelCredentials> credentials = nullptr)
+      : credentials_(std::move(credentials)) {}
   // Prints the stream of `table_id` at `address` until the game ends, Stop is
   // called or 100 streams broke: as the backend when `service_token` is set
   // (matchmaking's tables are not open to spectators), as a spectator otherwise.
@@ -50,6 +55,7 @@ class TableWatch {
   // The next stream's context, or null once stopped.
   std::shared_ptr<grpc::ClientContext> NextCall(const std::string& service_token);
 
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   absl::Mutex mu_;
   std::shared_ptr<grpc::ClientContext> call_ ABSL_GUARDED_BY(mu_);
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;

@@ -31,6 +31,8 @@
 #include "bots/sdk/seat.h"
 #include "proto/wire/wire.h"
 #include "services/common/config.h"
+#include "services/common/service_main.h"
+#include "services/common/tls.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::bots {
@@ -51,6 +53,8 @@ struct Flags {
   std::string log_dir = "/tmp/trix-demo";
   absl::Duration timeout = absl::Minutes(10);
   bool bots_only = false;
+  service::ChannelTls tls;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // made from `tls`
 };
 
 // One table matchmaking made, and the players it seated there.
@@ -79,6 +83,8 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("timeout", &f.timeout, "stop everything after this long");
   c.Bind("bots_only", &f.bots_only,
          "only serve the bot accounts until stopped (for a person playing with trix-play)");
+  // Passed on to every trix-bot it starts.
+  service::BindChannelTlsFlags(c, &f.tls);
 }
 
 std::unique_ptr<ChildProcess> Start(const Flags& flags, const std::string& log_name,
@@ -86,6 +92,9 @@ std::unique_ptr<ChildProcess> Start(const Flags& flags, const std::string& log_n
   ChildProcess::Options options;
   options.argv = {flags.bot_binary};
   env.push_back({"TRIX_BOT_LOG_LEVEL", "info"});
+  for (auto& setting : service::ChannelTlsEnvironment(flags.tls, "TRIX_BOT_")) {
+    env.push_back(std::move(setting));
+  }
   options.env = std::move(env);  // secrets through the environment, not `ps`
   options.output_path = absl::StrCat(flags.log_dir, "/", log_name, ".log");
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
@@ -177,8 +186,9 @@ std::vector<DemoGame> GamesOf(const DemoPlan& plan,
   return games;
 }
 
-std::unique_ptr<v1::TableService::Stub> TableStub(const std::string& address) {
-  return v1::TableService::NewStub(TableChannel(address));
+std::unique_ptr<v1::TableService::Stub> TableStub(const Flags& flags,
+                                                  const std::string& address) {
+  return v1::TableService::NewStub(TableChannel(address, flags.credentials));
 }
 
 absl::StatusOr<v1::GameRecord> RecordOf(const Flags& flags, const DemoGame& game) {
@@ -189,7 +199,7 @@ absl::StatusOr<v1::GameRecord> RecordOf(const Flags& flags, const DemoGame& game
   request.set_game_id(game.first.table_id());
   v1::GameRecord record;
   const grpc::Status s =
-      TableStub(game.first.address())->GetGameRecord(&context, request, &record);
+      TableStub(flags, game.first.address())->GetGameRecord(&context, request, &record);
   if (!s.ok()) return absl::UnavailableError(s.error_message());
   return record;
 }
@@ -333,11 +343,18 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-demo: " << plan.status().message() << "\n";
     return 2;
   }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(flags.tls);
+  if (!credentials.ok()) {
+    std::cerr << "trix-demo: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  flags.credentials = *credentials;
   if (system(absl::StrCat("mkdir -p '", flags.log_dir, "'").c_str()) != 0) return 1;
-  TableWatch watch;
+  TableWatch watch(flags.credentials);
   StopOnSignal(&watch);
 
-  Lobby lobby(flags.matchmaking, flags.ratings, flags.service_token);
+  Lobby lobby(flags.matchmaking, flags.ratings, flags.service_token, flags.credentials);
   Say(absl::StrCat("trix-demo: run ", run_id, "; logs in ", flags.log_dir));
   // Forked from this (the main) thread, which outlives them: see ChildProcess.
   std::vector<std::unique_ptr<ChildProcess>> bot_accounts;

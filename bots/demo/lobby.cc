@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
+#include "bots/sdk/seat.h"
 #include "grpcpp/security/credentials.h"
 
 namespace trix::bots {
@@ -15,8 +16,10 @@ absl::Status ToAbsl(const grpc::Status& s, absl::string_view call) {
                       absl::StrCat(call, ": ", s.error_message()));
 }
 
-std::shared_ptr<grpc::Channel> Channel(const std::string& address) {
-  return grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+std::shared_ptr<grpc::Channel> Channel(
+    const std::string& address,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+  return grpc::CreateChannel(address, OrPlaintext(credentials));
 }
 
 // Calls `call` until it stops answering UNAVAILABLE (a service still starting).
@@ -35,9 +38,10 @@ grpc::Status WhileStarting(Call call) {
 }  // namespace
 
 Lobby::Lobby(const std::string& matchmaking_address, const std::string& ratings_address,
-             std::string service_token)
-    : matchmaking_(v1::MatchmakingService::NewStub(Channel(matchmaking_address))),
-      ratings_(v1::RatingsService::NewStub(Channel(ratings_address))),
+             std::string service_token,
+             const std::shared_ptr<grpc::ChannelCredentials>& credentials)
+    : matchmaking_(v1::MatchmakingService::NewStub(Channel(matchmaking_address, credentials))),
+      ratings_(v1::RatingsService::NewStub(Channel(ratings_address, credentials))),
       service_token_(std::move(service_token)) {}
 
 std::unique_ptr<grpc::ClientContext> Lobby::Context(absl::Duration deadline) const {

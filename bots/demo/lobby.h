@@ -16,6 +16,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "grpcpp/security/credentials.h"
 #include "trix/v1/matchmaking.grpc.pb.h"
 #include "trix/v1/ratings.grpc.pb.h"
 
@@ -25,8 +26,10 @@ namespace v1 = ::trix::v1;
 
 class Lobby {
  public:
+  // Dials both with `credentials` (null: plaintext).
   Lobby(const std::string& matchmaking_address, const std::string& ratings_address,
-        std::string service_token);
+        std::string service_token,
+        const std::shared_ptr<grpc::ChannelCredentials>& credentials = nullptr);
 
   // Registers a bot account (retried while matchmaking starts); its key.
   absl::StatusOr<v1::RegisterBotResponse> RegisterBot(const std::string& name,

@@ -31,6 +31,8 @@
 #include "bots/sdk/seat.h"
 #include "proto/wire/wire.h"
 #include "services/common/config.h"
+#include "services/common/service_main.h"
+#include "services/common/tls.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::bots {
@@ -53,6 +55,8 @@ struct Flags {
   int64_t seed = 0;
   absl::Duration timeout = absl::Minutes(10);
   absl::Duration wait_for_service = absl::Minutes(1);
+  service::ChannelTls tls;  // passed on to every trix-bot it starts
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // made from `tls`
 };
 
 std::string Hex(uint64_t v, int digits) {
@@ -97,6 +101,9 @@ std::unique_ptr<ChildProcess> StartBot(const Flags& flags, const PlannedTable& t
                  {"TRIX_BOT_STRATEGY", s.strategy},
                  {"TRIX_BOT_THINK", watched ? absl::FormatDuration(flags.pace) : "0s"},
                  {"TRIX_BOT_LOG_LEVEL", "info"}};
+  for (auto& setting : service::ChannelTlsEnvironment(flags.tls, "TRIX_BOT_")) {
+    options.env.push_back(std::move(setting));
+  }
   options.output_path =
       absl::StrCat(flags.log_dir, "/table", table.index, "-seat", seat, ".log");
   absl::StatusOr<std::unique_ptr<ChildProcess>> child = ChildProcess::Start(options);
@@ -163,6 +170,7 @@ void Bind(service::Config& config, Flags& flags) {
   config.Bind("timeout", &flags.timeout, "stop everything after this long");
   config.Bind("wait_for_service", &flags.wait_for_service,
               "how long the service may take to start");
+  service::BindChannelTlsFlags(config, &flags.tls);
 }
 
 TablePlan PlanOf(const Flags& flags) {
@@ -283,6 +291,13 @@ int Run(int argc, char** argv) {
     return *exit_code;
   }
   if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(flags.tls);
+  if (!credentials.ok()) {
+    std::cerr << "trix-table-demo: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  flags.credentials = *credentials;
   const TablePlan plan = PlanOf(flags);
   absl::StatusOr<std::vector<PlannedTable>> planned = PlanTables(plan);
   if (!planned.ok()) {
@@ -296,10 +311,10 @@ int Run(int argc, char** argv) {
   }
   // Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would finish
   // the games; the local run stops the service too).
-  TableWatch watch;
+  TableWatch watch(flags.credentials);
   StopOnSignal(&watch);
 
-  auto stub = v1::TableService::NewStub(TableChannel(flags.address));
+  auto stub = v1::TableService::NewStub(TableChannel(flags.address, flags.credentials));
   Say(absl::StrCat("trix-table-demo: ", tables.size(), " tables on ", flags.address, " (run ",
                    plan.run_id, "); bot logs in ", flags.log_dir));
   if (absl::Status s = CreateTables(*stub, flags, plan, tables); !s.ok()) {

@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bots/sdk/seat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/wire/wire.h"
@@ -55,7 +56,7 @@ absl::StatusOr<v1::Assignment> TableFinder::FindOnce(
     *request.mutable_mode() = *mode;
   }
   auto stub = v1::MatchmakingService::NewStub(
-      grpc::CreateChannel(request_.address, grpc::InsecureChannelCredentials()));
+      grpc::CreateChannel(request_.address, OrPlaintext(request_.credentials)));
   grpc::ClientContext context;
   if (!request_.bearer.empty()) {
     context.AddMetadata("authorization", absl::StrCat("Bearer ", request_.bearer));

@@ -11,6 +11,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -18,6 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/client_context.h"
+#include "grpcpp/security/credentials.h"
 #include "trix/v1/matchmaking.grpc.pb.h"
 
 namespace trix::bots {
@@ -30,6 +32,7 @@ struct MatchRequest {
   int64_t stake = 0;
   std::string bearer;   // a player token or the service token; may be empty
   std::string request_id;  // empty: a fresh one
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // null: plaintext
 };
 
 // "queued: 3 waiting · about 5s · rating window ±100 · waited 2s".

@@ -36,6 +36,8 @@
 #include "bots/play/practice.h"
 #include "bots/sdk/seat.h"
 #include "services/common/config.h"
+#include "services/common/service_main.h"
+#include "services/common/tls.h"
 
 namespace trix::bots {
 namespace {
@@ -55,6 +57,8 @@ struct Flags {
   bool color = true;
   bool wait_at_end = true;
   absl::Duration give_up_after = absl::Minutes(2);
+  service::ChannelTls tls;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // made from `tls`
 };
 
 // The terminal in raw mode (no echo, no line buffering, Ctrl-C as a key) with the
@@ -107,7 +111,7 @@ void SendLeave(v1::TableService::Stub* stub, const std::string& table,
 // Plays the seat; the terminal is already raw. Returns the exit status.
 int PlaySeat(const Flags& flags, const std::string& address, const std::string& table,
              const std::string& token) {
-  std::shared_ptr<grpc::Channel> channel = TableChannel(address);
+  std::shared_ptr<grpc::Channel> channel = TableChannel(address, flags.credentials);
   std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
   Seat* seat_ptr = nullptr;
   std::atomic<bool> left{false};
@@ -124,6 +128,7 @@ int PlaySeat(const Flags& flags, const std::string& address, const std::string& 
   config.table_id = table;
   config.seat_token = token;
   config.give_up_after = flags.give_up_after;
+  config.credentials = flags.credentials;
   // The SDK's warnings (retries, refusals) go to the status line, not over the
   // screen.
   config.log = [&person](LogLevel level, absl::string_view message) {
@@ -181,13 +186,14 @@ int Practice(Flags flags) {
   if (!flags.mode.empty()) options.mode = flags.mode;
   options.kingdoms = flags.kingdoms;
   if (!flags.name.empty()) options.name = flags.name;
+  options.credentials = flags.credentials;
   absl::StatusOr<PracticeTable> table = OpenPractice(flags.address, service_token, options);
   if (!table.ok()) {
     std::cerr << "trix-play: " << table.status() << "\n";
     return 1;
   }
   PracticeBots bots;
-  bots.Start(flags.address, table->table_id, table->seat_tokens);
+  bots.Start(flags.address, table->table_id, table->seat_tokens, flags.credentials);
   int status = 0;
   {
     RawTerminal terminal;
@@ -218,6 +224,7 @@ int Run(int argc, char** argv) {
   config.Bind("wait_at_end", &flags.wait_at_end, "keep the last screen until a key");
   config.Bind("give_up_after", &flags.give_up_after,
               "stop after this long without news from the table service");
+  service::BindChannelTlsFlags(config, &flags.tls);
   const absl::Status parsed = config.Parse(argc, argv);
   if (!parsed.ok()) {
     std::cerr << "trix-play: " << parsed.message() << "\n\n" << config.Usage();
@@ -227,6 +234,13 @@ int Run(int argc, char** argv) {
     std::cout << config.Usage() << "\n" << kKeysHelp;
     return 0;
   }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(flags.tls);
+  if (!credentials.ok()) {
+    std::cerr << "trix-play: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  flags.credentials = *credentials;
   if (flags.practice) return Practice(flags);
   const bool given_seat = !flags.table.empty() && !flags.token.empty();
   if (!given_seat && (flags.matchmaking.empty() || flags.player.empty())) {
@@ -247,6 +261,7 @@ int Run(int argc, char** argv) {
   match.display_name = flags.name.empty() ? flags.player : flags.name;
   match.mode = flags.mode;
   match.stake = flags.stake;
+  match.credentials = flags.credentials;
   if (!flags.player_token.empty()) {
     match.bearer = flags.player_token;
   } else if (const char* service = std::getenv("MAMLAKA_SERVICE_TOKEN")) {

@@ -26,7 +26,7 @@ absl::StatusOr<PracticeTable> OpenPractice(const std::string& address,
     seat->set_display_name(s == 0 ? options.name : absl::StrCat("Bot ", s));
     seat->set_bot(s != 0);
   }
-  auto stub = v1::TableService::NewStub(TableChannel(address));
+  auto stub = v1::TableService::NewStub(TableChannel(address, options.credentials));
   grpc::ClientContext context;
   context.AddMetadata("authorization", absl::StrCat("Bearer ", service_token));
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
@@ -44,7 +44,8 @@ absl::StatusOr<PracticeTable> OpenPractice(const std::string& address,
 }
 
 void PracticeBots::Start(const std::string& address, const std::string& table_id,
-                         const std::array<std::string, 4>& tokens) {
+                         const std::array<std::string, 4>& tokens,
+                         const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   std::random_device random;
   for (int s = 1; s < 4; ++s) {
     bots_[s] = *MakeStrategy("heuristic", uint64_t{random()} << 32 | random());
@@ -53,7 +54,9 @@ void PracticeBots::Start(const std::string& address, const std::string& table_id
     config.seat_token = tokens[s];
     config.think = absl::Milliseconds(300);  // so that a person can follow the play
     config.log = [](LogLevel, absl::string_view) {};  // never over the screen
-    seats_[s] = std::make_unique<Seat>(TableChannel(address), config, bots_[s].get());
+    config.credentials = credentials;
+    seats_[s] = std::make_unique<Seat>(TableChannel(address, credentials), config,
+                                       bots_[s].get());
     threads_[s] = std::thread([seat = seats_[s].get()] { (void)seat->Play(); });
   }
 }

@@ -24,6 +24,8 @@ struct PracticeOptions {
   std::string mode = "complex-solo";
   int kingdoms = 4;
   std::string name = "You";
+  // The table service's channels (the person's and the bots'); null: plaintext.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
 };
 
 // Seats 1-3, each played by a heuristic bot on its own thread.
@@ -32,7 +34,8 @@ class PracticeBots {
   PracticeBots() = default;
   ~PracticeBots() { Stop(); }
   void Start(const std::string& address, const std::string& table_id,
-             const std::array<std::string, 4>& tokens);
+             const std::array<std::string, 4>& tokens,
+             const std::shared_ptr<grpc::ChannelCredentials>& credentials);
   // Stops the seats still playing and waits for their threads.
   void Stop();
 

@@ -2,12 +2,14 @@
 """A whole Trix bot in thirty lines: it ducks, sheds its highest cards, and never
 doubles. Plays one seat: example_bot.py ADDRESS TABLE_ID SEAT_TOKEN, or serves a bot
 account through matchmaking: example_bot.py --serve MATCHMAKING_ADDRESS BOT_KEY
-(SIGTERM: no more seats; the games in progress are played out, then it exits)."""
+(SIGTERM: no more seats; the games in progress are played out, then it exits).
+TLS as trix-bot reads it from the environment: TRIX_BOT_TLS=true, TRIX_BOT_TLS_CA,
+TRIX_BOT_TLS_CLIENT_CERT, TRIX_BOT_TLS_CLIENT_KEY."""
 import signal
 import sys
 import threading
 
-from mamlaka_bot import Bot, play_seat, rank_of, serve, suit_of
+from mamlaka_bot import Bot, credentials_from_env, play_seat, rank_of, serve, suit_of
 
 
 class Ducker(Bot):
@@ -30,6 +32,7 @@ if __name__ == "__main__":
     if sys.argv[1] == "--serve":
         stop = threading.Event()
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
-        serve(sys.argv[2], sys.argv[3], Ducker, stop=stop)
+        serve(sys.argv[2], sys.argv[3], Ducker, stop=stop, credentials=credentials_from_env())
     else:
-        print(play_seat(sys.argv[1], sys.argv[2], sys.argv[3], Ducker()))
+        print(play_seat(sys.argv[1], sys.argv[2], sys.argv[3], Ducker(),
+                        credentials=credentials_from_env()))

@@ -75,7 +75,7 @@ absl::Status BotAccount::Serve() {
 
 absl::Status BotAccount::RunStream(bool* progressed) {
   auto stub = v1::MatchmakingService::NewStub(grpc::CreateChannel(
-      config_.matchmaking_address, grpc::InsecureChannelCredentials()));
+      config_.matchmaking_address, OrPlaintext(config_.seat.credentials)));
   grpc::ClientContext context;
   context.AddMetadata("authorization", "Bearer " + config_.bot_key);
   v1::ServeBotRequest request;
@@ -110,8 +110,9 @@ void BotAccount::Start(const v1::Assignment& assignment) {
   SeatConfig seat_config = config_.seat;
   seat_config.table_id = assignment.table_id();
   seat_config.seat_token = assignment.seat_token();
-  game->seat = std::make_unique<Seat>(TableChannel(assignment.address()), seat_config,
-                                      game->bot.get());
+  game->seat = std::make_unique<Seat>(
+      TableChannel(assignment.address(), seat_config.credentials), seat_config,
+      game->bot.get());
   Game* g = game.get();
   g->thread = std::thread([this, g, assignment] {
     absl::StatusOr<v1::GameResult> result = g->seat->Play();

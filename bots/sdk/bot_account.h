@@ -43,7 +43,9 @@ struct BotAccountConfig {
   int capacity = 4;              // tables played at once
   std::vector<v1::Mode> modes;   // empty: every mode the account plays
   absl::Duration backoff_max = absl::Seconds(5);
-  SeatConfig seat;               // for every seat (think, give_up_after, log)
+  // For every seat (think, give_up_after, log); its credentials (TLS, null:
+  // plaintext) are also matchmaking's.
+  SeatConfig seat;
 };
 
 using BotFactory = std::function<std::unique_ptr<Bot>(const v1::Assignment&)>;

@@ -45,14 +45,21 @@ std::chrono::system_clock::time_point ToChrono(absl::Time t) {
 
 }  // namespace
 
-std::shared_ptr<grpc::Channel> TableChannel(const std::string& address) {
+std::shared_ptr<grpc::Channel> TableChannel(
+    const std::string& address,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   grpc::ChannelArguments args;
   // Reconnect quickly after a server restart: gRPC's default backoff starts at 1 s
   // and grows to 2 min. (The "min" backoff is also the connect timeout: keep it.)
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
   args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
-  return grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+  return grpc::CreateCustomChannel(address, OrPlaintext(credentials), args);
+}
+
+std::shared_ptr<grpc::ChannelCredentials> OrPlaintext(
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+  return credentials ? credentials : grpc::InsecureChannelCredentials();
 }
 
 Seat::Seat(std::shared_ptr<grpc::ChannelInterface> channel, SeatConfig config, Bot* bot)
@@ -266,7 +273,7 @@ bool Seat::Follow(const grpc::Status& status) {
   if (where && !where->address().empty() && where->address() != address_) {
     Log(LogLevel::kInfo, absl::StrCat("the table moved to ", where->address()));
     address_ = where->address();
-    channel_ = TableChannel(address_);
+    channel_ = TableChannel(address_, config_.credentials);
     stub_ = v1::TableService::NewStub(channel_);
     absl::MutexLock lock(&mu_);
     ++stats_.moves;

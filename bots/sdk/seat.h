@@ -53,6 +53,7 @@
 #include "bots/sdk/seat_state.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
+#include "grpcpp/security/credentials.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::bots {
@@ -71,6 +72,9 @@ struct SeatConfig {
   absl::Duration think = absl::ZeroDuration();
   // Warnings and errors go to stderr when unset.
   LogSink log;
+  // For the channel to another instance when the table moves (TableChannel):
+  // TLS credentials when the table service serves TLS; null: plaintext.
+  std::shared_ptr<grpc::ChannelCredentials> credentials;
 };
 
 struct SeatStats {
@@ -182,10 +186,15 @@ class Seat {
   SeatStats stats_ ABSL_GUARDED_BY(mu_);
 };
 
-// A channel for `address` ("host:port"), plaintext: the table service is reached
-// inside the cluster or on loopback (TLS, where wanted, is the deployment's: a mesh
-// or a proxy in front of the service).
-std::shared_ptr<grpc::Channel> TableChannel(const std::string& address);
+// A channel for `address` ("host:port") that reconnects quickly after a server
+// restart; plaintext when `credentials` is null, else e.g. grpc::SslCredentials or
+// services/common/tls.h's ChannelCredentials for a table service serving TLS.
+std::shared_ptr<grpc::Channel> TableChannel(
+    const std::string& address,
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials = nullptr);
+// `credentials`, or plaintext when null.
+std::shared_ptr<grpc::ChannelCredentials> OrPlaintext(
+    const std::shared_ptr<grpc::ChannelCredentials>& credentials);
 
 }  // namespace trix::bots
 

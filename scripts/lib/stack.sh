@@ -7,7 +7,8 @@
 #
 # The script sets `root` (the checkout, for migrations/), `bin` (the binaries),
 # `log_dir` (where each service's log goes, as NAME.log), `url` (the database) and
-# `token` (the service token), then:
+# `token` (the operator's service token, every scope; matchmaking gets a
+# credential of its own with only its scopes, in $log_dir), then:
 #
 #   stack_start table-1 table-service --instance_id=local-1  # waits until it serves
 #   echo "table-1 is pid ${pid[table-1]} on port ${port[table-1]}"
@@ -41,6 +42,30 @@ stack_adopt() {
   [[ " ${stack_names[*]} " == *" $1 "* ]] || stack_names+=("$1")
 }
 
+# The stack's service credentials (docs/operations.md, "Service credentials and
+# their scopes"), in $log_dir once: "operator" is $token with every scope, which
+# the scripts' clients present; "matchmaking" has only matchmaking's scopes and
+# its token in $log_dir/matchmaking-token. Made anew by each script (its $token is).
+stack_credentials_made=
+stack_credentials() {
+  [ -n "$stack_credentials_made" ] && return 0
+  stack_credentials_made=1
+  local mm_token
+  mm_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
+  (umask 077 && printf '%s\n' "$mm_token" >"$log_dir/matchmaking-token")
+  python3 - "$token" "$mm_token" >"$log_dir/credentials.json" <<'PY'
+import hashlib, json, sys
+def entry(name, token, scopes):
+    return {"name": name, "sha256": hashlib.sha256(token.encode()).hexdigest(), "scopes": scopes}
+every = ["tables:create", "tables:void", "tables:read", "ledger:write", "ledger:hold",
+         "ledger:read", "ratings:read", "bots:admin", "matchmaking:play"]
+print(json.dumps({"credentials": [
+    entry("operator", sys.argv[1], every),
+    entry("matchmaking", sys.argv[2],
+          ["tables:create", "tables:void", "ledger:hold", "ratings:read"])]}))
+PY
+}
+
 # stack_start NAME BINARY FLAGS...: starts $bin/BINARY listening on 127.0.0.1
 # (the port of its last start, else one the kernel picks), appending its output to
 # $log_dir/NAME.log, and waits up to 60 s for a new "serving" line there, which
@@ -50,7 +75,9 @@ stack_start() {
   local name=$1 binary=$2 log=$log_dir/$1.log before
   shift 2
   before=$(grep -c '"msg":"serving"' "$log" 2>/dev/null || true)
-  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_TOKEN=$token MAMLAKA_RATINGS_TOKEN=$token \
+  stack_credentials
+  MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_CREDENTIALS=$log_dir/credentials.json \
+    MAMLAKA_CREDENTIAL_FILE=$log_dir/matchmaking-token \
     "$bin/$binary" --listen="127.0.0.1:${port[$name]:-0}" \
     --migrations_dir="$root/migrations" --metrics_port=-1 "$@" >>"$log" 2>&1 &
   stack_adopt "$name" $!
@@ -110,18 +137,25 @@ stack_workdir() {
 }
 
 # stack_postgres: a PostgreSQL server in $work/pg on a port that was free ($pg_port,
-# the same again when a test restarts it); $url is its database.
+# the same again when a test restarts it); $url is its database. With PG_HA=sync or
+# PG_HA=async, a three-node Patroni cluster in $work/pg-ha instead
+# (scripts/pg-ha.sh), and $url names its three servers.
 stack_postgres() {
+  if [ -n "${PG_HA:-}" ]; then
+    url=$("$root/scripts/pg-ha.sh" start "$work/pg-ha" "$PG_HA")
+    return
+  fi
   pg_port=$(free_port)
   url=$("$root/scripts/pg.sh" start "$work/pg" "$pg_port")
 }
 
 # stack_teardown STATUS: in the EXIT trap, once the script's own processes are
-# stopped: stack_stop, then the PostgreSQL of $work/pg; $work is removed when
+# stopped: stack_stop, then the PostgreSQL of $work/pg (or the cluster of $work/pg-ha); $work is removed when
 # STATUS is 0 (unless KEEP_LOGS=1), else kept and named on stderr.
 stack_teardown() {
   stack_stop
   "$root/scripts/pg.sh" stop "$work/pg" 2>/dev/null || true
+  [ -z "${PG_HA:-}" ] || "$root/scripts/pg-ha.sh" stop "$work/pg-ha" 2>/dev/null || true
   if [ "$1" -eq 0 ] && [ "${KEEP_LOGS:-0}" != 1 ]; then
     rm -rf "$work"
   else

@@ -1,15 +1,14 @@
-// Secrets and their checks: seat tokens, ids, the service token of trusted callers.
+// Secrets and their checks: seat tokens, ids, the player-token interface.
 //
 // A seat token is 256 bits from the operating system's CSPRNG (OpenSSL RAND_bytes),
 // base64url-encoded. The server hands it out once, when the table is created, and
 // keeps only its SHA-256 hash, so a leaked database does not let anyone act for a
-// seat. Every comparison of a secret (hashes, the service token) runs in constant
-// time so that response timing reveals nothing about a near miss.
+// seat. Every comparison of a secret runs in constant time so that response
+// timing reveals nothing about a near miss. Service credentials: credentials.h.
 //
 //   std::string token = NewSeatToken();
 //   seat.token_hash = TokenHash(token);           // store this, never the token
 //   if (TokenMatches(presented, seat.token_hash)) ...
-//   absl::Status s = CheckBearer(metadata_value, service_token);
 #ifndef TRIX_SERVICES_COMMON_AUTH_H_
 #define TRIX_SERVICES_COMMON_AUTH_H_
 
@@ -33,22 +32,16 @@ uint64_t RandomUint64();
 
 // SHA-256 of the token, lower-case hex (64 characters).
 std::string TokenHash(absl::string_view token);
-// Whether `a` equals `b`; the time taken depends only on the lengths.
+// Whether `a` equals `b`, comparing their SHA-256 digests: the time taken depends
+// only on the lengths, even when they differ.
 bool ConstantTimeEquals(absl::string_view a, absl::string_view b);
 // Whether `token` hashes to `stored_hash`, in constant time.
 bool TokenMatches(absl::string_view token, absl::string_view stored_hash);
 
-// Checks an "authorization" metadata value of the form "Bearer <token>" against
-// the configured service token: UNAUTHENTICATED when absent or malformed,
-// PERMISSION_DENIED when the token is wrong. An empty `expected` token denies
-// everything (a service that was not given one trusts nobody).
-absl::Status CheckBearer(absl::string_view authorization, absl::string_view expected);
-
 // Resolves a player token (the signed token a player gets from matchmaking) to
-// the player id it proves. None is built in: a service that accepts player tokens
-// is given one (a JWT check against matchmaking's keys); without one, player
-// tokens are not accepted and only seat tokens and the service token prove who
-// is calling.
+// the player id it proves: PlayerTokens (player_tokens.h) checks the login
+// service's JWTs against a key set; without one, player tokens are not accepted
+// and only seat tokens and service credentials prove who is calling.
 class PlayerTokenVerifier {
  public:
   virtual ~PlayerTokenVerifier() = default;

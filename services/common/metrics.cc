@@ -1,12 +1,23 @@
 #include "services/common/metrics.h"
 
 #include <exception>
+#include <string>
+#include <vector>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "prometheus/exposer.h"
 
 namespace trix::service {
+namespace {
+
+// Each civetweb thread serves one connection at a time, and a connection that
+// never finishes its request holds its thread until the timeout: a scrape is
+// served beside a few stuck connections, and a stuck one is dropped soon.
+constexpr int kServingThreads = 4;
+constexpr int kRequestTimeoutMs = 5000;
+
+}  // namespace
 
 absl::StatusOr<std::pair<std::string, int>> ParseMetricsAddress(
     const std::string& address) {
@@ -28,8 +39,10 @@ absl::StatusOr<std::unique_ptr<Metrics>> Metrics::Start(const std::string& addre
   if (port < 0) return metrics;
   // civetweb reports a port it cannot bind by throwing; it must not escape.
   try {
-    metrics->exposer_ = std::make_unique<prometheus::Exposer>(
-        absl::StrCat(address, ":", port), /*num_threads=*/1);
+    metrics->exposer_ = std::make_unique<prometheus::Exposer>(std::vector<std::string>{
+        "listening_ports", absl::StrCat(address, ":", port),
+        "num_threads", std::to_string(kServingThreads),
+        "request_timeout_ms", std::to_string(kRequestTimeoutMs)});
   } catch (const std::exception& e) {
     return absl::UnavailableError(
         absl::StrCat("cannot serve metrics on ", address, ":", port, ": ", e.what()));

@@ -6,11 +6,11 @@
 
 namespace trix::service {
 
-std::string PeerKey(absl::string_view peer) {
+std::string PeerKey(const std::string& peer) {
   const size_t colon = peer.rfind(':');
   const size_t first = peer.find(':');
-  if (colon == absl::string_view::npos || colon == first) return std::string(peer);
-  return std::string(peer.substr(0, colon));
+  if (colon == std::string::npos || colon == first) return peer;
+  return peer.substr(0, colon);
 }
 
 RateLimiter::RateLimiter(const RateLimit& limit) : limit_(limit) {}

@@ -31,10 +31,9 @@ struct RateLimit {
   size_t max_keys = 100000;
 };
 
-// The key of a gRPC peer's address: "ipv4:10.0.0.7:53422" -> "ipv4:10.0.0.7". The
-// port changes per connection, and a client must not get a fresh bucket by
-// reconnecting.
-std::string PeerKey(absl::string_view peer);
+// A gRPC peer ("ipv4:10.0.0.7:53422") without its port ("ipv4:10.0.0.7"): the
+// key of a client address, which must not get a fresh bucket by reconnecting.
+std::string PeerKey(const std::string& peer);
 
 class RateLimiter {
  public:

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 
+#include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "services/common/logging.h"
 
@@ -19,6 +20,64 @@ std::optional<int> ParseServiceFlags(Config& config, int argc, const char* const
   if (exit_code) return exit_code;
   InitLogging(config.program(), log_level);
   return std::nullopt;
+}
+
+void BindMetricsFlags(Config& config, MetricsFlags* flags) {
+  config.Bind("metrics_port", &flags->port,
+              "Prometheus /metrics port on 0.0.0.0; -1 turns it off");
+  config.Bind("metrics_address", &flags->address,
+              "host:port for Prometheus /metrics (e.g. 127.0.0.1:9464; port -1: none); "
+              "when set, replaces --metrics_port");
+}
+
+absl::StatusOr<std::unique_ptr<Metrics>> StartMetrics(const MetricsFlags& flags) {
+  absl::StatusOr<std::pair<std::string, int>> at =
+      flags.address.empty() ? std::make_pair(std::string("0.0.0.0"), flags.port)
+                            : ParseMetricsAddress(flags.address);
+  if (!at.ok()) return at.status();
+  absl::StatusOr<std::unique_ptr<Metrics>> metrics = Metrics::Start(at->first, at->second);
+  if (metrics.ok() && (*metrics)->port() >= 0) {
+    LogInfo("serving metrics", {{"address", at->first},
+                                {"port", static_cast<int64_t>((*metrics)->port())}});
+  }
+  return metrics;
+}
+
+void BindServerTlsFlags(Config& config, ServerTls* tls) {
+  config.Bind("tls_cert", &tls->cert_file,
+              "PEM certificate chain for TLS on --listen (with --tls_key; plaintext "
+              "when both are empty)");
+  config.Bind("tls_key", &tls->key_file, "PEM private key of --tls_cert");
+  config.Bind("tls_client_ca", &tls->client_ca_file,
+              "PEM CA bundle: when set, every client must present a certificate it "
+              "signed (mutual TLS)");
+  config.Bind("tls_refresh", &tls->refresh,
+              "how often the TLS files are re-read (a renewed certificate is used "
+              "without a restart)");
+  config.Bind("health_address", &tls->health_address,
+              "host:port of a plaintext port serving grpc.health.v1.Health/Check only, "
+              "with --listen's answer, for probes that cannot speak TLS (empty: none)");
+}
+
+void BindChannelTlsFlags(Config& config, ChannelTls* tls) {
+  config.Bind("tls", &tls->enabled,
+              "dial the services over TLS (on by itself when any --tls_ca or "
+              "--tls_client_* flag is set)");
+  config.Bind("tls_ca", &tls->ca_file,
+              "PEM CA bundle the services' certificates must chain to (default: the "
+              "system's roots)");
+  config.Bind("tls_client_cert", &tls->client_cert_file,
+              "PEM certificate to present to services that require one (mutual TLS)");
+  config.Bind("tls_client_key", &tls->client_key_file, "PEM private key of --tls_client_cert");
+}
+
+std::vector<std::pair<std::string, std::string>> ChannelTlsEnvironment(
+    const ChannelTls& tls, const std::string& prefix) {
+  if (!tls.on()) return {};
+  return {{prefix + "TLS", "true"},
+          {prefix + "TLS_CA", tls.ca_file},
+          {prefix + "TLS_CLIENT_CERT", tls.client_cert_file},
+          {prefix + "TLS_CLIENT_KEY", tls.client_key_file}};
 }
 
 StopSignals::StopSignals() {

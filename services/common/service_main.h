@@ -21,12 +21,18 @@
 #include <signal.h>
 
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/config.h"
+#include "services/common/metrics.h"
+#include "services/common/tls.h"
 
 namespace trix::service {
 
@@ -36,6 +42,29 @@ namespace trix::service {
 // when main should return at once (--help: 0; a bad flag: 2).
 std::optional<int> ParseServiceFlags(Config& config, int argc, const char* const* argv,
                                      const std::string& log_level);
+
+// Where /metrics listens: --metrics_address ("host:port", port -1: nowhere) when
+// set, else --metrics_port on every interface (0.0.0.0, which a Prometheus that
+// scrapes pod addresses needs).
+struct MetricsFlags {
+  int port = 9464;
+  std::string address;
+};
+void BindMetricsFlags(Config& config, MetricsFlags* flags);
+// Serves /metrics where `flags` say and logs "serving metrics" with the port;
+// INVALID_ARGUMENT for a bad address, UNAVAILABLE when it cannot be bound.
+absl::StatusOr<std::unique_ptr<Metrics>> StartMetrics(const MetricsFlags& flags);
+
+// The TLS flags, with the same names and help in every program: a server's
+// (--tls_cert, --tls_key, --tls_client_ca, --tls_refresh) and a client's (--tls,
+// --tls_ca, --tls_client_cert, --tls_client_key), see tls.h.
+void BindServerTlsFlags(Config& config, ServerTls* tls);
+void BindChannelTlsFlags(Config& config, ChannelTls* tls);
+// The same client settings as the environment of a program whose flags read
+// `prefix` (e.g. "TRIX_BOT_" for the trix-bot processes a demo starts); empty when
+// TLS is off.
+std::vector<std::pair<std::string, std::string>> ChannelTlsEnvironment(
+    const ChannelTls& tls, const std::string& prefix);
 
 // SIGINT and SIGTERM, blocked in the thread that makes this and so in every thread
 // it starts afterwards: they reach the process only through Wait. Make it before

@@ -155,10 +155,12 @@ absl::StatusOr<std::string> MatchmakingGrpcService::Player(
 
 absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* context) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
-  const absl::Status s = auth_->CheckService(Metadata(context, "authorization"));
-  const Caller backend{.service = true};
-  if (absl::Status r = CheckRate(context, s.ok() ? &backend : nullptr); !r.ok()) return r;
-  return s;
+  const std::string authorization = Metadata(context, "authorization");
+  absl::StatusOr<Caller> caller = auth_->Authenticate(authorization);
+  if (absl::Status r = CheckRate(context, caller.ok() ? &*caller : nullptr); !r.ok()) {
+    return r;
+  }
+  return auth_->CheckService(authorization, service::kBotsAdmin);
 }
 
 absl::Status MatchmakingGrpcService::CheckRate(grpc::CallbackServerContext* context,
@@ -168,8 +170,9 @@ absl::Status MatchmakingGrpcService::CheckRate(grpc::CallbackServerContext* cont
     return absl::ResourceExhaustedError("too many calls from this address; slow down");
   }
   if (caller->service) {
-    if (backend_limiter_.Allow("backend")) return absl::OkStatus();
-    return absl::ResourceExhaustedError("too many calls from the backend; slow down");
+    if (backend_limiter_.Allow(caller->credential)) return absl::OkStatus();
+    return absl::ResourceExhaustedError(
+        absl::StrCat("too many calls from credential ", caller->credential, "; slow down"));
   }
   if (player_limiter_.Allow(caller->player_id)) return absl::OkStatus();
   return absl::ResourceExhaustedError(
@@ -318,7 +321,7 @@ grpc::ServerWriteReactor<v1::BotUpdate>* MatchmakingGrpcService::ServeBot(
   }
   // Before anything is looked up: a flood of made-up keys costs one bucket each.
   if (absl::Status s = CheckRate(context, nullptr); !s.ok()) return Refuse<v1::BotUpdate>(s);
-  std::string key = PlayerAuth::BearerToken(Metadata(context, "authorization"));
+  std::string key = service::BearerToken(Metadata(context, "authorization"));
   if (key.empty()) {
     return Refuse<v1::BotUpdate>(
         absl::UnauthenticatedError("missing \"authorization: Bearer <bot key>\""));

@@ -24,9 +24,9 @@
 namespace trix::matchmaking {
 
 // The doors' quotas (services/matchmaking/README.md, "Bounds"). Every call counts
-// against its verified caller: a player (by their token), the trusted backend (the
-// service token, one bucket for all its calls), and for a caller not verified (no
-// token, a bad one, and every ServeBot before its key is looked up) the address.
+// against its verified caller: a player (by their token), a service credential (by
+// its name), and for a caller not verified (no token, a bad one, and every
+// ServeBot before its key is looked up) the address.
 struct GrpcOptions {
   absl::Duration party_ttl = absl::Minutes(30);
   int max_bot_capacity = 1000;  // one ServeBot stream's
@@ -78,6 +78,7 @@ class MatchmakingGrpcService final : public v1::MatchmakingService::CallbackServ
  private:
   absl::StatusOr<std::string> Player(grpc::CallbackServerContext* context,
                                      const std::string& player_id);
+  // Bot accounts: a service credential with bots:admin.
   absl::Status Operator(grpc::CallbackServerContext* context);
   // RESOURCE_EXHAUSTED when the caller (null: not verified, so its address) has
   // used its quota.

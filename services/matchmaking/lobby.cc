@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
 #include "services/common/auth.h"
+#include "services/common/failpoint.h"
 #include "services/common/logging.h"
 
 namespace trix::matchmaking {
@@ -51,8 +52,13 @@ v1::Assignment ToAssignment(const AssignmentRow& row) {
 }
 
 Lobby::Lobby(LobbyOptions options, TicketStore* store,
-             v1::RatingsService::StubInterface* ratings, Matcher* matcher)
-    : options_(std::move(options)), store_(store), ratings_(ratings), matcher_(matcher) {}
+             v1::RatingsService::StubInterface* ratings, Matcher* matcher,
+             HoldReleases* releases)
+    : options_(std::move(options)),
+      store_(store),
+      ratings_(ratings),
+      matcher_(matcher),
+      releases_(releases) {}
 
 Lobby::~Lobby() { Stop(); }
 
@@ -162,7 +168,7 @@ std::shared_ptr<TicketSink> Lobby::Take(const std::string& ticket_id) {
   return sink;
 }
 
-void Lobby::AttachLeftHolds() {
+void Lobby::Reconcile() {
   if (ratings_ == nullptr) return;
   absl::StatusOr<std::vector<AssignmentRow>> staked = store_->LiveStakedAssignments();
   if (!staked.ok()) {
@@ -170,32 +176,53 @@ void Lobby::AttachLeftHolds() {
                      {{"error", staked.status().ToString()}});
     return;
   }
-  // A game that is over was settled from its stakes: its holds are not attached
-  // after the fact (nothing would settle them).
-  std::map<std::string, bool> over;  // by table
+  std::map<std::string, TableEnd> ends;  // by table
   std::vector<AssignmentRow> live;
   for (const AssignmentRow& a : *staked) {
     {
       absl::MutexLock lock(&mu_);
       if (stop_) return;
     }
-    auto it = over.find(a.table_id);
-    if (it == over.end()) it = over.emplace(a.table_id, GameOver(a.address, a.table_id)).first;
-    if (!it->second) live.push_back(a);
+    auto it = ends.find(a.table_id);
+    if (it == ends.end()) {
+      it = ends.emplace(a.table_id, EndOf(a.address, a.table_id)).first;
+      if (it->second != TableEnd::kLive) EndTable(a.table_id, it->second);
+    }
+    if (it->second == TableEnd::kLive) live.push_back(a);
   }
   AttachHolds(live);
+  if (absl::Status s = releases_->Reconcile(); !s.ok()) {
+    service::LogWarn("cannot reconcile ended tickets' holds", {{"error", s.ToString()}});
+  }
+}
+
+void Lobby::EndTable(const std::string& table_id, TableEnd end) {
+  if (end == TableEnd::kLive || end == TableEnd::kUnknown) return;
+  const char* reason = end == TableEnd::kOver     ? kReleaseGameOver
+                       : end == TableEnd::kVoided ? kReleaseVoided
+                                                  : kReleaseGone;
+  if (absl::Status s = releases_->EndTable(table_id, reason); !s.ok()) {
+    service::LogWarn("cannot end a table's seats", {{"table", table_id}, {"error", s.ToString()}});
+  }
 }
 
 void Lobby::Housekeeping() {
-  AttachLeftHolds();
+  Reconcile();
+  absl::Time reconciled = absl::Now();
   constexpr int kSweepBatch = 5000;
   bool failing = false;
   for (;;) {
     {
       absl::MutexLock lock(&mu_);
       auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; };
-      mu_.AwaitWithTimeout(absl::Condition(&stopped), options_.sweep_every);
+      mu_.AwaitWithTimeout(
+          absl::Condition(&stopped),
+          std::min(options_.sweep_every, options_.reconcile_every));
       if (stop_) return;
+    }
+    if (absl::Now() - reconciled >= options_.reconcile_every) {
+      reconciled = absl::Now();
+      Reconcile();
     }
     // Batches until one comes back short: a backlog (after a pause) goes in one go.
     absl::StatusOr<int64_t> swept;
@@ -236,15 +263,19 @@ void Lobby::AdmitLoop() {
       cancellations_.clear();
     }
     if (!cancel.empty()) {
+      // The cancellation records the tickets' hold releases (migration 0030).
       absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
       if (!gone.ok()) {
+        // Kept, and tried again with the next batch: a closed stream's ticket is
+        // never left queued for nobody.
         service::LogWarn("cannot cancel tickets", {{"error", gone.status().ToString()}});
+        absl::SleepFor(absl::Milliseconds(200));
+        absl::MutexLock lock(&mu_);
+        cancellations_.insert(cancellations_.end(), cancel.begin(), cancel.end());
       } else {
         std::vector<std::string> ids;
-        for (const TicketRow& t : *gone) {
-          ids.push_back(t.ticket_id);
-          if (!t.hold_id.empty()) ReleaseHold(t.hold_id);
-        }
+        for (const TicketRow& t : *gone) ids.push_back(t.ticket_id);
+        releases_->Kick();
         if (matcher_ != nullptr) matcher_->Withdraw(ids);
       }
     }
@@ -278,26 +309,6 @@ void Lobby::Rate(std::vector<Pending*>& batch) {
       ps[i]->row.provisional = response.ratings(static_cast<int>(i)).provisional();
     }
   }
-}
-
-void Lobby::ReleaseHold(const std::string& hold_id) {
-  if (ratings_ == nullptr) return;
-  v1::ReleaseHoldRequest request;
-  request.set_hold_id(hold_id);
-  v1::Hold hold;
-  grpc::ClientContext context;
-  grpc::Status s =
-      ratings_->ReleaseHold(Ratings(&context), request, &hold);
-  if (!s.ok()) {
-    service::LogWarn("cannot release a stake hold",
-                     {{"hold", hold_id}, {"error", s.error_message()}});
-  }
-}
-
-std::optional<std::string> Lobby::HoldOf(const std::string& ticket_id) {
-  absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets({ticket_id});
-  if (!rows.ok() || rows->empty()) return std::nullopt;
-  return rows->front().hold_id;
 }
 
 void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
@@ -341,11 +352,12 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
   }
   std::map<std::string, AssignmentRow> seat_of;
   for (const AssignmentRow& a : *live) {
-    if (GameOver(a.address, a.table_id)) {
-      (void)store_->MarkFinished(a.table_id);
-      continue;
+    const TableEnd end = EndOf(a.address, a.table_id);
+    if (end == TableEnd::kLive || end == TableEnd::kUnknown) {
+      seat_of[a.player_id] = a;
+    } else {
+      EndTable(a.table_id, end);
     }
-    seat_of[a.player_id] = a;
   }
   std::vector<Pending*> queue;
   std::vector<AssignmentRow> again;
@@ -377,8 +389,6 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
   // between committing the seats and attaching their holds left undone.
   AttachHolds(again);
   Rate(queue);
-  std::vector<TicketRow> rows;
-  std::vector<Pending*> admitted;
   for (Pending* p : queue) {
     TicketRow& t = p->row;
     t.ticket_id = service::NewUuid();
@@ -391,37 +401,10 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     t.stake = p->request.stake();
     t.party_id = p->request.party_id();
     t.queued = absl::Now();
-    if (t.stake > 0) {
-      v1::HoldStakeRequest request;
-      request.set_request_id(absl::StrCat("mm-", p->player_id, "-", t.request_id));
-      request.set_player_id(p->player_id);
-      request.set_amount(t.stake);
-      v1::Hold hold;
-      grpc::ClientContext context;
-      grpc::Status s =
-          ratings_->HoldStake(Ratings(&context), request, &hold);
-      if (s.ok() && hold.state() != v1::HOLD_STATE_HELD) {
-        // The request's earlier ticket is over (its stream closed, so it was
-        // cancelled and its hold released): this new ticket needs a hold of its own.
-        request.set_request_id(absl::StrCat(request.request_id(), "-", t.ticket_id));
-        grpc::ClientContext retry;
-        s = ratings_->HoldStake(Ratings(&retry), request, &hold);
-      }
-      if (!s.ok()) {
-        // An account the ledger does not know has no balance either.
-        const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||
-                           s.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
-        p->sink->End(broke ? absl::FailedPreconditionError(absl::StrCat(
-                                 "the balance cannot cover the stake: ", s.error_message()))
-                           : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                                          s.error_message()));
-        continue;
-      }
-      t.hold_id = hold.hold_id();
-    }
-    rows.push_back(t);
-    admitted.push_back(p);
   }
+  std::vector<TicketRow> rows;
+  std::vector<Pending*> admitted = HoldStakes(queue);
+  for (Pending* p : admitted) rows.push_back(p->row);
   if (rows.empty()) return;
   const absl::Time now = absl::Now();
   {
@@ -433,18 +416,23 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
   }
   absl::StatusOr<Admitted> result = store_->Admit(rows);
   if (!result.ok()) {
+    std::vector<std::string> holds;
     for (Pending* p : admitted) {
       Take(p->row.ticket_id);
-      if (!p->row.hold_id.empty()) ReleaseHold(p->row.hold_id);
+      if (!p->hold_request.empty()) holds.push_back(p->hold_request);
       p->sink->End(result.status());
     }
+    // Recorded by HoldStakes(): released now if the database answers, else after
+    // the admission's grace.
+    (void)releases_->NotQueued(holds);
     return;
   }
+  std::vector<std::string> gone;
+  for (const TicketRow& old : result->superseded) gone.push_back(old.ticket_id);
+  const std::set<std::string> lost(gone.begin(), gone.end());
+  KeepHolds(admitted, *result, lost);
   if (matcher_ != nullptr) {
-    std::vector<std::string> gone;
-    for (const TicketRow& old : result->superseded) gone.push_back(old.ticket_id);
     std::vector<TicketRow> fresh;
-    std::set<std::string> lost(gone.begin(), gone.end());
     for (size_t i = 0; i < admitted.size(); ++i) {
       const TicketRow& row = admitted[i]->row;
       const AdmitOutcome& o = result->outcomes[i];
@@ -459,19 +447,12 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     if (std::shared_ptr<TicketSink> sink = Take(old.ticket_id)) {
       sink->End(absl::AbortedError("superseded by a newer request of this player"));
     }
-    if (!old.hold_id.empty()) ReleaseHold(old.hold_id);
   }
   for (size_t i = 0; i < admitted.size(); ++i) {
     const AdmitOutcome& o = result->outcomes[i];
     Pending* p = admitted[i];
     if (o.assigned) {
       // Seated meanwhile (matched since the check above): that seat, no ticket.
-      // A retry of the staked request that was seated got that seat's hold back
-      // (holds are idempotent by request): only a new request's hold goes.
-      if (!p->row.hold_id.empty()) {
-        std::optional<std::string> seated = HoldOf(o.assigned->ticket_id);
-        if (seated && *seated != p->row.hold_id) ReleaseHold(p->row.hold_id);
-      }
       if (std::shared_ptr<TicketSink> sink = Take(p->row.ticket_id)) {
         sink->Assigned(ToAssignment(*o.assigned));
       }
@@ -486,9 +467,6 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
       if (o.resumed) {
         // A retry of the same request: this stream follows the live ticket.
         open_.erase(it);
-        if (!p->row.hold_id.empty() && p->row.hold_id != "") {
-          // The retry's hold is idempotent (same request id): the same hold.
-        }
         auto old = open_.find(o.ticket_id);
         if (old != open_.end()) {
           old->second.sink->End(absl::AbortedError("resumed by a newer stream"));
@@ -499,6 +477,106 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     }
     SendQueued(o.ticket_id, open);
   }
+}
+
+void Lobby::KeepHolds(const std::vector<Pending*>& admitted, const Admitted& result,
+                      const std::set<std::string>& lost) {
+  // A new ticket carries its hold. Any other's (a retry that resumed a live ticket
+  // or found its seat, a request superseded within the batch) goes back unless
+  // the ticket the player has carries it (the same request's hold): the release
+  // checks.
+  std::vector<std::string> queued, unqueued;
+  for (size_t i = 0; i < admitted.size(); ++i) {
+    const Pending* p = admitted[i];
+    if (p->hold_request.empty()) continue;
+    const AdmitOutcome& o = result.outcomes[i];
+    const bool carried = !o.resumed && !o.assigned && !lost.count(p->row.ticket_id);
+    (carried ? queued : unqueued).push_back(p->hold_request);
+  }
+  (void)releases_->Queued(queued);
+  (void)releases_->NotQueued(unqueued);
+}
+
+absl::StatusOr<bool> Lobby::HoldStake(Pending& p) {
+  v1::HoldStakeRequest request;
+  request.set_request_id(p.hold_request);
+  request.set_player_id(p.player_id);
+  request.set_amount(p.row.stake);
+  v1::Hold hold;
+  grpc::ClientContext context;
+  grpc::Status s = ratings_->HoldStake(Ratings(&context), request, &hold);
+  service::Failpoint("lobby.after_hold");
+  if (!s.ok()) {
+    // An account the ledger does not know has no balance either.
+    const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||
+                       s.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+    return broke ? absl::FailedPreconditionError(
+                       absl::StrCat("the balance cannot cover the stake: ", s.error_message()))
+                 : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                                s.error_message());
+  }
+  p.row.hold_id = hold.hold_id();
+  return hold.state() == v1::HOLD_STATE_HELD;
+}
+
+absl::Status Lobby::RenewHold(Pending& p) {
+  p.hold_request = HoldRequestId(p.player_id, p.row.request_id, p.row.ticket_id);
+  if (absl::Status s = releases_->Expect({{p.hold_request, p.player_id, p.row.stake}});
+      !s.ok()) {
+    return s;
+  }
+  absl::StatusOr<bool> held = HoldStake(p);
+  if (!held.ok()) return held.status();
+  return *held ? absl::OkStatus() : absl::InternalError("a new stake hold is not held");
+}
+
+std::vector<Lobby::Pending*> Lobby::HoldStakes(std::vector<Pending*>& queue) {
+  std::vector<Pending*> staked;
+  std::vector<HoldIntent> intents;
+  for (Pending* p : queue) {
+    if (p->row.stake == 0) continue;
+    p->hold_request = HoldRequestId(p->player_id, p->row.request_id);
+    intents.push_back({p->hold_request, p->player_id, p->row.stake});
+    staked.push_back(p);
+  }
+  // Recorded before the stakes are held: a hold whose ticket is never queued
+  // (this process dies, the answer is lost, the database fails) is released.
+  std::set<Pending*> failed;
+  auto fail = [&failed](Pending* p, const absl::Status& s) {
+    p->sink->End(s);
+    failed.insert(p);
+  };
+  if (absl::Status s = releases_->Expect(intents); !s.ok()) {
+    for (Pending* p : staked) fail(p, s);
+    staked.clear();
+  }
+  std::vector<Pending*> held;
+  for (Pending* p : staked) {
+    absl::StatusOr<bool> h = HoldStake(*p);
+    // Not held: the request's earlier ticket is over (released, or attached to
+    // its game), and this new ticket needs a hold of its own.
+    absl::Status s = h.ok() && !*h ? RenewHold(*p) : h.status();
+    if (!s.ok()) {
+      fail(p, s);
+    } else {
+      held.push_back(p);
+    }
+  }
+  // Still held, but carried by an ended ticket (its release may be pending):
+  // this ticket needs its own too.
+  std::vector<std::string> ids;
+  for (const Pending* p : held) ids.push_back(p->row.hold_id);
+  absl::StatusOr<std::set<std::string>> spent = releases_->Spent(ids);
+  for (Pending* p : held) {
+    absl::Status s = spent.status();
+    if (s.ok() && spent->count(p->row.hold_id)) s = RenewHold(*p);
+    if (!s.ok()) fail(p, s);
+  }
+  std::vector<Pending*> out;  // in the batch's order: a player's last request wins
+  for (Pending* p : queue) {
+    if (!failed.count(p)) out.push_back(p);
+  }
+  return out;
 }
 
 void Lobby::SendQueued(const std::string& ticket_id, const Open& open) {
@@ -592,10 +670,11 @@ absl::StatusOr<std::vector<AssignmentRow>> Lobby::Live(const std::string& player
   if (!rows.ok()) return rows.status();
   std::vector<AssignmentRow> live;
   for (const AssignmentRow& a : *rows) {
-    if (GameOver(a.address, a.table_id)) {
-      (void)store_->MarkFinished(a.table_id);
-    } else {
+    const TableEnd end = EndOf(a.address, a.table_id);
+    if (end == TableEnd::kLive || end == TableEnd::kUnknown) {
       live.push_back(a);
+    } else {
+      EndTable(a.table_id, end);
     }
   }
   return live;
@@ -613,12 +692,17 @@ v1::TableService::Stub* Lobby::TableStub(const std::string& address) {
   std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
   if (!stub) {
     stub = v1::TableService::NewStub(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(address, options_.table_credentials));
   }
   return stub.get();
 }
 
 bool Lobby::GameOver(const std::string& address, const std::string& table_id) {
+  const TableEnd end = EndOf(address, table_id);
+  return end != TableEnd::kLive && end != TableEnd::kUnknown;
+}
+
+TableEnd Lobby::EndOf(const std::string& address, const std::string& table_id) {
   v1::GetTableRequest request;
   request.set_table_id(table_id);
   v1::TableView view;
@@ -628,7 +712,10 @@ bool Lobby::GameOver(const std::string& address, const std::string& table_id) {
   }
   grpc::Status s =
       TableStub(address)->GetTable(WithDeadline(&context, absl::Seconds(1)), request, &view);
-  return s.ok() && view.phase() == v1::PHASE_GAME_OVER;
+  if (s.error_code() == grpc::StatusCode::NOT_FOUND) return TableEnd::kGone;
+  if (!s.ok()) return TableEnd::kUnknown;
+  if (view.voided()) return TableEnd::kVoided;
+  return view.phase() == v1::PHASE_GAME_OVER ? TableEnd::kOver : TableEnd::kLive;
 }
 
 }  // namespace trix::matchmaking

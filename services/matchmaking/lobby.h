@@ -1,10 +1,16 @@
 // The lobby: everything between a player's FindTable stream and the matcher.
 // It admits tickets (ratings looked up, stakes held, the player's older ticket
 // superseded, all in batches on its own thread), keeps this replica's open streams
-// by ticket, cancels a ticket whose stream closed (releasing its hold), hands out
+// by ticket, cancels a ticket whose stream closed (its hold is released through
+// HoldReleases, hold_releases.h, as every hold that ends unplayed), hands out
 // assignments — the matcher's, at once, and other replicas', found by polling the
 // open streams' tickets — and answers GetAssignment. It knows nothing of gRPC: a
 // stream is a TicketSink.
+//
+// Every `reconcile_every` (and at start) it reconciles the staked seats of games
+// not known to be over with their tables: a live game's holds are attached (a
+// process may have died between committing the seats and attaching them); the
+// holds of a game over, voided or gone are released (HoldReleases::EndTable).
 //
 // Ratings are optional: without a RatingsService every player counts as
 // `default_rating` (provisional), and a staked request is FAILED_PRECONDITION.
@@ -15,6 +21,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -22,6 +29,8 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "grpcpp/security/credentials.h"
+#include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/ticket_store.h"
 #include "trix/v1/matchmaking.pb.h"
@@ -48,6 +57,9 @@ struct LobbyOptions {
   // Presented to the table service: GameOver reads tables that are not open to
   // spectators, which only the backend may.
   std::string table_token;
+  // The table instances' channels (GameOver): TLS when the deployment dials so.
+  std::shared_ptr<grpc::ChannelCredentials> table_credentials =
+      grpc::InsecureChannelCredentials();
   absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
   absl::Duration update_every = absl::Seconds(1);        // Queued updates
   // FindTable requests waiting for the admission thread; more are
@@ -57,6 +69,16 @@ struct LobbyOptions {
   // after they ended (TicketStore::SweepEnded), swept every `sweep_every`.
   absl::Duration keep_ended = absl::Hours(1);
   absl::Duration sweep_every = absl::Seconds(10);
+  absl::Duration reconcile_every = absl::Seconds(30);
+};
+
+// How a table's game stands, as its table service says.
+enum class TableEnd {
+  kLive,
+  kOver,     // finished with a result
+  kVoided,   // ended by VoidTable: no result
+  kGone,     // NOT_FOUND: no such table (anymore)
+  kUnknown,  // no answer
 };
 
 v1::Assignment ToAssignment(const AssignmentRow& row);
@@ -65,7 +87,7 @@ class Lobby {
  public:
   // `ratings` may be null (see above); `tables` reads whether a game is over.
   Lobby(LobbyOptions options, TicketStore* store, v1::RatingsService::StubInterface* ratings,
-        Matcher* matcher);
+        Matcher* matcher, HoldReleases* releases);
   ~Lobby();
   void Start();
   void Stop();  // ends open streams UNAVAILABLE
@@ -80,15 +102,16 @@ class Lobby {
   absl::StatusOr<v1::Assignment> GetAssignment(const std::string& player_id);
   // The live assignments of a player or bot whose games are not over.
   absl::StatusOr<std::vector<AssignmentRow>> Live(const std::string& player_id);
-  // Whether the game at that table is over (asks its table service; an instance
-  // that does not answer counts as not over).
+  // Whether the game at that table is over (finished, voided or gone; asks its
+  // table service; an instance that does not answer counts as not over).
   bool GameOver(const std::string& address, const std::string& table_id);
+  TableEnd EndOf(const std::string& address, const std::string& table_id);
 
   // Attaches staked holds of delivered seats; called with the matcher's rows.
   void AttachHolds(const std::vector<AssignmentRow>& rows);
-  // The holds of live staked seats that a matchmaking process committed but died
-  // before attaching (the seats of games not over; attaching is idempotent).
-  void AttachLeftHolds();
+  // The staked seats of games not known to be over against their tables (see
+  // above; attaching is idempotent), and the ended tickets' holds.
+  void Reconcile();
   void Housekeeping();
 
  private:
@@ -98,6 +121,7 @@ class Lobby {
     std::shared_ptr<TicketSink> sink;
     const PoolSpec* spec = nullptr;
     TicketRow row;
+    std::string hold_request;  // its stake hold's HoldStake request id
   };
   struct Open {
     std::shared_ptr<TicketSink> sink;
@@ -111,10 +135,21 @@ class Lobby {
   void AdmitLoop();
   void AdmitBatch(std::vector<Pending>& batch);
   void Rate(std::vector<Pending*>& batch);
-  void ReleaseHold(const std::string& hold_id);
-  // The stake hold of a ticket ("" when free; nullopt when it cannot be read:
-  // keep a hold rather than release a seat's).
-  std::optional<std::string> HoldOf(const std::string& ticket_id);
+  // Holds every staked ticket's stake (its hold recorded to be released unless
+  // the ticket is queued); ends the streams of those that cannot be held and
+  // returns the others.
+  std::vector<Pending*> HoldStakes(std::vector<Pending*>& queue);
+  // HoldStake under p's hold_request: whether the hold is held (not over).
+  absl::StatusOr<bool> HoldStake(Pending& p);
+  // A hold of the ticket's own (its request's is over), recorded first.
+  absl::Status RenewHold(Pending& p);
+  // After the admission: the holds the queued tickets carry are kept, the others
+  // released (HoldReleases::Queued, NotQueued).
+  void KeepHolds(const std::vector<Pending*>& admitted, const Admitted& result,
+                 const std::set<std::string>& lost);
+  // The seats of a table whose game ended (over, voided, gone) are finished and
+  // their holds released.
+  void EndTable(const std::string& table_id, TableEnd end);
   void SendQueued(const std::string& ticket_id, const Open& open);
   void PollLoop();
   // Removes the open stream of `ticket_id` and returns its sink (or null).
@@ -125,6 +160,7 @@ class Lobby {
   TicketStore* const store_;
   v1::RatingsService::StubInterface* const ratings_;
   Matcher* const matcher_;
+  HoldReleases* const releases_;
 
   absl::Mutex mu_;
   std::deque<Pending> admissions_ ABSL_GUARDED_BY(mu_);
@@ -136,7 +172,7 @@ class Lobby {
       ABSL_GUARDED_BY(stubs_mu_);
   std::thread admit_thread_;
   std::thread poll_thread_;
-  std::thread housekeeping_thread_;  // AttachLeftHolds() at start, then sweeps
+  std::thread housekeeping_thread_;  // Reconcile() at start, then sweeps
 };
 
 }  // namespace trix::matchmaking

@@ -1,8 +1,9 @@
 // matchmaking-service: from "I want to play" to a seat (see server.h, lobby.h,
 // matcher.h and proto/trix/v1/matchmaking.proto).
 //
-//   matchmaking-service --database_url=postgresql://... --service_token=...
-//       [--ratings_address=host:port] [--jwt_key_file=...] [--table_address=...]
+//   matchmaking-service --database_url=postgresql://... --service_credentials=FILE
+//       --credential_file=FILE [--ratings_address=host:port] [--table_address=...]
+//       [--jwks_file=FILE --jwt_issuer=... --jwt_audience=...]
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
 // Start-up applies the migrations (advisory-locked) and then serves. SIGTERM or
@@ -18,6 +19,8 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "services/common/config.h"
+#include "services/common/caller_flags.h"
+#include "services/common/credentials.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
@@ -32,15 +35,11 @@ namespace {
 struct Flags {
   std::string listen = "0.0.0.0:50061";
   std::string database_url;
-  std::string service_token;
+  service::CallerFlags callers;
+  std::string credential_file;
   std::string ratings_address;
-  std::string ratings_token;
   std::string table_address;
   std::string migrations_dir = "migrations";
-  std::string jwt_algorithm = "HS256";
-  std::string jwt_key_file;
-  std::string jwt_issuer;
-  std::string jwt_audience;
   std::string stake_levels;
   absl::Duration bot_fill_wait = absl::Seconds(10);
   int window_initial = 100;
@@ -55,10 +54,15 @@ struct Flags {
   absl::Duration poll_every = absl::Milliseconds(100);
   absl::Duration keep_alive_every = absl::Seconds(10);
   absl::Duration keep_ended = absl::Hours(1);
+  absl::Duration reconcile_every = absl::Seconds(30);
+  absl::Duration give_up_placing = MatcherOptions().give_up_placing;
+  absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
   absl::Duration instance_stale_after = absl::Seconds(15);
   int card_ms = 0;
   int db_connections = 8;
-  int metrics_port = 9464;
+  service::MetricsFlags metrics;
+  service::ServerTls tls;
+  service::ChannelTls dial;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
   std::string seat_token_key_file;
@@ -74,8 +78,8 @@ void BindQuotas(service::Config& c, Flags& f) {
          "calls per second per player (token) or bot account");
   c.Bind("player_burst", &f.grpc.player_rate.burst, "burst per player or bot account");
   c.Bind("backend_rate", &f.grpc.backend_rate.per_second,
-         "calls per second of callers with the service token, together");
-  c.Bind("backend_burst", &f.grpc.backend_rate.burst, "burst of the service token's callers");
+         "calls per second per service credential");
+  c.Bind("backend_burst", &f.grpc.backend_rate.burst, "burst per service credential");
   c.Bind("peer_rate", &f.grpc.peer_rate.per_second,
          "calls per second per client address, for callers not verified (and every "
          "ServeBot before its key is looked up)");
@@ -95,20 +99,15 @@ void BindQuotas(service::Config& c, Flags& f) {
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.listen, "address:port for gRPC");
   c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
-  c.Bind("service_token", &f.service_token,
-         "bearer token of trusted backends and operators; also sent to CreateTable");
+  service::BindCallerFlags(c, &f.callers);
+  c.Bind("credential_file", &f.credential_file,
+         "file with matchmaking's own credential token, presented to the table and "
+         "ratings services (default: the legacy --service_token)");
   c.Bind("ratings_address", &f.ratings_address,
          "ratings service host:port; empty: default ratings and no staked play");
-  c.Bind("ratings_token", &f.ratings_token,
-         "bearer token for the ratings service (default: --service_token)");
   c.Bind("table_address", &f.table_address,
          "a table service to use when no registered instance has room");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
-  c.Bind("jwt_algorithm", &f.jwt_algorithm, "player tokens: HS256 or RS256");
-  c.Bind("jwt_key_file", &f.jwt_key_file,
-         "file with the HS256 secret or the RS256 public key (PEM); empty: no player tokens");
-  c.Bind("jwt_issuer", &f.jwt_issuer, "required iss of player tokens");
-  c.Bind("jwt_audience", &f.jwt_audience, "required aud of player tokens");
   c.Bind("stake_levels", &f.stake_levels, "comma-separated stake levels, e.g. 10,100");
   c.Bind("bot_fill_wait", &f.bot_fill_wait, "wait before empty seats go to bots");
   c.Bind("window_initial", &f.window_initial, "rating window at first");
@@ -129,16 +128,28 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("keep_ended", &f.keep_ended,
          "ended tickets, finished assignments and expired parties are deleted this long "
          "after");
+  c.Bind("reconcile_every", &f.reconcile_every,
+         "how often staked seats are checked against their tables: holds of live games "
+         "attached, of games over, voided or gone released");
+  c.Bind("give_up_placing", &f.give_up_placing,
+         "how long an unanswered CreateTable is asked again before its tickets go back "
+         "to the queue and its table, if made, is voided");
+  c.Bind("hold_admission_grace", &f.hold_admission_grace,
+         "a stake held for a ticket that is not queued within this long (the process "
+         "died, the answer was lost) is released");
   c.Bind("instance_stale_after", &f.instance_stale_after,
          "a table instance whose heartbeat is older is not used");
   c.Bind("card_ms", &f.card_ms, "clocks of created tables (all three); 0: the table's");
   c.Bind("db_connections", &f.db_connections, "database connection pool size");
-  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  service::BindMetricsFlags(c, &f.metrics);
+  service::BindServerTlsFlags(c, &f.tls);
+  // How matchmaking dials the table instances and the ratings service.
+  service::BindChannelTlsFlags(c, &f.dial);
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
   c.Bind("seat_token_key_file", &f.seat_token_key_file,
          "file with the key seat tokens are derived from (HMAC-SHA256; every replica "
-         "the same); empty: derived from --service_token");
+         "the same); empty: derived from matchmaking's credential token");
   BindQuotas(c, f);
 }
 
@@ -151,53 +162,45 @@ absl::Status Migrate(const std::string& url, const std::string& dir) {
   });
 }
 
-// The contents of a key file; `trim`: without the newlines it ends with.
-absl::StatusOr<std::string> ReadKeyFile(const std::string& path, bool trim) {
-  std::ifstream in(path);
-  std::stringstream contents;
-  contents << in.rdbuf();
-  std::string key = contents.str();
-  while (trim && !key.empty() && key.back() == '\n') key.pop_back();
-  if (!in || key.empty()) return absl::NotFoundError(absl::StrCat("cannot read ", path));
-  return key;
-}
-
-// The player tokens' and the seat tokens' keys, from their files; false (logged)
-// when one cannot be read.
-bool ReadKeys(const Flags& flags, MatchmakingConfig* mc) {
-  if (!flags.jwt_key_file.empty()) {
-    if (flags.jwt_algorithm != "HS256" && flags.jwt_algorithm != "RS256") {
-      service::LogError("--jwt_algorithm must be HS256 or RS256");
-      return false;
-    }
-    // A secret file usually ends with a newline that is not part of the secret.
-    absl::StatusOr<std::string> key =
-        ReadKeyFile(flags.jwt_key_file, /*trim=*/flags.jwt_algorithm == "HS256");
-    if (!key.ok()) {
-      service::LogError("cannot read --jwt_key_file", {{"file", flags.jwt_key_file}});
-      return false;
-    }
-    mc->auth.jwt_key = *key;
-  }
-  if (flags.seat_token_key_file.empty()) {
-    service::LogWarn("no --seat_token_key_file: seat tokens are derived from the service token");
-    mc->seat_token_key = "mamlaka seat tokens:" + flags.service_token;
-    return true;
-  }
-  absl::StatusOr<std::string> key = ReadKeyFile(flags.seat_token_key_file, true);
-  if (!key.ok()) {
-    service::LogError("cannot read --seat_token_key_file", {{"file", flags.seat_token_key_file}});
-    return false;
-  }
-  mc->seat_token_key = *key;
-  return true;
-}
-
 // A migration that fails this way fails the same at every attempt.
 bool MayRetryMigration(const absl::Status& s) {
   return s.code() != absl::StatusCode::kInvalidArgument &&
          s.code() != absl::StatusCode::kNotFound &&
          s.code() != absl::StatusCode::kFailedPrecondition;
+}
+
+// Whom matchmaking trusts (credentials, player tokens) and the token it presents.
+absl::Status LoadAuth(const Flags& flags, MatchmakingConfig& mc) {
+  absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
+  if (!callers.ok()) return callers.status();
+  mc.auth = {.credentials = callers->credentials, .player_tokens = callers->player_tokens};
+  mc.credential_token = flags.callers.legacy_token;
+  if (!flags.credential_file.empty()) {
+    absl::StatusOr<std::string> token = service::ReadCredentialToken(flags.credential_file);
+    if (!token.ok()) return token.status();
+    mc.credential_token = *token;
+  }
+  if (mc.credential_token.empty()) {
+    return absl::InvalidArgumentError("--credential_file (MAMLAKA_CREDENTIAL_FILE) is required");
+  }
+  if (flags.seat_token_key_file.empty()) {
+    service::LogWarn("no --seat_token_key_file: seat tokens are derived from the credential");
+    mc.seat_token_key = "mamlaka seat tokens:" + mc.credential_token;
+    return absl::OkStatus();
+  }
+  std::ifstream in(flags.seat_token_key_file);
+  std::stringstream key;
+  key << in.rdbuf();
+  mc.seat_token_key = key.str();
+  // A key file usually ends with a newline that is not part of the key.
+  while (!mc.seat_token_key.empty() && mc.seat_token_key.back() == '\n') {
+    mc.seat_token_key.pop_back();
+  }
+  if (!in || mc.seat_token_key.empty()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot read --seat_token_key_file ", flags.seat_token_key_file));
+  }
+  return absl::OkStatus();
 }
 
 int Run(int argc, char** argv) {
@@ -208,22 +211,22 @@ int Run(int argc, char** argv) {
           service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
     return *exit_code;
   }
-  if (flags.database_url.empty() || flags.service_token.empty()) {
-    service::LogError("--database_url and --service_token are required");
+  if (flags.database_url.empty()) {
+    service::LogError("--database_url is required");
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
   MatchmakingConfig mc;
+  if (absl::Status s = LoadAuth(flags, mc); !s.ok()) {
+    service::LogError("cannot check callers", {{"error", s.ToString()}});
+    return 2;
+  }
   mc.listen_address = flags.listen;
   mc.database_url = flags.database_url;
   mc.db_connections = flags.db_connections;
   mc.ratings_address = flags.ratings_address;
-  mc.ratings_token = flags.ratings_token;
-  mc.auth.service_token = flags.service_token;
-  mc.auth.jwt_algorithm = flags.jwt_algorithm;
-  mc.auth.issuer = flags.jwt_issuer;
-  mc.auth.audience = flags.jwt_audience;
-  if (!ReadKeys(flags, &mc)) return 2;
+  mc.tls = flags.tls;
+  mc.dial = flags.dial;
   mc.grpc = flags.grpc;
   mc.grpc.stream_buffer = static_cast<size_t>(std::max(1, flags.stream_buffer));
   mc.bot_quota = flags.bot_quota;
@@ -236,7 +239,6 @@ int Run(int argc, char** argv) {
     }
     mc.stake_levels.push_back(v);
   }
-  mc.placement.service_token = flags.service_token;
   mc.placement.fallback_address = flags.table_address;
   mc.placement.stale_after = flags.instance_stale_after;
   mc.pool.bot_fill_wait = flags.bot_fill_wait;
@@ -251,6 +253,9 @@ int Run(int argc, char** argv) {
   mc.poll_every = flags.poll_every;
   mc.keep_alive_every = flags.keep_alive_every;
   mc.keep_ended = flags.keep_ended;
+  mc.reconcile_every = flags.reconcile_every;
+  mc.give_up_placing = flags.give_up_placing;
+  mc.hold_admission_grace = flags.hold_admission_grace;
   if (flags.card_ms > 0) {
     mc.clocks.set_contract_ms(flags.card_ms);
     mc.clocks.set_doubling_ms(flags.card_ms);
@@ -267,10 +272,10 @@ int Run(int argc, char** argv) {
     return 1;
   }
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+      service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
+    return metrics.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   (*metrics)->Add(service::HeapMetrics());
   // The threads' caches bounded and freed pages given back: the RSS follows the

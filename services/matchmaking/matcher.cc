@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <pqxx/pqxx>
-#include <random>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -10,6 +9,8 @@
 #include "services/common/failpoint.h"
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
+#include "services/matchmaking/retry_table.h"
+#include "services/matchmaking/table_voids.h"
 #include "services/storage/pg_array.h"
 #include "proto/wire/wire.h"
 
@@ -20,12 +21,6 @@ using storage::PgType;
 
 namespace {
 
-// An unfinished placement is placed again after a wait doubling from the first
-// to the last, each drawn from its upper half so that placements failing
-// together do not come back together.
-constexpr absl::Duration kFirstRetry = absl::Milliseconds(100);
-constexpr absl::Duration kLastRetry = absl::Seconds(5);
-
 // Inserts the placements of ArraysOf() bound as $3 to $10 (in PlacementArrays'
 // order), each with its slice of the seat arrays.
 constexpr char kInsertPlacements[] =
@@ -34,15 +29,6 @@ constexpr char kInsertPlacements[] =
     "($9::int4[])[first_seat:last_seat], ($10::text[])[first_seat:last_seat] "
     "FROM unnest($3::text[], $4::text[], $5::bytea[], $6::timestamptz[], $7::int4[], "
     "$8::int4[]) AS u (request_id, pool, request, possible, first_seat, last_seat)";
-
-absl::Duration Backoff(int retries) {
-  absl::Duration longest = kFirstRetry;
-  for (int i = 1; i < retries && longest < kLastRetry; ++i) longest *= 2;
-  longest = std::min(longest, kLastRetry);
-  thread_local std::mt19937_64 random{std::random_device{}()};
-  std::uniform_real_distribution<double> share(0.5, 1.0);
-  return longest * share(random);
-}
 
 }  // namespace
 
@@ -691,7 +677,8 @@ std::optional<Matcher::Batch> Matcher::NextBatch() {
 
 void Matcher::PlaceLater(std::vector<Job> jobs, int retries) {
   Batch batch{.jobs = std::move(jobs), .retries = retries};
-  batch.due = absl::Now() + Backoff(retries);
+  // The same backoff as every retried chore (100 ms doubling to 5 s).
+  batch.due = absl::Now() + RetryBackoff(retries);
   std::lock_guard<std::mutex> lock(batches_mu_);
   later_.push_back(std::move(batch));
   batches_cv_.notify_all();
@@ -709,9 +696,10 @@ bool Matcher::AskAgain(Job& job, const absl::Status& failure, absl::Time now) {
                      fields);
     return true;
   }
-  // Its tickets go back to the queue; a table made meanwhile is left to its
-  // autopilot (services/matchmaking/README.md, "Known limits").
-  service::LogError("table unanswered too long; its tickets go back to the queue",
+  // Its tickets go back to the queue; a table made meanwhile is voided
+  // (table_voids.h), recorded in the statement that gives the placement up.
+  service::LogError("table unanswered too long; its tickets go back to the queue and "
+                    "the table, if made, is voided",
                     fields);
   return false;
 }
@@ -727,6 +715,7 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
   std::vector<AssignmentRow> rows;
   std::vector<std::string> row_requests;  // each row's placement
   std::vector<std::string> created, failed, created_tickets, failed_tickets;
+  std::vector<std::string> given_up;  // failed, but the table may have been made
   std::vector<size_t> unanswered;  // jobs whose table may have been made
   for (size_t i = 0; i < placed.size(); ++i) {
     Job& job = batch.jobs[i];
@@ -738,6 +727,7 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
       }
       service::LogWarn("cannot place a table",
                        {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
+      if (!ProvesNoTable(placed[i].status)) given_up.push_back(job.request.request_id());
       failed.push_back(job.request.request_id());
       failed_tickets.insert(failed_tickets.end(), job.tickets.begin(), job.tickets.end());
       continue;
@@ -763,7 +753,8 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
     // One statement, atomic on its own: one round trip, durable when it returns.
     pqxx::nontransaction tx(c);
     for (const pqxx::row& row : CommitAssignments(tx, created, created_tickets, failed,
-                                                  failed_tickets, rows, row_requests)) {
+                                                  failed_tickets, rows, row_requests,
+                                                  given_up)) {
       mine.insert(row[0].as<std::string>());
     }
     return absl::OkStatus();
@@ -813,7 +804,8 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
                                         const std::vector<std::string>& failed,
                                         const std::vector<std::string>& failed_tickets,
                                         const std::vector<AssignmentRow>& rows,
-                                        const std::vector<std::string>& row_requests) {
+                                        const std::vector<std::string>& row_requests,
+                                        const std::vector<std::string>& given_up) {
   PgArray requests(PgType::kText), tables(PgType::kText), seat_no(PgType::kInt4),
       players(PgType::kText), tickets(PgType::kText), bots(PgType::kBool),
       addresses(PgType::kText), tokens(PgType::kText), teams(PgType::kInt4),
@@ -847,7 +839,9 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
   // One statement. The placements still ours (another matcher may have finished
   // one) are deleted; their tickets, locked in ticket order as admissions lock them
   // (an admission of one of these players waits, then sees the seat), are matched
-  // and their seats inserted. The failed placements' tickets go back to the queue.
+  // and their seats inserted. The failed placements' tickets go back to the queue;
+  // those given up, whose tables may have been made, are recorded to be voided
+  // (table_voids.h).
   // As in the claim, the lock finds the tickets by id alone, and the updates find
   // the locked rows by their ctid (see ClaimWhole()).
   return tx.exec_params(
@@ -865,20 +859,25 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       "format, stake, possible, bot_stream, placement_id FROM unnest($4::text[], "
       "$5::text[], $6::int4[], $7::text[], $8::text[], $9::bool[], $10::text[], "
       "$11::text[], $12::int4[], $13::int4[], $14::int8[], $15::timestamptz[], "
-      "$16::text[], $17::text[]) AS u "
+      "$16::text[], $19::text[]) AS u "
       "(request_id, table_id, seat, player_id, ticket_id, bot, address, seat_token, "
       "team, format, stake, possible, bot_stream, placement_id) "
       "WHERE u.request_id IN (SELECT request_id FROM mine)), "
       "back AS (UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, "
       "changed = now() FROM still_placing AS l WHERE t.ctid = l.ctid "
       "AND l.group_id = ANY($2::text[])), "
-      "dropped AS (DELETE FROM mm_placements WHERE request_id = ANY($2::text[])) "
+      "dropped AS (DELETE FROM mm_placements WHERE request_id = ANY($2::text[]) "
+      "RETURNING request_id, request), "
+      "to_void AS (INSERT INTO mm_table_voids (request_id, request, reason) "
+      "SELECT request_id, request, $18 FROM dropped WHERE request_id = ANY($17::text[]) "
+      "ON CONFLICT (request_id) DO NOTHING) "
       "SELECT request_id FROM mine",
       TextArray(created).Finish(), TextArray(failed).Finish(),
       TextArray(all_tickets).Finish(), requests.Finish(), tables.Finish(),
       seat_no.Finish(), players.Finish(), tickets.Finish(), bots.Finish(),
       addresses.Finish(), tokens.Finish(), teams.Finish(), formats.Finish(),
-      stakes.Finish(), possible.Finish(), streams.Finish(), placements.Finish());
+      stakes.Finish(), possible.Finish(), streams.Finish(), TextArray(given_up).Finish(),
+      std::string(kVoidGivenUp), placements.Finish());
 }
 
 }  // namespace trix::matchmaking

@@ -17,7 +17,8 @@
 // and is placed again later by a placer, with backoff: the same request and seat
 // tokens, so the same table. Only a failure that proves no table was made
 // (ProvesNoTable), or `give_up_placing` of unanswered requests, returns its
-// tickets to the queue.
+// tickets to the queue; a placement given up is recorded, in the same statement,
+// as a table to void (table_voids.h).
 //
 //   Matcher matcher(options, &placement, reserve_bot, on_assigned, &registry);
 //   matcher.Start(); ... matcher.Stop();
@@ -90,7 +91,7 @@ struct MatcherOptions {
   storage::ConnectionPool* db = nullptr;  // for the placers' commits
   int placers = 4;  // batches placed and committed at once
   // How long a placement whose table may exist is asked for again before its
-  // tickets go back to the queue (and the table, if made, to its autopilot).
+  // tickets go back to the queue (and the table, if made, is voided).
   absl::Duration give_up_placing = absl::Minutes(2);
   absl::Duration stage_log_every;  // 0: off (stage_log.h)
   const SeatTokens* seat_tokens = nullptr;  // the seats' tokens (required)
@@ -125,7 +126,7 @@ class Matcher {
   // for the ticket store's test). `created`: placements whose tables were made,
   // with their tickets and seats (`rows`, each with its placement in
   // `row_requests`); `failed`: placements whose tables could not be made, with
-  // their tickets. Returns the placements it finished (request_id): the created
+  // their tickets, of which `given_up` may have made theirs (to be voided). Returns the placements it finished (request_id): the created
   // ones still recorded, which another matcher may have finished first.
   static pqxx::result CommitAssignments(pqxx::transaction_base& tx,
                                         const std::vector<std::string>& created,
@@ -133,7 +134,8 @@ class Matcher {
                                         const std::vector<std::string>& failed,
                                         const std::vector<std::string>& failed_tickets,
                                         const std::vector<AssignmentRow>& rows,
-                                        const std::vector<std::string>& row_requests);
+                                        const std::vector<std::string>& row_requests,
+                                        const std::vector<std::string>& given_up = {});
 
  private:
   struct PoolState {

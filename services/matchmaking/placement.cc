@@ -88,9 +88,23 @@ v1::TableService::Stub* Placement::Stub(const std::string& address) {
   std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
   if (!stub) {
     stub = v1::TableService::NewStub(
-        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(address, options_.credentials));
   }
   return stub.get();
+}
+
+absl::Status Placement::VoidTable(const std::string& address, const std::string& table_id,
+                                  const std::string& reason) {
+  v1::VoidTableRequest request;
+  request.set_table_id(table_id);
+  request.set_reason(reason);
+  v1::VoidTableResponse response;
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", "Bearer " + options_.service_token);
+  context.set_deadline(std::chrono::system_clock::now() +
+                       absl::ToChronoMilliseconds(options_.call_timeout));
+  grpc::Status s = Stub(address)->VoidTable(&context, request, &response);
+  return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
 }
 
 std::vector<Placed> Placement::CreateTables(

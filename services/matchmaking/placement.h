@@ -3,7 +3,8 @@
 // heartbeat; a table is created on a live (fresh heartbeat), non-draining instance
 // with room, the least loaded first, and on the next one when CreateTable fails
 // there. A deployment without registered instances can name one with
-// `fallback_address`. A failure that does not prove the table was not made (its
+// `fallback_address`. A table nobody is to play (a placement given up) is voided
+// through the same stubs (VoidTable). A failure that does not prove the table was not made (its
 // answer may have been lost) is what a failed placement reports, whatever the
 // instances tried after it said: the caller must ask again (ProvesNoTable).
 //
@@ -33,6 +34,9 @@ struct PlacementOptions {
   absl::Duration refresh_every = absl::Seconds(1);
   absl::Duration call_timeout = absl::Seconds(3);
   int attempts = 3;  // instances tried per table
+  // The table instances' channels: TLS when the deployment dials them so.
+  std::shared_ptr<grpc::ChannelCredentials> credentials =
+      grpc::InsecureChannelCredentials();
 };
 
 struct Placed {
@@ -58,6 +62,10 @@ class Placement {
   std::vector<Placed> CreateTables(const std::vector<v1::CreateTableRequest>& requests);
   // Placement failures so far (each failed attempt), for metrics and tests.
   int64_t failures() const;
+  // Voids the table at `address` (any instance answers: it adopts the table or
+  // answers where it is): VoidTable's status.
+  absl::Status VoidTable(const std::string& address, const std::string& table_id,
+                         const std::string& reason);
 
  private:
   struct Instance {

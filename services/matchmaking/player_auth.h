@@ -1,59 +1,58 @@
 // Who is calling matchmaking, from the "authorization: Bearer <token>" metadata:
-// the service token (a trusted backend or operator, acting for any player), a
-// player token (a JWT from the game's login service, verified with libjwt: the
-// configured algorithm only — HS256 with a shared secret or RS256 with a public key
-// — then exp/nbf, issuer and audience; `sub` is the player), or, for ServeBot, a
-// bot key (checked by its SHA-256 against the bot accounts).
+// a service credential (credentials.h: a trusted backend or operator; it acts for
+// any player with matchmaking:play and manages bots with bots:admin), a player
+// token (player_tokens.h: a JWT of the game's login service, checked against its
+// key set; `sub` is the player), or, for ServeBot, a bot key (checked by its
+// SHA-256 against the bot accounts, in grpc_service.cc).
 //
-//   PlayerAuth auth({.service_token = t, .jwt_algorithm = "HS256", .jwt_key = k,
-//                    .issuer = "login.example", .audience = "trix"});
+//   PlayerAuth auth({.credentials = creds, .player_tokens = tokens});
 //   absl::StatusOr<Caller> caller = auth.Authenticate(metadata_value);
 //   absl::StatusOr<std::string> player = ActingFor(*caller, request.player_id());
 #ifndef TRIX_SERVICES_MATCHMAKING_PLAYER_AUTH_H_
 #define TRIX_SERVICES_MATCHMAKING_PLAYER_AUTH_H_
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "absl/time/time.h"
+#include "services/common/auth.h"
+#include "services/common/credentials.h"
 
 namespace trix::matchmaking {
 
 struct PlayerAuthOptions {
-  std::string service_token;
-  std::string jwt_algorithm = "HS256";  // "HS256" or "RS256"; "" turns JWTs off
-  std::string jwt_key;                  // the secret, or the PEM public key
-  std::string issuer;                   // required `iss` (empty: not checked)
-  std::string audience;                 // required in `aud` (empty: not checked)
-  absl::Duration leeway = absl::Seconds(30);  // clock skew allowed on exp/nbf
+  std::shared_ptr<const service::ServiceCredentials> credentials;     // null: none
+  std::shared_ptr<const service::PlayerTokenVerifier> player_tokens;  // null: off
 };
 
 struct Caller {
-  bool service = false;   // the service token
-  std::string player_id;  // the player token's `sub`
+  bool service = false;             // a service credential
+  std::string credential;           // its name
+  std::vector<std::string> scopes;  // its scopes
+  std::string player_id;            // the player token's `sub`
 };
 
 class PlayerAuth {
  public:
   explicit PlayerAuth(PlayerAuthOptions options);
 
-  // UNAUTHENTICATED for a missing, malformed, bad, expired or not-yet-valid
-  // token, or one for another issuer or audience.
-  absl::StatusOr<Caller> Authenticate(absl::string_view authorization,
-                                      absl::Time now = absl::Now()) const;
-  // The bearer token itself ("" when the header is not "Bearer <token>").
-  static std::string BearerToken(absl::string_view authorization);
-  // Whether `authorization` carries the service token (operator calls).
-  absl::Status CheckService(absl::string_view authorization) const;
+  // UNAUTHENTICATED for a missing or malformed value, or a token that is neither
+  // a service credential's nor a valid player token.
+  absl::StatusOr<Caller> Authenticate(absl::string_view authorization) const;
+  // Whether `authorization` carries a service credential holding `scope`
+  // (operator calls): UNAUTHENTICATED, or PERMISSION_DENIED naming the scope.
+  absl::Status CheckService(absl::string_view authorization, absl::string_view scope) const;
 
  private:
-  absl::StatusOr<std::string> VerifyJwt(const std::string& token, absl::Time now) const;
   PlayerAuthOptions options_;
 };
 
-// The player a request acts for: the service may name anyone (INVALID_ARGUMENT
-// when it names no one); a player only themself (PERMISSION_DENIED otherwise).
+// The player a request acts for: a credential with matchmaking:play may name
+// anyone (INVALID_ARGUMENT when it names no one), one without it no one
+// (PERMISSION_DENIED naming the scope); a player only themself (PERMISSION_DENIED
+// otherwise).
 absl::StatusOr<std::string> ActingFor(const Caller& caller, const std::string& player_id);
 
 }  // namespace trix::matchmaking

@@ -47,28 +47,45 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   if (config.seat_token_key.empty()) {
     return absl::InvalidArgumentError("a seat token key is required");
   }
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      service::ServerCredentials(config.tls);
+  if (!credentials.ok()) return credentials.status();
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> dial =
+      service::ChannelCredentials(config.dial);
+  if (!dial.ok()) return dial.status();
   std::unique_ptr<MatchmakingServer> s(new MatchmakingServer());
   s->store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections,
                                             SeatTokens(config.seat_token_key));
   if (!config.ratings_address.empty()) {
     s->ratings_ = v1::RatingsService::NewStub(
-        grpc::CreateChannel(config.ratings_address, grpc::InsecureChannelCredentials()));
+        grpc::CreateChannel(config.ratings_address, *dial));
   }
   s->auth_ = std::make_unique<PlayerAuth>(config.auth);
-  s->placement_ = std::make_unique<Placement>(&s->store_->pool(), config.placement);
+  PlacementOptions placement = config.placement;
+  placement.service_token = config.credential_token;
+  placement.credentials = *dial;
+  s->placement_ = std::make_unique<Placement>(&s->store_->pool(), placement);
   std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
 
   LobbyOptions lobby{.pools = pools,
                      .stake_levels = config.stake_levels,
                      .default_rating = config.default_rating,
-                     .ratings_token = config.ratings_token.empty()
-                                          ? config.auth.service_token
-                                          : config.ratings_token,
-                     .table_token = config.placement.service_token,
+                     .ratings_token = config.credential_token,
+                     .table_token = config.credential_token,
+                     .table_credentials = *dial,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
                      .max_admissions = config.max_admissions,
-                     .keep_ended = config.keep_ended};
+                     .keep_ended = config.keep_ended,
+                     .reconcile_every = config.reconcile_every};
+  s->releases_ = std::make_unique<HoldReleases>(
+      &s->store_->pool(), s->ratings_.get(),
+      HoldReleasesOptions{.ratings_token = lobby.ratings_token,
+                          .admission_grace = config.hold_admission_grace,
+                          .keep = 2 * config.keep_ended},
+      registry);
+  s->voids_ = std::make_unique<TableVoids>(&s->store_->pool(), s->placement_.get(),
+                                           s->releases_.get(), registry);
   MatchmakingServer* raw = s.get();
   s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
   s->bots_ = std::make_unique<BotRoster>(
@@ -84,6 +101,7 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                          .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
                          .db = &s->store_->pool(),
+                         .give_up_placing = config.give_up_placing,
                          .stage_log_every = config.stage_log_every,
                          .seat_tokens = &s->store_->seat_tokens()};
   s->matcher_ = std::make_unique<Matcher>(
@@ -98,13 +116,12 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       },
       registry);
   s->lobby_ = std::make_unique<Lobby>(lobby, s->store_.get(), s->ratings_.get(),
-                                      s->matcher_.get());
+                                      s->matcher_.get(), s->releases_.get());
   s->service_ = std::make_unique<MatchmakingGrpcService>(
       config.grpc, s->auth_.get(), s->lobby_.get(), s->bots_.get(), s->store_.get());
 
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen_address, grpc::InsecureServerCredentials(),
-                           &s->port_);
+  builder.AddListeningPort(config.listen_address, *credentials, &s->port_);
   builder.RegisterService(s->service_.get());
   builder.SetMaxReceiveMessageSize(64 * 1024);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
@@ -115,6 +132,12 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
   if (!s->server_ || s->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
   }
+  absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
+      service::HealthPort::Start(config.tls.health_address, s->server_.get());
+  if (!health_port.ok()) return health_port.status();
+  s->health_port_ = *std::move(health_port);
+  s->releases_->Start();
+  s->voids_->Start();
   s->lobby_->Start();
   s->bots_->Start();
   s->matcher_->Start();
@@ -145,10 +168,13 @@ void MatchmakingServer::SetServing(bool serving) {
 void MatchmakingServer::Shutdown(absl::Duration grace) {
   if (!server_ || shut_down_.exchange(true)) return;
   database_watch_.reset();
+  health_port_.reset();
   SetServing(false);
   matcher_->Stop();
   lobby_->Stop();
   bots_->Stop();
+  voids_->Stop();
+  releases_->Stop();
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();

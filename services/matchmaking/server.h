@@ -19,11 +19,15 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/health_port.h"
+#include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
 #include "services/matchmaking/grpc_service.h"
+#include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/lobby.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/placement.h"
+#include "services/matchmaking/table_voids.h"
 #include "services/matchmaking/player_auth.h"
 #include "services/matchmaking/ticket_store.h"
 #include "services/storage/readiness_watch.h"
@@ -36,7 +40,13 @@ struct MatchmakingConfig {
   int db_connections = 8;
   std::string seat_token_key;  // required: the key of derived seat tokens (seat_tokens.h)
   std::string ratings_address;  // "" = no ratings service (see lobby.h)
-  std::string ratings_token;    // bearer token for it
+  // Matchmaking's own service credential token, presented to the table and
+  // ratings services (scopes tables:create tables:void ledger:hold ratings:read).
+  std::string credential_token;
+  service::ServerTls tls;       // of listen_address; plaintext without a certificate
+  // How the table instances and the ratings service are dialled (TLS, a CA, a
+  // client certificate for mutual TLS); placement.credentials is made from it.
+  service::ChannelTls dial;
   PlayerAuthOptions auth;
   PlacementOptions placement;
   std::vector<int64_t> stake_levels;
@@ -49,6 +59,10 @@ struct MatchmakingConfig {
   absl::Duration update_every = absl::Seconds(1);
   absl::Duration keep_alive_every = absl::Seconds(10);
   absl::Duration keep_ended = absl::Hours(1);  // LobbyOptions::keep_ended
+  absl::Duration reconcile_every = absl::Seconds(30);  // LobbyOptions::reconcile_every
+  absl::Duration give_up_placing = MatcherOptions().give_up_placing;
+  // HoldReleasesOptions::admission_grace.
+  absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
   int default_rating = 1500;
   v1::Clocks clocks;
   GrpcOptions grpc;
@@ -83,10 +97,13 @@ class MatchmakingServer {
   std::unique_ptr<Placement> placement_;
   std::unique_ptr<BotStreams> bot_streams_;
   std::unique_ptr<BotRoster> bots_;
+  std::unique_ptr<HoldReleases> releases_;
+  std::unique_ptr<TableVoids> voids_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<Matcher> matcher_;
   std::unique_ptr<MatchmakingGrpcService> service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Health NOT_SERVING while the database is away (calls need it).
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;

@@ -79,6 +79,37 @@ void AddApplied(BatchWrites& w, const OutboxRow& row, const std::string& mode,
   w.a_note.AddString(settlement.note);
 }
 
+// What a batch did to money, counted for the metrics.
+struct MoneyCounts {
+  int settled = 0, unsettled = 0, voided = 0, unheld_stakes = 0, entries = 0;
+};
+
+// Settles a finished game, or releases a voided table's holds; logs what went amiss.
+Settlement SettleGame(pqxx::work& tx, const FinishedGame& game, MoneyCounts& counts) {
+  if (game.voided) {
+    const Settlement s = Ledger::Void(tx, game);
+    ++counts.voided;
+    service::LogInfo("voided table applied; nothing rated or settled",
+                     {{"game", game.game_id}, {"reason", game.void_reason},
+                      {"holds_released", s.released_holds}});
+    return s;
+  }
+  const Settlement s = Ledger::Settle(tx, game);
+  counts.settled += s.outcome == "settled";
+  counts.unheld_stakes += s.unheld_seats;
+  counts.entries += s.moved ? 1 : 0;
+  if (s.outcome == "unsettled") {
+    ++counts.unsettled;
+    service::LogError("staked game left unsettled; nothing moved",
+                      {{"game", game.game_id}, {"reason", s.note}});
+  }
+  if (s.unheld_seats > 0) {
+    service::LogError("staked seats without their hold settled nothing",
+                      {{"game", game.game_id}, {"seats", s.note}});
+  }
+  return s;
+}
+
 // The changed ratings that already have a row (stored) or not yet, in one statement.
 size_t Changed(const std::map<PlayerKey, PlayerState>& players, bool stored) {
   size_t n = 0;
@@ -249,8 +280,8 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
     w.consumed.AddInt(row.id);
     if (already.count(row.game_id)) continue;
     absl::StatusOr<FinishedGame> game = ParseFinishedGame(row.id, row.payload);
-    if (game.ok()) {
-      game->game_id = row.game_id;  // the outbox row's key is the game's identity
+    if (game.ok()) game->game_id = row.game_id;  // the outbox row's key is the game's identity
+    if (game.ok() && !game->voided) {
       for (const FinishedSeat& s : game->seats) {
         PlayerState& p = players[{game->mode, s.player_id}];
         p.skill = {options_.model.mu, options_.model.sigma};
@@ -284,7 +315,8 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
     }
   }
 
-  int rated = 0, quarantined = 0, settled = 0, unsettled = 0;
+  int rated = 0, quarantined = 0;
+  MoneyCounts money;
   for (auto& [row, game] : games) {
     if (!game.ok()) {
       ++quarantined;
@@ -296,6 +328,10 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
       continue;
     }
     const FinishedGame& g = *game;
+    if (g.voided) {
+      AddApplied(w, *row, g.mode, g.finished, false, SettleGame(tx, g, money));
+      continue;
+    }
     std::set<std::string> distinct;
     for (const FinishedSeat& s : g.seats) distinct.insert(s.player_id);
     bool is_rated = false;
@@ -343,14 +379,7 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
       service::LogWarn("a player sat in two seats; the game is not rated", {{"game", g.game_id}});
     }
     if (is_rated) ++rated; else ++quarantined;
-    const Settlement settlement = Ledger::Settle(tx, g);
-    if (settlement.outcome == "settled") ++settled;
-    if (settlement.outcome == "unsettled") {
-      ++unsettled;
-      service::LogError("staked game left unsettled; nothing moved",
-                        {{"game", g.game_id}, {"reason", settlement.note}});
-    }
-    AddApplied(w, *row, g.mode, g.finished, is_rated, settlement);
+    AddApplied(w, *row, g.mode, g.finished, is_rated, SettleGame(tx, g, money));
   }
 
   if (w.h_player.size() > 0) {
@@ -399,11 +428,13 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   games_applied_ += out.applied;
   metrics_->games_rated.Increment(rated);
   metrics_->games_quarantined.Increment(quarantined);
-  metrics_->games_settled.Increment(settled);
-  metrics_->games_unsettled.Increment(unsettled);
-  if (settled > 0) {
-    metrics_->ledger_entries.Add({{"kind", "stake"}}).Increment(settled);
-    metrics_->ledger_entries.Add({{"kind", "payout"}}).Increment(settled);
+  metrics_->games_settled.Increment(money.settled);
+  metrics_->games_unsettled.Increment(money.unsettled);
+  metrics_->games_voided.Increment(money.voided);
+  metrics_->unheld_stakes.Increment(money.unheld_stakes);
+  if (money.entries > 0) {
+    metrics_->ledger_entries.Add({{"kind", "stake"}}).Increment(money.entries);
+    metrics_->ledger_entries.Add({{"kind", "payout"}}).Increment(money.entries);
   }
   metrics_->batch_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
   return out;

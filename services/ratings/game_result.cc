@@ -58,6 +58,21 @@ absl::Status ReadSeat(const json& s, FinishedGame& game) {
   return absl::OkStatus();
 }
 
+// A voided table's row: when and why, nothing to rate or settle.
+absl::StatusOr<FinishedGame> VoidedGame(const json& j, FinishedGame game) {
+  int64_t ms = 0;
+  if (!j.contains("voided_unix_ms") || !WholeNumber(j["voided_unix_ms"], ms)) {
+    return Bad("a voided table without its time");
+  }
+  if (!j.contains("reason") || !j["reason"].is_string()) {
+    return Bad("a voided table without a reason");
+  }
+  game.voided = true;
+  game.finished = absl::FromUnixMillis(ms);
+  game.void_reason = j["reason"].get<std::string>();
+  return game;
+}
+
 }  // namespace
 
 const std::array<const char*, 4> kModeNames = {"classic-solo", "classic-partner",
@@ -99,6 +114,7 @@ absl::StatusOr<FinishedGame> ParseFinishedGame(int64_t outbox_id, absl::string_v
     return Bad("a bad finish time");
   }
   game.finished = absl::FromUnixMillis(ms);
+  if (j.value("voided", false)) return VoidedGame(j, std::move(game));
   if (!j.contains("seats") || !j["seats"].is_array() || j["seats"].size() != kSeats) {
     return Bad("not four seats");
   }
@@ -119,6 +135,11 @@ absl::StatusOr<FinishedGame> ParseFinishedGame(int64_t outbox_id, absl::string_v
     game.money_problem = absl::StrCat("payouts sum to ", payouts, ", the pot is ", stakes);
   }
   return game;
+}
+
+engine::Variant VariantOf(absl::string_view mode) {
+  return {IsPartnerMode(mode) ? engine::Team::kPartner : engine::Team::kSolo,
+          absl::StartsWith(mode, "complex") ? engine::Format::kComplex : engine::Format::kClassic};
 }
 
 RatedGame RatedGameOf(const FinishedGame& game) {

@@ -1,6 +1,7 @@
 // A finished game as the table service's outbox announces it (game_results.payload,
 // built in services/table/table.cc Table::Finish), read into values, and the
-// OpenSkill game it is rated as.
+// OpenSkill game it is rated as. A voided table's row ("voided": true, a reason and
+// no result) reads as a game with `voided` set: it is neither rated nor settled.
 //
 // Solo modes are a four-player free-for-all ranked by place (tied totals share a
 // place, so a tie is a tie); partner modes are two teams of two (seats 0+2 against
@@ -21,6 +22,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "engine/rules.h"
 
 namespace trix::ratings {
 
@@ -51,13 +53,16 @@ struct FinishedGame {
   // Set when the payouts cannot be paid as given: a payout that is not a whole
   // number, negative, or that does not sum to the pot. The game is still rated.
   std::string money_problem;
+  bool voided = false;
+  std::string void_reason;
 
   bool staked() const;
   int64_t pot() const;
 };
 
 // INVALID_ARGUMENT for a payload that is not a finished game of a known mode with
-// four seats 0..3 each with a player id and a place 1..4.
+// four seats 0..3 each with a player id and a place 1..4, nor a voided table of a
+// known mode.
 absl::StatusOr<FinishedGame> ParseFinishedGame(int64_t outbox_id, absl::string_view payload);
 
 struct RatedGame {
@@ -65,6 +70,9 @@ struct RatedGame {
   std::vector<double> ranks;            // one per team, lower is better
 };
 RatedGame RatedGameOf(const FinishedGame& game);
+
+// The engine's variant of a known mode name ("complex-partner").
+engine::Variant VariantOf(absl::string_view mode);
 
 }  // namespace trix::ratings
 

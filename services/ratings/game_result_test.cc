@@ -82,5 +82,31 @@ TEST(ParseFinishedGame, RejectsPayloadsThatAreNotFinishedGames) {
   EXPECT_FALSE(ParseFinishedGame(1, R"({"game_id":"g","mode":"complex-solo","seats":[]})").ok());
 }
 
+TEST(ParseFinishedGame, ReadsAVoidedTablesRow) {
+  // The contract's row: no result, no totals, places or payouts.
+  absl::StatusOr<FinishedGame> game = ParseFinishedGame(
+      3, R"({"game_id": "t1", "mode": "classic-partner", "voided": true,
+             "reason": "dealer misconfigured", "voided_unix_ms": 1700000001000,
+             "seats": [{"seat": 0, "player_id": "a", "bot": false, "team": 0, "stake": 100},
+                       {"seat": 1, "player_id": "b", "bot": false, "team": 1, "stake": 100},
+                       {"seat": 2, "player_id": "c", "bot": false, "team": 0, "stake": 100},
+                       {"seat": 3, "player_id": "d", "bot": false, "team": 1, "stake": 100}]})");
+  ASSERT_TRUE(game.ok()) << game.status();
+  EXPECT_TRUE(game->voided);
+  EXPECT_EQ(game->void_reason, "dealer misconfigured");
+  EXPECT_EQ(absl::ToUnixMillis(game->finished), 1700000001000);
+  EXPECT_FALSE(game->staked());  // nothing to settle
+  EXPECT_FALSE(ParseFinishedGame(1, R"({"game_id": "t1", "mode": "classic-partner",
+                                         "voided": true, "voided_unix_ms": 1})")
+                   .ok());  // no reason
+  EXPECT_FALSE(ParseFinishedGame(1, R"({"game_id": "t1", "mode": "chess", "voided": true,
+                                         "reason": "r", "voided_unix_ms": 1})")
+                   .ok());
+}
+
+TEST(VariantOf, EveryModeNamesItsVariant) {
+  for (const char* mode : kModeNames) EXPECT_EQ(engine::ModeName(VariantOf(mode)), mode);
+}
+
 }  // namespace
 }  // namespace trix::ratings

@@ -1,5 +1,7 @@
 #include "services/ratings/grpc_service.h"
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
@@ -55,15 +57,57 @@ void ToProto(const HoldInfo& h, v1::Hold* out) {
 
 }  // namespace
 
-absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context) const {
+std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
+                                         absl::string_view scope, Players players,
+                                         const std::string& player_id,
+                                         absl::Status* refusal) const {
+  const std::string authorization = Metadata(context, "authorization");
+  absl::StatusOr<service::ServiceCaller> caller =
+      access_.credentials ? access_.credentials->Authenticate(authorization)
+                          : absl::UnauthenticatedError("no service credential is trusted");
+  if (caller.ok()) {
+    *refusal = caller->Allows(scope);
+    return "credential:" + caller->name;
+  }
+  const std::string bearer = service::BearerToken(authorization);
+  if (access_.player_tokens == nullptr || bearer.empty()) {
+    *refusal = caller.status();
+    return "";
+  }
+  absl::StatusOr<std::string> player = access_.player_tokens->PlayerOf(bearer);
+  if (!player.ok()) {
+    *refusal = player.status();
+    return "";
+  }
+  if (players == Players::kNone ||
+      (players == Players::kNamed && player_id != *player)) {
+    *refusal = absl::PermissionDeniedError(absl::StrCat(
+        "a player token reads only its own player's; this needs the scope ", scope));
+  }
+  return "player:" + *player;
+}
+
+absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context, absl::string_view scope,
+                                       Players players, const std::string& player_id) {
   if (!ready_.load()) return absl::UnavailableError("the ratings service is not ready");
-  return service::CheckBearer(Metadata(context, "authorization"), service_token_);
+  absl::Status refusal;
+  const std::string identity = Identify(context, scope, players, player_id, &refusal);
+  const bool allowed =
+      absl::StartsWith(identity, "credential:") ? credential_limiter_.Allow(identity)
+      : !identity.empty()
+          ? player_limiter_.Allow(identity)
+          : peer_limiter_.Allow(service::PeerKey(context->peer()));
+  if (!allowed) return absl::ResourceExhaustedError("too many requests; slow down");
+  return refusal;
 }
 
 grpc::Status RatingsGrpcService::GetPlayerRatings(grpc::ServerContext* context,
                                                   const v1::GetPlayerRatingsRequest* request,
                                                   v1::GetPlayerRatingsResponse* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kRatingsRead, Players::kNamed,
+                                 request->player_id()); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<std::vector<PlayerRating>> r = reader_->PlayerRatings(request->player_id());
   if (!r.ok()) return ToGrpc(r.status());
   for (const PlayerRating& p : *r) ToProto(p, response->add_ratings());
@@ -73,7 +117,9 @@ grpc::Status RatingsGrpcService::GetPlayerRatings(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetRatings(grpc::ServerContext* context,
                                             const v1::GetRatingsRequest* request,
                                             v1::GetRatingsResponse* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kRatingsRead); !s.ok()) {
+    return ToGrpc(s);
+  }
   std::vector<std::string> ids(request->player_ids().begin(), request->player_ids().end());
   absl::StatusOr<std::vector<PlayerRating>> r = reader_->Ratings(wire::ModeName(request->mode()), ids);
   if (!r.ok()) return ToGrpc(r.status());
@@ -84,7 +130,9 @@ grpc::Status RatingsGrpcService::GetRatings(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetLeaderboard(grpc::ServerContext* context,
                                                 const v1::GetLeaderboardRequest* request,
                                                 v1::GetLeaderboardResponse* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kRatingsRead, Players::kAny); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<LadderPage> page =
       reader_->Leaderboard(wire::ModeName(request->mode()), request->page_size(),
                            request->page_token(), request->include_provisional());
@@ -101,7 +149,10 @@ grpc::Status RatingsGrpcService::GetLeaderboard(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetRatingHistory(grpc::ServerContext* context,
                                                   const v1::GetRatingHistoryRequest* request,
                                                   v1::GetRatingHistoryResponse* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kRatingsRead, Players::kNamed,
+                                 request->player_id()); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<HistoryPage> page =
       reader_->History(request->player_id(), wire::ModeName(request->mode()),
                        request->page_size(), request->page_token());
@@ -126,7 +177,9 @@ grpc::Status RatingsGrpcService::GetRatingHistory(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::Transfer(grpc::ServerContext* context, EntryKind kind,
                                           const v1::TransferRequest* request,
                                           v1::TransferResponse* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kLedgerWrite); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<trix::ratings::Transfer> t = ledger_->Move(
       kind, request->request_id(), request->player_id(), request->amount(), request->reason());
   if (!t.ok()) return ToGrpc(t.status());
@@ -152,7 +205,10 @@ grpc::Status RatingsGrpcService::Debit(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetBalance(grpc::ServerContext* context,
                                             const v1::GetBalanceRequest* request,
                                             v1::Balance* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kLedgerRead, Players::kNamed,
+                                 request->player_id()); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<BalanceInfo> b = ledger_->GetBalance(request->player_id());
   if (!b.ok()) return ToGrpc(b.status());
   ToProto(*b, response);
@@ -162,7 +218,10 @@ grpc::Status RatingsGrpcService::GetBalance(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetStatement(grpc::ServerContext* context,
                                               const v1::GetStatementRequest* request,
                                               v1::GetStatementResponse* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kLedgerRead, Players::kNamed,
+                                 request->player_id()); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<StatementPage> page =
       ledger_->GetStatement(request->player_id(), request->page_size(), request->page_token());
   if (!page.ok()) return ToGrpc(page.status());
@@ -183,7 +242,9 @@ grpc::Status RatingsGrpcService::GetStatement(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::HoldStake(grpc::ServerContext* context,
                                            const v1::HoldStakeRequest* request,
                                            v1::Hold* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kLedgerHold); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<HoldInfo> h =
       ledger_->HoldStake(request->request_id(), request->player_id(), request->amount());
   if (!h.ok()) return ToGrpc(h.status());
@@ -194,8 +255,10 @@ grpc::Status RatingsGrpcService::HoldStake(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::ReleaseHold(grpc::ServerContext* context,
                                              const v1::ReleaseHoldRequest* request,
                                              v1::Hold* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
-  absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id());
+  if (absl::Status s = Admit(context, service::kLedgerHold); !s.ok()) {
+    return ToGrpc(s);
+  }
+  absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id(), request->table_id());
   if (!h.ok()) return ToGrpc(h.status());
   ToProto(*h, response);
   return grpc::Status::OK;
@@ -204,7 +267,9 @@ grpc::Status RatingsGrpcService::ReleaseHold(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::AttachHold(grpc::ServerContext* context,
                                             const v1::AttachHoldRequest* request,
                                             v1::Hold* response) {
-  if (absl::Status s = Admit(context); !s.ok()) return ToGrpc(s);
+  if (absl::Status s = Admit(context, service::kLedgerHold); !s.ok()) {
+    return ToGrpc(s);
+  }
   absl::StatusOr<HoldInfo> h =
       ledger_->AttachHold(request->hold_id(), request->table_id(), request->seat());
   if (!h.ok()) return ToGrpc(h.status());

@@ -1,30 +1,34 @@
 #include "services/ratings/ledger.h"
 
 #include <algorithm>
-#include <pqxx/pqxx>
 #include <map>
+#include <optional>
+#include <pqxx/pqxx>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "engine/result.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
+#include "services/ratings/store_call.h"
 
 namespace trix::ratings {
 namespace {
 
-constexpr char kWorld[] = "world";
+// The world accounts a player's credits and debits move through (migration 0028).
+constexpr uint64_t kWorldShards = 16;
 
 // Amounts per account; an account moved twice in one entry gets one line.
 using Lines = std::map<std::string, int64_t>;
 
 int64_t PostEntry(pqxx::work& tx, EntryKind kind, const std::string& request_id,
-                  const std::string& request, const std::string& game_id,
-                  const std::string& reason, const Lines& lines) {
+                  const std::string& game_id, const std::string& reason, const Lines& lines) {
   const int64_t entry_id =
       tx.exec_params1(
-            "INSERT INTO ratings.entries (kind, request_id, request, game_id, reason) "
-            "VALUES ($1, NULLIF($2, ''), NULLIF($3, ''), NULLIF($4, ''), $5) RETURNING entry_id",
-            static_cast<int>(kind), request_id, request, game_id, reason)[0]
+            "INSERT INTO ratings.entries (kind, request_id, game_id, reason) "
+            "VALUES ($1, NULLIF($2, ''), NULLIF($3, ''), $4) RETURNING entry_id",
+            static_cast<int>(kind), request_id, game_id, reason)[0]
           .as<int64_t>();
   for (const auto& [account, amount] : lines) {
     if (amount == 0) continue;
@@ -38,7 +42,15 @@ int64_t PostEntry(pqxx::work& tx, EntryKind kind, const std::string& request_id,
   return entry_id;
 }
 
-// Locks the account's row; nullopt-like false when it does not exist.
+// A stable choice (FNV-1a of the player id): a player's statement of outside money
+// always names the same world account.
+std::string WorldAccount(const std::string& player_id) {
+  uint64_t h = 14695981039346656037ull;
+  for (unsigned char c : player_id) h = (h ^ c) * 1099511628211ull;
+  return absl::StrCat("world:", h % kWorldShards);
+}
+
+// Locks the account's row; false when it does not exist.
 bool LockBalance(pqxx::work& tx, const std::string& player_id, BalanceInfo& out) {
   const pqxx::result r = tx.exec_params(
       "SELECT balance, held FROM ratings.accounts WHERE account_id = $1 FOR UPDATE",
@@ -62,11 +74,52 @@ HoldInfo HoldFromRow(const pqxx::row& r) {
 }
 
 constexpr char kHoldColumns[] = "hold_id, player_id, amount, state, table_id, seat";
+// An open hold past its TTL; $1 and $2 are the HELD and ATTACHED TTLs in seconds.
+constexpr char kPastTtl[] =
+    "((state = 1 AND updated < now() - $1 * interval '1 second') OR "
+    "(state = 2 AND updated < now() - $2 * interval '1 second'))";
 
 // Serializes calls that share an idempotency key, so a retry racing its original
 // waits for it and then sees its answer.
 void LockRequest(pqxx::work& tx, const std::string& request_id) {
   tx.exec_params("SELECT pg_advisory_xact_lock(hashtextextended($1, 7))", request_id);
+}
+
+// Locks the hold, its account first (every ledger call locks accounts before
+// holds); the hold as locked, or nullopt when there is none.
+std::optional<HoldInfo> LockHold(pqxx::work& tx, const std::string& hold_id) {
+  const pqxx::result who =
+      tx.exec_params("SELECT player_id FROM ratings.holds WHERE hold_id = $1", hold_id);
+  if (who.empty()) return std::nullopt;
+  BalanceInfo ignored;
+  LockBalance(tx, who[0][0].as<std::string>(), ignored);
+  return HoldFromRow(tx.exec_params1(
+      absl::StrCat("SELECT ", kHoldColumns, " FROM ratings.holds WHERE hold_id = $1 FOR UPDATE"),
+      hold_id));
+}
+
+// The holds attached to a table, locked (their accounts first, in account order).
+std::vector<HoldInfo> LockTableHolds(pqxx::work& tx, const std::string& table_id) {
+  tx.exec_params(
+      "SELECT 1 FROM ratings.accounts WHERE account_id IN (SELECT 'player:' || player_id "
+      "FROM ratings.holds WHERE table_id = $1 AND state = 2) ORDER BY account_id FOR UPDATE",
+      table_id);
+  std::vector<HoldInfo> holds;
+  for (const pqxx::row& r : tx.exec_params(
+           absl::StrCat("SELECT ", kHoldColumns, " FROM ratings.holds "
+                        "WHERE table_id = $1 AND state = 2 ORDER BY seat FOR UPDATE"),
+           table_id)) {
+    holds.push_back(HoldFromRow(r));
+  }
+  return holds;
+}
+
+// Gives a locked open hold's money back to the available balance.
+void ReleaseLocked(pqxx::work& tx, const HoldInfo& h) {
+  tx.exec_params0("UPDATE ratings.accounts SET held = held - $2 WHERE account_id = $1",
+                  PlayerAccount(h.player_id), h.amount);
+  tx.exec_params0("UPDATE ratings.holds SET state = 3, updated = now() WHERE hold_id = $1",
+                  h.hold_id);
 }
 
 // An id as the rest of the system takes it (a table seat's player_id, an Act's
@@ -79,32 +132,55 @@ absl::Status CheckId(absl::string_view what, const std::string& id) {
   return absl::OkStatus();
 }
 
+// Whether an earlier entry under the same request_id is this very request: the
+// same kind, reason, and amount on this player's account.
+bool SameTransfer(const pqxx::row& seen, EntryKind kind, int64_t signed_amount,
+                  const std::string& reason) {
+  return seen["kind"].as<int>() == static_cast<int>(kind) &&
+         seen["reason"].as<std::string>() == reason && !seen["amount"].is_null() &&
+         seen["amount"].as<int64_t>() == signed_amount;
+}
+
 }  // namespace
 
 std::string PlayerAccount(const std::string& player_id) {
   return absl::StrCat("player:", player_id);
 }
 
-absl::StatusOr<Transfer> Ledger::Move(EntryKind kind, const std::string& request_id,
-                                      const std::string& player_id, int64_t amount,
-                                      const std::string& reason) {
+absl::Status Ledger::CheckTransfer(const std::string& request_id, const std::string& player_id,
+                                   int64_t amount, const std::string& reason) const {
   if (absl::Status s = CheckId("request_id", request_id); !s.ok()) return s;
   if (absl::Status s = CheckId("player_id", player_id); !s.ok()) return s;
   if (amount <= 0) return absl::InvalidArgumentError("amount must be positive");
-  const std::string request =
-      absl::StrCat(static_cast<int>(kind), "|", player_id, "|", amount, "|", reason);
+  if (amount > options_.max_transfer) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "amount ", amount, " is above the largest transfer, ", options_.max_transfer));
+  }
   if (reason.size() > 512) return absl::InvalidArgumentError("reason is longer than 512 bytes");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<Transfer> Ledger::Move(EntryKind kind, const std::string& request_id,
+                                      const std::string& player_id, int64_t amount,
+                                      const std::string& reason) {
+  if (absl::Status s = CheckTransfer(request_id, player_id, amount, reason); !s.ok()) {
+    return s;
+  }
+  const int64_t signed_amount = kind == EntryKind::kCredit ? amount : -amount;
   Transfer out;
-  absl::Status s = pool_->Run("moving money", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = RunLogged(pool_, "moving money", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
     LockRequest(tx, request_id);
     const pqxx::result seen = tx.exec_params(
-        "SELECT entry_id, request FROM ratings.entries WHERE request_id = $1", request_id);
+        "SELECT e.entry_id, e.kind, e.reason, l.amount FROM ratings.entries e "
+        "LEFT JOIN ratings.lines l ON l.entry_id = e.entry_id AND l.account_id = $2 "
+        "WHERE e.request_id = $1",
+        request_id, PlayerAccount(player_id));
     if (!seen.empty()) {
-      if (seen[0][1].as<std::string>() != request) {
+      if (!SameTransfer(seen[0], kind, signed_amount, reason)) {
         return absl::AlreadyExistsError("request_id was used with other arguments");
       }
-      out.entry_id = seen[0][0].as<int64_t>();
+      out.entry_id = seen[0]["entry_id"].as<int64_t>();
       LockBalance(tx, player_id, out.balance);
       return absl::OkStatus();
     }
@@ -118,13 +194,10 @@ absl::StatusOr<Transfer> Ledger::Move(EntryKind kind, const std::string& request
     if (!LockBalance(tx, player_id, before)) {
       return absl::NotFoundError("no account for this player");
     }
-    if (kind == EntryKind::kDebit && before.available() < amount) {
-      return absl::FailedPreconditionError(absl::StrCat(
-          "insufficient balance: ", before.available(), " available, ", amount, " asked"));
-    }
-    const int64_t signed_amount = kind == EntryKind::kCredit ? amount : -amount;
-    out.entry_id = PostEntry(tx, kind, request_id, request, "", reason,
-                             {{PlayerAccount(player_id), signed_amount}, {kWorld, -signed_amount}});
+    if (absl::Status s = CheckRoom(kind, before, amount); !s.ok()) return s;
+    out.entry_id = PostEntry(tx, kind, request_id, "", reason,
+                             {{PlayerAccount(player_id), signed_amount},
+                              {WorldAccount(player_id), -signed_amount}});
     out.balance = before;
     out.balance.balance += signed_amount;
     tx.commit();
@@ -134,10 +207,23 @@ absl::StatusOr<Transfer> Ledger::Move(EntryKind kind, const std::string& request
   return out;
 }
 
+absl::Status Ledger::CheckRoom(EntryKind kind, const BalanceInfo& before, int64_t amount) const {
+  if (kind == EntryKind::kDebit && before.available() < amount) {
+    return absl::FailedPreconditionError(absl::StrCat(
+        "insufficient balance: ", before.available(), " available, ", amount, " asked"));
+  }
+  if (kind == EntryKind::kCredit && before.balance > options_.max_balance - amount) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("a credit of ", amount, " would take the balance of ", before.balance,
+                     " above the largest balance, ", options_.max_balance));
+  }
+  return absl::OkStatus();
+}
+
 absl::StatusOr<BalanceInfo> Ledger::GetBalance(const std::string& player_id) {
   if (player_id.empty()) return absl::InvalidArgumentError("player_id is required");
   BalanceInfo out;
-  absl::Status s = pool_->Run("reading a balance", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = RunLogged(pool_, "reading a balance", [&](pqxx::connection& c) -> absl::Status {
     pqxx::read_transaction tx(c);
     const pqxx::result r = tx.exec_params(
         "SELECT balance, held FROM ratings.accounts WHERE account_id = $1",
@@ -164,7 +250,7 @@ absl::StatusOr<StatementPage> Ledger::GetStatement(const std::string& player_id,
     return absl::InvalidArgumentError("bad page_token");
   }
   StatementPage page;
-  absl::Status s = pool_->Run("reading a statement", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = RunLogged(pool_, "reading a statement", [&](pqxx::connection& c) -> absl::Status {
     pqxx::read_transaction tx(c);
     if (tx.exec_params("SELECT 1 FROM ratings.accounts WHERE account_id = $1",
                        PlayerAccount(player_id))
@@ -203,7 +289,7 @@ absl::StatusOr<HoldInfo> Ledger::HoldStake(const std::string& request_id,
   if (absl::Status s = CheckId("player_id", player_id); !s.ok()) return s;
   if (amount <= 0) return absl::InvalidArgumentError("amount must be positive");
   HoldInfo out;
-  absl::Status s = pool_->Run("holding a stake", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = RunLogged(pool_, "holding a stake", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
     LockRequest(tx, request_id);
     const pqxx::result seen = tx.exec_params(
@@ -238,26 +324,25 @@ absl::StatusOr<HoldInfo> Ledger::HoldStake(const std::string& request_id,
   return out;
 }
 
-absl::StatusOr<HoldInfo> Ledger::ReleaseHold(const std::string& hold_id) {
+absl::StatusOr<HoldInfo> Ledger::ReleaseHold(const std::string& hold_id,
+                                             const std::string& table_id) {
   if (hold_id.empty()) return absl::InvalidArgumentError("hold_id is required");
   HoldInfo out;
-  absl::Status s = pool_->Run("releasing a hold", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = RunLogged(pool_, "releasing a hold", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
-    const pqxx::result r = tx.exec_params(
-        absl::StrCat("SELECT ", kHoldColumns, " FROM ratings.holds WHERE hold_id = $1 FOR UPDATE"),
-        hold_id);
-    if (r.empty()) return absl::NotFoundError("no such hold");
-    out = HoldFromRow(r[0]);
+    std::optional<HoldInfo> hold = LockHold(tx, hold_id);
+    if (!hold) return absl::NotFoundError("no such hold");
+    out = *hold;
     if (out.state == HoldState::kReleased) return absl::OkStatus();
-    if (out.state != HoldState::kHeld) {
-      return absl::FailedPreconditionError("the hold is attached or settled, not releasable");
+    if (out.state == HoldState::kSettled) {
+      return absl::FailedPreconditionError("the hold was settled by its table's result");
     }
-    BalanceInfo balance;
-    LockBalance(tx, out.player_id, balance);
-    tx.exec_params0("UPDATE ratings.accounts SET held = held - $2 WHERE account_id = $1",
-                    PlayerAccount(out.player_id), out.amount);
-    tx.exec_params0("UPDATE ratings.holds SET state = 3, updated = now() WHERE hold_id = $1",
-                    hold_id);
+    if (out.state == HoldState::kAttached && table_id != out.table_id) {
+      return absl::FailedPreconditionError(
+          table_id.empty() ? "the hold is attached to a table: name it (table_id) to release it"
+                           : "the hold is attached to another table");
+    }
+    ReleaseLocked(tx, out);
     out.state = HoldState::kReleased;
     tx.commit();
     return absl::OkStatus();
@@ -269,16 +354,14 @@ absl::StatusOr<HoldInfo> Ledger::ReleaseHold(const std::string& hold_id) {
 absl::StatusOr<HoldInfo> Ledger::AttachHold(const std::string& hold_id,
                                             const std::string& table_id, int seat) {
   if (hold_id.empty()) return absl::InvalidArgumentError("hold_id is required");
-  if (table_id.empty()) return absl::InvalidArgumentError("table_id is required");
+  if (absl::Status s = CheckId("table_id", table_id); !s.ok()) return s;
   if (seat < 0 || seat >= kSeats) return absl::InvalidArgumentError("seat must be 0 to 3");
   HoldInfo out;
-  absl::Status s = pool_->Run("attaching a hold", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = RunLogged(pool_, "attaching a hold", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
-    const pqxx::result r = tx.exec_params(
-        absl::StrCat("SELECT ", kHoldColumns, " FROM ratings.holds WHERE hold_id = $1 FOR UPDATE"),
-        hold_id);
-    if (r.empty()) return absl::NotFoundError("no such hold");
-    out = HoldFromRow(r[0]);
+    std::optional<HoldInfo> hold = LockHold(tx, hold_id);
+    if (!hold) return absl::NotFoundError("no such hold");
+    out = *hold;
     if (out.state == HoldState::kAttached) {
       if (out.table_id == table_id && out.seat == seat) return absl::OkStatus();
       return absl::FailedPreconditionError("the hold is attached to another table or seat");
@@ -286,6 +369,9 @@ absl::StatusOr<HoldInfo> Ledger::AttachHold(const std::string& hold_id,
     if (out.state != HoldState::kHeld) {
       return absl::FailedPreconditionError("the hold was released or settled");
     }
+    // Attaches to one table seat queue here, so two of them cannot both pass the
+    // check below.
+    LockRequest(tx, absl::StrCat("seat ", seat, " of ", table_id));
     const pqxx::result taken = tx.exec_params(
         "SELECT 1 FROM ratings.holds WHERE table_id = $1 AND seat = $2 AND state = 2",
         table_id, seat);
@@ -306,6 +392,135 @@ absl::StatusOr<HoldInfo> Ledger::AttachHold(const std::string& hold_id,
   return out;
 }
 
+absl::StatusOr<int> Ledger::ReleaseExpiredHolds(int limit) {
+  const double held = absl::ToDoubleSeconds(options_.held_ttl);
+  const double attached = absl::ToDoubleSeconds(options_.attached_ttl);
+  std::vector<std::string> expired;
+  absl::Status s = RunLogged(pool_, "finding expired holds", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    for (const pqxx::row& r : tx.exec_params(
+             absl::StrCat("SELECT hold_id FROM ratings.holds WHERE state IN (1, 2) AND ",
+                          kPastTtl, " ORDER BY updated LIMIT $3"),
+             held, attached, limit)) {
+      expired.push_back(r[0].as<std::string>());
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  int released = 0;
+  for (const std::string& hold_id : expired) {
+    s = RunLogged(pool_, "releasing an expired hold", [&](pqxx::connection& c) {
+      pqxx::work tx(c);
+      std::optional<HoldInfo> hold = LockHold(tx, hold_id);
+      // Still open and past its TTL: another replica may have been first.
+      if (!hold || tx.exec_params(absl::StrCat("SELECT 1 FROM ratings.holds WHERE hold_id = $3 "
+                                               "AND state IN (1, 2) AND ", kPastTtl),
+                                  held, attached, hold_id)
+                       .empty()) {
+        return absl::OkStatus();
+      }
+      ReleaseLocked(tx, *hold);
+      tx.commit();
+      ++released;
+      service::LogInfo("hold past its TTL released",
+                       {{"hold", hold_id}, {"player", hold->player_id},
+                        {"state", hold->state == HoldState::kHeld ? "held" : "attached"},
+                        {"table", hold->table_id}});
+      return absl::OkStatus();
+    });
+    if (!s.ok()) return s;
+  }
+  return released;
+}
+
+absl::StatusOr<OpenHolds> Ledger::GetOpenHolds() {
+  OpenHolds out;
+  absl::Status s = RunLogged(pool_, "measuring open holds", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    const pqxx::row r = tx.exec_params1(
+        absl::StrCat("SELECT COALESCE(extract(epoch FROM now() - min(created)), 0)::float8, "
+                     "count(*) FILTER (WHERE ", kPastTtl, ") "
+                     "FROM ratings.holds WHERE state IN (1, 2)"),
+        absl::ToDoubleSeconds(options_.held_ttl), absl::ToDoubleSeconds(options_.attached_ttl));
+    out.oldest_seconds = std::max(0.0, r[0].as<double>());
+    out.past_ttl = r[1].as<int64_t>();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
+namespace {
+
+// Why seat `s`'s stake has no hold to settle against; "" when it has one.
+std::string UnheldReason(const FinishedSeat& s, const std::vector<HoldInfo>& holds) {
+  for (const HoldInfo& h : holds) {
+    if (h.seat != s.seat) continue;
+    if (h.player_id != s.player_id) return "the hold attached to it is another player's";
+    if (h.amount != s.stake) {
+      return absl::StrCat("the hold attached to it is ", h.amount, ", the stake ", s.stake);
+    }
+    return "";
+  }
+  return "no hold attached to it";
+}
+
+// The payouts of the held stakes: the result's own when every stake is held, else
+// the engine's split of the held stakes alone (the unheld seats as non-stakers).
+engine::Payouts PayoutsOf(const FinishedGame& game, const engine::Stakes& held, bool all_held) {
+  engine::Payouts payouts{};
+  if (all_held) {
+    for (const FinishedSeat& s : game.seats) payouts[s.seat] = s.payout;
+    return payouts;
+  }
+  engine::Scores totals{};
+  for (const FinishedSeat& s : game.seats) totals[s.seat] = static_cast<int32_t>(s.total);
+  return engine::ResultOf(VariantOf(game.mode), totals, held).payouts;
+}
+
+// Moves the held stakes into the pot and pays it out; settles the holds that
+// backed them and releases every other hold of the table.
+void MoveHeldStakes(pqxx::work& tx, const FinishedGame& game, const engine::Stakes& held,
+                    const std::vector<HoldInfo>& holds, Settlement& out) {
+  const engine::Payouts payouts = PayoutsOf(game, held, out.unheld_seats == 0);
+  const std::string pot = absl::StrCat("pot:", game.game_id);
+  Lines stakes, paid;
+  for (const FinishedSeat& s : game.seats) {
+    if (held[s.seat] > 0) {
+      stakes[PlayerAccount(s.player_id)] -= held[s.seat];
+      stakes[pot] += held[s.seat];
+    }
+    if (payouts[s.seat] > 0) {
+      paid[PlayerAccount(s.player_id)] += payouts[s.seat];
+      paid[pot] -= payouts[s.seat];
+    }
+  }
+  int64_t stake_entry = 0;
+  if (!stakes.empty()) {
+    tx.exec_params0(
+        "INSERT INTO ratings.accounts (account_id, kind) VALUES ($1, 'pot') "
+        "ON CONFLICT DO NOTHING",
+        pot);
+    stake_entry = PostEntry(tx, EntryKind::kStake, "", game.game_id, "stake", stakes);
+    PostEntry(tx, EntryKind::kPayout, "", game.game_id, "payout", paid);
+    out.moved = true;
+  }
+  for (const HoldInfo& h : holds) {
+    if (held[h.seat] == 0) {  // not the hold of its seat's stake
+      ReleaseLocked(tx, h);
+      ++out.released_holds;
+      continue;
+    }
+    tx.exec_params0("UPDATE ratings.accounts SET held = held - $2 WHERE account_id = $1",
+                    PlayerAccount(h.player_id), h.amount);
+    tx.exec_params0(
+        "UPDATE ratings.holds SET state = 4, entry_id = $2, updated = now() WHERE hold_id = $1",
+        h.hold_id, stake_entry);
+  }
+}
+
+}  // namespace
+
 Settlement Ledger::Settle(pqxx::work& tx, const FinishedGame& game) {
   if (!game.staked()) return {"unstaked", ""};
   if (!game.money_problem.empty()) return {"unsettled", game.money_problem};
@@ -314,72 +529,35 @@ Settlement Ledger::Settle(pqxx::work& tx, const FinishedGame& game) {
       return {"unsettled", absl::StrCat("seat ", s.seat, " is paid but did not stake")};
     }
   }
-  // Lock the stakers' accounts in one order (by account id) so that concurrent
-  // ledger calls cannot deadlock with the consumer.
-  std::vector<std::string> players;
-  for (const FinishedSeat& s : game.seats) {
-    if (s.stake > 0) players.push_back(s.player_id);
-  }
-  std::sort(players.begin(), players.end());
-  players.erase(std::unique(players.begin(), players.end()), players.end());
-  std::map<std::string, BalanceInfo> balances;
-  for (const std::string& p : players) {
-    if (!LockBalance(tx, p, balances[p])) {
-      return {"unsettled", absl::StrCat("player ", p, " staked but has no account")};
-    }
-  }
-  // The attached holds of this table, and what each staker still needs beyond them.
-  std::vector<std::string> settled_holds;
-  std::map<std::string, int64_t> released;  // hold money given back per player
+  const std::vector<HoldInfo> holds = LockTableHolds(tx, game.game_id);
+  Settlement out{"settled", ""};
+  engine::Stakes held{};
+  std::vector<std::string> unheld;
   for (const FinishedSeat& s : game.seats) {
     if (s.stake == 0) continue;
-    const pqxx::result h = tx.exec_params(
-        "SELECT hold_id, player_id, amount FROM ratings.holds "
-        "WHERE table_id = $1 AND seat = $2 AND state = 2 FOR UPDATE",
-        game.game_id, s.seat);
-    int64_t hold_amount = 0;
-    if (!h.empty() && h[0][1].as<std::string>() == s.player_id) {
-      settled_holds.push_back(h[0][0].as<std::string>());
-      hold_amount = h[0][2].as<int64_t>();
-      released[s.player_id] += hold_amount;
-    }
-    // After settling, the player keeps balance - stake, of which their other open
-    // holds must still be covered: available may not go below zero.
-    BalanceInfo& b = balances[s.player_id];
-    b.held -= hold_amount;
-    b.balance -= s.stake;
-    if (b.available() < 0) {
-      return {"unsettled", absl::StrCat("player ", s.player_id, " cannot cover the stake of seat ",
-                                        s.seat)};
+    const std::string why = UnheldReason(s, holds);
+    if (why.empty()) {
+      held[s.seat] = s.stake;
+    } else {
+      unheld.push_back(absl::StrCat("seat ", s.seat, " (", s.player_id, ") settled nothing: ", why));
     }
   }
-  const std::string pot = absl::StrCat("pot:", game.game_id);
-  tx.exec_params0(
-      "INSERT INTO ratings.accounts (account_id, kind) VALUES ($1, 'pot') ON CONFLICT DO NOTHING",
-      pot);
-  for (const auto& [player, amount] : released) {
-    tx.exec_params0("UPDATE ratings.accounts SET held = held - $2 WHERE account_id = $1",
-                    PlayerAccount(player), amount);
+  out.unheld_seats = static_cast<int>(unheld.size());
+  if (!unheld.empty()) {
+    out.outcome = "unheld";
+    out.note = absl::StrJoin(unheld, "; ");
   }
-  Lines stakes, payouts;
-  for (const FinishedSeat& s : game.seats) {
-    if (s.stake > 0) {
-      stakes[PlayerAccount(s.player_id)] -= s.stake;
-      stakes[pot] += s.stake;
-    }
-    if (s.payout > 0) {
-      payouts[PlayerAccount(s.player_id)] += s.payout;
-      payouts[pot] -= s.payout;
-    }
+  MoveHeldStakes(tx, game, held, holds, out);
+  return out;
+}
+
+Settlement Ledger::Void(pqxx::work& tx, const FinishedGame& game) {
+  Settlement out{"voided", game.void_reason};
+  for (const HoldInfo& h : LockTableHolds(tx, game.game_id)) {
+    ReleaseLocked(tx, h);
+    ++out.released_holds;
   }
-  const int64_t stake_entry = PostEntry(tx, EntryKind::kStake, "", "", game.game_id, "stake", stakes);
-  PostEntry(tx, EntryKind::kPayout, "", "", game.game_id, "payout", payouts);
-  for (const std::string& hold_id : settled_holds) {
-    tx.exec_params0(
-        "UPDATE ratings.holds SET state = 4, entry_id = $2, updated = now() WHERE hold_id = $1",
-        hold_id, stake_entry);
-  }
-  return {"settled", ""};
+  return out;
 }
 
 }  // namespace trix::ratings

@@ -1,5 +1,7 @@
 // The double-entry ledger of staked play: player accounts with integer balances,
-// the "world" account that money from and to outside moves through, one pot
+// the world accounts that money from and to outside moves through (world:0 ..
+// world:15, a player's always the same one, so that concurrent credits and debits
+// do not queue on one row; "world" holds what moved before they existed), one pot
 // account per staked game, the journal (entries whose lines sum to zero, checked
 // again by the database at commit), and stake holds.
 //
@@ -7,17 +9,25 @@
 // open holds (held or attached); available = balance - held is what a debit or a
 // new hold may take. No player balance, and no available balance, ever goes
 // negative: every movement checks first, and the schema's CHECKs stand behind it.
+// A credit or debit moves at most max_transfer, and a credit may not take a balance
+// above max_balance (winnings may).
 //
-// Settlement of a staked game (from the outbox, in the consumer's transaction) is
-// all or nothing. Each staking seat's stake comes from the hold attached to that
-// table and seat; when there is none (or it is smaller than the stake, or belongs
-// to another player) the rest is taken from the player's available balance. If some
-// staker cannot cover their stake that way, or the result's payouts are unusable
-// (not whole numbers, not summing to the pot, paid to a seat that did not stake),
-// nothing moves: the game is recorded as unsettled with the reason, its holds stay
-// attached (the money stays reserved for an operator to resolve), and a metric and
-// a log line say so. Otherwise one STAKE entry moves every stake into the pot, the
-// holds become settled, and one PAYOUT entry empties the pot into the payouts.
+// A stake moves only through its hold. A hold is HELD (a queued ticket), ATTACHED
+// (matched to a table and seat), then SETTLED by that table's result or RELEASED
+// (cancelled, the table voided, or past its TTL: HELD 15 min, ATTACHED 6 h by
+// default, released by ReleaseExpiredHolds).
+//
+// Settlement of a finished staked game (from the outbox, in the consumer's
+// transaction): a staked seat settles only against the hold attached to that table
+// and seat, of the same player and the same amount. A seat without one is "unheld":
+// it neither pays nor receives, and the pot is the held seats' stakes, split by the
+// engine's rule (engine/result.h) as if the unheld seats had not staked; the game
+// is recorded "unheld" with the seats and why. Every other hold attached to the
+// table is released. When the result's payouts are unusable (not whole numbers, not
+// summing to the pot, paid to a seat that did not stake) nothing moves: "unsettled",
+// the holds stay attached until their TTL. Otherwise one STAKE entry moves the held
+// stakes into the pot, those holds become settled, and one PAYOUT entry empties the
+// pot. A voided table (Void) moves nothing and releases every hold attached to it.
 //
 //   Ledger ledger(&pool);
 //   absl::StatusOr<Transfer> t = ledger.Move(EntryKind::kCredit, "req-1", "p1", 500, "");
@@ -77,22 +87,44 @@ struct StatementPage {
   std::string next_page_token;
 };
 
-// What settling a game did: "unstaked", "settled" or "unsettled" (note says why).
+// What settling a game did: "unstaked", "settled", "unheld" (some staked seats had
+// no hold; note names them), "unsettled" (nothing moved; note says why) or
+// "voided" (note: the reason).
 struct Settlement {
   std::string outcome;
   std::string note;
+  int unheld_seats = 0;    // staked seats that settled nothing for want of a hold
+  int released_holds = 0;  // holds attached to the table given back
+  bool moved = false;      // a STAKE and a PAYOUT entry were written
+};
+
+struct LedgerOptions {
+  int64_t max_transfer = 1'000'000'000'000;   // per credit or debit (10^12 units)
+  int64_t max_balance = 10'000'000'000'000;   // a credit's ceiling (10^13 units)
+  absl::Duration held_ttl = absl::Minutes(15);
+  absl::Duration attached_ttl = absl::Hours(6);
+};
+
+// The open holds: the age of the oldest (since it was placed; 0 when none) and how
+// many are past their TTL (the sweep releases them).
+struct OpenHolds {
+  double oldest_seconds = 0;
+  int64_t past_ttl = 0;
 };
 
 std::string PlayerAccount(const std::string& player_id);
 
 class Ledger {
  public:
-  explicit Ledger(storage::ConnectionPool* pool) : pool_(pool) {}
+  explicit Ledger(storage::ConnectionPool* pool, LedgerOptions options = {})
+      : pool_(pool), options_(options) {}
 
   // A credit (money in) or debit (money out) of a player's account through the
   // world account, idempotent by request_id. A credit opens the account. A debit
   // beyond the available balance is FAILED_PRECONDITION; of an account never
   // credited NOT_FOUND. The same request_id with other arguments is ALREADY_EXISTS.
+  // An amount above max_transfer is INVALID_ARGUMENT; a credit that would take the
+  // balance above max_balance FAILED_PRECONDITION.
   absl::StatusOr<Transfer> Move(EntryKind kind, const std::string& request_id,
                                 const std::string& player_id, int64_t amount,
                                 const std::string& reason);
@@ -103,16 +135,33 @@ class Ledger {
 
   absl::StatusOr<HoldInfo> HoldStake(const std::string& request_id,
                                      const std::string& player_id, int64_t amount);
-  absl::StatusOr<HoldInfo> ReleaseHold(const std::string& hold_id);
+  // A HELD hold is released whatever table_id says; an ATTACHED one only when
+  // table_id names its table (FAILED_PRECONDITION otherwise). Releasing a released
+  // hold is a no-op; a settled one FAILED_PRECONDITION.
+  absl::StatusOr<HoldInfo> ReleaseHold(const std::string& hold_id,
+                                       const std::string& table_id = "");
   absl::StatusOr<HoldInfo> AttachHold(const std::string& hold_id, const std::string& table_id,
                                       int seat);
 
-  // Settles `game` inside the caller's transaction (see the file comment). Throws
-  // what libpqxx throws.
+  // Releases up to `limit` open holds past their TTL; returns how many it released.
+  // Safe to run in several replicas at once: each hold is released once.
+  absl::StatusOr<int> ReleaseExpiredHolds(int limit);
+  absl::StatusOr<OpenHolds> GetOpenHolds();
+
+  // Settles a finished `game`, or releases a voided one's holds, inside the
+  // caller's transaction (see the file comment). Throw what libpqxx throws.
   static Settlement Settle(pqxx::work& tx, const FinishedGame& game);
+  static Settlement Void(pqxx::work& tx, const FinishedGame& game);
 
  private:
+  absl::Status CheckTransfer(const std::string& request_id, const std::string& player_id,
+                             int64_t amount, const std::string& reason) const;
+  // Whether the account has room for the transfer: a debit's available balance, a
+  // credit's largest balance.
+  absl::Status CheckRoom(EntryKind kind, const BalanceInfo& before, int64_t amount) const;
+
   storage::ConnectionPool* const pool_;
+  const LedgerOptions options_;
 };
 
 }  // namespace trix::ratings

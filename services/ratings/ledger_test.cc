@@ -2,11 +2,15 @@
 // staked games from the outbox; every scenario ends with the books balanced.
 #include "services/ratings/ledger.h"
 
+#include <atomic>
 #include <pqxx/pqxx>
 #include <random>
+#include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/ratings/hold_sweeper.h"
 #include "services/ratings/testing/ratings_db_test.h"
 
 namespace trix::ratings {
@@ -161,36 +165,140 @@ TEST_F(LedgerTest, StakedGameSettlesFromAttachedHolds) {
   CheckLedger();
 }
 
-TEST_F(LedgerTest, StakeWithoutHoldComesFromTheAvailableBalance) {
-  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 100);
+TEST_F(LedgerTest, AStakeWithoutItsHoldSettlesNothingForThatSeat) {
+  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
   for (int s = 0; s < 3; ++s) {
     AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
   }
   Write({StakedSolo("g1")});  // d's stake has no hold
-  Drain();
-  EXPECT_EQ(Settlement("g1"), "settled");
-  EXPECT_EQ(BalanceOf("d"), 0);
-  EXPECT_EQ(BalanceOf("a"), 240);
-  CheckLedger();
-}
-
-TEST_F(LedgerTest, StakeThatCannotBeCoveredLeavesTheGameUnsettled) {
-  for (const char* p : {"a", "b", "c"}) Credit(p, 100);
-  Credit("d", 99);
-  for (int s = 0; s < 3; ++s) {
-    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
-  }
-  Write({StakedSolo("g1")});
   EXPECT_EQ(Drain(), 1);
-  EXPECT_EQ(Settlement("g1"), "unsettled");
-  EXPECT_EQ(BalanceOf("d"), 99);
-  EXPECT_EQ(BalanceOf("a"), 100);
-  EXPECT_EQ(Available("a"), 0);  // the hold stays attached for an operator
-  EXPECT_EQ(metrics_->games_unsettled.Value(), 1);
-  // The game is still rated.
+  EXPECT_EQ(Settlement("g1"), "unheld");
+  EXPECT_NE(Sql("SELECT note FROM ratings.applied_games")[0][0].as<std::string>().find(
+                "seat 3 (d) settled nothing: no hold attached to it"),
+            std::string::npos);
+  // The pot is a, b and c's 300, split 70/30/0 among three stakers.
+  EXPECT_EQ(BalanceOf("a"), 1110);
+  EXPECT_EQ(BalanceOf("b"), 990);
+  EXPECT_EQ(BalanceOf("c"), 900);
+  EXPECT_EQ(BalanceOf("d"), 1000);
+  EXPECT_EQ(metrics_->unheld_stakes.Value(), 1);
+  EXPECT_EQ(metrics_->games_settled.Value(), 0);
   EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history WHERE game_id = 'g1'")[0][0]
                 .as<int>(),
             4);
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, AStakedGameWithNoHoldsMovesNoMoney) {
+  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
+  Write({StakedSolo("g1")});
+  EXPECT_EQ(Drain(), 1);
+  EXPECT_EQ(Settlement("g1"), "unheld");
+  for (const char* p : {"a", "b", "c", "d"}) EXPECT_EQ(BalanceOf(p), 1000) << p;
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.entries WHERE game_id = 'g1'")[0][0].as<int>(), 0);
+  EXPECT_EQ(metrics_->unheld_stakes.Value(), 4);
+  EXPECT_TRUE(Sql("SELECT rated FROM ratings.applied_games")[0][0].as<bool>());
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, AHoldOfAnotherAmountOrPlayerIsReleasedNotSettled) {
+  for (const char* p : {"a", "b", "c", "d", "x"}) Credit(p, 1000);
+  const HoldInfo small = AttachedHold("k0", "a", 50, "g1", 0);     // the stake is 100
+  const HoldInfo others = AttachedHold("k1", "x", 100, "g1", 1);   // b's seat
+  AttachedHold("k2", "c", 100, "g1", 2);
+  AttachedHold("k3", "d", 100, "g1", 3);
+  Write({StakedSolo("g1")});
+  Drain();
+  EXPECT_EQ(Settlement("g1"), "unheld");
+  // c and d are the only stakers: the better placed (c) takes the pot.
+  EXPECT_EQ(BalanceOf("a"), 1000);
+  EXPECT_EQ(BalanceOf("b"), 1000);
+  EXPECT_EQ(BalanceOf("c"), 1100);
+  EXPECT_EQ(BalanceOf("d"), 900);
+  EXPECT_EQ(Available("a"), 1000);
+  EXPECT_EQ(Available("x"), 1000);
+  EXPECT_EQ(Sql("SELECT state FROM ratings.holds WHERE hold_id = '" + small.hold_id + "'")[0][0]
+                .as<int>(),
+            3);
+  EXPECT_EQ(Sql("SELECT state FROM ratings.holds WHERE hold_id = '" + others.hold_id + "'")[0][0]
+                .as<int>(),
+            3);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.holds WHERE state = 4")[0][0].as<int>(), 2);
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, APartnerPotWithAnUnheldSeatGoesToTheHeldWinners) {
+  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 100);
+  OutboxGame g = OutboxGame::Partner("g1", {"a", "b", "c", "d"}, 0);
+  for (int s = 0; s < 4; ++s) g.seats[s].stake = 50;
+  g.seats[0].payout = 100;
+  g.seats[2].payout = 100;
+  AttachedHold("k0", "a", 50, "g1", 0);
+  AttachedHold("k1", "b", 50, "g1", 1);
+  AttachedHold("k3", "d", 50, "g1", 3);  // c (seat 2) has none
+  Write({g});
+  Drain();
+  EXPECT_EQ(Settlement("g1"), "unheld");
+  EXPECT_EQ(BalanceOf("a"), 200);
+  EXPECT_EQ(BalanceOf("b"), 50);
+  EXPECT_EQ(BalanceOf("c"), 100);
+  EXPECT_EQ(BalanceOf("d"), 50);
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, AnAttachedHoldIsReleasedOnlyByNamingItsTable) {
+  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
+  std::vector<HoldInfo> holds;
+  for (int s = 0; s < 4; ++s) {
+    holds.push_back(AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s));
+  }
+  const std::string d = holds[3].hold_id;
+  EXPECT_EQ(ledger_->ReleaseHold(d).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ledger_->ReleaseHold(d, "g2").status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Available("d"), 900);
+  absl::StatusOr<HoldInfo> released = ledger_->ReleaseHold(d, "g1");
+  ASSERT_TRUE(released.ok()) << released.status();
+  EXPECT_EQ(released->state, HoldState::kReleased);
+  EXPECT_EQ(Available("d"), 1000);
+  EXPECT_TRUE(ledger_->ReleaseHold(d, "g1").ok());  // a no-op
+  EXPECT_TRUE(ledger_->ReleaseHold(d).ok());
+  EXPECT_EQ(Available("d"), 1000);
+  Write({StakedSolo("g1")});
+  Drain();
+  EXPECT_EQ(Settlement("g1"), "unheld");
+  EXPECT_EQ(BalanceOf("d"), 1000);
+  EXPECT_EQ(BalanceOf("a"), 1110);
+  EXPECT_EQ(ledger_->ReleaseHold(holds[0].hold_id, "g1").status().code(),
+            StatusCode::kFailedPrecondition);  // settled
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, AVoidedTableReleasesItsHoldsAndMovesNothing) {
+  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
+  for (int s = 0; s < 4; ++s) {
+    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
+  }
+  AttachedHold("other", "a", 100, "g2", 0);  // another table's: stays
+  OutboxGame voided = StakedSolo("g1");
+  voided.void_reason = "dealer misconfigured";
+  Write({voided});
+  EXPECT_EQ(Drain(), 1);
+  EXPECT_EQ(Settlement("g1"), "voided");
+  const pqxx::result applied = Sql("SELECT rated, note FROM ratings.applied_games");
+  EXPECT_FALSE(applied[0][0].as<bool>());
+  EXPECT_EQ(applied[0][1].as<std::string>(), "dealer misconfigured");
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history")[0][0].as<int>(), 0);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.holds WHERE table_id = 'g1' AND state = 3")[0][0]
+                .as<int>(),
+            4);
+  EXPECT_EQ(Available("a"), 900);
+  for (const char* p : {"b", "c", "d"}) EXPECT_EQ(Available(p), 1000) << p;
+  EXPECT_EQ(metrics_->games_voided.Value(), 1);
+  EXPECT_EQ(metrics_->games_quarantined.Value(), 0);
+  // Exactly once: the outbox again changes nothing.
+  Sql("UPDATE game_results SET consumed_at = NULL");
+  EXPECT_EQ(Drain(), 0);
+  EXPECT_EQ(metrics_->games_voided.Value(), 1);
   CheckLedger();
 }
 
@@ -290,6 +398,147 @@ TEST_F(LedgerTest, RandomScenariosKeepTheBooksBalanced) {
     CheckLedger();
     if (HasFailure()) FAIL() << "after step " << step;
   }
+}
+
+TEST_F(LedgerTest, HoldsPastTheirTtlAreReleasedOnceBySweep) {
+  Ledger ledger(pool_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
+  const std::string queued = ledger.HoldStake("t-a", "a", 100)->hold_id;
+  const std::string fresh = ledger.HoldStake("t-b", "b", 100)->hold_id;
+  const HoldInfo playing = AttachedHold("t-c", "c", 100, "g1", 2);
+  const HoldInfo stale = AttachedHold("t-d", "d", 100, "g1", 3);
+  Sql("UPDATE ratings.holds SET updated = now() - interval '2 minutes', "
+      "created = now() - interval '3 hours' WHERE hold_id = '" + queued + "'");
+  Sql("UPDATE ratings.holds SET updated = now() - interval '30 minutes' WHERE hold_id = '" +
+      playing.hold_id + "'");
+  Sql("UPDATE ratings.holds SET updated = now() - interval '2 hours' WHERE hold_id = '" +
+      stale.hold_id + "'");
+  absl::StatusOr<OpenHolds> open = ledger.GetOpenHolds();
+  ASSERT_TRUE(open.ok()) << open.status();
+  EXPECT_EQ(open->past_ttl, 2);
+  EXPECT_GE(open->oldest_seconds, 3 * 3600 - 60);
+
+  // Two replicas sweeping at once release each hold once.
+  Ledger other(pool_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  HoldSweeper mine(&ledger, metrics_.get(), absl::Seconds(30));
+  HoldSweeper theirs(&other, metrics_.get(), absl::Seconds(30));
+  std::atomic<int> released{0};
+  std::thread t([&] { released += theirs.SweepOnce(); });
+  released += mine.SweepOnce();
+  t.join();
+  EXPECT_EQ(released.load(), 2);
+  EXPECT_EQ(metrics_->holds_expired.Value(), 2);
+  EXPECT_EQ(mine.SweepOnce(), 0);
+  EXPECT_EQ(metrics_->holds_past_ttl.Value(), 0);
+  EXPECT_GT(metrics_->oldest_open_hold_seconds.Value(), 0);
+  EXPECT_EQ(Available("a"), 1000);
+  EXPECT_EQ(Available("b"), 900);
+  EXPECT_EQ(Available("c"), 900);
+  EXPECT_EQ(Available("d"), 1000);
+  // The table's result then settles nothing for the seat whose hold lapsed.
+  OutboxGame g = OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {4, 3, 1, 2});
+  g.seats[2].stake = g.seats[3].stake = 100;
+  g.seats[2].payout = 200;
+  Write({g});
+  Drain();
+  EXPECT_EQ(Settlement("g1"), "unheld");
+  EXPECT_EQ(BalanceOf("c"), 1000);  // the only held staker: its stake back
+  EXPECT_EQ(BalanceOf("d"), 1000);
+  EXPECT_EQ(Sql("SELECT state FROM ratings.holds WHERE hold_id = '" + fresh + "'")[0][0].as<int>(),
+            1);  // within its TTL: still held
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, AReplayMustMatchEveryFieldOfTheTransfer) {
+  ASSERT_TRUE(ledger_->Move(EntryKind::kCredit, "r1", "bob", 100, "5|x").ok());
+  // The same fields joined with "|" would read the same; the fields differ.
+  absl::StatusOr<Transfer> clash = ledger_->Move(EntryKind::kCredit, "r1", "bob|100", 5, "x");
+  EXPECT_EQ(clash.status().code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(ledger_->GetBalance("bob|100").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ledger_->Move(EntryKind::kDebit, "r1", "bob", 100, "5|x").status().code(),
+            StatusCode::kAlreadyExists);
+  EXPECT_EQ(ledger_->Move(EntryKind::kCredit, "r1", "bob", 100, "5|y").status().code(),
+            StatusCode::kAlreadyExists);
+  absl::StatusOr<Transfer> replay = ledger_->Move(EntryKind::kCredit, "r1", "bob", 100, "5|x");
+  ASSERT_TRUE(replay.ok()) << replay.status();
+  EXPECT_EQ(replay->balance.balance, 100);
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, TransfersAndBalancesHaveCeilings) {
+  Ledger ledger(pool_.get(), {.max_transfer = 1000, .max_balance = 1500});
+  absl::StatusOr<Transfer> big = ledger.Move(EntryKind::kCredit, "r1", "p", 1001, "");
+  EXPECT_EQ(big.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(big.status().message().find("largest transfer, 1000"), std::string::npos);
+  EXPECT_EQ(ledger.Move(EntryKind::kDebit, "r2", "p", 1001, "").status().code(),
+            StatusCode::kInvalidArgument);
+  ASSERT_TRUE(ledger.Move(EntryKind::kCredit, "r3", "p", 1000, "").ok());
+  absl::StatusOr<Transfer> over = ledger.Move(EntryKind::kCredit, "r4", "p", 501, "");
+  EXPECT_EQ(over.status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(over.status().message().find("above the largest balance, 1500"), std::string::npos);
+  EXPECT_TRUE(ledger.Move(EntryKind::kCredit, "r5", "p", 500, "").ok());
+  EXPECT_EQ(BalanceOf("p"), 1500);
+  // The defaults refuse what once overflowed the single world account.
+  EXPECT_EQ(ledger_->Move(EntryKind::kCredit, "r6", "q", 9'000'000'000'000'000'000, "")
+                .status()
+                .code(),
+            StatusCode::kInvalidArgument);
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, CreditsMoveThroughManyWorldAccounts) {
+  for (int i = 0; i < 40; ++i) Credit(absl::StrCat("p", i), 10);
+  EXPECT_GE(Sql("SELECT count(DISTINCT account_id) FROM ratings.lines WHERE account_id LIKE "
+                "'world:%'")[0][0].as<int>(),
+            8);
+  EXPECT_EQ(Sql("SELECT balance FROM ratings.accounts WHERE account_id = 'world'")[0][0]
+                .as<int64_t>(),
+            0);
+  EXPECT_EQ(Sql("SELECT sum(balance) FROM ratings.accounts WHERE kind = 'world'")[0][0]
+                .as<int64_t>(),
+            -400);
+  // A player's credits always name the same one.
+  Credit("p0", 5);
+  EXPECT_EQ(Sql("SELECT count(DISTINCT l.account_id) FROM ratings.lines l JOIN ratings.lines m "
+                "USING (entry_id) WHERE m.account_id = 'player:p0' AND l.account_id LIKE "
+                "'world%'")[0][0].as<int>(),
+            1);
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, ConcurrentAttachesToOneSeatLetOneThrough) {
+  std::vector<std::string> holds;
+  for (int i = 0; i < 8; ++i) {
+    const std::string p = absl::StrCat("p", i);
+    Credit(p, 100);
+    holds.push_back(ledger_->HoldStake(absl::StrCat("t", i), p, 100)->hold_id);
+  }
+  std::atomic<int> ok{0}, taken{0};
+  std::vector<std::thread> threads;
+  for (int i = 0; i < 8; ++i) {
+    threads.emplace_back([&, i] {
+      const absl::Status s = ledger_->AttachHold(holds[i], "t1", 0).status();
+      if (s.ok()) ++ok;
+      if (s.code() == StatusCode::kFailedPrecondition) ++taken;
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(ok.load(), 1);
+  EXPECT_EQ(taken.load(), 7);
+  CheckLedger();
+}
+
+TEST_F(LedgerTest, ADatabaseErrorReachesTheCallerAsAnErrorId) {
+  Credit("p", 100);
+  const std::string hold = ledger_->HoldStake("t", "p", 100)->hold_id;
+  Sql("ALTER TABLE ratings.holds ADD CONSTRAINT no_boom CHECK (table_id IS DISTINCT FROM 'boom')");
+  const absl::Status s = ledger_->AttachHold(hold, "boom", 0).status();
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(std::string(s.message()), ::testing::StartsWith("attaching a hold failed (error id "));
+  EXPECT_EQ(std::string(s.message()).find("no_boom"), std::string::npos);
+  EXPECT_EQ(std::string(s.message()).find("holds"), std::string::npos);
+  // What the call itself answers passes unchanged.
+  EXPECT_EQ(ledger_->AttachHold("nope", "t1", 0).status().message(), "no such hold");
 }
 
 }  // namespace

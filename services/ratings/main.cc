@@ -1,7 +1,8 @@
 // ratings-service: OpenSkill ratings, leaderboards and the stake ledger over gRPC,
 // fed by the table service's outbox (see server.h, consumer.h, ledger.h).
 //
-//   ratings-service --database_url=postgresql://... --service_token=... [--listen=...]
+//   ratings-service --database_url=postgresql://... --service_credentials=FILE
+//                   [--jwks_file=FILE --jwt_issuer=... --jwt_audience=...] [--listen=...]
 //   ratings-service --migrate_only --database_url=...   # apply migrations and exit
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
@@ -12,7 +13,10 @@
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
+#include "engine/result.h"
 #include "services/common/config.h"
+#include "services/common/caller_flags.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
@@ -28,17 +32,21 @@ namespace {
 struct Flags {
   std::string listen = "0.0.0.0:50052";
   std::string database_url;
-  std::string service_token;
+  service::CallerFlags callers;
+  RatingsAccess access;
   std::string migrations_dir = "migrations";
   bool migrate = true;
   bool migrate_only = false;
   bool consume = true;
-  int metrics_port = 9465;
+  service::MetricsFlags metrics{.port = 9465};
+  service::ServerTls tls;
   int db_connections = 4;
   int provisional_games = kDefaultProvisionalGames;
   int batch_size = 2000;
   absl::Duration poll_interval = absl::Milliseconds(500);
   absl::Duration order_grace = absl::Milliseconds(250);
+  LedgerOptions ledger;
+  absl::Duration hold_sweep_interval = absl::Seconds(30);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
 };
@@ -46,12 +54,22 @@ struct Flags {
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.listen, "address:port for gRPC");
   c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
-  c.Bind("service_token", &f.service_token, "bearer token trusted callers present (required)");
+  service::BindCallerFlags(c, &f.callers);
+  c.Bind("credential_rate", &f.access.credential_rate.per_second,
+         "requests per second of each service credential");
+  c.Bind("credential_burst", &f.access.credential_rate.burst, "burst of each credential");
+  c.Bind("player_rate", &f.access.player_rate.per_second,
+         "requests per second of each player (player tokens)");
+  c.Bind("player_burst", &f.access.player_rate.burst, "burst of each player");
+  c.Bind("peer_rate", &f.access.peer_rate.per_second,
+         "requests per second per client address, for calls with no verified identity");
+  c.Bind("peer_burst", &f.access.peer_rate.burst, "burst per client address");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
   c.Bind("consume", &f.consume, "consume the outbox of finished games in this instance");
-  c.Bind("metrics_port", &f.metrics_port, "Prometheus /metrics port; -1 turns it off");
+  service::BindMetricsFlags(c, &f.metrics);
+  service::BindServerTlsFlags(c, &f.tls);
   c.Bind("db_connections", &f.db_connections, "database connection pool size (reads, ledger)");
   c.Bind("provisional_games", &f.provisional_games,
          "rated games in a mode before a player's rating is no longer provisional");
@@ -59,6 +77,16 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("poll_interval", &f.poll_interval, "outbox polling when no notification wakes it");
   c.Bind("order_grace", &f.order_grace,
          "how long the consumer waits for a missing outbox id before skipping it");
+  c.Bind("max_transfer", &f.ledger.max_transfer,
+         "largest credit or debit, in units (larger: INVALID_ARGUMENT)");
+  c.Bind("max_balance", &f.ledger.max_balance,
+         "largest balance a credit may bring an account to (beyond: FAILED_PRECONDITION)");
+  c.Bind("held_hold_ttl", &f.ledger.held_ttl,
+         "a held (queued ticket's) hold is released by the service this long after it was placed");
+  c.Bind("attached_hold_ttl", &f.ledger.attached_ttl,
+         "an attached hold is released by the service this long after it was attached");
+  c.Bind("hold_sweep_interval", &f.hold_sweep_interval,
+         "how often the service releases holds past their TTL and measures open holds");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
 }
@@ -76,17 +104,29 @@ absl::Status Migrate(const Flags& flags) {
   }
 }
 
+// The service credentials and player tokens the flags name, into flags.access.
+absl::Status LoadCallers(Flags& flags) {
+  absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
+  if (!callers.ok()) return callers.status();
+  flags.access.credentials = callers->credentials;
+  flags.access.player_tokens = callers->player_tokens;
+  return absl::OkStatus();
+}
+
 ServerOptions ServerOptionsOf(const Flags& flags) {
   ServerOptions options;
   options.listen_address = flags.listen;
   options.database_url = flags.database_url;
-  options.service_token = flags.service_token;
+  options.access = flags.access;
   options.db_connections = flags.db_connections;
   options.provisional_games = flags.provisional_games;
   options.consume = flags.consume;
   options.consumer.batch_size = flags.batch_size;
   options.consumer.poll_interval = flags.poll_interval;
   options.consumer.order_grace = flags.order_grace;
+  options.tls = flags.tls;
+  options.ledger = flags.ledger;
+  options.hold_sweep_interval = flags.hold_sweep_interval;
   return options;
 }
 
@@ -107,6 +147,19 @@ int Run(int argc, char** argv) {
                       "--provisional_games not negative");
     return 2;
   }
+  if (flags.ledger.max_transfer < 1 || flags.ledger.max_balance < flags.ledger.max_transfer ||
+      flags.ledger.max_balance > engine::kMaxStake) {
+    service::LogError(absl::StrCat("--max_transfer must be at least 1, --max_balance at least "
+                                   "--max_transfer and at most ", engine::kMaxStake));
+    return 2;
+  }
+  if (flags.ledger.held_ttl <= absl::ZeroDuration() ||
+      flags.ledger.attached_ttl <= absl::ZeroDuration() ||
+      flags.hold_sweep_interval <= absl::ZeroDuration()) {
+    service::LogError("--held_hold_ttl, --attached_hold_ttl and --hold_sweep_interval "
+                      "must be positive");
+    return 2;
+  }
   service::LogInfo("starting", {{"config", config.Describe()}});
   if (flags.migrate_only) {
     absl::Status s = Migrate(flags);
@@ -116,25 +169,22 @@ int Run(int argc, char** argv) {
     }
     return 0;
   }
-  if (flags.service_token.empty()) {
-    service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
+  if (absl::Status s = LoadCallers(flags); !s.ok()) {
+    service::LogError("cannot check callers", {{"error", s.ToString()}});
     return 2;
   }
   const service::StopSignals signals;
 
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start("0.0.0.0", flags.metrics_port);
+      service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
+    return metrics.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   (*metrics)->Add(service::HeapMetrics());
   // The threads' caches bounded and freed pages given back: the RSS follows the
   // heap in use (heap_metrics.h).
   const service::HeapReleaser heap_releaser;
-  if (flags.metrics_port >= 0) {
-    service::LogInfo("serving metrics", {{"port", static_cast<int64_t>((*metrics)->port())}});
-  }
   absl::StatusOr<std::unique_ptr<RatingsServer>> server =
       RatingsServer::Start(ServerOptionsOf(flags), &(*metrics)->registry());
   if (!server.ok()) {

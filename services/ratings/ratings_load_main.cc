@@ -8,9 +8,16 @@
 // Prints one JSON object. The database must be migrated (start ratings-service
 // first); the tool waits for ratings.applied_games to reach its last outbox id, so use a
 // database no one else writes games to.
+//
+//   ratings-load --database_url=postgresql://... --credits=20000 --credit_threads=8
+//
+// instead times the ledger alone: that many credits (each of its own player, from
+// --credit_threads threads with a connection each) and reports credits a second.
+#include <atomic>
 #include <cstdio>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <pqxx/pqxx>
@@ -20,6 +27,7 @@
 #include "nlohmann/json.hpp"
 #include "services/common/config.h"
 #include "services/ratings/game_result.h"
+#include "services/ratings/ledger.h"
 #include "services/ratings/testing/outbox_games.h"
 #include "services/storage/connection_pool.h"
 
@@ -34,7 +42,37 @@ struct Flags {
   double rate = 0;  // games per second; 0: as fast as possible
   int seed = 1;
   bool drain_only = false;
+  int credits = 0;
+  int credit_threads = 8;
 };
+
+// Credits of distinct players from many threads at once: what the ledger's shared
+// rows (the external side of every credit) let through.
+int TimeCredits(const Flags& f) {
+  storage::ConnectionPool pool(f.database_url, f.credit_threads, "ratings-load credits");
+  Ledger ledger(&pool);
+  std::atomic<int> next{0}, failed{0};
+  const absl::Time start = absl::Now();
+  std::vector<std::thread> threads;
+  for (int t = 0; t < f.credit_threads; ++t) {
+    threads.emplace_back([&] {
+      for (int i = next++; i < f.credits; i = next++) {
+        const std::string id = absl::StrCat("load-credit-", f.seed, "-", i);
+        if (!ledger.Move(EntryKind::kCredit, id, id, 100, "load").ok()) ++failed;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
+  nlohmann::json out;
+  out["credits"] = f.credits;
+  out["failed"] = failed.load();
+  out["threads"] = f.credit_threads;
+  out["seconds"] = seconds;
+  out["credits_per_second"] = f.credits / seconds;
+  std::printf("%s\n", out.dump().c_str());
+  return failed.load() == 0 ? 0 : 1;
+}
 
 OutboxGame RandomGame(std::mt19937_64& rng, const std::string& id, int players) {
   std::array<std::string, 4> seats;
@@ -98,7 +136,11 @@ int Run(int argc, char** argv) {
   config.Bind("drain_only", &f.drain_only,
               "write nothing: time how fast the games already waiting are applied (start "
               "the tool, then the service)");
+  config.Bind("credits", &f.credits,
+              "write no games: time this many concurrent credits instead");
+  config.Bind("credit_threads", &f.credit_threads, "threads (and connections) for --credits");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  if (f.credits > 0 && !f.database_url.empty() && f.credit_threads > 0) return TimeCredits(f);
   if (f.database_url.empty() || f.games < 1 || f.players < 4 || f.write_batch < 1) {
     std::fprintf(stderr, "--database_url, --games >= 1, --players >= 4 are required\n");
     return 2;

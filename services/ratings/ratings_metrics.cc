@@ -23,6 +23,16 @@ RatingsMetrics::RatingsMetrics(prometheus::Registry& r)
                             "Staked games whose stakes and payouts were moved")),
       games_unsettled(Counter(r, "trix_ratings_games_unsettled_total",
                               "Staked games whose money could not be moved as the result says")),
+      games_voided(Counter(r, "trix_ratings_games_voided_total",
+                           "Voided tables applied: nothing rated or settled, their holds released")),
+      unheld_stakes(Counter(r, "trix_ratings_unheld_stakes_total",
+                            "Staked seats that settled nothing: no matching hold was attached")),
+      holds_expired(Counter(r, "trix_ratings_holds_expired_total",
+                            "Open holds released by the sweep once past their TTL")),
+      oldest_open_hold_seconds(Gauge(r, "trix_ratings_oldest_open_hold_seconds",
+                                     "Age of the oldest open (held or attached) hold; 0 when none")),
+      holds_past_ttl(Gauge(r, "trix_ratings_holds_past_ttl",
+                           "Open holds past their TTL that the sweep has not released yet")),
       ledger_entries(prometheus::BuildCounter()
                          .Name("trix_ratings_ledger_entries_total")
                          .Help("Journal entries written, by kind")

@@ -17,6 +17,11 @@ struct RatingsMetrics {
   prometheus::Counter& games_quarantined;  // outbox rows that could not be read
   prometheus::Counter& games_settled;      // staked games whose money moved
   prometheus::Counter& games_unsettled;    // staked games whose money could not move
+  prometheus::Counter& games_voided;       // voided tables applied
+  prometheus::Counter& unheld_stakes;      // staked seats that settled nothing: no hold
+  prometheus::Counter& holds_expired;      // holds the sweep released past their TTL
+  prometheus::Gauge& oldest_open_hold_seconds;
+  prometheus::Gauge& holds_past_ttl;       // open holds the sweep has yet to release
   prometheus::Family<prometheus::Counter>& ledger_entries;  // by kind
   prometheus::Counter& batch_errors;
   prometheus::Gauge& lag_seconds;          // age of the oldest pending outbox row

@@ -25,9 +25,10 @@ RatingsServer::RatingsServer(const ServerOptions& options, prometheus::Registry*
       pool_(options.database_url, options.db_connections, "ratings-service"),
       reader_(&pool_, {.provisional_games = options.provisional_games,
                        .newcomer = {options.consumer.model.mu, options.consumer.model.sigma}}),
-      ledger_(&pool_),
-      service_(&reader_, &ledger_, &metrics_, options.service_token),
-      consumer_(WithUrl(options.consumer, options.database_url), &metrics_) {}
+      ledger_(&pool_, options.ledger),
+      service_(&reader_, &ledger_, &metrics_, options.access),
+      consumer_(WithUrl(options.consumer, options.database_url), &metrics_),
+      sweeper_(&ledger_, &metrics_, options.hold_sweep_interval) {}
 
 RatingsServer::~RatingsServer() { Shutdown(absl::ZeroDuration()); }
 
@@ -35,10 +36,12 @@ absl::StatusOr<std::unique_ptr<RatingsServer>> RatingsServer::Start(
     const ServerOptions& options, prometheus::Registry* registry) {
   grpc::EnableDefaultHealthCheckService(true);
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
+  absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
+      service::ServerCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
   std::unique_ptr<RatingsServer> server(new RatingsServer(options, registry));
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(options.listen_address, grpc::InsecureServerCredentials(),
-                           &server->port_);
+  builder.AddListeningPort(options.listen_address, *credentials, &server->port_);
   builder.RegisterService(&server->service_);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
   server->server_ = builder.BuildAndStart();
@@ -50,6 +53,10 @@ absl::StatusOr<std::unique_ptr<RatingsServer>> RatingsServer::Start(
     health->SetServingStatus(false);
     health->SetServingStatus(kServiceName, false);
   }
+  absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
+      service::HealthPort::Start(options.tls.health_address, server->server_.get());
+  if (!health_port.ok()) return health_port.status();
+  server->health_port_ = *std::move(health_port);
   service::LogInfo("ratings service listening",
                    {{"address", options.listen_address}, {"port", server->port_}});
   return server;
@@ -64,6 +71,7 @@ void RatingsServer::SetReady() {
     health->SetServingStatus(kServiceName, true);
   }
   if (options_.consume) consumer_.Start();
+  sweeper_.Start();
   database_watch_ = std::make_unique<storage::ReadinessWatch>(
       &pool_, absl::Milliseconds(500), [this](bool ready) {
         grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
@@ -81,6 +89,10 @@ void RatingsServer::Shutdown(absl::Duration grace) {
     health->SetServingStatus(kServiceName, false);
   }
   consumer_.Stop();
+      ledger_(&pool_, options.ledger),
+      service_(&reader_, &ledger_, &metrics_, options.access),
+      consumer_(WithUrl(options.consumer, options.database_url), &metrics_),
+      sweeper_(&ledger_, &metrics_, options.hold_sweep_interval) {}
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();

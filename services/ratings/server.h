@@ -3,8 +3,9 @@
 // consumer. main() and the tests build the very same server (tests on port 0).
 //
 // Health is NOT_SERVING (and calls UNAVAILABLE) until Start() has found the database
-// migrated; Shutdown() turns it NOT_SERVING again, stops the consumer between
-// batches, and gives calls in flight `grace` to finish.
+// migrated; then the consumer (if asked) and the hold sweep start. Shutdown() turns
+// it NOT_SERVING again, stops the consumer between batches and the sweep, and gives
+// calls in flight `grace` to finish.
 //
 //   auto server = RatingsServer::Start(options, &metrics_registry);
 //   ... (*server)->port() ...
@@ -21,8 +22,11 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
+#include "services/common/health_port.h"
+#include "services/common/tls.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/grpc_service.h"
+#include "services/ratings/hold_sweeper.h"
 #include "services/ratings/ledger.h"
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
@@ -34,12 +38,15 @@ namespace trix::ratings {
 struct ServerOptions {
   std::string listen_address = "0.0.0.0:50052";
   std::string database_url;
-  std::string service_token;
+  RatingsAccess access;  // credentials, player tokens, rate limits
   int db_connections = 4;
   int provisional_games = kDefaultProvisionalGames;
   bool consume = true;  // run the outbox consumer in this process
   ConsumerOptions consumer;  // database_url is filled from above
+  LedgerOptions ledger;
+  absl::Duration hold_sweep_interval = absl::Seconds(30);
   int max_receive_message_bytes = 256 * 1024;
+  service::ServerTls tls;  // plaintext when it names no certificate (tls.h)
 };
 
 class RatingsServer {
@@ -63,7 +70,9 @@ class RatingsServer {
   Ledger ledger_;
   RatingsGrpcService service_;
   OutboxConsumer consumer_;
+  HoldSweeper sweeper_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Once ready: health NOT_SERVING while the database is away.
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;

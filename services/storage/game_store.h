@@ -86,6 +86,9 @@ struct GameEnd {
   std::array<int32_t, 4> totals{};
   std::array<int32_t, 4> places{};
   std::string outbox_payload;   // what the ratings service consumes (JSON)
+  // Ended with no result (a voided table): the seats keep no total or place
+  // (NULL), whatever `totals` and `places` hold.
+  bool voided = false;
 };
 
 struct AppendRequest {
@@ -199,6 +202,11 @@ class GameStore {
   // Quarantines a game: games.broken = reason; no instance claims it until an
   // operator clears it (UPDATE games SET broken = NULL WHERE id = ...).
   absl::Status MarkBroken(const std::string& game_id, const std::string& reason);
+  // Ends a quarantined game voided (VoidTable of a table no instance may host):
+  // `request` holds the one void entry, at the log's end, and the end (its outbox
+  // row); written together. FAILED_PRECONDITION when the game is not quarantined,
+  // has ended, or its log is not as long as the entry's index says.
+  absl::Status VoidQuarantined(const AppendRequest& request);
   // Makes a game this instance holds claimable at once (graceful shutdown);
   // FAILED_PRECONDITION when another instance holds it, NOT_FOUND when unknown.
   absl::Status ReleaseLease(const std::string& game_id);

@@ -1,5 +1,6 @@
 // GameStore's leases and a player's listings (see game_store.h).
 #include <algorithm>
+#include <pqxx/binarystring>
 #include <pqxx/result>
 #include <pqxx/transaction>
 #include <utility>
@@ -188,6 +189,28 @@ absl::Status GameStore::MarkBroken(const std::string& game_id,
     pqxx::work tx(c);
     if (tx.exec_params(sql::kMarkBroken, game_id, reason).empty()) {
       return absl::NotFoundError(absl::StrCat("game ", game_id, " not found"));
+    }
+    tx.commit();
+    return absl::OkStatus();
+  });
+}
+
+absl::Status GameStore::VoidQuarantined(const AppendRequest& request) {
+  if (request.entries.size() != 1 || !request.end.has_value()) {
+    return absl::InvalidArgumentError("a void is one entry with the game's end");
+  }
+  const LogEntry& entry = request.entries[0];
+  return impl_->pool.Run("voiding a quarantined game", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result written = tx.exec_params(
+        sql::kVoidQuarantined, request.game_id, entry.index,
+        pqxx::binarystring(entry.payload.data(), entry.payload.size()),
+        absl::ToUnixMicros(entry.time), request.end->result,
+        request.end->outbox_payload);
+    if (written.empty()) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "game ", request.game_id,
+          " is not a quarantined running game whose log has ", entry.index, " entries"));
     }
     tx.commit();
     return absl::OkStatus();

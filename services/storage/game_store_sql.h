@@ -153,6 +153,24 @@ UPDATE games SET broken = $2, lease_until = '-infinity'
 WHERE id = $1
 RETURNING id)sql";
 
+// $1 game, $2 the void entry's index (the log's length), $3 its payload, $4 its
+// time µs, $5 the result, $6 the outbox payload: a quarantined game, which no
+// instance holds, ends voided with its last entry and its outbox row in one
+// statement. No row back: not quarantined, already ended, or the log moved on.
+inline constexpr const char* kVoidQuarantined = R"sql(
+WITH game AS (
+  UPDATE games
+  SET finished = now(), result = $5::jsonb, deadline = NULL, log_length = log_length + 1
+  WHERE id = $1 AND broken IS NOT NULL AND finished IS NULL AND log_length = $2
+  RETURNING id),
+logged AS (
+  INSERT INTO game_log (game_id, idx, seat, request_id, payload, response, time)
+  SELECT id, $2, -1, '', $3, '', timestamptz 'epoch' + $4::bigint * interval '1 microsecond'
+  FROM game),
+outbox AS (
+  INSERT INTO game_results (game_id, payload) SELECT id, $6::jsonb FROM game)
+SELECT id FROM game)sql";
+
 inline constexpr const char* kListActive = R"sql(
 SELECT g.id, g.mode, s.seat, (extract(epoch FROM g.created) * 1000000)::bigint
 FROM game_seats AS s JOIN games AS g ON g.id = s.game_id

@@ -171,7 +171,7 @@ class AppendColumns {
       r_outbox.AddNull();
     }
     for (int seat = 0; seat < 4; ++seat) {
-      if (end.has_value()) {
+      if (end.has_value() && !end->voided) {
         r_totals.AddInt(end->totals[seat]);
         r_places.AddInt(end->places[seat]);
       } else {

@@ -11,6 +11,10 @@
 //   schema missing (migrations not applied)            -> FAILED_PRECONDITION
 //   resources (disk full, out of memory)               -> RESOURCE_EXHAUSTED
 //   anything else                                      -> INTERNAL
+// The message says what was being done, the kind of failure and an error id; the
+// server's own text (its DETAIL names key values, its messages the schema) is
+// logged under that id ("database error", error_id) and never returned, since
+// these statuses reach clients.
 //
 //   try { ... } catch (...) { return StatusFromException("loading game " + id); }
 #ifndef TRIX_SERVICES_STORAGE_PG_STATUS_H_

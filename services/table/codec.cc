@@ -144,6 +144,19 @@ std::string ResultJson(const engine::Variant& variant, const engine::GameResult&
   return ResultObject(variant, result, stakes).dump();
 }
 
+namespace {
+
+// The outbox's seat: who sat there, for which team, at what stake.
+nlohmann::json OutboxSeat(int s, const storage::SeatRecord& seat) {
+  return {{"seat", s},
+          {"player_id", seat.player_id},
+          {"bot", seat.bot},
+          {"team", engine::TeamOf(s)},
+          {"stake", seat.stake}};
+}
+
+}  // namespace
+
 std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::Variant& variant,
                                 const engine::GameResult& result,
@@ -157,16 +170,42 @@ std::string GameEndedOutboxJson(const std::string& game_id,
   engine::Stakes stakes{};
   for (int s = 0; s < engine::kNumSeats; ++s) {
     stakes[s] = seats[s].stake;
-    outbox["seats"].push_back({{"seat", s},
-                               {"player_id", seats[s].player_id},
-                               {"bot", seats[s].bot},
-                               {"team", engine::TeamOf(s)},
-                               {"stake", seats[s].stake},
-                               {"total", result.totals[s]},
-                               {"place", result.places[s]},
-                               {"payout", result.payouts[s]}});
+    nlohmann::json seat = OutboxSeat(s, seats[s]);
+    seat["total"] = result.totals[s];
+    seat["place"] = result.places[s];
+    seat["payout"] = result.payouts[s];
+    outbox["seats"].push_back(std::move(seat));
   }
   outbox["result"] = ResultObject(variant, result, stakes);
+  return outbox.dump();
+}
+
+std::string VoidedResultJson(const std::string& mode, const std::string& reason) {
+  return nlohmann::json{{"mode", mode},
+                        {"voided", true},
+                        {"reason", reason}}
+      .dump();
+}
+
+bool ResultJsonVoided(const std::string& json) {
+  nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
+  return j.is_object() && j.contains("voided") && j["voided"].is_boolean() &&
+         j["voided"].get<bool>();
+}
+
+std::string VoidedOutboxJson(const std::string& game_id, const std::string& mode,
+                             const std::array<storage::SeatRecord, 4>& seats,
+                             const std::string& reason, int64_t voided_unix_ms) {
+  nlohmann::json outbox;
+  outbox["game_id"] = game_id;
+  outbox["mode"] = mode;
+  outbox["voided"] = true;
+  outbox["reason"] = reason;
+  outbox["voided_unix_ms"] = voided_unix_ms;
+  outbox["seats"] = nlohmann::json::array();
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    outbox["seats"].push_back(OutboxSeat(s, seats[s]));
+  }
   return outbox.dump();
 }
 

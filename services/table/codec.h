@@ -69,6 +69,17 @@ std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::GameResult& result,
                                 const std::array<storage::SeatRecord, 4>& seats,
                                 int64_t finished_unix_ms);
+// A voided table's result row (VoidTable): no totals, places or payouts, only
+// that it was voided and why.
+std::string VoidedResultJson(const std::string& mode, const std::string& reason);
+// Whether a result row is VoidedResultJson's.
+bool ResultJsonVoided(const std::string& json);
+// The outbox row of a voided table: who sat where at what stake, and why it was
+// voided; no result, so the ratings service rates and settles nothing and releases
+// the table's stake holds.
+std::string VoidedOutboxJson(const std::string& game_id, const std::string& mode,
+                             const std::array<storage::SeatRecord, 4>& seats,
+                             const std::string& reason, int64_t voided_unix_ms);
 // Reads ResultJson's output back; DATA_LOSS if it is not that. Team fields only
 // when the JSON has them (partner modes).
 absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json);

@@ -32,6 +32,11 @@ std::string Metadata(grpc::CallbackServerContext* context, absl::string_view key
   return std::string(it->second.data(), it->second.size());
 }
 
+// The rate bucket of a call: its credential's name, or "" for a player or anyone.
+std::string BucketOf(const absl::StatusOr<service::ServiceCaller>& backend) {
+  return backend.ok() ? backend->name : "";
+}
+
 }  // namespace
 
 void AddLocationMetadata(grpc::CallbackServerContext* context,
@@ -64,24 +69,42 @@ TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
       backend_limiter_(options_.backend_rate),
       peer_limiter_(options_.peer_rate) {}
 
-bool TableGrpcService::IsBackend(grpc::CallbackServerContext* context) const {
-  return !options_.service_token.empty() &&
-         service::CheckBearer(Metadata(context, "authorization"), options_.service_token)
-             .ok();
+absl::StatusOr<service::ServiceCaller> TableGrpcService::Backend(
+    grpc::CallbackServerContext* context) const {
+  if (options_.credentials == nullptr) {
+    return absl::UnauthenticatedError("this instance trusts no service credential");
+  }
+  return options_.credentials->Authenticate(Metadata(context, "authorization"));
+}
+
+absl::StatusOr<service::ServiceCaller> TableGrpcService::Require(
+    grpc::CallbackServerContext* context, absl::string_view scope) const {
+  if (options_.credentials == nullptr) {
+    return absl::UnauthenticatedError("this instance trusts no service credential");
+  }
+  return options_.credentials->Require(Metadata(context, "authorization"), scope);
+}
+
+bool TableGrpcService::SeesPrivateTables(
+    const absl::StatusOr<service::ServiceCaller>& backend) {
+  return backend.ok() &&
+         (backend->Holds(service::kTablesRead) || backend->Holds(service::kTablesCreate));
 }
 
 absl::Status TableGrpcService::CheckRate(grpc::CallbackServerContext* context,
                                          const std::string& table_id,
-                                         const std::string& seat_token, bool backend) {
+                                         const std::string& seat_token,
+                                         const std::string& backend) {
   return CheckRate(service::PeerKey(context->peer()), table_id, seat_token, backend);
 }
 
 absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
                                          const std::string& table_id,
-                                         const std::string& seat_token, bool backend,
+                                         const std::string& seat_token,
+                                         const std::string& backend,
                                          std::string* seat_key) {
-  if (backend) {
-    if (backend_limiter_.Allow("backend")) return absl::OkStatus();
+  if (!backend.empty()) {
+    if (backend_limiter_.Allow(backend)) return absl::OkStatus();
     return absl::ResourceExhaustedError("too many requests from the backend; slow down");
   }
   std::string key;
@@ -101,7 +124,9 @@ absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
 
 absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* context,
                                                  const std::string& player_id) const {
-  if (options_.public_player_history || IsBackend(context)) return absl::OkStatus();
+  if (options_.public_player_history) return absl::OkStatus();
+  absl::StatusOr<service::ServiceCaller> backend = Backend(context);
+  if (backend.ok()) return Require(context, service::kTablesRead).status();
   bool presented = false;
   const std::string bearer = service::BearerToken(Metadata(context, "authorization"));
   if (!bearer.empty() && options_.player_tokens != nullptr) {
@@ -118,7 +143,8 @@ absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* co
   }
   if (!presented && bearer.empty()) {
     return absl::UnauthenticatedError(
-        "a player's tables and games are listed for the backend (service token), the "
+        "a player's tables and games are listed for a service credential with "
+        "tables:read, the "
         "player's token, or one of the player's seat tokens (x-trix-table-id and "
         "x-trix-seat-token metadata)");
   }
@@ -128,7 +154,9 @@ absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* co
 
 absl::Status TableGrpcService::CheckListing(grpc::CallbackServerContext* context,
                                             const std::string& player_id) {
-  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) return s;
+  if (absl::Status s = CheckRate(context, "", "", BucketOf(Backend(context))); !s.ok()) {
+    return s;
+  }
   return CheckPlayerAccess(context, player_id);
 }
 
@@ -136,9 +164,9 @@ grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
     grpc::CallbackServerContext* context, const v1::CreateTableRequest* request,
     v1::CreateTableResponse* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  absl::Status allowed =
-      service::CheckBearer(Metadata(context, "authorization"), options_.service_token);
-  if (allowed.ok()) allowed = CheckRate(context, "", "", /*backend=*/true);
+  absl::StatusOr<service::ServiceCaller> creator = Require(context, service::kTablesCreate);
+  absl::Status allowed = creator.status();
+  if (allowed.ok()) allowed = CheckRate(context, "", "", creator->name);
   if (!allowed.ok()) {
     reactor->Finish(ToGrpcStatus(allowed));
     return reactor;
@@ -147,16 +175,32 @@ grpc::ServerUnaryReactor* TableGrpcService::CreateTable(
   return reactor;
 }
 
+grpc::ServerUnaryReactor* TableGrpcService::VoidTable(
+    grpc::CallbackServerContext* context, const v1::VoidTableRequest* request,
+    v1::VoidTableResponse* response) {
+  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  absl::StatusOr<service::ServiceCaller> voider = Require(context, service::kTablesVoid);
+  absl::Status allowed = voider.status();
+  if (allowed.ok()) allowed = CheckRate(context, "", "", voider->name);
+  if (!allowed.ok()) {
+    reactor->Finish(ToGrpcStatus(allowed));
+    return reactor;
+  }
+  host_->VoidTable(*request, Finisher(context, reactor, response));
+  return reactor;
+}
+
 grpc::ServerUnaryReactor* TableGrpcService::GetTable(grpc::CallbackServerContext* context,
                                                      const v1::GetTableRequest* request,
                                                      v1::TableView* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  const bool backend = IsBackend(context);
-  if (absl::Status s = CheckRate(context, "", "", backend); !s.ok()) {
+  const absl::StatusOr<service::ServiceCaller> backend = Backend(context);
+  if (absl::Status s = CheckRate(context, "", "", BucketOf(backend)); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
-  host_->GetTable(*request, Finisher(context, reactor, response), /*trusted=*/backend);
+  host_->GetTable(*request, Finisher(context, reactor, response),
+                  /*trusted=*/SeesPrivateTables(backend));
   return reactor;
 }
 
@@ -194,7 +238,7 @@ grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Pla
       context, host_, options_.stream_buffer, &host_->metrics(),
       [this, peer = service::PeerKey(context->peer()), seat_key = std::string()](
           const std::string& table_id, const std::string& seat_token) mutable {
-        return CheckRate(peer, table_id, seat_token, /*backend=*/false, &seat_key);
+        return CheckRate(peer, table_id, seat_token, /*backend=*/"", &seat_key);
       });
 }
 
@@ -202,14 +246,15 @@ grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(
     grpc::CallbackServerContext* context, const v1::GetGameRecordRequest* request,
     v1::GameRecord* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
+  const absl::StatusOr<service::ServiceCaller> backend = Backend(context);
   if (absl::Status s = CheckRate(context, request->game_id(), request->seat_token(),
-                                 IsBackend(context));
+                                 BucketOf(backend));
       !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
   host_->GetGameRecord(*request, Finisher(context, reactor, response),
-                       /*trusted=*/IsBackend(context));
+                       /*trusted=*/SeesPrivateTables(backend));
   return reactor;
 }
 
@@ -229,7 +274,7 @@ grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
     grpc::CallbackServerContext* context, const v1::LocateTableRequest* request,
     v1::TableLocation* response) {
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  if (absl::Status s = CheckRate(context, "", "", IsBackend(context)); !s.ok()) {
+  if (absl::Status s = CheckRate(context, "", "", BucketOf(Backend(context))); !s.ok()) {
     reactor->Finish(ToGrpcStatus(s));
     return reactor;
   }
@@ -237,17 +282,43 @@ grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
   return reactor;
 }
 
+absl::Status TableGrpcService::AdmitWatch(grpc::CallbackServerContext* context,
+                                          std::function<void()>* release) {
+  if (options_.max_watches_per_peer == 0 || IsBackend(context)) return absl::OkStatus();
+  std::string peer = PeerKey(context->peer());
+  absl::MutexLock lock(&watches_mu_);
+  size_t& open = watches_[peer];
+  if (open >= options_.max_watches_per_peer) {
+    return absl::ResourceExhaustedError(
+        absl::StrCat("this address has ", open,
+                     " Watch streams open, the most it may; close one first"));
+  }
+  ++open;
+  *release = [this, peer = std::move(peer)] {
+    absl::MutexLock lock(&watches_mu_);
+    auto it = watches_.find(peer);
+    if (it != watches_.end() && --it->second == 0) watches_.erase(it);
+  };
+  return absl::OkStatus();
+}
+
 grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::OpenStream(
     grpc::CallbackServerContext* context, const std::string& table_id,
-    const std::string& seat_token, bool spectator, uint64_t after_seq) {
-  auto* stream = new UpdateStream(context, options_.stream_buffer, &host_->metrics());
+    const std::string& seat_token, bool spectator, uint64_t after_seq,
+    const absl::Status& admitted, std::function<void()> on_done) {
+  auto* stream = new UpdateStream(context, options_.stream_buffer, &host_->metrics(),
+                                  std::move(on_done));
   std::shared_ptr<StreamSink> sink = stream->sink();
+  if (!admitted.ok()) {
+    sink->Close(admitted);
+    return stream;
+  }
   if (absl::Status s = CheckRate(context, table_id, seat_token); !s.ok()) {
     sink->Close(s);
     return stream;
   }
   host_->Subscribe(table_id, seat_token, spectator, after_seq, std::move(sink),
-                   /*trusted=*/IsBackend(context));
+                   /*trusted=*/SeesPrivateTables(Backend(context)));
   return stream;
 }
 
@@ -259,8 +330,10 @@ grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::Subscribe(
 
 grpc::ServerWriteReactor<v1::TableUpdate>* TableGrpcService::Watch(
     grpc::CallbackServerContext* context, const v1::WatchRequest* request) {
+  std::function<void()> release;
+  const absl::Status admitted = AdmitWatch(context, &release);
   return OpenStream(context, request->table_id(), "", /*spectator=*/true,
-                    request->after_seq());
+                    request->after_seq(), admitted, std::move(release));
 }
 
 }  // namespace trix::table

@@ -16,12 +16,16 @@
 #define TRIX_SERVICES_TABLE_GRPC_SERVICE_H_
 
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
+#include "absl/synchronization/mutex.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/auth.h"
+#include "services/common/credentials.h"
 #include "services/common/rate_limit.h"
 #include "services/table/table_host.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -29,15 +33,19 @@
 namespace trix::table {
 
 struct GrpcOptions {
-  // CreateTable requires "authorization: Bearer <service_token>".
-  std::string service_token;
+  // Trusted callers ("authorization: Bearer <token>" of a service credential)
+  // and their scopes: CreateTable needs tables:create, VoidTable tables:void, a
+  // listing of any player's tables or games tables:read; a table that is not
+  // public is seen (GetTable, Subscribe, GetGameRecord) with tables:read or
+  // tables:create (matchmaking follows the tables it made). Null trusts nobody.
+  std::shared_ptr<const service::ServiceCredentials> credentials;
   // Rate limits key on a verified identity, never on what a caller merely sends
   // (docs: README, "Rate limits"). A call is counted against exactly one bucket:
   //   - a seat whose token this instance verified against the table it hosts
   //     (Act, Subscribe, Play's opening and each action, GetGameRecord): per
   //     seat, so a bot process playing many seats from one address has each
   //     seat's whole rate, and a flooding seat slows only its own table;
-  //   - the trusted backend (a valid service token): one bucket, sized for
+  //   - a service credential: one bucket per credential name, sized for
   //     matchmaking's CreateTable and listing traffic;
   //   - everything else (no token, a token that does not verify, a table not
   //     hosted here, public reads): per client address.
@@ -46,10 +54,14 @@ struct GrpcOptions {
   service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
   // Live updates a stream may queue before it is cut off.
   size_t stream_buffer = 1024;
+  // Watch streams one client address may hold open at once (the backend's are not
+  // counted); one more is RESOURCE_EXHAUSTED. Zero: no limit. The table's own
+  // bound is HostOptions::max_spectators_per_table.
+  size_t max_watches_per_peer = 16;
 
   // Who may read what (docs: README, "Who may read what"). A player's tables and
-  // games (ListPlayerTables, ListPlayerGames) are listed for the trusted backend
-  // (service token), for the player with a player token that `player_tokens`
+  // games (ListPlayerTables, ListPlayerGames) are listed for a credential with
+  // tables:read, for the player with a player token that `player_tokens`
   // verifies ("authorization: Bearer <player token>"), and for the player with
   // one of their seat tokens at a table this instance hosts ("x-trix-table-id"
   // and "x-trix-seat-token" metadata); anyone else gets UNAUTHENTICATED (no
@@ -99,6 +111,9 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   grpc::ServerUnaryReactor* ListPlayerGames(
       grpc::CallbackServerContext* context, const v1::ListPlayerGamesRequest* request,
       v1::ListPlayerGamesResponse* response) override;
+  grpc::ServerUnaryReactor* VoidTable(grpc::CallbackServerContext* context,
+                                      const v1::VoidTableRequest* request,
+                                      v1::VoidTableResponse* response) override;
   grpc::ServerUnaryReactor* LocateTable(grpc::CallbackServerContext* context,
                                         const v1::LocateTableRequest* request,
                                         v1::TableLocation* response) override;
@@ -106,22 +121,37 @@ class TableGrpcService final : public v1::TableService::CallbackService {
  private:
   // RESOURCE_EXHAUSTED when the caller's identity (see GrpcOptions) is over its
   // rate. `table_id` and `seat_token` name the seat to verify (either may be
-  // empty); `backend` is true when the call carried a valid service token.
+  // empty); `backend` is the name of the service credential the call carried
+  // (empty: none).
   absl::Status CheckRate(grpc::CallbackServerContext* context,
                          const std::string& table_id, const std::string& seat_token,
-                         bool backend = false);
+                         const std::string& backend = "");
   // `seat_key`, when given, remembers the verified seat's limiter key for the next
   // check of the same table and token (a Play stream's); empty until verified.
   absl::Status CheckRate(const std::string& peer_key, const std::string& table_id,
-                         const std::string& seat_token, bool backend,
+                         const std::string& seat_token, const std::string& backend,
                          std::string* seat_key = nullptr);
-  bool IsBackend(grpc::CallbackServerContext* context) const;
+  // The service credential the call carries, or UNAUTHENTICATED.
+  absl::StatusOr<service::ServiceCaller> Backend(grpc::CallbackServerContext* context) const;
+  // The credential's name when it holds `scope`; else the refusal naming the scope.
+  absl::StatusOr<service::ServiceCaller> Require(grpc::CallbackServerContext* context,
+                                                 absl::string_view scope) const;
+  // Whether the caller is a backend that may see tables that are not public.
+  static bool SeesPrivateTables(const absl::StatusOr<service::ServiceCaller>& backend);
   // Whether the caller may list `player_id`'s tables and games (see GrpcOptions).
   absl::Status CheckPlayerAccess(grpc::CallbackServerContext* context,
                                  const std::string& player_id) const;
+  // `admitted` not OK: the stream ends with it at once. `on_done` runs when gRPC
+  // is done with the stream.
   grpc::ServerWriteReactor<v1::TableUpdate>* OpenStream(
       grpc::CallbackServerContext* context, const std::string& table_id,
-      const std::string& seat_token, bool spectator, uint64_t after_seq);
+      const std::string& seat_token, bool spectator, uint64_t after_seq,
+      const absl::Status& admitted = absl::OkStatus(),
+      std::function<void()> on_done = nullptr);
+  // Counts a Watch stream against its address (max_watches_per_peer): `release`
+  // gives it back. RESOURCE_EXHAUSTED when the address holds its most.
+  absl::Status AdmitWatch(grpc::CallbackServerContext* context,
+                          std::function<void()>* release);
   // CheckRate, then CheckPlayerAccess.
   absl::Status CheckListing(grpc::CallbackServerContext* context,
                             const std::string& player_id);
@@ -131,6 +161,8 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   service::RateLimiter seat_limiter_;
   service::RateLimiter backend_limiter_;
   service::RateLimiter peer_limiter_;
+  absl::Mutex watches_mu_;
+  absl::flat_hash_map<std::string, size_t> watches_ ABSL_GUARDED_BY(watches_mu_);
 };
 
 }  // namespace trix::table

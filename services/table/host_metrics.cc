@@ -71,6 +71,11 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                       .Name("trix_table_leases_lost_total")
                       .Help("Hosted tables whose lease another instance took")
                       .Register(r)
-                      .Add({})) {}
+                      .Add({})),
+      voided(prometheus::BuildCounter()
+                 .Name("trix_table_voided_total")
+                 .Help("Tables ended with no result by VoidTable")
+                 .Register(r)
+                 .Add({})) {}
 
 }  // namespace trix::table

@@ -10,6 +10,7 @@
 //   trix_table_recovered_total            tables rebuilt from their logs
 //   trix_table_broken_total               tables quarantined (alert on any increase)
 //   trix_table_leases_lost_total          hosted tables another instance took over
+//   trix_table_voided_total               tables ended with no result (VoidTable)
 #ifndef TRIX_SERVICES_TABLE_HOST_METRICS_H_
 #define TRIX_SERVICES_TABLE_HOST_METRICS_H_
 
@@ -37,6 +38,7 @@ struct HostMetrics {
   prometheus::Counter& refused_busy;  // a table's or the io pool's queue was full
   prometheus::Counter& quarantined;
   prometheus::Counter& leases_lost;
+  prometheus::Counter& voided;
 };
 
 }  // namespace trix::table

@@ -1,6 +1,7 @@
 // table-service: hosts Trix tables over gRPC (see server.h and table_host.h).
 //
-//   table-service --database_url=postgresql://... --service_token=... [--listen=...]
+//   table-service --database_url=postgresql://... --service_credentials=FILE
+//                 [--jwks_file=FILE --jwt_issuer=... --jwt_audience=...] [--listen=...]
 //   table-service --migrate_only --database_url=...   # apply migrations and exit
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
@@ -12,6 +13,7 @@
 // released, and it exits.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -23,6 +25,7 @@
 #include "absl/time/time.h"
 #include "services/common/auth.h"
 #include "services/common/config.h"
+#include "services/common/caller_flags.h"
 #include "services/common/logging.h"
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
@@ -45,11 +48,13 @@ struct Flags {
   std::string migrations_dir = "migrations";
   bool migrate = true;
   bool migrate_only = false;
-  int metrics_port = 9464;
-  std::string metrics_address;  // host:port; overrides metrics_port when set
+  service::MetricsFlags metrics;
   int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
+  int max_spectators = static_cast<int>(HostOptions().max_spectators_per_table);
+  int max_watches_per_peer = static_cast<int>(GrpcOptions().max_watches_per_peer);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
+  service::CallerFlags callers;
   storage::StoreOptions store;
   HostOptions host;
   ServerOptions server;
@@ -68,8 +73,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("instance_id", &f.instance_id,
          "this instance's name for table leases (default: the host name, which is the "
          "pod name on Kubernetes); a restart with the same id resumes its tables");
-  c.Bind("service_token", &f.server.grpc.service_token,
-         "bearer token trusted callers present to CreateTable (required)");
+  service::BindCallerFlags(c, &f.callers);
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
@@ -77,30 +81,27 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("default_contract_ms", &f.host.default_contract_ms, "contract clock default");
   c.Bind("default_doubling_ms", &f.host.default_doubling_ms, "doubling clock default");
   c.Bind("default_card_ms", &f.host.default_card_ms, "card clock default");
-  c.Bind("metrics_port", &f.metrics_port,
-         "Prometheus /metrics port on 0.0.0.0; -1 turns it off");
-  c.Bind("metrics_address", &f.metrics_address,
-         "host:port for Prometheus /metrics (e.g. 127.0.0.1:9464, or :-1 for none); "
-         "when set, replaces --metrics_port");
+  service::BindMetricsFlags(c, &f.metrics);
   c.Bind("max_message_bytes", &f.server.max_receive_message_bytes,
          "largest request accepted");
   c.Bind("stream_buffer", &f.stream_buffer, "updates a slow stream may queue");
+  c.Bind("max_spectators", &f.max_spectators,
+         "Watch streams one table takes at most (0: no limit)");
+  c.Bind("max_watches_per_peer", &f.max_watches_per_peer,
+         "Watch streams one client address may hold open (0: no limit; the "
+         "backend's are not counted)");
   c.Bind("seat_rate", &f.server.grpc.seat_rate.per_second,
          "requests per second per verified seat");
   c.Bind("seat_burst", &f.server.grpc.seat_rate.burst, "burst per verified seat");
   c.Bind("backend_rate", &f.server.grpc.backend_rate.per_second,
-         "requests per second of callers with the service token, together");
+         "requests per second of each service credential");
   c.Bind("backend_burst", &f.server.grpc.backend_rate.burst,
-         "burst of the service token's callers");
+         "burst of each service credential");
   c.Bind("peer_rate", &f.server.grpc.peer_rate.per_second,
          "requests per second per client address, for calls with no verified seat or "
-         "service token");
+         "service credential");
   c.Bind("peer_burst", &f.server.grpc.peer_rate.burst, "burst per client address");
-  c.Bind("tls_cert", &f.server.tls_cert_file,
-         "PEM certificate chain for TLS on --listen (with --tls_key; off when empty)");
-  c.Bind("tls_key", &f.server.tls_key_file, "PEM private key for TLS on --listen");
-  c.Bind("tls_refresh", &f.server.tls_refresh,
-         "how often the TLS certificate and key files are re-read");
+  service::BindServerTlsFlags(c, &f.server.tls);
   c.Bind("public_player_history", &f.server.grpc.public_player_history,
          "list any player's tables and games to anyone (default: only to the backend "
          "and to the player)");
@@ -186,22 +187,13 @@ int MigrateOnly(const Flags& flags, storage::GameStore& games) {
 
 // Serves /metrics where the flags say; on failure logs why and returns the exit
 // code.
-std::optional<int> StartMetrics(const Flags& flags,
+std::optional<int> ServeMetrics(const Flags& flags,
                                 std::unique_ptr<service::Metrics>& out) {
-  absl::StatusOr<std::pair<std::string, int>> metrics_at =
-      flags.metrics_address.empty()
-          ? std::make_pair(std::string("0.0.0.0"), flags.metrics_port)
-          : service::ParseMetricsAddress(flags.metrics_address);
-  if (!metrics_at.ok()) {
-    service::LogError("bad --metrics_address",
-                      {{"error", metrics_at.status().ToString()}});
-    return 2;
-  }
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
-      service::Metrics::Start(metrics_at->first, metrics_at->second);
+      service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
     service::LogError("cannot serve metrics", {{"error", metrics.status().ToString()}});
-    return 1;
+    return metrics.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   out = *std::move(metrics);
   out->Add(service::HeapMetrics());
@@ -220,6 +212,19 @@ bool WaitUntilReady(const Flags& flags, storage::GameStore& games, TableHost& ho
   return ready.ok();
 }
 
+// The service credentials and player tokens the flags name; on failure logs why
+// and returns the exit code.
+std::optional<int> LoadCallers(Flags& flags) {
+  absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
+  if (!callers.ok()) {
+    service::LogError("cannot check callers", {{"error", callers.status().ToString()}});
+    return 2;
+  }
+  flags.server.grpc.credentials = callers->credentials;
+  flags.server.grpc.player_tokens = callers->player_tokens;
+  return std::nullopt;
+}
+
 // Hosts tables until SIGINT or SIGTERM, then drains.
 int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
           service::Metrics& metrics, const service::StopSignals& signals) {
@@ -228,9 +233,13 @@ int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
   flags.host.instance_id = lease_owner;
   flags.host.instance_name = flags.instance_id;
   flags.host.maintenance_every = flags.host.lease_ttl / 3;
+  flags.host.max_spectators_per_table =
+      static_cast<size_t>(std::max(0, flags.max_spectators));
   TableHost host(flags.host, tables.get(), &metrics.registry());
 
   flags.server.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
+  flags.server.grpc.max_watches_per_peer =
+      static_cast<size_t>(std::max(0, flags.max_watches_per_peer));
   absl::StatusOr<std::unique_ptr<TableServer>> server =
       TableServer::Start(flags.server, &host);
   if (!server.ok()) {
@@ -283,12 +292,9 @@ int Run(int argc, char** argv) {
     return *failed;
   }
   if (flags.migrate_only) return MigrateOnly(flags, *storage.games);
-  if (flags.server.grpc.service_token.empty()) {
-    service::LogError("--service_token (MAMLAKA_SERVICE_TOKEN) is required");
-    return 2;
-  }
+  if (std::optional<int> failed = LoadCallers(flags)) return *failed;
   std::unique_ptr<service::Metrics> metrics;
-  if (std::optional<int> failed = StartMetrics(flags, metrics)) return *failed;
+  if (std::optional<int> failed = ServeMetrics(flags, metrics)) return *failed;
   // The threads' caches bounded and freed pages given back: the RSS follows the
   // heap in use (heap_metrics.h).
   const service::HeapReleaser heap_releaser;

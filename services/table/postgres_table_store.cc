@@ -48,6 +48,9 @@ class PostgresStore final : public TableStore {
                           const std::string& reason) override {
     return store_->MarkBroken(game_id, reason);
   }
+  absl::Status VoidQuarantined(const storage::AppendRequest& request) override {
+    return store_->VoidQuarantined(request);
+  }
   absl::Status Heartbeat(const storage::InstanceState& state) override {
     return registry_->Heartbeat(state);
   }

@@ -2,6 +2,7 @@
 
 #include "absl/strings/cord.h"
 #include "absl/strings/escaping.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "services/common/auth.h"
 
@@ -58,8 +59,17 @@ std::optional<v1::TableLocation> LocationIn(const absl::Status& status) {
   return PayloadIn<v1::TableLocation>(status, kLocationType);
 }
 
+namespace {
+constexpr absl::string_view kQuarantined = "table quarantined: ";
+}  // namespace
+
 absl::Status QuarantinedError(absl::string_view reason) {
-  return absl::FailedPreconditionError(absl::StrCat("table quarantined: ", reason));
+  return absl::FailedPreconditionError(absl::StrCat(kQuarantined, reason));
+}
+
+bool IsQuarantined(const absl::Status& status) {
+  return absl::IsFailedPrecondition(status) &&
+         absl::StartsWith(status.message(), kQuarantined);
 }
 
 absl::Status WithPrompt(absl::Status status, const v1::Prompt& prompt) {

@@ -29,6 +29,8 @@ absl::Status MovedError(const v1::TableLocation& location, absl::string_view why
 std::optional<v1::TableLocation> LocationIn(const absl::Status& status);
 
 absl::Status QuarantinedError(absl::string_view reason);
+// Whether `status` is QuarantinedError's.
+bool IsQuarantined(const absl::Status& status);
 
 // INVALID_ARGUMENT unless `table_id` has the form CreateTable gives table ids (a
 // UUID): a malformed id is refused before any lookup, so that a flood of made-up

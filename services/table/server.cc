@@ -1,46 +1,16 @@
 #include "services/table/server.h"
 
-#include <unistd.h>
-
-#include <algorithm>
 #include <chrono>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
-#include "grpcpp/security/server_credentials.h"
-#include "grpcpp/security/tls_certificate_provider.h"
-#include "grpcpp/security/tls_credentials_options.h"
 #include "services/common/logging.h"
 
 namespace trix::table {
 namespace {
 
 constexpr char kServiceName[] = "trix.v1.TableService";
-
-absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> Credentials(
-    const ServerOptions& options) {
-  if (options.tls_cert_file.empty() && options.tls_key_file.empty()) {
-    return grpc::InsecureServerCredentials();
-  }
-  if (options.tls_cert_file.empty() || options.tls_key_file.empty()) {
-    return absl::InvalidArgumentError(
-        "TLS needs both a certificate file and a key file (--tls_cert, --tls_key)");
-  }
-  for (const std::string& file : {options.tls_cert_file, options.tls_key_file}) {
-    if (access(file.c_str(), R_OK) != 0) {
-      return absl::InvalidArgumentError(absl::StrCat("cannot read ", file));
-    }
-  }
-  auto provider = std::make_shared<grpc::experimental::FileWatcherCertificateProvider>(
-      options.tls_key_file, options.tls_cert_file,
-      static_cast<unsigned int>(
-          std::max<int64_t>(1, absl::ToInt64Seconds(options.tls_refresh))));
-  grpc::experimental::TlsServerCredentialsOptions tls(provider);
-  tls.watch_identity_key_cert_pairs();
-  tls.set_cert_request_type(GRPC_SSL_DONT_REQUEST_CLIENT_CERTIFICATE);
-  return grpc::experimental::TlsServerCredentials(tls);
-}
 
 }  // namespace
 
@@ -56,7 +26,7 @@ absl::StatusOr<std::unique_ptr<TableServer>> TableServer::Start(
   grpc::reflection::InitProtoReflectionServerBuilderPlugin();
 
   absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> credentials =
-      Credentials(options);
+      service::ServerCredentials(options.tls);
   if (!credentials.ok()) return credentials.status();
   std::unique_ptr<TableServer> server(new TableServer(host, options.grpc));
   grpc::ServerBuilder builder;
@@ -75,6 +45,10 @@ absl::StatusOr<std::unique_ptr<TableServer>> TableServer::Start(
         absl::StrCat("cannot listen on ", options.listen_address));
   }
   server->SetServing(false);
+  absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
+      service::HealthPort::Start(options.tls.health_address, server->server_.get());
+  if (!health_port.ok()) return health_port.status();
+  server->health_port_ = *std::move(health_port);
   if (options.one_callback_thread) {
     server->park_ = CallbackThreadPark::Start(server->server_.get());
   }
@@ -101,6 +75,7 @@ void TableServer::Shutdown(absl::Duration grace) {
   SetServing(false);
   host_->Shutdown();
   host_->SetReadinessListener(nullptr);
+  health_port_.reset();
   // gRPC joins its threads when it stops: the parked one must be back first.
   if (park_) park_->Release();
   server_->Shutdown(std::chrono::system_clock::now() +

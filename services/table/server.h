@@ -6,7 +6,7 @@
 // Health reports NOT_SERVING until SetServing(true) (main calls it once the
 // database answers, migrations are applied and the host has resumed its tables)
 // and again from the start of Shutdown(). With a certificate and key it serves TLS
-// only (see ServerOptions).
+// only, with a client CA mutual TLS only (see ServerOptions).
 //
 //   auto server = TableServer::Start({.listen_address = "127.0.0.1:0"}, &host);
 //   (*server)->SetServing(true);
@@ -22,6 +22,8 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/health_port.h"
+#include "services/common/tls.h"
 #include "services/table/callback_threads.h"
 #include "services/table/grpc_service.h"
 #include "services/table/table_host.h"
@@ -33,13 +35,8 @@ struct ServerOptions {
   // Requests larger than this are refused by gRPC (RESOURCE_EXHAUSTED) before any
   // code of ours reads them; the largest legitimate request is well under 4 KiB.
   int max_receive_message_bytes = 64 * 1024;
-  // TLS, off when both are empty: the server's certificate chain and private key
-  // (PEM files), re-read every `tls_refresh` so that a renewed certificate is
-  // used for new connections without a restart (gRPC's
-  // FileWatcherCertificateProvider). Clients are not asked for certificates.
-  std::string tls_cert_file;
-  std::string tls_key_file;
-  absl::Duration tls_refresh = absl::Seconds(10);
+  // TLS (services/common/tls.h), plaintext when it names no certificate.
+  service::ServerTls tls;
   // Leave gRPC one thread for polling and reactions instead of its two (see
   // callback_threads.h): half the thread wake-ups per action at a player's pace.
   bool one_callback_thread = true;
@@ -54,6 +51,8 @@ class TableServer {
   ~TableServer();
 
   int port() const { return port_; }
+  // The plaintext health port's (ServerTls::health_address), or 0 without one.
+  int health_port() const { return health_port_ ? health_port_->port() : 0; }
   void SetServing(bool serving);
   // NOT_SERVING, then the host drains (its streams end UNAVAILABLE and it releases
   // its leases), then gRPC stops, giving unary calls in flight `grace` to finish.
@@ -65,6 +64,7 @@ class TableServer {
   TableHost* const host_;
   TableGrpcService service_;
   std::unique_ptr<grpc::Server> server_;
+  std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   std::unique_ptr<CallbackThreadPark> park_;  // released before gRPC stops
   int port_ = 0;
   std::atomic<bool> shut_down_{false};

@@ -183,6 +183,7 @@ absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
 absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::Time now) {
   now = Micros(now);
   if (!broken_.ok()) return broken_;
+  if (voided()) return VoidedError();
   if (request.request_id().empty()) {
     return absl::InvalidArgumentError("request_id is required");
   }
@@ -224,9 +225,49 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   return step;
 }
 
+absl::StatusOr<Step> Table::Void(const std::string& reason, absl::Time now) {
+  now = Micros(now);
+  if (voided()) return VoidedError();
+  if (over()) {
+    return absl::FailedPreconditionError(
+        "the game is over: its result stands and it cannot be voided");
+  }
+  Step step = VoidStep(id_, engine::ModeName(game_.rules().variant), seats_, reason,
+                       log_length_, now);
+  v1::internal::LogRecord record;
+  record.set_void_reason(reason);
+  if (absl::Status s = ApplyEntry(-1, record, now); !s.ok()) return s;
+  return step;
+}
+
+Step Table::VoidStep(const std::string& id, const std::string& mode,
+                     const std::array<storage::SeatRecord, engine::kNumSeats>& seats,
+                     const std::string& reason, int64_t index, absl::Time now) {
+  now = Micros(now);
+  v1::internal::LogRecord record;
+  record.set_void_reason(reason);
+  storage::LogEntry entry;
+  entry.index = index;
+  entry.time = now;
+  entry.payload = record.SerializeAsString();
+  Step step;
+  step.entries.push_back(std::move(entry));
+  storage::GameEnd end;
+  end.voided = true;
+  end.result = VoidedResultJson(mode, reason);
+  end.outbox_payload = VoidedOutboxJson(id, mode, seats, reason, absl::ToUnixMillis(now));
+  step.end = std::move(end);
+  return step;
+}
+
+absl::Status Table::VoidedError() const {
+  return absl::FailedPreconditionError(absl::StrCat("table voided: ", void_reason_));
+}
+
 Step Table::Advance(absl::Time now) {
   now = Micros(now);
   Step step;
+  if (voided()) return step;
   const bool was_over = over();
   if (!was_over && deadline_ && now >= *deadline_) {
     // Every seat that must act on this clock: one seat, or each seat not yet ready
@@ -250,7 +291,7 @@ void Table::BreakForTesting(absl::string_view reason) {
 void Table::RunServerMoves(absl::Time now, Step& step) {
   // Bounded: a game of seats that all left is at most ~1100 actions.
   for (int guard = 0; guard < 100000; ++guard) {
-    if (over() || !broken_.ok()) return;
+    if (ended() || !broken_.ok()) return;
     if (game_.phase() == Phase::kDealing) {
       const engine::Hands hands =
           engine::ShuffledHands(settings_.seed(), game_.deals_started());
@@ -316,6 +357,8 @@ v1::GameResult Table::ResultProto() const {
 absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
                                absl::Time time) {
   entry_time_ = time;
+  if (voided()) return absl::DataLossError("an entry after the table was voided");
+  if (!record.void_reason().empty()) return ApplyVoid(seat, record);
   if (record.leave()) {
     if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || record.actions_size()) {
       return absl::DataLossError("bad leave");
@@ -346,6 +389,21 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
     AddEngineEvent(static_cast<int32_t>(engine_events_seen_), visible);
   }
   UpdateClock(time);
+  ++log_length_;
+  return absl::OkStatus();
+}
+
+absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
+  if (seat != -1 || record.leave() || record.actions_size() > 0 || over()) {
+    return absl::DataLossError("bad void");
+  }
+  void_reason_ = record.void_reason();
+  voided_at_ = entry_time_;
+  ServiceEvent voided;
+  voided.kind = ServiceEvent::kVoided;
+  AddServiceEvent(voided);
+  deadline_.reset();
+  turn_key_ = {-1, -1, -1, -1};
   ++log_length_;
   return absl::OkStatus();
 }
@@ -419,6 +477,8 @@ std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
     const ServiceEvent& s = service_events_[ref.service_index];
     if (s.kind == ServiceEvent::kSeatLeft) {
       out.mutable_seat_left()->set_seat(s.seat);
+    } else if (s.kind == ServiceEvent::kVoided) {
+      out.mutable_table_voided()->set_reason(void_reason_);
     } else {
       *out.mutable_turn_started()->mutable_turn() = TurnToProto(s.seats, s.deadline);
     }

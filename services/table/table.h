@@ -86,6 +86,17 @@ class Table {
   // forbid now is FAILED_PRECONDITION with the engine's message. On error nothing
   // changed.
   absl::StatusOr<Step> Act(int seat, const v1::ActRequest& request, absl::Time now);
+  // Ends the table with no result (VoidTable): one server entry that says why, with
+  // the end that records it voided and the outbox row that tells the ratings
+  // service so. FAILED_PRECONDITION when the game is over or already voided (the
+  // host answers a repeated void from voided() first); nothing changed then.
+  absl::StatusOr<Step> Void(const std::string& reason, absl::Time now);
+  // What a void writes: the entry at `index` (a server entry that says why) and the
+  // end (no result; the voided outbox row). Void's, and the host's for a
+  // quarantined table, which cannot be rebuilt.
+  static Step VoidStep(const std::string& id, const std::string& mode,
+                       const std::array<storage::SeatRecord, engine::kNumSeats>& seats,
+                       const std::string& reason, int64_t index, absl::Time now);
   // The server's moves due at `now`: the autopilot for every seat whose clock ran
   // out, then deals and the turns of seats that left. Empty when nothing is due.
   Step Advance(absl::Time now);
@@ -107,6 +118,13 @@ class Table {
   bool left(int seat) const { return left_[seat]; }
   const engine::Game& game() const { return game_; }
   bool over() const { return game_.phase() == engine::Phase::kGameOver; }
+  // Voided (Void): ended with no result, in the phase it had. Nothing is played
+  // after: Act is FAILED_PRECONDITION "table voided: <reason>", no clock runs.
+  bool voided() const { return voided_at_.has_value(); }
+  const std::string& void_reason() const { return void_reason_; }
+  std::optional<absl::Time> voided_at() const { return voided_at_; }
+  // Over or voided: nothing more happens at this table.
+  bool ended() const { return over() || voided(); }
   std::optional<absl::Time> deadline() const { return deadline_; }
   int64_t log_length() const { return log_length_; }
   absl::Time created() const { return created_; }
@@ -145,7 +163,7 @@ class Table {
  private:
   // A table-level event (not the engine's); always public.
   struct ServiceEvent {
-    enum Kind : uint8_t { kTurnStarted, kSeatLeft } kind = kTurnStarted;
+    enum Kind : uint8_t { kTurnStarted, kSeatLeft, kVoided } kind = kTurnStarted;
     int8_t deal = -1;  // when it happened
     int8_t kingdom = 0;
     int8_t seat = -1;     // SeatLeft
@@ -182,6 +200,9 @@ class Table {
   // game (it was not over before), the game's end: result row and outbox.
   void AddClockAndEnd(Step& step, bool was_over) const;
   void Break(absl::string_view what, const absl::Status& status);
+  // ApplyEntry of a void entry.
+  absl::Status ApplyVoid(int seat, const v1::internal::LogRecord& record);
+  absl::Status VoidedError() const;
   void AddEngineEvent(int32_t engine_index, uint8_t visible);
   void AddServiceEvent(ServiceEvent event);
   void AddEvent(EventRef ref);
@@ -210,6 +231,8 @@ class Table {
   std::array<int, 4> turn_key_{-1, -1, -1, -1};
   std::optional<absl::Time> deadline_;
   absl::Status broken_;
+  std::string void_reason_;
+  std::optional<absl::Time> voided_at_;
 
   std::array<absl::flat_hash_map<std::string, v1::ActResponse>, engine::kNumSeats>
       answers_;

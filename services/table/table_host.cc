@@ -325,16 +325,16 @@ void TableHost::Broadcast(Slot& slot) {
                      [](const Slot::Subscriber& s) { return !s.sink; }),
       slot.subscribers.end());
   UpdateListing(slot);
-  if (table.over()) CloseStreams(slot, absl::OkStatus());
+  if (table.ended()) CloseStreams(slot, absl::OkStatus());
 }
 
 void TableHost::UpdateListing(Slot& slot) {
   const Table& table = *slot.table;
   slot.phase.store(static_cast<int>(wire::PhaseToProto(table.game().phase())));
-  if (table.over() && !slot.finished.load()) {
+  if (table.ended() && !slot.finished.load()) {
     slot.finished_at_us.store(absl::ToUnixMicros(absl::Now()));
     slot.finished.store(true);
-    service::LogInfo("table finished",
+    service::LogInfo(table.voided() ? "table voided" : "table finished",
                      {{"table", slot.id}, {"entries", table.log_length()}});
   }
 }
@@ -537,29 +537,64 @@ void TableHost::Subscribe(const std::string& table_id, const std::string& seat_t
     absl::Status refused;
     std::shared_ptr<Slot> slot = SlotFor(table_id, /*for_call=*/true, &refused);
     if (!slot) return sink->Close(refused);
-    Post(slot, [seat_token, spectator, after_seq, sink, trusted](
+    Post(slot, [this, seat_token, spectator, after_seq, sink, trusted](
                    Slot& s, const absl::Status& status) {
-           if (!status.ok()) return sink->Close(status);
-           Table& table = *s.table;
-           int viewer = engine::kSpectator;
-           if (spectator) {
-             if (absl::Status c = table.CheckSpectator(trusted); !c.ok()) {
-               return sink->Close(c);
-             }
-           } else {
-             absl::StatusOr<int> seat = table.SeatOf(seat_token);
-             if (!seat.ok()) return sink->Close(seat.status());
-             viewer = *seat;
-           }
-           if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
-               !started.ok()) {
-             return sink->Close(started);
-           }
-           sink->Opened();
-           if (table.over()) return sink->Close(absl::OkStatus());
-           s.subscribers.push_back({viewer, sink});
-         });
+      if (!status.ok()) return sink->Close(status);
+      OpenStream(s, seat_token, spectator, after_seq, sink, trusted);
+    });
   });
+}
+
+void TableHost::OpenStream(Slot& slot, const std::string& seat_token, bool spectator,
+                           uint64_t after_seq, const std::shared_ptr<UpdateSink>& sink,
+                           bool trusted) {
+  Table& table = *slot.table;
+  int viewer = engine::kSpectator;
+  if (spectator) {
+    if (absl::Status c = table.CheckSpectator(trusted); !c.ok()) return sink->Close(c);
+    if (absl::Status room = RoomForSpectator(slot); !room.ok()) return sink->Close(room);
+  } else {
+    absl::StatusOr<int> seat = table.SeatOf(seat_token);
+    if (!seat.ok()) return sink->Close(seat.status());
+    viewer = *seat;
+  }
+  if (absl::Status started = StartStream(table, viewer, after_seq, *sink);
+      !started.ok()) {
+    return sink->Close(started);
+  }
+  sink->Opened();
+  if (table.ended()) return sink->Close(absl::OkStatus());
+  if (viewer != engine::kSpectator) ReplaceSeatStream(slot, viewer);
+  slot.subscribers.push_back({viewer, sink});
+}
+
+absl::Status TableHost::RoomForSpectator(Slot& slot) {
+  if (options_.max_spectators_per_table == 0) return absl::OkStatus();
+  slot.subscribers.erase(
+      std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
+                     [](const Slot::Subscriber& s) { return s.sink->Ended(); }),
+      slot.subscribers.end());
+  const size_t watching =
+      std::count_if(slot.subscribers.begin(), slot.subscribers.end(),
+                    [](const Slot::Subscriber& s) { return s.viewer == engine::kSpectator; });
+  if (watching < options_.max_spectators_per_table) return absl::OkStatus();
+  metrics_.refused_busy.Increment();
+  return absl::ResourceExhaustedError(
+      absl::StrCat("table ", slot.id, " has ", watching,
+                   " spectators, the most it takes; watch again later"));
+}
+
+void TableHost::ReplaceSeatStream(Slot& slot, int seat) {
+  for (Slot::Subscriber& sub : slot.subscribers) {
+    if (sub.viewer != seat) continue;
+    sub.sink->Close(absl::AbortedError(absl::StrCat(
+        "replaced by a newer stream for seat ", seat, " of table ", slot.id)));
+    sub.sink = nullptr;
+  }
+  slot.subscribers.erase(
+      std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
+                     [](const Slot::Subscriber& s) { return !s.sink; }),
+      slot.subscribers.end());
 }
 
 }  // namespace trix::table

@@ -92,6 +92,10 @@ struct HostOptions {
   // commands waiting on one table (RESOURCE_EXHAUSTED: that table is flooded), and
   // the database reads waiting for an io thread (UNAVAILABLE: retry shortly).
   size_t max_table_commands = 64;
+  // Spectator streams (Watch) open on one table at most; one more is
+  // RESOURCE_EXHAUSTED. A seat's streams are not counted: each seat has one.
+  // Zero: no limit.
+  size_t max_spectators_per_table = 256;
   size_t max_queued_reads = 1024;
   // Tables being loaded at once for calls that named a table this instance does
   // not host (adoption on the spot, or NOT_FOUND for an id the database does not
@@ -137,6 +141,9 @@ class UpdateSink {
   // a sink that holds something for this step (a Play stream's staged action
   // result) and got no update to carry it sends it now.
   virtual void Flush() {}
+  // Whether the stream has ended (closed, or the client left): the host forgets
+  // it before counting a table's spectators.
+  virtual bool Ended() const { return false; }
 };
 
 template <typename T>
@@ -190,6 +197,12 @@ class TableHost {
   void GetGameRecord(const v1::GetGameRecordRequest& request,
                      Reply<v1::GameRecord> reply, bool trusted = true);
   void LocateTable(const v1::LocateTableRequest& request, Reply<v1::TableLocation> reply);
+  // Ends a table with no result (table_host_void.cc): durable before it is
+  // answered (the log's last entry, the game's end and the voided outbox row in
+  // one commit); then its streams get TableVoided and end OK, and Act is
+  // FAILED_PRECONDITION "table voided: ...". A voided table again: the first
+  // answer, already_voided. A finished one: FAILED_PRECONDITION.
+  void VoidTable(const v1::VoidTableRequest& request, Reply<v1::VoidTableResponse> reply);
 
   // Called from the maintenance thread whenever the store's readiness changes
   // (the database went away or came back), for the health service.
@@ -274,6 +287,15 @@ class TableHost {
   // `status` is what its streams end with and what later commands get.
   void Evict(Slot& slot, const absl::Status& status);
   void CloseStreams(Slot& slot, const absl::Status& status);
+  // On the strand: starts a new stream of a viewer (Subscribe, Watch, Play). A
+  // seat's new stream replaces its older one, which ends ABORTED.
+  void OpenStream(Slot& slot, const std::string& seat_token, bool spectator,
+                  uint64_t after_seq, const std::shared_ptr<UpdateSink>& sink,
+                  bool trusted);
+  // RESOURCE_EXHAUSTED when the table has max_spectators_per_table spectators.
+  absl::Status RoomForSpectator(Slot& slot);
+  // Ends `seat`'s current stream: a newer one takes its place.
+  void ReplaceSeatStream(Slot& slot, int seat);
   // On the strand: the table broke an invariant; never again hosted anywhere
   // until an operator clears games.broken.
   void Quarantine(Slot& slot, const std::string& reason);
@@ -329,6 +351,12 @@ class TableHost {
   bool AnswerByTokens(const std::string& existing, const v1::CreateTableResponse& asked,
                       Reply<v1::CreateTableResponse>& reply);
   bool AnswerRepeat(const std::string& request_id, Reply<v1::CreateTableResponse>& reply);
+  // On the strand: voids the hosted table and commits it.
+  void VoidHosted(const std::shared_ptr<Slot>& slot, const std::string& reason,
+                  const Reply<v1::VoidTableResponse>& reply);
+  // On the io pool: voids a quarantined table in the store, without rebuilding it.
+  void VoidQuarantined(const std::string& table_id, const std::string& reason,
+                       const Reply<v1::VoidTableResponse>& reply);
   // On the strand: judges a seat's action and commits it.
   void Judge(const std::shared_ptr<Slot>& slot, const v1::ActRequest& request,
              const ActReply& reply);

@@ -168,11 +168,11 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
     }
     slot->seats_known.store(true, std::memory_order_release);
   }
-  const bool live = !table->over();
+  const bool live = !table->ended();
   slot->table = std::move(table);
   slot->hosted.store(live);
   UpdateListing(*slot);
-  if (!live) return;  // a finished table: served read-only until it lingers out
+  if (!live) return;  // a finished or voided table: read-only until it lingers out
   metrics_.recovered.Increment();
   LogInfo("table adopted", {{"table", slot->id}, {"entries", slot->table->log_length()}});
   PlayDueMoves(slot, /*restart_clock=*/true);  // and plays what is due

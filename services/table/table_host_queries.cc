@@ -75,8 +75,11 @@ void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
           summary->set_seat(listing.seat);
           summary->set_total(listing.total);
           summary->set_place(listing.place);
-          if (absl::StatusOr<v1::GameResult> result = ResultFromJson(listing.result);
-              result.ok()) {
+          if (ResultJsonVoided(listing.result)) {
+            summary->set_voided(true);
+          } else if (absl::StatusOr<v1::GameResult> result =
+                         ResultFromJson(listing.result);
+                     result.ok()) {
             *summary->mutable_result() = *std::move(result);
           }
           if (listing.finished)
@@ -132,11 +135,13 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
         absl::StatusOr<std::vector<v1::Event>> events = table.EventsAfter(viewer, 0);
         for (v1::Event& event : *events) *record.add_events() = std::move(event);
         *record.mutable_started() = TimeToProto(table.created());
-        if (table.over()) {
-          *record.mutable_result() = table.ResultProto();
-          if (!stored->entries.empty()) {
-            *record.mutable_finished() = TimeToProto(stored->entries.back().time);
-          }
+        if (table.over()) *record.mutable_result() = table.ResultProto();
+        if (table.voided()) {
+          record.set_voided(true);
+          record.set_void_reason(table.void_reason());
+        }
+        if (table.ended() && !stored->entries.empty()) {
+          *record.mutable_finished() = TimeToProto(stored->entries.back().time);
         }
         reply(std::move(record));
       },

@@ -13,6 +13,7 @@
 #include "engine/random.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "nlohmann/json.hpp"
 #include "services/table/refusals.h"
 #include "services/table/testing/memory_store.h"
 #include "services/table/testing/table_client.h"
@@ -322,6 +323,11 @@ TEST_F(HostTest, EachStepIsOneUpdatePerViewer) {
   ASSERT_EQ(resumed->updates().size(), 1u);
   EXPECT_EQ(resumed->updates()[0].events_size(), 0);
   EXPECT_TRUE(resumed->updates()[0].has_prompt());
+  // It replaced the owner's first stream: the owner's stream from the start again.
+  EXPECT_EQ(sinks[owner]->status().code(), absl::StatusCode::kAborted);
+  sinks[owner] = Subscribe(table.table_id(), table.seat_tokens(owner));
+  ASSERT_TRUE(
+      sinks[owner]->WaitUntil([](const RecordingSink& k) { return k.size_locked() > 0; }));
 
   engine::Rng rng(15);
   std::array<size_t, 4> handled{};
@@ -563,15 +569,17 @@ TEST_F(HostTest, SlowStreamIsCutAndResumesExactly) {
   std::array<std::shared_ptr<RecordingSink>, 4> sinks;
   for (int s = 0; s < 4; ++s)
     sinks[s] = Subscribe(table.table_id(), table.seat_tokens(s));
-  auto slow = Subscribe(table.table_id(), table.seat_tokens(0), 0, /*capacity=*/12);
+  // Spectators: a seat has one stream (a second would replace the first).
+  auto watcher = Subscribe(table.table_id(), "");
+  auto slow = Subscribe(table.table_id(), "", 0, /*capacity=*/12);
   Play(table, sinks, 11, /*max_actions=*/30);
   ASSERT_TRUE(slow->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
   EXPECT_EQ(slow->status().code(), absl::StatusCode::kResourceExhausted);
   const std::vector<v1::Event> got = slow->events();
   const uint64_t last =
       got.empty() ? slow->updates().front().snapshot().seq() : got.back().seq();
-  auto resumed = Subscribe(table.table_id(), table.seat_tokens(0), last);
-  std::vector<v1::Event> full = sinks[0]->events();
+  auto resumed = Subscribe(table.table_id(), "", last);
+  std::vector<v1::Event> full = watcher->events();
   ASSERT_TRUE(resumed->WaitUntil(
       [&](const RecordingSink& k) { return k.last_seq_locked() >= full.back().seq(); }));
   std::vector<v1::Event> tail = resumed->events();
@@ -580,7 +588,7 @@ TEST_F(HostTest, SlowStreamIsCutAndResumesExactly) {
   for (const v1::Event& e : tail) {
     ASSERT_LE(e.seq(), full.size() + (full.front().seq() - 1));
   }
-  auto beyond = Subscribe(table.table_id(), table.seat_tokens(0), 1000000);
+  auto beyond = Subscribe(table.table_id(), "", 1000000);
   ASSERT_TRUE(
       beyond->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
   EXPECT_EQ(beyond->status().code(), absl::StatusCode::kInvalidArgument);
@@ -753,8 +761,6 @@ TEST_F(HostTest, UnavailableUntilStartedAndWhileDraining) {
       absl::StatusCode::kUnavailable);
 }
 
-}  // namespace
-}  // namespace trix::table
 
 namespace trix::table {
 namespace {
@@ -964,6 +970,278 @@ TEST(HostBoundsTest, DatabaseReadsPastTheBoundAreRefusedAtOnce) {
   auto all = [&]() { return answers.size() == 10; };
   ASSERT_TRUE(mu.AwaitWithTimeout(absl::Condition(&all), absl::Seconds(5)));
   EXPECT_TRUE(answers.back().ok()) << answers.back();
+}
+
+}  // namespace
+}  // namespace trix::table
+
+v1::VoidTableRequest VoidRequest(const std::string& table_id, const std::string& reason) {
+  v1::VoidTableRequest r;
+  r.set_table_id(table_id);
+  r.set_reason(reason);
+  return r;
+}
+
+class VoidTest : public HostTest {
+ protected:
+  absl::StatusOr<v1::VoidTableResponse> Void(TableHost& host, const std::string& id,
+                                             const std::string& reason) {
+    return Wait<v1::VoidTableResponse>([&](auto reply) {
+      host.VoidTable(VoidRequest(id, reason), reply);
+    });
+  }
+  absl::StatusOr<v1::VoidTableResponse> Void(const std::string& id,
+                                             const std::string& reason) {
+    return Void(*host_, id, reason);
+  }
+  std::vector<std::string> Outbox(const std::string& id) {
+    absl::MutexLock lock(&db_->mu);
+    return db_->games[id].outbox;
+  }
+};
+
+TEST_F(VoidTest, AVoidedTableTellsItsSeatsRefusesActionsAndShowsVoided) {
+  v1::CreateTableRequest r = CreateRequest("v1", v1::TEAM_PARTNER, v1::FORMAT_COMPLEX, 3);
+  r.mutable_seats(1)->set_stake(100);
+  v1::CreateTableResponse table = Create(r).value();
+  std::array<std::shared_ptr<RecordingSink>, 4> sinks;
+  for (int s = 0; s < 4; ++s)
+    sinks[s] = Subscribe(table.table_id(), table.seat_tokens(s));
+  auto watcher = Subscribe(table.table_id(), "");
+  Play(table, sinks, 3, /*max_actions=*/5);
+
+  absl::StatusOr<v1::VoidTableResponse> voided = Void(table.table_id(), "abandoned");
+  ASSERT_TRUE(voided.ok()) << voided.status();
+  EXPECT_FALSE(voided->already_voided());
+  EXPECT_GT(voided->voided().seconds(), 0);
+  for (const auto& sink : {sinks[0], sinks[1], sinks[2], sinks[3], watcher}) {
+    ASSERT_TRUE(sink->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+    EXPECT_TRUE(sink->status().ok()) << sink->status();
+    ASSERT_TRUE(sink->events().back().has_table_voided());
+    EXPECT_EQ(sink->events().back().table_voided().reason(), "abandoned");
+  }
+  const absl::Status refused = Act(ActFor(table, 0, "late", Leave())).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(refused.message(), "table voided: abandoned");
+
+  v1::GetTableRequest get;
+  get.set_table_id(table.table_id());
+  v1::TableView view =
+      Wait<v1::TableView>([&](auto reply) { host_->GetTable(get, reply); }).value();
+  EXPECT_TRUE(view.voided());
+  EXPECT_EQ(view.void_reason(), "abandoned");
+  EXPECT_FALSE(view.has_turn());
+  EXPECT_FALSE(view.has_result());
+
+  const std::vector<std::string> outbox = Outbox(table.table_id());
+  ASSERT_EQ(outbox.size(), 1u);
+  nlohmann::json row = nlohmann::json::parse(outbox[0]);
+  EXPECT_EQ(row["game_id"], table.table_id());
+  EXPECT_EQ(row["mode"], "complex-partner");
+  EXPECT_EQ(row["voided"], true);
+  EXPECT_EQ(row["reason"], "abandoned");
+  EXPECT_GT(row["voided_unix_ms"].get<int64_t>(), 0);
+  ASSERT_EQ(row["seats"].size(), 4u);
+  EXPECT_EQ(row["seats"][1]["stake"], 100);
+  EXPECT_EQ(row["seats"][1]["player_id"], "player-1");
+  EXPECT_EQ(row["seats"][1]["team"], 1);
+  EXPECT_FALSE(row.contains("result"));
+  EXPECT_FALSE(row["seats"][1].contains("total"));
+  EXPECT_EQ(host_->metrics().voided.Value(), 1);
+}
+
+TEST_F(VoidTest, VoidingTwiceAnswersAsTheFirstTimeAndWritesOnce) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("v2", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 4)).value();
+  v1::VoidTableResponse first = Void(table.table_id(), "placement given up").value();
+  v1::VoidTableResponse again = Void(table.table_id(), "another reason").value();
+  EXPECT_TRUE(again.already_voided());
+  EXPECT_EQ(again.voided().SerializeAsString(), first.voided().SerializeAsString());
+  EXPECT_EQ(Outbox(table.table_id()).size(), 1u);
+  // A late subscriber sees the void and the stream ends.
+  auto late = Subscribe(table.table_id(), table.seat_tokens(0));
+  ASSERT_TRUE(late->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_TRUE(late->status().ok());
+  EXPECT_TRUE(late->updates().front().snapshot().voided());
+}
+
+TEST_F(VoidTest, AFinishedUnknownOrBadlyAskedVoidIsRefusedAndChangesNothing) {
+  v1::CreateTableRequest r = CreateRequest("v3", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 5);
+  r.mutable_rules()->set_kingdoms(1);
+  v1::CreateTableResponse finished = Create(r).value();
+  for (int s = 0; s < 4; ++s) ASSERT_TRUE(Act(ActFor(finished, s, "bye", Leave())).ok());
+  EXPECT_EQ(Void(finished.table_id(), "too late").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(Outbox(finished.table_id()).size(), 1u);  // its result's, only
+
+  EXPECT_EQ(Void("00000000-0000-4000-8000-000000000000", "who?").status().code(),
+            absl::StatusCode::kNotFound);
+  v1::CreateTableResponse live =
+      Create(CreateRequest("v4", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 6)).value();
+  const absl::Status no_reason = Void(live.table_id(), "").status();
+  EXPECT_EQ(no_reason.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(no_reason.message(), HasSubstr("reason is required"));
+  const absl::Status long_reason = Void(live.table_id(), std::string(257, 'x')).status();
+  EXPECT_EQ(long_reason.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(long_reason.message(), HasSubstr("at most 256"));
+  EXPECT_EQ(Void("not-a-table", "x").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(Outbox(live.table_id()).empty());
+  EXPECT_TRUE(Act(ActFor(live, 0, "still", Leave())).ok());
+  EXPECT_TRUE(Void(live.table_id(), std::string(256, 'x')).ok());
+}
+
+TEST_F(VoidTest, AVoidedTableIsNeverPlayedAgainAfterARestartOrElsewhere) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("v5", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 7, 50)).value();
+  ASSERT_TRUE(Void(table.table_id(), "quarrel").ok());
+  const size_t entries = [&] {
+    absl::MutexLock lock(&db_->mu);
+    return db_->games[table.table_id()].stored.entries.size();
+  }();
+  StartHost("table-b");
+  absl::SleepFor(absl::Milliseconds(200));  // clocks of 50 ms would have run out
+  host_->RunMaintenance();
+  v1::VoidTableResponse again = Void(table.table_id(), "quarrel").value();
+  EXPECT_TRUE(again.already_voided());
+  const absl::Status refused = Act(ActFor(table, 0, "x", Leave())).status();
+  EXPECT_EQ(refused.message(), "table voided: quarrel");
+  absl::MutexLock lock(&db_->mu);
+  EXPECT_EQ(db_->games[table.table_id()].stored.entries.size(), entries);
+  EXPECT_EQ(db_->games[table.table_id()].outbox.size(), 1u);
+}
+
+TEST_F(VoidTest, AnotherInstanceVoidsALapsedTableOrNamesItsOwner) {
+  host_->Advertise("a.example:1");
+  host_->RunMaintenance();
+  v1::CreateTableResponse table =
+      Create(CreateRequest("v6", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 8)).value();
+  MemoryStore other_store(db_, "table-b");
+  TableHost other(Options("table-b"), &other_store, &other_registry_);
+  ASSERT_TRUE(other.Start().ok());
+  const absl::Status moved = Void(other, table.table_id(), "elsewhere").status();
+  EXPECT_EQ(moved.code(), absl::StatusCode::kUnavailable) << moved;
+  ASSERT_TRUE(LocationIn(moved).has_value());
+  EXPECT_EQ(LocationIn(moved)->address(), "a.example:1");
+  EXPECT_TRUE(Outbox(table.table_id()).empty());
+  host_->Shutdown();
+  absl::StatusOr<v1::VoidTableResponse> voided = Void(other, table.table_id(), "elsewhere");
+  ASSERT_TRUE(voided.ok()) << voided.status();
+  EXPECT_EQ(Outbox(table.table_id()).size(), 1u);
+}
+
+TEST_F(VoidTest, AVoidedGameIsListedVoidedAndNotLive) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("v7", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 9)).value();
+  ASSERT_TRUE(Void(table.table_id(), "no show").ok());
+  v1::ListPlayerTablesRequest tables;
+  tables.set_player_id("player-1");
+  EXPECT_EQ(Wait<v1::ListPlayerTablesResponse>([&](auto reply) {
+              host_->ListPlayerTables(tables, reply);
+            })->tables_size(),
+            0);
+  v1::ListPlayerGamesRequest games;
+  games.set_player_id("player-1");
+  v1::ListPlayerGamesResponse listed =
+      Wait<v1::ListPlayerGamesResponse>([&](auto reply) {
+        host_->ListPlayerGames(games, reply);
+      }).value();
+  ASSERT_EQ(listed.games_size(), 1);
+  EXPECT_TRUE(listed.games(0).voided());
+  EXPECT_EQ(listed.games(0).result().totals_size(), 0);
+  v1::GetGameRecordRequest rr;
+  rr.set_game_id(table.table_id());
+  v1::GameRecord record =
+      Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); }).value();
+  EXPECT_TRUE(record.voided());
+  EXPECT_EQ(record.void_reason(), "no show");
+  EXPECT_TRUE(record.has_finished());
+  EXPECT_FALSE(record.has_result());
+  EXPECT_TRUE(record.events(record.events_size() - 1).has_table_voided());
+}
+
+TEST_F(HostTest, ASeatsNewStreamReplacesItsOldOne) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("re", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 11)).value();
+  auto old_stream = Subscribe(table.table_id(), table.seat_tokens(1));
+  auto other_seat = Subscribe(table.table_id(), table.seat_tokens(2));
+  ASSERT_TRUE(old_stream->WaitUntil(
+      [](const RecordingSink& k) { return k.size_locked() > 0; }));
+  auto new_stream = Subscribe(table.table_id(), table.seat_tokens(1));
+  ASSERT_TRUE(
+      old_stream->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_EQ(old_stream->status().code(), absl::StatusCode::kAborted);
+  EXPECT_THAT(old_stream->status().message(), HasSubstr("replaced by a newer stream"));
+  const size_t old_updates = old_stream->updates().size();
+  ASSERT_TRUE(Act(ActFor(table, 3, "bye", Leave())).ok());
+  Barrier(table.table_id());  // after the step's broadcast
+  ASSERT_FALSE(new_stream->events().empty());
+  EXPECT_TRUE(new_stream->events().back().has_seat_left());
+  EXPECT_FALSE(new_stream->closed());
+  EXPECT_FALSE(other_seat->closed());  // another seat's stream is not touched
+  EXPECT_EQ(old_stream->updates().size(), old_updates);
+}
+
+TEST_F(HostTest, ATableTakesAtMostItsSpectators) {
+  HostOptions options = Options("watched");
+  options.max_spectators_per_table = 2;
+  host_ = std::make_unique<TableHost>(options, store_.get(), &registry_);
+  ASSERT_TRUE(host_->Start().ok());
+  v1::CreateTableResponse table =
+      Create(CreateRequest("w", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 12)).value();
+  auto first = Subscribe(table.table_id(), "");
+  auto second = Subscribe(table.table_id(), "");
+  auto third = Subscribe(table.table_id(), "");
+  ASSERT_TRUE(third->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  EXPECT_EQ(third->status().code(), absl::StatusCode::kResourceExhausted);
+  EXPECT_THAT(third->status().message(), HasSubstr("has 2 spectators, the most it takes"));
+  EXPECT_FALSE(first->closed());
+  // Seats are not spectators: all four still stream.
+  for (int s = 0; s < 4; ++s) {
+    auto seat = Subscribe(table.table_id(), table.seat_tokens(s));
+    ASSERT_TRUE(seat->WaitUntil([](const RecordingSink& k) { return k.size_locked() > 0; }));
+    EXPECT_FALSE(seat->closed());
+  }
+  // A spectator that left makes room.
+  first->Close(absl::CancelledError("gone"));
+  auto fourth = Subscribe(table.table_id(), "");
+  ASSERT_TRUE(fourth->WaitUntil([](const RecordingSink& k) { return k.size_locked() > 0; }));
+  Barrier(table.table_id());
+  EXPECT_FALSE(fourth->closed());
+}
+
+TEST_F(VoidTest, AQuarantinedTableIsVoidedInTheStore) {
+  v1::CreateTableResponse table =
+      Create(CreateRequest("vq", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 10)).value();
+  host_->BreakTableForTesting(table.table_id(), "the deal went wrong");
+  EXPECT_THAT(Act(ActFor(table, 0, "x", Leave())).status().message(),
+              HasSubstr("table quarantined"));
+  for (int i = 0; i < 100; ++i) {
+    {
+      absl::MutexLock lock(&db_->mu);
+      if (!db_->games[table.table_id()].broken.empty()) break;
+    }
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  absl::StatusOr<v1::VoidTableResponse> voided = Void(table.table_id(), "quarantined");
+  ASSERT_TRUE(voided.ok()) << voided.status();
+  EXPECT_FALSE(voided->already_voided());
+  ASSERT_EQ(Outbox(table.table_id()).size(), 1u);
+  EXPECT_EQ(nlohmann::json::parse(Outbox(table.table_id())[0])["reason"], "quarantined");
+  {
+    absl::MutexLock lock(&db_->mu);
+    EXPECT_TRUE(db_->games[table.table_id()].stored.finished);
+  }
+  // Again, here or on another instance: the first answer.
+  MemoryStore other_store(db_, "table-b");
+  TableHost other(Options("table-b"), &other_store, &other_registry_);
+  ASSERT_TRUE(other.Start().ok());
+  for (TableHost* host : {host_.get(), &other}) {
+    absl::StatusOr<v1::VoidTableResponse> again = Void(*host, table.table_id(), "again");
+    ASSERT_TRUE(again.ok()) << again.status();
+    EXPECT_TRUE(again->already_voided());
+    EXPECT_EQ(again->voided().SerializeAsString(), voided->voided().SerializeAsString());
+  }
+  EXPECT_EQ(Outbox(table.table_id()).size(), 1u);
 }
 
 }  // namespace

@@ -61,6 +61,7 @@ class TableStore {
   virtual absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) = 0;
   virtual absl::Status MarkBroken(const std::string& game_id,
                                   const std::string& reason) = 0;
+  virtual absl::Status VoidQuarantined(const storage::AppendRequest& request) = 0;
   // The registry (storage/instance_registry.h).
   virtual absl::Status Heartbeat(const storage::InstanceState& state) = 0;
   virtual absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) = 0;

@@ -40,11 +40,16 @@ v1::TableView Table::View(int viewer) const {
     *view.mutable_turn() = TurnToProto(seats, *deadline_);
   }
   if (over()) *view.mutable_result() = ResultProto();
+  if (voided()) {
+    view.set_voided(true);
+    view.set_void_reason(void_reason_);
+  }
   return view;
 }
 
 std::optional<v1::Prompt> Table::PromptFor(int seat) const {
-  if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || !game_.CanAct(seat)) {
+  if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || voided() ||
+      !game_.CanAct(seat)) {
     return std::nullopt;
   }
   v1::Prompt prompt = PromptToProto(engine::Observe(game_, seat));

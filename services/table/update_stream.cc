@@ -102,6 +102,11 @@ void StreamSink::Flush() {
   Run(op);
 }
 
+bool StreamSink::Ended() const {
+  absl::MutexLock lock(&mu_);
+  return closing_ || finished_;
+}
+
 void StreamSink::Close(const absl::Status& status) {
   Op op;
   {
@@ -158,10 +163,11 @@ void StreamSink::Cancelled() {
 }
 
 UpdateStream::UpdateStream(grpc::CallbackServerContext* context, size_t capacity,
-                           HostMetrics* metrics)
+                           HostMetrics* metrics, std::function<void()> on_done)
     : context_(context),
       sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)),
-      metrics_(metrics) {
+      metrics_(metrics),
+      on_done_(std::move(on_done)) {
   metrics_->streams.Increment();
 }
 
@@ -176,6 +182,7 @@ void UpdateStream::OnCancel() { sink_->Cancelled(); }
 
 void UpdateStream::OnDone() {
   metrics_->streams.Decrement();
+  if (on_done_) on_done_();
   delete this;
 }
 

@@ -54,6 +54,7 @@ class StreamSink final : public UpdateSink {
   bool Send(v1::TableUpdate update, bool catch_up) override;
   void Close(const absl::Status& status) override;
   void Flush() override;
+  bool Ended() const override;
 
   // Holds an action's result for the next update sent (or Flush).
   void Stage(v1::ActResult result);
@@ -81,7 +82,7 @@ class StreamSink final : public UpdateSink {
   bool Queue(v1::TableUpdate update, bool catch_up) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Run(const Op& op);
 
-  absl::Mutex mu_;
+  mutable absl::Mutex mu_;
   StreamWriter* const writer_;                              // usable until finished_
   std::deque<v1::TableUpdate> queue_ ABSL_GUARDED_BY(mu_);  // front: in flight
   std::vector<v1::ActResult> staged_ ABSL_GUARDED_BY(mu_);
@@ -98,8 +99,9 @@ class StreamSink final : public UpdateSink {
 class UpdateStream final : public grpc::ServerWriteReactor<v1::TableUpdate>,
                            private StreamWriter {
  public:
+  // `on_done` (if set) runs when gRPC is done with the stream.
   UpdateStream(grpc::CallbackServerContext* context, size_t capacity,
-               HostMetrics* metrics);
+               HostMetrics* metrics, std::function<void()> on_done = nullptr);
   std::shared_ptr<StreamSink> sink() const { return sink_; }
 
   void OnWriteDone(bool ok) override;
@@ -113,6 +115,7 @@ class UpdateStream final : public grpc::ServerWriteReactor<v1::TableUpdate>,
   grpc::CallbackServerContext* const context_;
   std::shared_ptr<StreamSink> sink_;
   HostMetrics* const metrics_;
+  std::function<void()> on_done_;
 };
 
 // A seat's Play stream. It reads the first message (subscribe) and opens the

@@ -19,7 +19,7 @@ export DOCKER_BUILDKIT=1
 if [ "$base" = mamlaka/debian:12-slim ]; then deploy/docker/base-image.sh "$base"; fi
 
 if [ $# -eq 0 ]; then
-  set -- table-service migrate trix-bot
+  set -- table-service migrate trix-bot certs
   for p in matchmaking-service ratings-service; do
     [ -d "services/${p%-service}" ] && set -- "$@" "$p"
   done

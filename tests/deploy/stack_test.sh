@@ -32,7 +32,6 @@ project=mamlaka-stack-$$
 export TAG=${TAG:-dev}
 export POSTGRES_IMAGE=${POSTGRES_IMAGE:-mamlaka/postgres:15}
 export POSTGRES_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-export MAMLAKA_SERVICE_TOKEN=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 export TABLE_PORT="" MATCHMAKING_PORT="" RATINGS_PORT=""  # free ports on 127.0.0.1
 export PACE=${PACE:-400ms} GAMES=1 KINGDOMS=1
 logs=$(mktemp -d /tmp/mamlaka-stack.XXXXXX)
@@ -61,7 +60,8 @@ trap cleanup EXIT
 
 if [ "${SKIP_BUILD:-0}" != 1 ]; then
   start=$(date +%s)
-  tests/deploy/build-images.sh table-service migrate trix-bot matchmaking-service ratings-service
+  tests/deploy/build-images.sh table-service migrate trix-bot matchmaking-service ratings-service \
+    certs
   if ! "$docker" image inspect "$POSTGRES_IMAGE" >/dev/null 2>&1; then
     DOCKER_BUILDKIT=1 "$docker" build --network=host -f deploy/docker/postgres.Dockerfile \
       --build-arg BASE_IMAGE="${BASE_IMAGE:-mamlaka/debian:12-slim}" -t "$POSTGRES_IMAGE" deploy/docker

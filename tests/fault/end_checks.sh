@@ -20,8 +20,15 @@
 #                        lines; a settled game moved its stakes and payouts in one
 #                        stake and one payout entry that net each staker exactly
 #                        payout - stake and leave the pot empty, with no hold left
-#                        attached to its seats; an unstaked or unsettled game moved
-#                        nothing.
+#                        attached to its seats; an unheld game (staked seats without
+#                        their hold) moved nothing or one such pair, its pot empty;
+#                        an unstaked or unsettled game moved nothing;
+#   acknowledged_kept GLOB N  the N seat clients' result lines (trix-bot's JSON with
+#                        "table", "seat", "actions", "resubscribes") in the files of
+#                        GLOB: each seat's client entries in the log are at least
+#                        its count of accepted actions (none missing), and at most
+#                        one more per stream break (an action made durable whose
+#                        answer the break swallowed).
 
 psql_() { /usr/lib/postgresql/15/bin/psql "$url" -v ON_ERROR_STOP=1 -tAc "$1"; }
 
@@ -116,6 +123,11 @@ ledger_once() {
         OR coalesce((SELECT balance FROM ratings.accounts
                      WHERE account_id = 'pot:' || g.id), 0) <> 0
         OR EXISTS (SELECT 1 FROM ratings.holds h WHERE h.table_id = g.id AND h.state = 2)
+      WHEN 'unheld' THEN
+        (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id) NOT IN (0, 2)
+        OR coalesce((SELECT balance FROM ratings.accounts
+                     WHERE account_id = 'pot:' || g.id), 0) <> 0
+        OR EXISTS (SELECT 1 FROM ratings.holds h WHERE h.table_id = g.id AND h.state = 2)
       ELSE EXISTS (SELECT 1 FROM ratings.entries e WHERE e.game_id = g.id) END" &&
   none_of "stakers of settled games not netted exactly payout - stake" "
     SELECT count(*) FROM games g
@@ -125,4 +137,25 @@ ledger_once() {
                   JOIN ratings.entries e USING (entry_id)
                   WHERE e.game_id = g.id AND l.account_id = 'player:' || s.player_id)
           <> (g.result -> 'payouts' ->> s.seat::int)::bigint - s.stake"
+}
+
+acknowledged_kept() {
+  local ok=0 lines logged table seat actions resubscribes
+  # shellcheck disable=SC2086  # $1 is a glob
+  lines=$(cat $1 2>/dev/null | python3 -c '
+import json, sys
+for line in sys.stdin:
+    try: j = json.loads(line)
+    except ValueError: continue
+    if isinstance(j, dict) and "actions" in j and "table" in j:
+        print(j["table"], j["seat"], j["actions"], j["resubscribes"])')
+  [ "$(echo "$lines" | grep -c .)" -eq "$2" ] || { echo "  expected $2 seat results, found $(echo "$lines" | grep -c .)"; return 1; }
+  while read -r table seat actions resubscribes; do
+    logged=$(psql_ "SELECT count(*) FROM game_log WHERE game_id = '$table' AND seat = $seat AND request_id <> ''")
+    if [ "$logged" -lt "$actions" ] || [ "$logged" -gt $((actions + resubscribes)) ]; then
+      echo "  table $table seat $seat: $actions acknowledged, $logged in the log, $resubscribes breaks"
+      ok=1
+    fi
+  done <<<"$lines"
+  return $ok
 }

@@ -20,8 +20,8 @@
 # lost with the stream); the checks of end_checks.sh: every game's stored log
 # replays through trix-replay's engine to the result recorded in game_results, and
 # the ratings service (running beside the table service throughout) rated each
-# game once and moved its money once (the staked game's players have no accounts:
-# it is recorded unsettled and nothing moves); and that the fault was felt: for
+# game once and moved its money once (the staked game's players have no accounts
+# and so no holds: it is recorded unheld and nothing moves); and that the fault was felt: for
 # kill9 some seat reopened its stream, for pgrestart the service saw the database
 # go and come back, for garbage the service still runs.
 #
@@ -105,28 +105,6 @@ logs_dense() {
     WHERE g.created > '$since'
       AND (coalesce(l.n, 0) <> g.log_length OR coalesce(l.m, 0) <> g.log_length)")" -eq 0 ]
 }
-# Every bot's accepted actions against its seat's client entries in the log: none
-# missing, and at most one more per stream break (an action made durable whose
-# answer the break swallowed; the seat then saw the game move on).
-acknowledged_kept() {
-  local ok=0 lines
-  lines=$(cat "$work/$scenario"/table*-seat*.log | python3 -c '
-import json, sys
-for line in sys.stdin:
-    try: j = json.loads(line)
-    except ValueError: continue
-    if "actions" in j and "table" in j: print(j["table"], j["seat"], j["actions"], j["resubscribes"])')
-  [ "$(echo "$lines" | grep -c .)" -eq $((games * 4)) ] || { echo "  expected $((games * 4)) bot results"; return 1; }
-  while read -r table seat actions resubscribes; do
-    logged=$(psql_ "SELECT count(*) FROM game_log WHERE game_id = '$table' AND seat = $seat AND request_id <> ''")
-    if [ "$logged" -lt "$actions" ] || [ "$logged" -gt $((actions + resubscribes)) ]; then
-      echo "  table $table seat $seat: $actions acknowledged, $logged in the log, $resubscribes breaks"
-      ok=1
-    fi
-  done <<<"$lines"
-  return $ok
-}
-
 # The service saw PostgreSQL go away and come back. Its streams may well stay
 # open through a short outage (appends wait for the database), so this is the
 # sign that the restart struck mid-game.
@@ -194,7 +172,8 @@ for scenario in "${scenarios[@]}"; do
   check "no game left unfinished" no_unfinished
   check "all $games games finished" all_played
   check "every game's log is dense" logs_dense
-  check "every acknowledged action is in the log" acknowledged_kept
+  check "every acknowledged action is in the log" \
+    acknowledged_kept "$work/$scenario/table*-seat*.log" $((games * 4))
   check "every game's log replays to its recorded result" games_replay "$work/$scenario/replay" "$games"
   check "every game was rated once" eval 'wait_rated 60 && rated_once'
   check "every game's money moved once" ledger_once

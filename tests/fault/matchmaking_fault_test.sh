@@ -24,6 +24,16 @@
 #                down for 5 s (past the table lease, 3 s), and started again:
 #                each service's gRPC health says NOT_SERVING while it is away
 #                and SERVING again by itself once it is back;
+#   pgkill9      on a replicated PostgreSQL (PG_HA=sync or async: a three-node
+#                Patroni cluster of scripts/pg-ha.sh; sync by default), the
+#                primary's postmaster is killed with SIGKILL while a staked game
+#                is played and tickets wait: Patroni promotes a standby, and every
+#                service follows it through its multi-host connection string;
+#   pgfreeze     the same cluster's primary node (Patroni and PostgreSQL) is
+#                stopped with SIGSTOP for 25 s (past Patroni's 20 s TTL: a standby
+#                is promoted meanwhile), then continued: it must come back as a
+#                standby;
+#   pgswitchover an operator's planned switchover (patronictl switchover);
 #   clientdrop   instead of trix-demo, four people's clients (resuming_client.py,
 #                staked) whose connections drop: each closes its FindTable
 #                stream once queued and reopens it with the same request id; the
@@ -55,7 +65,13 @@
 # was down; the bots were restarted; every service reported NOT_SERVING while the
 # database was down (and SERVING after); the failpoint struck. clientdrop checks
 # one game (four clients, none bots) instead of three, and each seat's accepted
-# actions against its log entries.
+# actions against its log entries. The replicated-database scenarios also check
+# that no acknowledged action is missing from the log (each person's client's
+# count of accepted actions against its seat's entries), that no service restarted
+# and each said SERVING at the end, that the cluster has its three members again,
+# and print the time from the fault to each table's first action committed after
+# it (p50, p99, max; from PostgreSQL's commit timestamps) and the calls the clients
+# saw refused meanwhile, by code.
 #
 #   tests/fault/matchmaking_fault_test.sh [--full] [scenario ...]
 #
@@ -72,10 +88,15 @@ for a in "$@"; do
   case "$a" in
     --full) pace=200ms ;;
     mmkill9 | ratingskill9 | botkill9 | pgdown | clientdrop | badrequests) scenarios+=("$a") ;;
-    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|clientdrop|badrequests ...]" >&2; exit 2 ;;
+    pgkill9 | pgfreeze | pgswitchover) scenarios+=("$a"); : "${PG_HA:=sync}" ;;
+    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|clientdrop|badrequests|pgkill9|pgfreeze|pgswitchover ...]" >&2; exit 2 ;;
   esac
 done
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(mmkill9 ratingskill9 botkill9)
+if [ -n "${PG_HA:-}" ] && [[ " ${scenarios[*]} " == *" pgdown "* ]]; then
+  echo "matchmaking_fault_test.sh: pgdown restarts a single server; run it without PG_HA" >&2
+  exit 2
+fi
 
 # shellcheck source=scripts/lib/stack.sh
 . "$root/scripts/lib/stack.sh"
@@ -144,7 +165,8 @@ games_made() {
 orphan_tables() {
   local n
   n=$(count "SELECT count(*) FROM games g WHERE created >= '$since' AND NOT $assigned
-    AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id LIKE 'flood-%')")
+    AND NOT EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id
+                    AND (s.player_id LIKE 'flood-%' OR s.player_id LIKE 'load-%'))")
   [ "$n" -eq 0 ] && return 0
   if [ "${STRICT:-0}" = 1 ]; then
     echo "FAIL $scenario: $n tables created with nobody assigned"
@@ -231,6 +253,66 @@ health_went_and_came_back() {
   echo "  $1: $seen"
   [[ " $seen" == *" SERVING NOT_SERVING "*"SERVING "* ]] &&
   [ "$(tail -n 1 "$work/$scenario/health.$1")" = SERVING ]
+}
+
+# pgkill9, pgfreeze, pgswitchover: the fault at the replicated cluster's primary.
+ha() { "$root/scripts/pg-ha.sh" "$1" "$work/pg-ha" "${@:2}"; }
+fail_primary() {
+  local node
+  node=$(ha primary) || { echo "  no primary to fail"; return 1; }
+  echo "$node" >"$work/$scenario/old-primary"
+  case "$scenario" in
+    pgkill9) kill -KILL "$(ha pid "$node" postgres)" ;;
+    pgfreeze) ha freeze "$node"; sleep 25; ha thaw "$node" ;;  # past Patroni's TTL (20 s)
+    pgswitchover) ha ctl switchover --force >"$work/$scenario/switchover.out" 2>&1 ;;
+  esac
+}
+# Another node is primary now and all three members run (the old primary back as
+# a standby), within a minute.
+cluster_whole() {
+  local old new running
+  old=$(cat "$work/$scenario/old-primary")
+  for _ in $(seq 1 60); do
+    new=$(ha primary || true)
+    running=$(ha ctl list -f json 2>/dev/null | python3 -c '
+import json, sys
+print(sum(m.get("State") in ("running", "streaming") for m in json.load(sys.stdin)))' || echo 0)
+    if [ -n "$new" ] && [ "$new" != "$old" ] && [ "$running" = 3 ]; then
+      echo "  primary $old, now $new; 3 members running"
+      return 0
+    fi
+    sleep 1
+  done
+  ha list
+  return 1
+}
+# Each service still runs its first process and says SERVING at the end.
+serving_unrestarted() {
+  kill -0 "${pid[$1]}" 2>/dev/null &&
+  [ "$(grep -c '"msg":"serving"' "$work/$1.log")" -eq 1 ] &&
+  [ "$(tail -n 1 "$work/$scenario/health.$1")" = SERVING ]
+}
+# From the fault to each table's first action committed after it, for the tables
+# in play then (PostgreSQL's commit timestamps), and the calls the clients saw
+# refused meanwhile, by code.
+failover_report() {
+  psql_ "SELECT format('  %s tables in play: first action after the fault p50 %s s, p99 %s s, max %s s',
+      count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY w)::numeric, 2),
+      round(percentile_cont(0.99) WITHIN GROUP (ORDER BY w)::numeric, 2), round(max(w)::numeric, 2))
+    FROM (SELECT extract(epoch FROM min(pg_xact_commit_timestamp(l.xmin)) - '$struck') AS w
+          FROM games g JOIN game_log l ON l.game_id = g.id
+          WHERE g.created < '$struck' AND (g.finished IS NULL OR g.finished > '$struck')
+            AND pg_xact_commit_timestamp(l.xmin) > '$struck'
+          GROUP BY g.id) t"
+  local names="OK CANCELLED UNKNOWN INVALID_ARGUMENT DEADLINE_EXCEEDED NOT_FOUND ALREADY_EXISTS
+    PERMISSION_DENIED RESOURCE_EXHAUSTED FAILED_PRECONDITION ABORTED OUT_OF_RANGE
+    UNIMPLEMENTED INTERNAL UNAVAILABLE DATA_LOSS UNAUTHENTICATED"
+  echo "  refused meanwhile, by code: $({
+    cat "$work/$scenario"/*.log 2>/dev/null |
+      grep -oE '(action refused|action failed|resyncing): [A-Z_]+' | sed 's/.*: //'
+    grep -oE '^table-load: action .* seat [0-3]: [0-9]+ ' "$work/$scenario/load.out" |
+      awk -v names="$names" '{split(names, n, " "); print n[$NF + 1]}'
+  } | sort | uniq -c | awk '{printf "%s %s ", $2, $1}')"
 }
 
 # clientdrop: four people's clients, started one by one: the next once the last
@@ -340,6 +422,14 @@ for scenario in "${scenarios[@]}"; do
     MAMLAKA_FAILPOINTS=matcher.after_assign start_matchmaking
     run_clients >"$work/$scenario/demo.log" 2>&1 &
   else
+    if [[ "$scenario" == pg* ]] && [ "$scenario" != pgdown ]; then
+      # Forty more tables in play beside the three (table-load's, its seats
+      # load-*), each acknowledged action checked in the log at the end.
+      MAMLAKA_LOAD_SERVICE_TOKEN=$token "$bin/table-load" --target="127.0.0.1:${port[table]}" \
+        --tables=40 --rate=150 --warmup=1s --duration=50s --drain=15s --target_rate=1 \
+        --target_p99_ms=1000000 >"$work/$scenario/load.out" 2>&1 &
+      load_pid=$!
+    fi
     FAULT_BOT_DIR=$work/bots FAULT_TRIX_BOT=$bin/trix-bot MAMLAKA_DEMO_SERVICE_TOKEN=$token \
       "$bin/trix-demo" --matchmaking="127.0.0.1:${port[matchmaking]}" \
       --ratings="127.0.0.1:${port[ratings]}" --pace="$pace" \
@@ -386,6 +476,18 @@ for scenario in "${scenarios[@]}"; do
       sleep 5  # past the table lease (3 s)
       "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
       ;;
+    pgkill9 | pgfreeze | pgswitchover)
+      # The staked table in play, the party and the loner waiting for bots.
+      watch_health table="${port[table]}" matchmaking="${port[matchmaking]}" \
+        ratings="${port[ratings]}" &
+      watch_pid=$!
+      wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
+      wait_count 1 60 "SELECT count(*) FROM mm_tickets WHERE queued >= '$since' AND status = 'waiting'" || ok=0
+      wait_count 40 60 "SELECT count(*) FROM games g WHERE created >= '$since' AND log_length > 20
+        AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.player_id LIKE 'load-%')" || ok=0
+      struck=$(psql_ "SELECT now()")
+      fail_primary || ok=0
+      ;;
     badrequests)
       wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
       struck=$(psql_ "SELECT now()")
@@ -427,7 +529,7 @@ for scenario in "${scenarios[@]}"; do
   check "every player seated, every game consistent and rated (trix-demo exit 0)" [ "$demo_status" -eq 0 ]
   [ "$demo_status" -eq 0 ] || tail -n 30 "$work/$scenario/demo.log"
   case "$scenario" in clientdrop) games=1 ;; *) games=3 ;; esac
-  if [ "$scenario" = pgdown ]; then
+  if [[ "$scenario" == pg* ]]; then
     touch "$work/$scenario/health.stop"
     wait "$watch_pid" || true
   fi
@@ -453,6 +555,21 @@ for scenario in "${scenarios[@]}"; do
           health_went_and_came_back $name
       done
       check "a ticket waiting at the outage was seated after it" seated_after_restart
+      ;;
+    pgkill9 | pgfreeze | pgswitchover)
+      check "no acknowledged action is missing from the log" \
+        acknowledged_kept "$work/$scenario/*.log" 7
+      for name in table matchmaking ratings; do
+        check "$name was not restarted and says SERVING" serving_unrestarted $name
+      done
+      load_status=0
+      wait "$load_pid" || load_status=$?
+      grep -E "durability|targets" "$work/$scenario/load.out"
+      check "every action table-load saw acknowledged at its 40 tables is in the log" \
+        [ "$load_status" -eq 0 ]
+      check "the cluster has a new primary and its three members" cluster_whole
+      check "a ticket waiting at the fault was seated after it" seated_after_restart
+      failover_report
       ;;
     badrequests)
       check "every bad request got its status and a message, and changed nothing" \

@@ -2,6 +2,8 @@
 
 #include <pqxx/pqxx>
 
+#include "services/common/player_tokens.h"
+
 namespace trix::matchmaking {
 
 TicketClient::TicketClient(v1::MatchmakingService::Stub* stub,
@@ -99,17 +101,36 @@ int BotClient::keep_alives() {
   return keep_alives_;
 }
 
+const service::TestKey& LoginKey() {
+  static const service::TestKey* key = new service::TestKey(service::NewTestKey("EdDSA", "login-1"));
+  return *key;
+}
+
+std::string PlayerToken(const std::string& player, int64_t expires_in_s) {
+  nlohmann::json claims = service::GoodClaims(player, absl::Now());
+  claims["exp"] = absl::ToUnixSeconds(absl::Now()) + expires_in_s;
+  return "Bearer " + service::SignToken(LoginKey(), claims);
+}
+
+namespace {
+std::shared_ptr<const service::PlayerTokens> LoginTokens() {
+  const std::string jwks = ::testing::TempDir() + "/mm-login-jwks.json";
+  service::ReplaceFile(jwks, service::Jwks({LoginKey()}));
+  auto tokens = service::PlayerTokens::Open(
+      {.jwks_file = jwks, .issuer = "login.trix", .audience = "trix"});
+  EXPECT_TRUE(tokens.ok()) << tokens.status();
+  return tokens.ok() ? *tokens : nullptr;
+}
+}  // namespace
+
 MatchmakingConfig TestConfig(const std::string& db_url) {
   MatchmakingConfig c;
   c.listen_address = "127.0.0.1:0";
   c.database_url = db_url;
-  c.auth.service_token = table::kServiceToken;
+  c.auth.credentials = table::TestCredentials();
+  c.auth.player_tokens = LoginTokens();
+  c.credential_token = table::kMatchmakingToken;
   c.seat_token_key = "integration seat token key";
-  c.auth.jwt_algorithm = "HS256";
-  c.auth.jwt_key = kJwtSecret;
-  c.auth.issuer = "login.trix";
-  c.auth.audience = "trix";
-  c.placement.service_token = table::kServiceToken;
   c.stake_levels = {100};
   c.pool.bot_fill_wait = absl::Seconds(2);
   c.tick = absl::Milliseconds(5);

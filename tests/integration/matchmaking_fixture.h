@@ -14,6 +14,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
+#include "services/common/testing/test_tokens.h"
 #include "services/matchmaking/server.h"
 #include "tests/integration/service_fixture.h"
 #include "trix/v1/matchmaking.grpc.pb.h"
@@ -65,7 +66,11 @@ class BotClient {
 };
 
 inline constexpr char kServiceBearer[] = "Bearer integration-service-token";
-inline constexpr char kJwtSecret[] = "integration-login-secret";
+// The login service's signing key, whose public half is in the key set
+// TestConfig gives matchmaking (a JWKS file): PlayerToken signs with it and
+// returns the authorization value ("Bearer <jwt>").
+const service::TestKey& LoginKey();
+std::string PlayerToken(const std::string& player, int64_t expires_in_s);
 
 MatchmakingConfig TestConfig(const std::string& db_url);
 

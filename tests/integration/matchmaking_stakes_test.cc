@@ -1,9 +1,18 @@
 // Staked tickets against the real ratings service (build/bin/ratings-service as a
 // child process on the test's database): no balance, no ticket; a queued ticket
-// holds its stake and a cancelled one gives it back.
+// holds its stake and a cancelled one gives it back, even when the ratings
+// service was away at the time; a seat whose table is gone gives its hold back;
+// a placement given up has its table voided, its players' holds kept for the
+// table they get.
+#include <csignal>
+#include <pqxx/pqxx>
+
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/matchmaking/hold_releases.h"
 #include "tests/integration/matchmaking_fixture.h"
+#include "tests/integration/service_process.h"
 #include "tests/ratings/ratings_process.h"
 
 namespace trix::matchmaking {
@@ -14,14 +23,55 @@ class MatchmakingStakesTest : public MatchmakingTest {
   void SetUp() override {
     MatchmakingTest::SetUp();
     if (HasFatalFailure()) return;
+    // Matchmaking calls the ratings service with its own credential, which holds
+    // only its scopes; the test's own calls use the legacy token (every scope).
+    const std::string credentials = ::testing::TempDir() + "/mm-stakes-credentials.json";
+    table::WriteCredentialsFile(credentials, {{.name = "matchmaking",
+                                               .token = table::kMatchmakingToken,
+                                               .scopes = table::MatchmakingScopes()}});
     auto ratings = ratings::RatingsProcess::Start(
-        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log");
+        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log",
+        {"--service_credentials=" + credentials});
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
+    StartMatchmaking(StakedConfig());
+  }
+  MatchmakingConfig StakedConfig() {
     MatchmakingConfig config = TestConfig(db_->url());
     config.ratings_address = "127.0.0.1:" + std::to_string(ratings_->port());
-    config.ratings_token = ratings::kTestServiceToken;
-    StartMatchmaking(config);
+    config.reconcile_every = absl::Seconds(1);
+    return config;
+  }
+  int64_t Count(const std::string& sql) {
+    pqxx::connection c(db_->url());
+    pqxx::read_transaction tx(c);
+    return tx.exec1(sql)[0].as<int64_t>();
+  }
+  void Exec(const std::string& sql) {
+    pqxx::connection c(db_->url());
+    pqxx::work tx(c);
+    tx.exec0(sql);
+    tx.commit();
+  }
+  // Credits the player 500 and queues them at stake 100 (under `request_id`);
+  // the ticket waits, its stake held.
+  std::unique_ptr<TicketClient> QueueStaked(const std::string& player,
+                                            const std::string& request_id = "r1") {
+    Credit(player, 500);
+    v1::FindTableRequest r = Request(player, request_id);
+    r.set_stake(100);
+    auto client = Queue(r);
+    EXPECT_TRUE(client->WaitQueued(1)) << client->status().error_message();
+    EXPECT_EQ(Balance(player).held(), 100);
+    return client;
+  }
+  // Waits up to `timeout` for the player's held amount to become `held`.
+  bool HeldBecomes(const std::string& player, int64_t held, absl::Duration timeout) {
+    for (absl::Time until = absl::Now() + timeout; absl::Now() < until;) {
+      if (Balance(player).held() == held) return true;
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    return Balance(player).held() == held;
   }
   void TearDown() override {
     MatchmakingTest::TearDown();
@@ -50,6 +100,116 @@ class MatchmakingStakesTest : public MatchmakingTest {
   }
   std::unique_ptr<ratings::RatingsProcess> ratings_;
 };
+
+TEST(HoldRequestIdTest, IsFixedLengthAndNamesOnePlayerAndRequest) {
+  const std::string longest(128, 'r');
+  EXPECT_EQ(HoldRequestId(std::string(128, 'p'), longest).size(), 35u);
+  EXPECT_EQ(HoldRequestId("p", "r").size(), 35u);
+  EXPECT_EQ(HoldRequestId("p", "r").substr(0, 3), "mm-");
+  EXPECT_EQ(HoldRequestId("p", "r"), HoldRequestId("p", "r"));
+  // "mm-" + player + "-" + request read these two alike.
+  EXPECT_NE(HoldRequestId("a-b", "c"), HoldRequestId("a", "b-c"));
+  EXPECT_NE(HoldRequestId("p", "r"), HoldRequestId("p", "r", "ticket"));
+  EXPECT_NE(HoldRequestId("p", "r1"), HoldRequestId("p", "r", "1"));
+}
+
+TEST_F(MatchmakingStakesTest, AStakedRequestWithTheLongestRequestIdIsQueued) {
+  // "mm-long-" and the request id were 136 bytes: INVALID_ARGUMENT.
+  QueueStaked("long", std::string(128, 'x'));
+}
+
+// The ratings service stopped while a staked player closed their stream: the
+// release is recorded with the cancellation and done once it answers again.
+TEST_F(MatchmakingStakesTest, AReleaseThatFailedIsDoneWhenTheRatingsServiceIsBack) {
+  auto player = QueueStaked("patient");
+  ASSERT_FALSE(player->queued().empty());
+  const std::string ticket = player->queued()[0].ticket_id();
+  ratings_->process().Signal(SIGSTOP);
+  player->Cancel();
+  ASSERT_TRUE(player->WaitDone());
+  for (absl::Time until = absl::Now() + absl::Seconds(5);
+       TicketStatus(ticket) != "cancelled" && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_EQ(TicketStatus(ticket), "cancelled");
+  absl::SleepFor(absl::Seconds(4));  // releases tried and failed meanwhile
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_hold_releases WHERE done IS NULL"), 1);
+  ratings_->process().Signal(SIGCONT);
+  // The documented bound: within 10 s of the ratings service answering again.
+  EXPECT_TRUE(HeldBecomes("patient", 0, absl::Seconds(10)));
+  EXPECT_EQ(Balance("patient").available(), 500);
+}
+
+// A seat whose table no table service knows (its CreateTable never made it, or
+// the table is gone): the reconciliation gives its hold back.
+TEST_F(MatchmakingStakesTest, TheHoldOfASeatWhoseTableIsGoneIsReleased) {
+  constexpr char kGoneTable[] = "6d1f0a52-4a8e-4c2b-9a57-0b5d3c7e9f10";
+  auto player = QueueStaked("stranded");
+  ASSERT_FALSE(player->queued().empty());
+  const std::string ticket = player->queued()[0].ticket_id();
+  // Matched to a table that does not exist, as a process that died would leave it.
+  Exec(absl::StrCat("UPDATE mm_tickets SET status = 'matched' WHERE ticket_id = '", ticket,
+                    "'"));
+  Exec(absl::StrCat("INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, "
+                    "address, seat_token, team, format, stake, possible) VALUES ('",
+                    kGoneTable, "', 0, 'stranded', '", ticket, "', '", tables_->address(),
+                    "', 'token', 2, 2, 100, now())"));
+  EXPECT_TRUE(HeldBecomes("stranded", 0, absl::Seconds(10)));
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments WHERE NOT finished"), 0);
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM mm_hold_releases WHERE table_id = '",
+                               kGoneTable, "' AND done IS NOT NULL")),
+            1);
+}
+
+// A placement given up (its CreateTable's answer lost, give_up_placing 0) goes
+// back to the queue; the table it made is voided, and the players' holds go to
+// the table they are seated at.
+TEST_F(MatchmakingStakesTest, APlacementGivenUpHasItsTableVoided) {
+  tables_->Shutdown();
+  Exec("DELETE FROM table_instances");
+  table::ServiceProcess::Options options{
+      .binary = TABLE_SERVICE_BINARY,
+      .db_url = db_->url(),
+      .instance_id = "lossy",
+      .dir = ::testing::TempDir(),
+      .migrations_dir = MIGRATIONS_DIR,
+      .env = {{"MAMLAKA_FAILPOINTS", "table.lose_create_answer=1"}}};
+  std::unique_ptr<table::ServiceProcess> lossy = table::ServiceProcess::Start(options);
+  ASSERT_NE(lossy, nullptr);
+  ASSERT_TRUE(lossy->WaitServing(absl::Seconds(30))) << lossy->Log();
+  MatchmakingConfig config = StakedConfig();
+  config.give_up_placing = absl::ZeroDuration();
+  StartMatchmaking(config);
+
+  std::vector<std::unique_ptr<TicketClient>> players;
+  for (int i = 0; i < 4; ++i) {
+    const std::string id = "given" + std::to_string(i);
+    Credit(id, 300);
+    v1::FindTableRequest r = Request(id);
+    r.set_stake(100);
+    players.push_back(Queue(r));
+  }
+  std::string table;
+  for (auto& p : players) {
+    ASSERT_TRUE(p->WaitDone(absl::Seconds(30)));
+    ASSERT_TRUE(p->status().ok()) << p->status().error_message();
+    table = p->assignment().table_id();
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM games"), 2) << lossy->Log();
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_table_voids"), 1);
+  for (absl::Time until = absl::Now() + absl::Seconds(20);
+       Count("SELECT count(*) FROM mm_table_voids WHERE done IS NOT NULL") == 0 &&
+       absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(100));
+  }
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM mm_table_voids WHERE done IS NOT NULL "
+                               "AND table_id <> '' AND table_id <> '",
+                               table, "'")),
+            1)
+      << lossy->Log();
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(Balance("given" + std::to_string(i)).held(), 100);
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_hold_releases WHERE done IS NULL"), 0);
+}
 
 TEST_F(MatchmakingStakesTest, AStakedTicketWithoutBalanceIsRefused) {
   v1::FindTableRequest r = Request("broke");

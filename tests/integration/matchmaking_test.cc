@@ -4,8 +4,6 @@
 // waiting a clock), tickets are superseded, cancelled and resumed, assignments are
 // delivered again (with seat tokens derived, never stored), bad requests get their
 // exact status, and every door has its quota.
-#include <jwt.h>
-
 #include <cstdlib>
 #include <pqxx/pqxx>
 #include <set>
@@ -17,23 +15,6 @@
 
 namespace trix::matchmaking {
 namespace {
-
-// An HS256 player token as the game's login service would issue it.
-std::string PlayerToken(const std::string& player, int64_t expires_in_s) {
-  jwt_t* jwt = nullptr;
-  jwt_new(&jwt);
-  jwt_add_grant(jwt, "sub", player.c_str());
-  jwt_add_grant(jwt, "iss", "login.trix");
-  jwt_add_grant(jwt, "aud", "trix");
-  jwt_add_grant_int(jwt, "exp", absl::ToUnixSeconds(absl::Now()) + expires_in_s);
-  jwt_set_alg(jwt, JWT_ALG_HS256, reinterpret_cast<const unsigned char*>(kJwtSecret),
-              static_cast<int>(sizeof(kJwtSecret) - 1));
-  char* s = jwt_encode_str(jwt);
-  std::string token = s;
-  free(s);
-  jwt_free(jwt);
-  return "Bearer " + token;
-}
 
 class MatchmakingFlowTest : public MatchmakingTest {
  protected:

@@ -1,13 +1,40 @@
 #include "tests/integration/service_fixture.h"
 
+#include <cstdio>
+#include <fstream>
 #include <future>
 #include <utility>
 
 #include "grpcpp/generic/generic_stub.h"
 #include "probe.pb.h"
+#include "nlohmann/json.hpp"
+#include "services/common/auth.h"
 #include "services/common/logging.h"
 
 namespace trix::table {
+
+std::vector<std::string> MatchmakingScopes() {
+  return {service::kTablesCreate, service::kTablesVoid, service::kLedgerHold,
+          service::kRatingsRead};
+}
+
+std::shared_ptr<const service::ServiceCredentials> TestCredentials() {
+  return *service::ServiceCredentials::Load(
+      {.fixed = {service::CredentialFor("backend", kServiceToken, service::AllScopes()),
+                 service::CredentialFor("matchmaking", kMatchmakingToken,
+                                        MatchmakingScopes())}});
+}
+
+void WriteCredentialsFile(const std::string& path, const std::vector<TestCredential>& entries) {
+  nlohmann::json doc = {{"credentials", nlohmann::json::array()}};
+  for (const TestCredential& e : entries) {
+    doc["credentials"].push_back(
+        {{"name", e.name}, {"sha256", service::TokenHash(e.token)}, {"scopes", e.scopes}});
+  }
+  const std::string next = path + ".next";
+  std::ofstream(next, std::ios::trunc) << doc.dump(2);
+  std::rename(next.c_str(), path.c_str());
+}
 
 ServiceOptions DefaultServiceOptions(const std::string& instance_id) {
   ServiceOptions o;
@@ -15,7 +42,7 @@ ServiceOptions DefaultServiceOptions(const std::string& instance_id) {
   o.host.lease_ttl = absl::Seconds(2);
   o.host.maintenance_every = absl::Milliseconds(300);
   o.server.listen_address = "127.0.0.1:0";
-  o.server.grpc.service_token = kServiceToken;
+  o.server.grpc.credentials = TestCredentials();
   o.server.grpc.seat_rate = {.per_second = 1000, .burst = 1000};
   o.server.grpc.peer_rate = {.per_second = 100000, .burst = 100000};
   return o;

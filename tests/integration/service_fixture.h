@@ -19,6 +19,7 @@
 #include "grpcpp/grpcpp.h"
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
+#include "services/common/credentials.h"
 #include "services/storage/game_store.h"
 #include "services/storage/instance_registry.h"
 #include "services/storage/testing/database_test.h"
@@ -29,7 +30,22 @@
 
 namespace trix::table {
 
+// The backend's token (a credential with every scope) and matchmaking's (only the
+// scopes matchmaking holds in a deployment: tables:create tables:void ledger:hold
+// ratings:read).
 inline constexpr char kServiceToken[] = "integration-service-token";
+inline constexpr char kMatchmakingToken[] = "integration-matchmaking-token";
+std::shared_ptr<const service::ServiceCredentials> TestCredentials();
+// The credentials file (credentials.h) for `entries` of {name, token, scopes},
+// written to `path`.
+struct TestCredential {
+  std::string name;
+  std::string token;
+  std::vector<std::string> scopes;
+};
+void WriteCredentialsFile(const std::string& path, const std::vector<TestCredential>& entries);
+// Matchmaking's scopes, as a deployment gives them.
+std::vector<std::string> MatchmakingScopes();
 
 struct ServiceOptions {
   HostOptions host;
@@ -50,6 +66,7 @@ class InProcessService {
   int port() const { return server_->port(); }
   std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
   TableHost& host() { return *host_; }
+  TableServer& server() { return *server_; }
   storage::GameStore& store() { return *store_; }
 
  private:

@@ -1,11 +1,14 @@
 // Who may read what, over the public API: spectating is a per-table option set at
 // creation, and a player's tables and games are listed only for the backend or
-// the player (seat token, or a player token through the plugged-in verifier).
+// the player (seat token, or a player token the login service signed, checked
+// against its key set).
 #include <memory>
 #include <string>
 
+#include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "services/common/auth.h"
+#include "services/common/player_tokens.h"
+#include "services/common/testing/test_tokens.h"
 #include "tests/integration/service_fixture.h"
 
 namespace trix::table {
@@ -13,26 +16,24 @@ namespace {
 
 constexpr char kBackend[] = "Bearer integration-service-token";
 
-// Stands in for matchmaking's signed player tokens: "player-token:<id>" proves <id>.
-class FixedPlayerTokens final : public service::PlayerTokenVerifier {
- public:
-  absl::StatusOr<std::string> PlayerOf(absl::string_view token) const override {
-    constexpr absl::string_view kPrefix = "player-token:";
-    if (token.substr(0, kPrefix.size()) != kPrefix) {
-      return absl::UnauthenticatedError("not a player token");
-    }
-    return std::string(token.substr(kPrefix.size()));
-  }
-};
-
 class AccessTest : public TableServiceTest {
  protected:
   void SetUp() override {
     TableServiceTest::SetUp();
+    const std::string jwks = ::testing::TempDir() + "/table-access-jwks.json";
+    service::ReplaceFile(jwks, service::Jwks({login_}));
+    auto tokens = service::PlayerTokens::Open(
+        {.jwks_file = jwks, .issuer = "login.trix", .audience = "trix"});
+    ASSERT_TRUE(tokens.ok()) << tokens.status();
     ServiceOptions options = DefaultServiceOptions();
-    options.server.grpc.player_tokens = std::make_shared<FixedPlayerTokens>();
+    options.server.grpc.player_tokens = *tokens;
     StartService(options);
   }
+  std::string PlayerBearer(const std::string& player) const {
+    return "Bearer " + service::SignToken(login_, service::GoodClaims(player, absl::Now()));
+  }
+
+  const service::TestKey login_ = service::NewTestKey("ES256", "login-1");
 
   v1::CreateTableResponse Create(bool public_spectating, uint64_t seed) {
     v1::CreateTableRequest request =
@@ -133,10 +134,14 @@ TEST_F(AccessTest, APlayersHistoryIsListedForTheBackendAndThePlayerOnly) {
   EXPECT_EQ(ListAs(me, {{"x-trix-table-id", table.table_id()},
                         {"x-trix-seat-token", "forged"}}),
             grpc::StatusCode::PERMISSION_DENIED);
-  // The player, by a player token the plugged-in verifier accepts.
-  EXPECT_EQ(ListAs(me, {{"authorization", "Bearer player-token:" + me}}),
-            grpc::StatusCode::OK);
-  EXPECT_EQ(ListAs(other, {{"authorization", "Bearer player-token:" + me}}),
+  // The player, by a player token the login service signed.
+  EXPECT_EQ(ListAs(me, {{"authorization", PlayerBearer(me)}}), grpc::StatusCode::OK);
+  EXPECT_EQ(ListAs(other, {{"authorization", PlayerBearer(me)}}),
+            grpc::StatusCode::PERMISSION_DENIED);
+  const service::TestKey forger = service::NewTestKey("ES256", "login-1");
+  EXPECT_EQ(ListAs(me, {{"authorization",
+                         "Bearer " + service::SignToken(forger, service::GoodClaims(
+                                                                    me, absl::Now()))}}),
             grpc::StatusCode::PERMISSION_DENIED);
   EXPECT_EQ(ListAs(me, {{"authorization", "Bearer garbage"}}),
             grpc::StatusCode::PERMISSION_DENIED);

@@ -38,8 +38,9 @@ TEST_F(ErrorsTest, CreateTableNeedsTheServiceToken) {
   v1::CreateTableResponse response;
   EXPECT_EQ(CallCreate(request, &response, "").error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
+  // A token that is no credential's proves nobody.
   EXPECT_EQ(CallCreate(request, &response, "Bearer wrong").error_code(),
-            grpc::StatusCode::PERMISSION_DENIED);
+            grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(CallCreate(request, &response, kServiceToken).error_code(),
             grpc::StatusCode::UNAUTHENTICATED);
   EXPECT_EQ(service_->host().table_count(), 0u);

@@ -16,6 +16,7 @@
 #include <string>
 
 #include "absl/time/time.h"
+#include "services/common/tls.h"
 #include "tests/load/latency.h"
 
 namespace trix::load {
@@ -41,6 +42,7 @@ struct LoadOptions {
   absl::Duration drain = absl::Seconds(10);  // for actions in flight at the end
   int verify_games = -1;                     // games whose logs are checked; -1: all
   int64_t seed = 1;
+  service::ChannelTls tls;  // how the targets are dialled (--tls, --tls_ca, ...)
 };
 
 // Monotonic counters. Names say what the tool saw, not what the server did.

@@ -10,6 +10,7 @@
 #include "absl/strings/str_split.h"
 #include "engine/rules.h"
 #include "services/common/auth.h"
+#include "services/common/tls.h"
 
 namespace trix::load {
 
@@ -73,7 +74,7 @@ absl::StatusOr<std::vector<std::string>> ParseTargets(const std::string& text) {
 }
 
 std::unique_ptr<LoadRun::Channels> LoadRun::Connect(const std::string& address,
-                                                    int count) {
+                                                    int count) const {
   auto out = std::make_unique<LoadRun::Channels>();
   for (int i = 0; i < std::max(1, count); ++i) {
     grpc::ChannelArguments args;
@@ -83,8 +84,7 @@ std::unique_ptr<LoadRun::Channels> LoadRun::Connect(const std::string& address,
     // A lean client: no per-call deadline or message-size filters. The tool is there
     // to load the server, and every call it makes costs the same two cores.
     args.SetInt(GRPC_ARG_MINIMAL_STACK, 1);
-    auto channel =
-        grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args);
+    auto channel = grpc::CreateCustomChannel(address, credentials_, args);
     out->stubs.push_back(v1::TableService::NewStub(channel));
     out->channels.push_back(std::move(channel));
   }
@@ -99,6 +99,10 @@ absl::Status LoadRun::Start() {
   absl::StatusOr<std::vector<std::string>> targets = ParseTargets(options.target);
   if (!targets.ok()) return targets.status();
   targets_ = *std::move(targets);
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(options.tls);
+  if (!credentials.ok()) return credentials.status();
+  credentials_ = *std::move(credentials);
   for (const std::string& target : targets_) {
     std::unique_ptr<Channels> channels = Connect(target, options.channels);
     for (const auto& channel : channels->channels) {

@@ -96,7 +96,8 @@ class LoadRun {
     std::vector<std::unique_ptr<v1::TableService::Stub>> stubs;
   };
   // `count` channels to `address`, each its own connection.
-  static std::unique_ptr<Channels> Connect(const std::string& address, int count);
+  std::unique_ptr<Channels> Connect(const std::string& address, int count) const;
+  std::shared_ptr<grpc::ChannelCredentials> credentials_;  // made by Start()
   absl::Mutex channels_mu_;
   // Never shrinks: seats and tables keep the stubs they were given.
   absl::flat_hash_map<std::string, std::unique_ptr<Channels>> channels_

@@ -17,6 +17,7 @@
 // Without --database_url every player is a newcomer (one rating).
 #include <atomic>
 #include <deque>
+#include <iostream>
 #include <map>
 #include <thread>
 #include <cstdio>
@@ -30,6 +31,8 @@
 #include "google/protobuf/util/time_util.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/config.h"
+#include "services/common/service_main.h"
+#include "services/common/tls.h"
 #include "tests/load/latency.h"
 #include "tests/load/rated_population.h"
 #include "trix/v1/matchmaking.grpc.pb.h"
@@ -51,6 +54,8 @@ struct Flags {
   int population = 0;        // players available; 0: 300 per queueing player
   double newcomer_share = 0.05;
   double provisional_share = 0.15;
+  service::ChannelTls tls;
+  std::shared_ptr<grpc::ChannelCredentials> credentials;  // made from `tls`
 };
 
 class Load;
@@ -78,7 +83,7 @@ class Load {
       grpc::ChannelArguments args;
       args.SetInt("load-channel", i);  // distinct connections
       stubs_.push_back(v1::MatchmakingService::NewStub(grpc::CreateCustomChannel(
-          flags.matchmaking, grpc::InsecureChannelCredentials(), args)));
+          flags.matchmaking, flags.credentials, args)));
     }
   }
 
@@ -289,7 +294,15 @@ int Run(int argc, char** argv) {
   config.Bind("newcomer_share", &f.newcomer_share, "share of players with no rating yet");
   config.Bind("provisional_share", &f.provisional_share,
               "share of players still provisional (the rest are established)");
+  service::BindChannelTlsFlags(config, &f.tls);
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(f.tls);
+  if (!credentials.ok()) {
+    std::cerr << "matchmaking-load: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  f.credentials = *credentials;
   Load load(f);
   load.Run();
   return 0;

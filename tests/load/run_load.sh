@@ -12,7 +12,9 @@
 #   PG_PORT (55470), SERVICE_PORT (50090), METRICS_PORT (9490): loopback ports;
 #   SERVICE_FLAGS: extra table-service flags, e.g. "--workers=1 --db_connections=2";
 #   KEEP_LOGS=1: keep the service and PostgreSQL logs (their folder is printed);
-#   TABLE_SERVICE, TABLE_LOAD: other binaries than build/bin's.
+#   TABLE_SERVICE, TABLE_LOAD: other binaries than build/bin's;
+#   PG_HA=sync or async: a replicated PostgreSQL instead (scripts/pg-ha.sh: three
+#   Patroni-managed servers), its primary's and standbys' CPU reported apart.
 #
 # The three processes share the machine's cores, so anything else running (a
 # build) lowers the figures: the script warns when the machine is busy before it
@@ -52,6 +54,7 @@ cleanup() {
     wait "$service_pid" 2>/dev/null
   fi
   scripts/pg.sh stop "$dir"
+  [ -z "${PG_HA:-}" ] || scripts/pg-ha.sh stop "$dir/ha"
   if [ "${KEEP_LOGS:-0}" = 1 ]; then
     echo "run_load.sh: logs kept in $dir" >&2
   else
@@ -76,8 +79,23 @@ if [ "$busy" -gt 10 ]; then
   echo "run_load.sh: warning: the machine is already ${busy}% busy; the figures will be low" >&2
 fi
 
-url=$(scripts/pg.sh start "$dir" "$pg_port")
-postmaster=$(head -1 "$dir/data/postmaster.pid")
+if [ -n "${PG_HA:-}" ]; then
+  url=$(scripts/pg-ha.sh start "$dir/ha" "$PG_HA")
+  primary=$(scripts/pg-ha.sh primary "$dir/ha")
+  postmaster=$(scripts/pg-ha.sh pid "$dir/ha" "$primary" postgres)
+  cpu_pids="postgres=$postmaster"
+  for node in pg0 pg1 pg2; do
+    [ "$node" = "$primary" ] ||
+      cpu_pids+=",standby-$node=$(scripts/pg-ha.sh pid "$dir/ha" "$node" postgres)"
+  done
+  for node in pg0 pg1 pg2; do
+    cpu_pids+=",patroni-$node=$(scripts/pg-ha.sh pid "$dir/ha" "$node" patroni)"
+  done
+else
+  url=$(scripts/pg.sh start "$dir" "$pg_port")
+  postmaster=$(head -1 "$dir/data/postmaster.pid")
+  cpu_pids="postgres=$postmaster"
+fi
 token=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
 
 # shellcheck disable=SC2086  # SERVICE_FLAGS is a list of flags
@@ -115,7 +133,7 @@ status=0
 MAMLAKA_SERVICE_TOKEN=$token "$table_load" \
   --target="127.0.0.1:$service_port" \
   --metrics="127.0.0.1:$metrics_port" \
-  --cpu_pids="table-service=$service_pid,postgres=$postmaster" \
+  --cpu_pids="table-service=$service_pid,$cpu_pids" \
   "$@" | tee "$dir/result.txt" || status=$?
 
 # The database's own count: every client action the tool saw acknowledged must be a

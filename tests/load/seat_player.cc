@@ -14,6 +14,8 @@ namespace trix::load {
 namespace {
 
 constexpr int kMaxRejections = 3;  // per seat: deciding again after a refusal
+// Per action: the same action again after a refusal that says it was not applied.
+constexpr int kMaxTransientRetries = 100;
 constexpr absl::Duration kBackoffInitial = absl::Milliseconds(50);
 constexpr absl::Duration kBackoffMax = absl::Seconds(1);
 // A seat that gets nothing for this long gives up (a stream error).
@@ -211,6 +213,7 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
   const v1::PlayRequest* resend = nullptr;
   Stream* stream;
   bool game_ended = false;
+  bool pace_again = false;
   {
     absl::MutexLock lock(&mu_);
     stream = stream_;
@@ -233,6 +236,7 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
     for (const v1::ActResult& result : update.results()) {
       if (std::optional<size_t> next = HandleResult(result, now)) again = next;
     }
+    pace_again = std::exchange(pace_again_, false);
     if (update.has_prompt()) {
       counters.prompts.fetch_add(1, std::memory_order_relaxed);
       if (pending_ && pending_->state == Sending::kResend && awaiting_) {
@@ -257,7 +261,11 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
     game_over_ = game_over_ || game_ended;
   }
   if (resend != nullptr) stream->StartWrite(resend);
-  if (again) Launch(*again);  // deciding again after a refusal is not paced
+  if (again && pace_again) {
+    paced = again;  // the same action again: after a pause
+  } else if (again) {
+    Launch(*again);  // deciding again after a refusal is not paced
+  }
   if (paced) table_->Pace([this, index = *paced] { Launch(index); });
   if (game_ended) table_->OnGameEnded();
 }
@@ -343,6 +351,7 @@ std::optional<size_t> SeatPlayer::HandleResult(const v1::ActResult& result,
   }
   Counters& counters = context_->counters;
   if (result.code() == 0) {
+    transient_retries_ = 0;
     if (context_->InWindow(pending_->sent)) {
       context_->ack_latency.Add(absl::FromChrono(now - pending_->sent));
     }
@@ -356,6 +365,14 @@ std::optional<size_t> SeatPlayer::HandleResult(const v1::ActResult& result,
     return std::nullopt;
   }
   Report(table_id_, seat_, result);
+  if (Transient(result.code()) && ++transient_retries_ <= kMaxTransientRetries) {
+    // Not applied (the database was away, the table reloading): the same action
+    // under the same request id after a pause, as table.proto asks of a client.
+    counters.resent.fetch_add(1, std::memory_order_relaxed);
+    pending_->state = Sending::kPaced;
+    pace_again_ = true;
+    return pending_->index;
+  }
   (Transient(result.code()) ? counters.act_failed : counters.act_rejected)
       .fetch_add(1, std::memory_order_relaxed);
   DropPending();

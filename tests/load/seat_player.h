@@ -161,6 +161,9 @@ class SeatPlayer final {
   std::optional<Awaiting> awaiting_ ABSL_GUARDED_BY(mu_);
   std::vector<SentAction> sent_ ABSL_GUARDED_BY(mu_);
   int rejections_ ABSL_GUARDED_BY(mu_) = 0;
+  // Refusals of the pending action that say it was not applied (sent again).
+  int transient_retries_ ABSL_GUARDED_BY(mu_) = 0;
+  bool pace_again_ ABSL_GUARDED_BY(mu_) = false;  // HandleResult: resend it paced
 };
 
 }  // namespace trix::load

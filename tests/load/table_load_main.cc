@@ -28,6 +28,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/synchronization/mutex.h"
 #include "services/common/config.h"
+#include "services/common/service_main.h"
 #include "tests/load/durability.h"
 #include "tests/load/load_context.h"
 #include "tests/load/load_run.h"
@@ -67,6 +68,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("drain", &o.drain, "time actions in flight get once the window closes");
   c.Bind("verify_games", &o.verify_games, "games whose logs are checked (-1: all)");
   c.Bind("seed", &o.seed, "seeds the deals and the seats' choices");
+  service::BindChannelTlsFlags(c, &o.tls);
   c.Bind("metrics", &f.metrics, "the service's metrics host:port, to report its view");
   c.Bind("cpu_pids", &f.cpu_pids, "name=pid,... process trees whose CPU to report");
   c.Bind("target_rate", &f.target_rate, "accepted actions per second the run must reach");

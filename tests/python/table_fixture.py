@@ -69,7 +69,10 @@ class ServiceProcess:
 
 
 class TableService:
-    def __init__(self):
+    def __init__(self, flags=(), credentials=None):
+        """flags: more of the binary's flags (e.g. TLS); credentials: how stub()
+        dials it (None: plaintext)."""
+        self.credentials = credentials
         base = os.environ["MAMLAKA_TEST_DATABASE_URL"]
         self.db_name = "py_" + uuid.uuid4().hex[:12]
         _psql(base, "CREATE DATABASE " + self.db_name)
@@ -80,7 +83,8 @@ class TableService:
             "table-service", os.environ["TABLE_SERVICE_BINARY"],
             ["--database_url=" + self.url, "--service_token=" + SERVICE_TOKEN,
              "--migrations_dir=" + os.environ["MIGRATIONS_DIR"], "--metrics_port=-1",
-             "--instance_id=py-1", "--lease_ttl=3s", "--log_level=info"], self.dir)
+             "--instance_id=py-1", "--lease_ttl=3s", "--log_level=info"] + list(flags),
+            self.dir)
 
     def start(self):
         """Starts the binary (on the same port as before after a restart)."""
@@ -99,6 +103,9 @@ class TableService:
         _psql(self.base_url, "DROP DATABASE IF EXISTS %s WITH (FORCE)" % self.db_name)
 
     def stub(self):
+        if self.credentials:
+            return table_pb2_grpc.TableServiceStub(
+                grpc.secure_channel(self.address, self.credentials))
         return table_pb2_grpc.TableServiceStub(grpc.insecure_channel(self.address))
 
     def create_table(self, team=common_pb2.TEAM_SOLO, fmt=common_pb2.FORMAT_COMPLEX,

@@ -77,7 +77,7 @@ class RatingsApiTest : public RatingsDbTest {
   std::unique_ptr<RatingsProcess> service_;
 };
 
-TEST_F(RatingsApiTest, CallersWithoutTheServiceTokenAreRefused) {
+TEST_F(RatingsApiTest, CallersWithoutACredentialAreRefused) {
   v1::GetBalanceRequest request;
   request.set_player_id("p");
   v1::Balance balance;
@@ -88,9 +88,10 @@ TEST_F(RatingsApiTest, CallersWithoutTheServiceTokenAreRefused) {
   }
   {
     grpc::ClientContext context;
+    // A token that is no credential's proves nobody (scopes: service_scopes_test).
     context.AddMetadata("authorization", "Bearer wrong");
     EXPECT_EQ(service_->stub().GetBalance(&context, request, &balance).error_code(),
-              grpc::StatusCode::PERMISSION_DENIED);
+              grpc::StatusCode::UNAUTHENTICATED);
   }
 }
 
@@ -162,6 +163,69 @@ TEST_F(RatingsApiTest, InsufficientBalanceAndAReleasedHold) {
   CheckLedger();
 }
 
+TEST_F(RatingsApiTest, AnAttachedHoldIsReleasedByNamingItsTable) {
+  v1::TransferResponse credit;
+  ASSERT_TRUE(Credit("buy-1", "p", 100, &credit).ok());
+  v1::Hold hold;
+  ASSERT_TRUE(Hold("ticket-1", "p", 60, &hold).ok());
+  auto attach = [&](const std::string& table, v1::Hold* out) {
+    grpc::ClientContext context;
+    service_->Authorize(context);
+    v1::AttachHoldRequest request;
+    request.set_hold_id(hold.hold_id());
+    request.set_table_id(table);
+    return service_->stub().AttachHold(&context, request, out);
+  };
+  auto release = [&](const std::string& table, v1::Hold* out) {
+    grpc::ClientContext context;
+    service_->Authorize(context);
+    v1::ReleaseHoldRequest request;
+    request.set_hold_id(hold.hold_id());
+    request.set_table_id(table);
+    return service_->stub().ReleaseHold(&context, request, out);
+  };
+  v1::Hold out;
+  ASSERT_TRUE(attach("t1", &out).ok());
+  EXPECT_EQ(release("", &out).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(release("t2", &out).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Balance("p").held(), 60);
+  ASSERT_TRUE(release("t1", &out).ok());
+  EXPECT_EQ(out.state(), v1::HOLD_STATE_RELEASED);
+  EXPECT_EQ(Balance("p").held(), 0);
+  EXPECT_TRUE(release("t1", &out).ok());  // a no-op
+  CheckLedger();
+}
+
+TEST_F(RatingsApiTest, ADatabaseErrorIsLoggedAndAnsweredWithItsId) {
+  v1::TransferResponse credit;
+  ASSERT_TRUE(Credit("buy-1", "p", 100, &credit).ok());
+  v1::Hold hold;
+  ASSERT_TRUE(Hold("ticket-1", "p", 60, &hold).ok());
+  Sql("ALTER TABLE ratings.holds ADD CONSTRAINT no_boom CHECK (table_id IS DISTINCT FROM 'boom')");
+  grpc::ClientContext context;
+  service_->Authorize(context);
+  v1::AttachHoldRequest request;
+  request.set_hold_id(hold.hold_id());
+  request.set_table_id("boom");
+  v1::Hold out;
+  const grpc::Status s = service_->stub().AttachHold(&context, request, &out);
+  ASSERT_FALSE(s.ok());
+  const std::string message = s.error_message();
+  EXPECT_EQ(message.find("no_boom"), std::string::npos) << message;
+  EXPECT_EQ(message.find("DETAIL"), std::string::npos) << message;
+  const size_t at = message.find("error id ");
+  ASSERT_NE(at, std::string::npos) << message;
+  const std::string id = message.substr(at + 9, 36);
+  const absl::Time until = absl::Now() + absl::Seconds(5);
+  while (ReadFile(log_).find(id) == std::string::npos && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  const std::string log = ReadFile(log_);
+  const size_t line = log.find(id);
+  ASSERT_NE(line, std::string::npos);
+  EXPECT_NE(log.find("no_boom", log.rfind('\n', line)), std::string::npos);
+}
+
 TEST_F(RatingsApiTest, AnIdleServiceRatesAFinishedGameWithinASecond) {
   // Let the consumer go idle (waiting on LISTEN) first.
   absl::SleepFor(absl::Milliseconds(300));
@@ -202,6 +266,9 @@ TEST_F(RatingsApiTest, MetricsCountRatedGamesLedgerEntriesAndLag) {
   EXPECT_EQ((*m)["trix_ratings_ledger_entries_total{kind=\"credit\"}"], 1);
   EXPECT_TRUE(m->count("trix_ratings_consumer_lag_seconds"));
   EXPECT_EQ((*m)["trix_ratings_consumer_pending_games"], 0);
+  EXPECT_TRUE(m->count("trix_ratings_holds_past_ttl"));
+  EXPECT_TRUE(m->count("trix_ratings_oldest_open_hold_seconds"));
+  EXPECT_TRUE(m->count("trix_ratings_unheld_stakes_total"));
 }
 
 TEST_F(RatingsApiTest, KillNineMidOutboxChangesNothingTwice) {

@@ -20,7 +20,9 @@ them to build/python: PYTHONPATH=build/python:bots/python.
 from mamlaka_bot.bot import Bot, RANKS, SUITS, rank_of, suit_of
 from mamlaka_bot.seat import Seat, SeatError, play_seat
 from mamlaka_bot.serve import serve
+from mamlaka_bot.tls import channel_credentials, credentials_from_env
 from mamlaka_bot.view import SeatView
 
 __all__ = ["Bot", "Seat", "SeatError", "SeatView", "play_seat", "serve",
+           "channel_credentials", "credentials_from_env",
            "RANKS", "SUITS", "rank_of", "suit_of"]

@@ -93,7 +93,7 @@ class Seat:
 
     def _channel(self, address=None):
         address = address or self.address
-        if self.credentials:
+        if self.credentials:  # grpc.ChannelCredentials: TLS (mamlaka_bot.tls)
             return grpc.secure_channel(address, self.credentials)
         return grpc.insecure_channel(address)
 

@@ -27,7 +27,7 @@ _REMEMBERED = 1000  # finished seats kept so that a late redelivery is not repla
 
 
 def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=None,
-          on_result=None, on_assignment=None, silent_after=45.0):
+          on_result=None, on_assignment=None, silent_after=45.0, credentials=None):
     """Serves until `stop` (a threading.Event) is set, then waits for the games in
     progress. make_bot() gives a fresh Bot for each seat; on_assignment(assignment,
     fresh) is called for every assignment delivered (fresh is False for one already
@@ -35,9 +35,11 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
     ends, with the trix.v1.GameResult or the exception that ended it. A stream that
     brings nothing, not even a keep-alive, for `silent_after` seconds is given up
     and reopened. Raises SeatError when matchmaking refuses the stream for good (a
-    bad or revoked key)."""
+    bad or revoked key). `credentials` (grpc.ChannelCredentials, e.g. from
+    mamlaka_bot.channel_credentials) dial matchmaking and the tables over TLS;
+    None: plaintext."""
     stop = stop or threading.Event()
-    seats = _Seats(make_bot, on_result)
+    seats = _Seats(make_bot, on_result, credentials)
     watch = _Watch(stop, silent_after)
     request = matchmaking_pb2.ServeBotRequest(capacity=capacity, modes=list(modes))
     metadata = (("authorization", "Bearer " + bot_key),)
@@ -45,7 +47,7 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
     try:
         while not stop.is_set():
             try:
-                with grpc.insecure_channel(matchmaking_address) as channel:
+                with _channel(matchmaking_address, credentials) as channel:
                     updates = matchmaking_pb2_grpc.MatchmakingServiceStub(channel).ServeBot(
                         request, metadata=metadata)
                     watch.open(updates)
@@ -72,6 +74,12 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
     finally:
         watch.end()
         seats.join()
+
+
+def _channel(address, credentials):
+    if credentials:
+        return grpc.secure_channel(address, credentials)
+    return grpc.insecure_channel(address)
 
 
 class _Watch:
@@ -118,8 +126,8 @@ class _Watch:
 class _Seats:
     """The seats this process plays: one thread each, keyed by table and seat."""
 
-    def __init__(self, make_bot, on_result):
-        self.make_bot, self.on_result = make_bot, on_result
+    def __init__(self, make_bot, on_result, credentials):
+        self.make_bot, self.on_result, self.credentials = make_bot, on_result, credentials
         self.playing = {}  # (table_id, seat) -> thread
         self.finished = collections.OrderedDict()  # (table_id, seat) -> None
         self.lock = threading.Lock()
@@ -139,7 +147,7 @@ class _Seats:
     def _play(self, key, assignment):
         try:
             seat = Seat(assignment.address, assignment.table_id, assignment.seat_token,
-                        self.make_bot())
+                        self.make_bot(), credentials=self.credentials)
             outcome = seat.play()
         except SeatError as e:
             log.error("table %s seat %d: %s", assignment.table_id, assignment.seat, e)

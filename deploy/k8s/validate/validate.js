@@ -3,7 +3,8 @@
 // anything reaches a cluster:
 //
 // - every object validates against its Kubernetes schema (npm's kubernetes-models,
-//   and its Prometheus Operator models for PodMonitor and PrometheusRule);
+//   its Prometheus Operator models for PodMonitor and PrometheusRule, and its
+//   cert-manager models for Certificate and Issuer);
 // - our own rules, which the schemas do not express: every long-running container
 //   has startup, readiness and liveness probes on ports it declares; every container
 //   has CPU and memory requests and limits and a locked-down security context
@@ -84,6 +85,8 @@ function modelFor(obj) {
   const candidates = [];
   if (group === 'monitoring.coreos.com') {
     candidates.push(`@kubernetes-models/prometheus-operator/${group}/${version}/${obj.kind}`);
+  } else if (group === 'cert-manager.io') {
+    candidates.push(`@kubernetes-models/cert-manager/${group}/${version}/${obj.kind}`);
   } else {
     candidates.push(`kubernetes-models/${group ? `${group}/` : ''}${version}/${obj.kind}`);
   }
@@ -131,6 +134,9 @@ function index(objects, externalSecrets) {
       configMapData.set(name, obj.data || {});
     } else if (obj.kind === 'Secret') {
       secrets.set(name, new Set([...Object.keys(obj.data || {}), ...Object.keys(obj.stringData || {})]));
+    } else if (obj.kind === 'Certificate' && obj.spec && obj.spec.secretName) {
+      // cert-manager writes the certificate, its key and the issuing CA there.
+      secrets.set(obj.spec.secretName, new Set(['tls.crt', 'tls.key', 'ca.crt']));
     } else if (WORKLOAD_KINDS.has(obj.kind)) {
       const template = podTemplate(obj);
       if (template && template.spec) {
@@ -219,7 +225,8 @@ function containerEnv(c, idx) {
 }
 
 // The address a service listens on (MAMLAKA_LISTEN) must be every interface or the
-// pod's IP, on a port the pod declares, which the gRPC probes check; its metrics
+// pod's IP, on a port the pod declares, which the gRPC probes check (or, when it
+// serves TLS, its plaintext health port, MAMLAKA_HEALTH_ADDRESS, declared too); its metrics
 // port (MAMLAKA_METRICS_PORT) must be declared too; and every $(VAR) in an env
 // value must name a variable defined before it.
 function checkListen(pod, c, idx, report) {
@@ -238,11 +245,24 @@ function checkListen(pod, c, idx, report) {
         report(owner, `${where} listens on ${host}, not on every interface or the pod IP: probes and other pods cannot reach it`);
       }
       if (!ports.numbers.has(Number(port))) report(owner, `${where} listens on port ${port}, which the pod does not declare`);
+      const health = /:(\d+)$/.exec(env.MAMLAKA_HEALTH_ADDRESS || '');
+      if (health && !ports.numbers.has(Number(health[1]))) {
+        report(owner, `${where} serves health checks on port ${health[1]}, which the pod does not declare`);
+      }
       for (const kind of ['startupProbe', 'readinessProbe', 'livenessProbe']) {
-        const probe = c[kind] && (c[kind].grpc || c[kind].tcpSocket);
-        if (probe && probe.port !== Number(port)) {
-          report(owner, `${where} ${kind} checks port ${probe.port}, but the service listens on ${port}`);
+        const grpcPort = c[kind] && c[kind].grpc && c[kind].grpc.port;
+        const tcpPort = c[kind] && c[kind].tcpSocket && c[kind].tcpSocket.port;
+        if (grpcPort !== undefined && grpcPort !== Number(port) &&
+            !(health && grpcPort === Number(health[1]))) {
+          report(owner, `${where} ${kind} checks port ${grpcPort}, but the service listens on ${port}`);
         }
+        if (tcpPort !== undefined && tcpPort !== Number(port)) {
+          report(owner, `${where} ${kind} checks port ${tcpPort}, but the service listens on ${port}`);
+        }
+      }
+      const grpcProbed = ['startupProbe', 'readinessProbe', 'livenessProbe'].some((k) => c[k] && c[k].grpc);
+      if (env.MAMLAKA_TLS_CERT && !health && grpcProbed) {
+        report(owner, `${where} serves TLS, which the kubelet's gRPC probes cannot speak: set MAMLAKA_HEALTH_ADDRESS and probe that port`);
       }
     }
   }

@@ -13,7 +13,7 @@ OutboxGame OutboxGame::Solo(std::string id, std::array<std::string, 4> players,
   for (int s = 0; s < 4; ++s) {
     g.seats[s].player_id = players[s];
     g.seats[s].place = places[s];
-    g.seats[s].total = places[s] * 10;
+    g.seats[s].total = (5 - places[s]) * 10;
   }
   return g;
 }
@@ -25,6 +25,7 @@ OutboxGame OutboxGame::Partner(std::string id, std::array<std::string, 4> player
   for (int s = 0; s < 4; ++s) {
     g.seats[s].player_id = players[s];
     g.seats[s].place = winner < 0 || s % 2 == winner ? 1 : 2;
+    g.seats[s].total = s % 2 == winner ? 10 : 0;
   }
   return g;
 }
@@ -33,8 +34,21 @@ std::string OutboxGame::Payload() const {
   nlohmann::json j;
   j["game_id"] = game_id;
   j["mode"] = mode;
-  j["finished_unix_ms"] = finished_unix_ms;
   j["seats"] = nlohmann::json::array();
+  if (!void_reason.empty()) {
+    j["voided"] = true;
+    j["reason"] = void_reason;
+    j["voided_unix_ms"] = finished_unix_ms;
+    for (int s = 0; s < 4; ++s) {
+      j["seats"].push_back({{"seat", s},
+                            {"player_id", seats[s].player_id},
+                            {"bot", seats[s].bot},
+                            {"team", s % 2},
+                            {"stake", seats[s].stake}});
+    }
+    return j.dump();
+  }
+  j["finished_unix_ms"] = finished_unix_ms;
   for (int s = 0; s < 4; ++s) {
     const OutboxSeat& seat = seats[s];
     j["seats"].push_back({{"seat", s},

@@ -1,6 +1,8 @@
 // Finished games written straight into the table service's outbox (a games row and
 // its game_results row, as the table service's last transaction writes them), for
-// tests and the load tool. The payload has the shape of Table::Finish's.
+// tests and the load tool. The payload has the shape of Table::Finish's, or of a
+// voided table's row when void_reason is set. Solo games' totals agree with their
+// places (the better placed scored more), as the engine's payout rule reads them.
 //
 //   OutboxGame g = OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4});
 //   g.seats[0].stake = 100; ...
@@ -32,6 +34,8 @@ struct OutboxGame {
   std::string mode = "complex-solo";
   int64_t finished_unix_ms = 1700000000000;
   std::array<OutboxSeat, 4> seats;
+  // Set: the row of a voided table instead (no result; the contract's shape).
+  std::string void_reason;
 
   static OutboxGame Solo(std::string id, std::array<std::string, 4> players,
                          std::array<int, 4> places);

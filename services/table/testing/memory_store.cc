@@ -186,6 +186,7 @@ absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
   if (request.end) {
     g.stored.finished = true;
     g.stored.result = request.end->result;
+    g.outbox.push_back(request.end->outbox_payload);
   }
   return absl::OkStatus();
 }
@@ -254,6 +255,26 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::ClaimPreviousRuns(
     claimed.push_back(id);
   }
   return claimed;
+}
+
+absl::Status MemoryStore::VoidQuarantined(const storage::AppendRequest& request) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  auto it = db_->games.find(request.game_id);
+  if (it == db_->games.end()) return absl::NotFoundError("no such game");
+  MemoryDatabase::Game& g = it->second;
+  if (g.broken.empty() || g.stored.finished || request.entries.size() != 1 ||
+      request.entries[0].index != static_cast<int64_t>(g.stored.entries.size())) {
+    return absl::FailedPreconditionError("not a quarantined running game of that length");
+  }
+  storage::LogEntry entry = request.entries[0];
+  entry.time = absl::FromUnixMicros(absl::ToUnixMicros(entry.time));
+  g.stored.entries.push_back(std::move(entry));
+  g.stored.deadline.reset();
+  g.stored.finished = true;
+  g.stored.result = request.end->result;
+  g.outbox.push_back(request.end->outbox_payload);
+  return absl::OkStatus();
 }
 
 absl::Status MemoryStore::MarkBroken(const std::string& game_id,

@@ -32,6 +32,7 @@ struct MemoryDatabase {
     std::string lease_owner;
     absl::Time lease_until;
     std::string broken;
+    std::vector<std::string> outbox;  // the outbox rows written for the game
   };
   absl::Mutex mu;
   std::map<std::string, Game> games ABSL_GUARDED_BY(mu);
@@ -80,6 +81,7 @@ class MemoryStore final : public TableStore {
   absl::Status ReleaseLease(const std::string& game_id) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) override;
   absl::Status MarkBroken(const std::string& game_id, const std::string& reason) override;
+  absl::Status VoidQuarantined(const storage::AppendRequest& request) override;
   absl::Status Heartbeat(const storage::InstanceState& state) override;
   absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override;
   absl::StatusOr<std::vector<storage::GameListing>> ListActive(

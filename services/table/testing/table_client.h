@@ -56,6 +56,7 @@ class RecordingSink : public UpdateSink {
 
   bool Send(v1::TableUpdate update, bool catch_up) override;
   void Close(const absl::Status& status) override;
+  bool Ended() const override { return closed(); }
 
   std::vector<v1::TableUpdate> updates() const;
   // Every event received, in order, out of all the updates.
