@@ -284,8 +284,8 @@ grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
 
 absl::Status TableGrpcService::AdmitWatch(grpc::CallbackServerContext* context,
                                           std::function<void()>* release) {
-  if (options_.max_watches_per_peer == 0 || IsBackend(context)) return absl::OkStatus();
-  std::string peer = PeerKey(context->peer());
+  if (options_.max_watches_per_peer == 0 || Backend(context).ok()) return absl::OkStatus();
+  std::string peer = service::PeerKey(context->peer());
   absl::MutexLock lock(&watches_mu_);
   size_t& open = watches_[peer];
   if (open >= options_.max_watches_per_peer) {
