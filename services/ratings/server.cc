@@ -89,10 +89,8 @@ void RatingsServer::Shutdown(absl::Duration grace) {
     health->SetServingStatus(kServiceName, false);
   }
   consumer_.Stop();
-      ledger_(&pool_, options.ledger),
-      service_(&reader_, &ledger_, &metrics_, options.access),
-      consumer_(WithUrl(options.consumer, options.database_url), &metrics_),
-      sweeper_(&ledger_, &metrics_, options.hold_sweep_interval) {}
+  sweeper_.Stop();
+  health_port_.reset();
   server_->Shutdown(std::chrono::system_clock::now() +
                     std::chrono::milliseconds(absl::ToInt64Milliseconds(grace)));
   server_->Wait();
