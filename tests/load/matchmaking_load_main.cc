@@ -32,6 +32,7 @@
 #include "services/common/config.h"
 #include "tests/load/latency.h"
 #include "tests/load/rated_population.h"
+#include "tests/load/void_tables.h"
 #include "trix/v1/matchmaking.grpc.pb.h"
 
 namespace trix::load {
@@ -51,6 +52,7 @@ struct Flags {
   int population = 0;        // players available; 0: 300 per queueing player
   double newcomer_share = 0.05;
   double provisional_share = 0.15;
+  bool keep_tables = false;  // leave the tables matchmaking created as they are
 };
 
 class Load;
@@ -126,8 +128,22 @@ class Load {
       std::printf("population exhausted: %lld players queued unrated (raise --population)\n",
                   static_cast<long long>(extra_players_.load()));
     }
+    if (!flags_.keep_tables) VoidPlaced();
     std::fflush(stdout);
     std::_Exit(0);  // streams still open: no orderly teardown needed
+  }
+
+  // Nobody plays the tables the run's players were placed at: void them, so that
+  // their table-service instances do not keep them.
+  void VoidPlaced() {
+    std::vector<std::pair<std::string, std::string>> tables;
+    {
+      absl::MutexLock lock(&placed_mu_);
+      tables.assign(placed_.begin(), placed_.end());
+    }
+    const VoidCounts counts =
+        VoidTables(tables, flags_.service_token, "the load run ended");
+    std::printf("%s\n", counts.Text().c_str());
   }
 
   void QueueParty(int slot) {
@@ -212,6 +228,10 @@ class Load {
 
   void Seated(int slot, const v1::Assignment& a, absl::Time started) {
     absl::Time now = absl::Now();
+    {
+      absl::MutexLock lock(&placed_mu_);
+      placed_.emplace(a.table_id(), a.address());
+    }
     if (measuring_) {
       ++matched_;
       possible_.Add(now - absl::FromUnixMicros(TimeUtil::TimestampToMicroseconds(a.possible())));
@@ -252,6 +272,8 @@ class Load {
   std::map<int, std::atomic<int>> party_pending_;  // filled before any stream starts
   LatencyLog possible_;
   LatencyLog waited_;
+  absl::Mutex placed_mu_;
+  std::map<std::string, std::string> placed_ ABSL_GUARDED_BY(placed_mu_);  // id -> address
 };
 
 Ticket::Ticket(Load* load, int slot, v1::FindTableRequest request)
@@ -289,6 +311,9 @@ int Run(int argc, char** argv) {
   config.Bind("newcomer_share", &f.newcomer_share, "share of players with no rating yet");
   config.Bind("provisional_share", &f.provisional_share,
               "share of players still provisional (the rest are established)");
+  config.Bind("keep_tables", &f.keep_tables,
+              "leave the tables the players were placed at, for investigation (default: "
+              "void them at the end; the service token must be the table service's too)");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
   Load load(f);
   load.Run();
