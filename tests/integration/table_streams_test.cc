@@ -205,5 +205,95 @@ TEST_F(StreamsTest, AFinishedTableStreamsItsEventsAndEnds) {
   ExpectExactly(late.events(), Record(table, 1), 4);
 }
 
+TEST_F(StreamsTest, WatchIsCappedPerAddress) {
+  ServiceOptions options = DefaultServiceOptions();
+  options.server.grpc.max_watches_per_peer = 3;
+  StartService(options);
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 75);
+  std::vector<std::unique_ptr<SeatClient>> watchers;
+  for (int i = 0; i < 3; ++i) {
+    watchers.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(), "", -1));
+    watchers.back()->Open();
+    ASSERT_TRUE(watchers.back()->WaitUntil([](const auto& u) { return !u.empty(); },
+                                           absl::Seconds(10)));
+  }
+  SeatClient refused(NewChannel(), table.table_id(), "", -1);
+  refused.Open();
+  grpc::Status end = refused.WaitDone(absl::Seconds(10));
+  EXPECT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(end.error_message(),
+              ::testing::HasSubstr("this address has 3 Watch streams open"));
+  // A seat's stream is not a Watch: not counted.
+  SeatClient seat(NewChannel(), table.table_id(), table.seat_tokens(0), 0);
+  seat.Open();
+  ASSERT_TRUE(seat.WaitUntil([](const auto& u) { return !u.empty(); }, absl::Seconds(10)));
+  // A watcher that leaves gives its place back.
+  watchers[0]->Close();
+  bool admitted = false;
+  for (int attempt = 0; attempt < 50 && !admitted; ++attempt) {
+    SeatClient again(NewChannel(), table.table_id(), "", -1);
+    again.Open();
+    admitted = again.WaitUntil([](const auto& u) { return !u.empty(); },
+                               absl::Milliseconds(200));
+  }
+  EXPECT_TRUE(admitted);
+}
+
+TEST_F(StreamsTest, WatchIsCappedPerTable) {
+  ServiceOptions options = DefaultServiceOptions();
+  options.server.grpc.max_watches_per_peer = 0;
+  options.host.max_spectators_per_table = 2;
+  StartService(options);
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 76);
+  v1::CreateTableResponse other =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 77);
+  std::vector<std::unique_ptr<SeatClient>> watchers;
+  for (int i = 0; i < 2; ++i) {
+    watchers.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(), "", -1));
+    watchers.back()->Open();
+    ASSERT_TRUE(watchers.back()->WaitUntil([](const auto& u) { return !u.empty(); },
+                                           absl::Seconds(10)));
+  }
+  SeatClient refused(NewChannel(), table.table_id(), "", -1);
+  refused.Open();
+  grpc::Status end = refused.WaitDone(absl::Seconds(10));
+  EXPECT_EQ(end.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(end.error_message(), ::testing::HasSubstr("has 2 spectators"));
+  SeatClient elsewhere(NewChannel(), other.table_id(), "", -1);
+  elsewhere.Open();
+  EXPECT_TRUE(
+      elsewhere.WaitUntil([](const auto& u) { return !u.empty(); }, absl::Seconds(10)));
+}
+
+TEST_F(StreamsTest, ASeatsNewStreamReplacesItsOldOne) {
+  v1::CreateTableResponse table =
+      CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 78);
+  SeatClient first(NewChannel(), table.table_id(), table.seat_tokens(1), 1);
+  first.Open();
+  ASSERT_TRUE(first.WaitUntil([](const auto& u) { return !u.empty(); }, absl::Seconds(10)));
+  SeatClient second(NewChannel(), table.table_id(), table.seat_tokens(1), 1);
+  second.OpenPlay();
+  ASSERT_TRUE(second.WaitUntil([](const auto& u) { return !u.empty(); }, absl::Seconds(10)));
+  grpc::Status replaced = first.WaitDone(absl::Seconds(10));
+  EXPECT_EQ(replaced.error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_THAT(replaced.error_message(),
+              ::testing::HasSubstr("replaced by a newer stream for seat 1"));
+  const size_t first_updates = first.updates().size();
+  ASSERT_TRUE(Act(table, 3, "bye", Leave()).ok());
+  EXPECT_TRUE(second.WaitUntil(
+      [](const auto& updates) {
+        for (const v1::TableUpdate& u : updates) {
+          for (const v1::Event& e : u.events()) {
+            if (e.has_seat_left()) return true;
+          }
+        }
+        return false;
+      },
+      absl::Seconds(10)));
+  EXPECT_EQ(first.updates().size(), first_updates);
+}
+
 }  // namespace
 }  // namespace trix::table

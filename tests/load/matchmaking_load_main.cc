@@ -35,6 +35,7 @@
 #include "services/common/tls.h"
 #include "tests/load/latency.h"
 #include "tests/load/rated_population.h"
+#include "tests/load/void_tables.h"
 #include "trix/v1/matchmaking.grpc.pb.h"
 
 namespace trix::load {
@@ -56,6 +57,7 @@ struct Flags {
   double provisional_share = 0.15;
   service::ChannelTls tls;
   std::shared_ptr<grpc::ChannelCredentials> credentials;  // made from `tls`
+  bool keep_tables = false;  // leave the tables matchmaking created as they are
 };
 
 class Load;
@@ -131,8 +133,22 @@ class Load {
       std::printf("population exhausted: %lld players queued unrated (raise --population)\n",
                   static_cast<long long>(extra_players_.load()));
     }
+    if (!flags_.keep_tables) VoidPlaced();
     std::fflush(stdout);
     std::_Exit(0);  // streams still open: no orderly teardown needed
+  }
+
+  // Nobody plays the tables the run's players were placed at: void them, so that
+  // their table-service instances do not keep them.
+  void VoidPlaced() {
+    std::vector<std::pair<std::string, std::string>> tables;
+    {
+      absl::MutexLock lock(&placed_mu_);
+      tables.assign(placed_.begin(), placed_.end());
+    }
+    const VoidCounts counts =
+        VoidTables(tables, flags_.service_token, "the load run ended");
+    std::printf("%s\n", counts.Text().c_str());
   }
 
   void QueueParty(int slot) {
@@ -217,6 +233,10 @@ class Load {
 
   void Seated(int slot, const v1::Assignment& a, absl::Time started) {
     absl::Time now = absl::Now();
+    {
+      absl::MutexLock lock(&placed_mu_);
+      placed_.emplace(a.table_id(), a.address());
+    }
     if (measuring_) {
       ++matched_;
       possible_.Add(now - absl::FromUnixMicros(TimeUtil::TimestampToMicroseconds(a.possible())));
@@ -257,6 +277,8 @@ class Load {
   std::map<int, std::atomic<int>> party_pending_;  // filled before any stream starts
   LatencyLog possible_;
   LatencyLog waited_;
+  absl::Mutex placed_mu_;
+  std::map<std::string, std::string> placed_ ABSL_GUARDED_BY(placed_mu_);  // id -> address
 };
 
 Ticket::Ticket(Load* load, int slot, v1::FindTableRequest request)
@@ -295,6 +317,9 @@ int Run(int argc, char** argv) {
   config.Bind("provisional_share", &f.provisional_share,
               "share of players still provisional (the rest are established)");
   service::BindChannelTlsFlags(config, &f.tls);
+  config.Bind("keep_tables", &f.keep_tables,
+              "leave the tables the players were placed at, for investigation (default: "
+              "void them at the end; the service token must be the table service's too)");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
       service::ChannelCredentials(f.tls);

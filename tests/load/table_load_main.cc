@@ -34,6 +34,7 @@
 #include "tests/load/load_run.h"
 #include "tests/load/metrics_scrape.h"
 #include "tests/load/process_cpu.h"
+#include "tests/load/void_tables.h"
 
 namespace trix::load {
 namespace {
@@ -44,6 +45,7 @@ struct Flags {
   std::string cpu_pids;  // name=pid,... process trees to account CPU to
   double target_rate = 10000;
   double target_p99_ms = 10;
+  bool keep_tables = false;  // leave the unfinished tables as they are
 };
 
 void Bind(service::Config& c, Flags& f) {
@@ -73,6 +75,9 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("cpu_pids", &f.cpu_pids, "name=pid,... process trees whose CPU to report");
   c.Bind("target_rate", &f.target_rate, "accepted actions per second the run must reach");
   c.Bind("target_p99_ms", &f.target_p99_ms, "p99 action-to-event latency to stay under");
+  c.Bind("keep_tables", &f.keep_tables,
+         "leave the run's unfinished tables as they are, for investigation (default: "
+         "void them at the end, so that no instance keeps them)");
 }
 
 // What the window saw: the counters, the server's metrics, the CPU.
@@ -235,6 +240,20 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
   std::fflush(stdout);
 }
 
+// Voids the run's tables whose games did not end (after the durability check,
+// which reads their logs as the run left them).
+void VoidUnfinished(LoadRun& run, const std::string& service_token) {
+  std::vector<std::pair<std::string, std::string>> unfinished;
+  for (const LoadTable* table : run.tables()) {
+    // Any target: one that does not host the table names the one that does.
+    if (table->created() && !table->ended()) {
+      unfinished.emplace_back(table->id(), run.targets().front());
+    }
+  }
+  const VoidCounts counts = VoidTables(unfinished, service_token, "the load run ended");
+  absl::FPrintF(stderr, "table-load: %s\n", counts.Text());
+}
+
 int Run(int argc, char** argv) {
   // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
   // every absl::Mutex (gRPC's included): a graph update per lock, several percent
@@ -313,6 +332,7 @@ int Run(int argc, char** argv) {
   const DurabilityReport durable =
       CheckDurability(run->tables(), run->target_stubs(), o.verify_games);
   Report(flags, context, w, durable, acks_total, drained);
+  if (!flags.keep_tables) VoidUnfinished(*run, o.service_token);
   // gRPC may still hold a seat or a table whose call did not end: leave them be.
   if (!closed) (void)run.release();
   return playing && durable.ok() ? 0 : 1;
