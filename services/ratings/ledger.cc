@@ -11,7 +11,6 @@
 #include "engine/result.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
-#include "services/ratings/store_call.h"
 
 namespace trix::ratings {
 namespace {
@@ -168,7 +167,7 @@ absl::StatusOr<Transfer> Ledger::Move(EntryKind kind, const std::string& request
   }
   const int64_t signed_amount = kind == EntryKind::kCredit ? amount : -amount;
   Transfer out;
-  absl::Status s = RunLogged(pool_, "moving money", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = pool_->Run("moving money", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
     LockRequest(tx, request_id);
     const pqxx::result seen = tx.exec_params(
@@ -223,7 +222,7 @@ absl::Status Ledger::CheckRoom(EntryKind kind, const BalanceInfo& before, int64_
 absl::StatusOr<BalanceInfo> Ledger::GetBalance(const std::string& player_id) {
   if (player_id.empty()) return absl::InvalidArgumentError("player_id is required");
   BalanceInfo out;
-  absl::Status s = RunLogged(pool_, "reading a balance", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = pool_->Run("reading a balance", [&](pqxx::connection& c) -> absl::Status {
     pqxx::read_transaction tx(c);
     const pqxx::result r = tx.exec_params(
         "SELECT balance, held FROM ratings.accounts WHERE account_id = $1",
@@ -250,7 +249,7 @@ absl::StatusOr<StatementPage> Ledger::GetStatement(const std::string& player_id,
     return absl::InvalidArgumentError("bad page_token");
   }
   StatementPage page;
-  absl::Status s = RunLogged(pool_, "reading a statement", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = pool_->Run("reading a statement", [&](pqxx::connection& c) -> absl::Status {
     pqxx::read_transaction tx(c);
     if (tx.exec_params("SELECT 1 FROM ratings.accounts WHERE account_id = $1",
                        PlayerAccount(player_id))
@@ -289,7 +288,7 @@ absl::StatusOr<HoldInfo> Ledger::HoldStake(const std::string& request_id,
   if (absl::Status s = CheckId("player_id", player_id); !s.ok()) return s;
   if (amount <= 0) return absl::InvalidArgumentError("amount must be positive");
   HoldInfo out;
-  absl::Status s = RunLogged(pool_, "holding a stake", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = pool_->Run("holding a stake", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
     LockRequest(tx, request_id);
     const pqxx::result seen = tx.exec_params(
@@ -328,7 +327,7 @@ absl::StatusOr<HoldInfo> Ledger::ReleaseHold(const std::string& hold_id,
                                              const std::string& table_id) {
   if (hold_id.empty()) return absl::InvalidArgumentError("hold_id is required");
   HoldInfo out;
-  absl::Status s = RunLogged(pool_, "releasing a hold", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = pool_->Run("releasing a hold", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
     std::optional<HoldInfo> hold = LockHold(tx, hold_id);
     if (!hold) return absl::NotFoundError("no such hold");
@@ -357,7 +356,7 @@ absl::StatusOr<HoldInfo> Ledger::AttachHold(const std::string& hold_id,
   if (absl::Status s = CheckId("table_id", table_id); !s.ok()) return s;
   if (seat < 0 || seat >= kSeats) return absl::InvalidArgumentError("seat must be 0 to 3");
   HoldInfo out;
-  absl::Status s = RunLogged(pool_, "attaching a hold", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = pool_->Run("attaching a hold", [&](pqxx::connection& c) -> absl::Status {
     pqxx::work tx(c);
     std::optional<HoldInfo> hold = LockHold(tx, hold_id);
     if (!hold) return absl::NotFoundError("no such hold");
@@ -396,7 +395,7 @@ absl::StatusOr<int> Ledger::ReleaseExpiredHolds(int limit) {
   const double held = absl::ToDoubleSeconds(options_.held_ttl);
   const double attached = absl::ToDoubleSeconds(options_.attached_ttl);
   std::vector<std::string> expired;
-  absl::Status s = RunLogged(pool_, "finding expired holds", [&](pqxx::connection& c) {
+  absl::Status s = pool_->Run("finding expired holds", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     for (const pqxx::row& r : tx.exec_params(
              absl::StrCat("SELECT hold_id FROM ratings.holds WHERE state IN (1, 2) AND ",
@@ -409,7 +408,7 @@ absl::StatusOr<int> Ledger::ReleaseExpiredHolds(int limit) {
   if (!s.ok()) return s;
   int released = 0;
   for (const std::string& hold_id : expired) {
-    s = RunLogged(pool_, "releasing an expired hold", [&](pqxx::connection& c) {
+    s = pool_->Run("releasing an expired hold", [&](pqxx::connection& c) {
       pqxx::work tx(c);
       std::optional<HoldInfo> hold = LockHold(tx, hold_id);
       // Still open and past its TTL: another replica may have been first.
@@ -435,7 +434,7 @@ absl::StatusOr<int> Ledger::ReleaseExpiredHolds(int limit) {
 
 absl::StatusOr<OpenHolds> Ledger::GetOpenHolds() {
   OpenHolds out;
-  absl::Status s = RunLogged(pool_, "measuring open holds", [&](pqxx::connection& c) {
+  absl::Status s = pool_->Run("measuring open holds", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     const pqxx::row r = tx.exec_params1(
         absl::StrCat("SELECT COALESCE(extract(epoch FROM now() - min(created)), 0)::float8, "

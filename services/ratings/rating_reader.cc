@@ -7,7 +7,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "services/ratings/game_result.h"
-#include "services/ratings/store_call.h"
 #include "services/storage/pg_array.h"
 
 namespace trix::ratings {
@@ -59,7 +58,7 @@ absl::StatusOr<std::vector<PlayerRating>> RatingReader::PlayerRatings(
   for (const char* mode : kModeNames) out.push_back(Newcomer(player_id, mode));
   storage::PgArray modes(storage::PgType::kText);
   for (const char* mode : kModeNames) modes.AddString(mode);
-  absl::Status s = RunLogged(pool_, "reading ratings", [&](pqxx::connection& c) {
+  absl::Status s = pool_->Run("reading ratings", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     for (const pqxx::row& r : tx.exec_params(
              absl::StrCat("SELECT ", kRatingColumns,
@@ -87,7 +86,7 @@ absl::StatusOr<std::vector<PlayerRating>> RatingReader::Ratings(
     ids.AddString(id);
   }
   std::map<std::string, PlayerRating> found;
-  absl::Status s = RunLogged(pool_, "reading ratings", [&](pqxx::connection& c) {
+  absl::Status s = pool_->Run("reading ratings", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     for (const pqxx::row& r : tx.exec_params(
              absl::StrCat("SELECT ", kRatingColumns,
@@ -126,7 +125,7 @@ absl::StatusOr<LadderPage> RatingReader::Leaderboard(const std::string& mode, in
   }
   const int min_games = include_provisional ? 0 : options_.provisional_games;
   LadderPage page;
-  absl::Status s = RunLogged(pool_, "reading a leaderboard", [&](pqxx::connection& c) {
+  absl::Status s = pool_->Run("reading a leaderboard", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     // rank() counts the players with a higher display, so equal displays share one.
     const pqxx::result r = tx.exec_params(
@@ -161,7 +160,7 @@ absl::StatusOr<HistoryPage> RatingReader::History(const std::string& player_id,
     return absl::InvalidArgumentError("bad page_token");
   }
   HistoryPage page;
-  absl::Status s = RunLogged(pool_, "reading rating history", [&](pqxx::connection& c) {
+  absl::Status s = pool_->Run("reading rating history", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     const pqxx::result r = tx.exec_params(
         "SELECT outbox_id, game_id, extract(epoch FROM finished)::float8, seat, place, "

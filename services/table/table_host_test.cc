@@ -323,7 +323,10 @@ TEST_F(HostTest, EachStepIsOneUpdatePerViewer) {
   ASSERT_EQ(resumed->updates().size(), 1u);
   EXPECT_EQ(resumed->updates()[0].events_size(), 0);
   EXPECT_TRUE(resumed->updates()[0].has_prompt());
-  // It replaced the owner's first stream: the owner's stream from the start again.
+  // It replaced the owner's first stream (which ends on the host's strand, soon
+  // after): the owner's stream from the start again.
+  ASSERT_TRUE(
+      sinks[owner]->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
   EXPECT_EQ(sinks[owner]->status().code(), absl::StatusCode::kAborted);
   sinks[owner] = Subscribe(table.table_id(), table.seat_tokens(owner));
   ASSERT_TRUE(

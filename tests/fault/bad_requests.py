@@ -174,7 +174,7 @@ class Flood:
 
         # --- TableService ---
         add(T, "CreateTable", "auth", "no credentials", create(), UN, NO_AUTH)
-        add(T, "CreateTable", "auth", "a wrong service token", create(), PD, W)
+        add(T, "CreateTable", "auth", "a wrong service token", create(), UN, W)
         add(T, "CreateTable", "malformed", "no request_id", create(request_id=""), IA)
         add(T, "CreateTable", "malformed", "request_id of 200 bytes", create(request_id="r" * 200), IA)
         add(T, "CreateTable", "malformed", "no mode", create(mode=common_pb2.Mode()), IA)
@@ -345,7 +345,7 @@ class Flood:
         add(M, "LeaveParty", "oversized", "a 1 MiB party_id", leave(player_id="flood-m", party_id=BIG), RE)
         reg = matchmaking_pb2.RegisterBotRequest
         add(M, "RegisterBot", "auth", "no credentials", reg(name="flood-bot"), UN, NO_AUTH)
-        add(M, "RegisterBot", "auth", "a wrong token", reg(name="flood-bot"), PD, W)
+        add(M, "RegisterBot", "auth", "a wrong token", reg(name="flood-bot"), UN, W)
         add(M, "RegisterBot", "malformed", "no name", reg(), IA)
         add(M, "RegisterBot", "malformed", "a name of 100 characters", reg(name="flood-" + "b" * 94), IA)
         add(M, "RegisterBot", "malformed", "an unknown mode", reg(name="flood-bot", modes=[BAD_MODE]), IA)
@@ -406,7 +406,7 @@ class Flood:
                     "amount": 10}, **kw))
         for method in ("Credit", "Debit"):
             add(R, method, "auth", "no credentials", xfer(), UN, NO_AUTH)
-            add(R, method, "auth", "a wrong token", xfer(), PD, W)
+            add(R, method, "auth", "a wrong token", xfer(), UN, W)
             add(R, method, "malformed", "no request_id", xfer(request_id=""), IA)
             add(R, method, "malformed", "no player_id", xfer(player_id=""), IA)
             add(R, method, "malformed", "a zero amount", xfer(amount=0), IA)
@@ -435,7 +435,7 @@ class Flood:
             **dict({"request_id": "flood-" + uuid.uuid4().hex[:8], "player_id": "flood-rich",
                     "amount": 10}, **kw))
         add(R, "HoldStake", "auth", "no credentials", hold(), UN, NO_AUTH)
-        add(R, "HoldStake", "auth", "a wrong token", hold(), PD, W)
+        add(R, "HoldStake", "auth", "a wrong token", hold(), UN, W)
         add(R, "HoldStake", "malformed", "no request_id", hold(request_id=""), IA)
         add(R, "HoldStake", "malformed", "no player_id", hold(player_id=""), IA)
         add(R, "HoldStake", "malformed", "a zero amount", hold(amount=0), IA)

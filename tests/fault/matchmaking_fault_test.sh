@@ -123,14 +123,16 @@ start_table() {
   stack_start table table-service --instance_id=mmfault-1 --lease_ttl=3s \
     --peer_rate=100000 --peer_burst=100000
 }
-start_ratings() { stack_start ratings ratings-service; }
+# Every client of the test calls from 127.0.0.1: the per-address limits are lifted,
+# as the table's are (badrequests floods from one address on purpose).
+start_ratings() { stack_start ratings ratings-service --peer_rate=100000 --peer_burst=100000; }
 # Bots fill seats after 8 s: longer than a bot account's reconnect backoff (5 s at
 # most), so that after a restart every account is back before seats are given
 # out (a seat with no bot account connected goes to the table's autopilot, which
 # plays it from the first move: such a game is not the bots' test).
 start_matchmaking() {
   stack_start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
-    --stake_levels=100 --bot_fill_wait=8s
+    --stake_levels=100 --bot_fill_wait=8s --peer_rate=100000 --peer_burst=100000
 }
 
 passed=0
@@ -183,11 +185,14 @@ assignments_kept() {
   none_of "tickets of the run not matched" "
     SELECT count(*) FROM mm_tickets t WHERE t.queued >= '$since'
       AND t.status IN ('waiting', 'placing')" &&
-  none_of "game seats that are not what matchmaking assigned" "
-    SELECT count(*) FROM games g JOIN game_seats s ON s.game_id = g.id
+  local seats_off="FROM games g JOIN game_seats s ON s.game_id = g.id
       LEFT JOIN mm_assignments a ON a.table_id = g.id AND a.seat = s.seat
     WHERE g.created >= '$since' AND $assigned AND (a.player_id IS DISTINCT FROM s.player_id
                                      OR a.bot IS DISTINCT FROM s.bot)"
+  none_of "game seats that are not what matchmaking assigned" "SELECT count(*) $seats_off" || {
+    psql_ "SELECT g.id, s.seat, s.player_id, s.bot, a.player_id, a.bot, g.finished IS NOT NULL $seats_off"
+    return 1
+  }
 }
 # Every staked seat's money was held while its ticket waited and settled with its
 # game: its hold is settled (not released, nor held or attached forever), and no

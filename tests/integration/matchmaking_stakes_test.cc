@@ -173,6 +173,8 @@ TEST_F(MatchmakingStakesTest, APlacementGivenUpHasItsTableVoided) {
       .instance_id = "lossy",
       .dir = ::testing::TempDir(),
       .migrations_dir = MIGRATIONS_DIR,
+      // Matchmaking's own credential (SetUp's file): tables:create, tables:void.
+      .extra = {"--service_credentials=" + ::testing::TempDir() + "/mm-stakes-credentials.json"},
       .env = {{"MAMLAKA_FAILPOINTS", "table.lose_create_answer=1"}}};
   std::unique_ptr<table::ServiceProcess> lossy = table::ServiceProcess::Start(options);
   ASSERT_NE(lossy, nullptr);

@@ -128,7 +128,7 @@ TEST_F(VoidTest, VoidMidGameTellsTheStreamsRefusesActionsAndWritesOneOutboxRow) 
     EXPECT_EQ(at["player_id"], create.seats(seat).player_id());
     EXPECT_EQ(at["bot"], false);
     EXPECT_EQ(at["team"], seat % 2);
-    EXPECT_EQ(at["stake"], seat == 2 ? 100 : 0);
+    EXPECT_EQ(at["stake"], create.seats(seat).stake());
     EXPECT_FALSE(at.contains("total") || at.contains("place") || at.contains("payout"));
   }
   EXPECT_FALSE(row.contains("result"));

@@ -222,7 +222,7 @@ class SeatsTest(unittest.TestCase):
         def broken():
             raise ValueError("no bot today")
 
-        seats = _Seats(broken, lambda a, outcome: outcomes.append((a.table_id, outcome)))
+        seats = _Seats(broken, lambda a, outcome: outcomes.append((a.table_id, outcome)), None)
         given = matchmaking_pb2.Assignment(table_id="t-1", seat=2, address="127.0.0.1:1")
         with self.assertLogs("mamlaka_bot", "ERROR") as logs:
             self.assertTrue(seats.start(given))

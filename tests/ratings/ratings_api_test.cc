@@ -213,9 +213,9 @@ TEST_F(RatingsApiTest, ADatabaseErrorIsLoggedAndAnsweredWithItsId) {
   const std::string message = s.error_message();
   EXPECT_EQ(message.find("no_boom"), std::string::npos) << message;
   EXPECT_EQ(message.find("DETAIL"), std::string::npos) << message;
-  const size_t at = message.find("error id ");
+  const size_t at = message.find("database error ");
   ASSERT_NE(at, std::string::npos) << message;
-  const std::string id = message.substr(at + 9, 36);
+  const std::string id = message.substr(at + 15, 16);
   const absl::Time until = absl::Now() + absl::Seconds(5);
   while (ReadFile(log_).find(id) == std::string::npos && absl::Now() < until) {
     absl::SleepFor(absl::Milliseconds(20));
