@@ -87,25 +87,37 @@ std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
   return "player:" + *player;
 }
 
-absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context, absl::string_view scope,
-                                       Players players, const std::string& player_id) {
+absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context, const char* method,
+                                       absl::string_view scope, Players players,
+                                       const std::string& player_id) {
   if (!ready_.load()) return absl::UnavailableError("the ratings service is not ready");
   absl::Status refusal;
   const std::string identity = Identify(context, scope, players, player_id, &refusal);
-  const bool allowed =
-      absl::StartsWith(identity, "credential:") ? credential_limiter_.Allow(identity)
-      : !identity.empty()
-          ? player_limiter_.Allow(identity)
-          : peer_limiter_.Allow(service::PeerKey(context->peer()));
-  if (!allowed) return absl::ResourceExhaustedError("too many requests; slow down");
+  service::RateLimiter* limiter = &peer_limiter_;
+  std::string bucket = identity;
+  const char* limit = "address";
+  if (absl::StartsWith(identity, "credential:")) {
+    limiter = &credential_limiter_;
+    limit = "credential";
+  } else if (!identity.empty()) {
+    limiter = &player_limiter_;
+    limit = "player";
+  } else {
+    bucket = service::PeerKey(context->peer());
+  }
+  if (!limiter->Allow(bucket)) {
+    metrics_->rate_limited.Add({{"method", method}, {"limit", limit}}).Increment();
+    return absl::ResourceExhaustedError("too many requests; slow down");
+  }
   return refusal;
 }
 
 grpc::Status RatingsGrpcService::GetPlayerRatings(grpc::ServerContext* context,
                                                   const v1::GetPlayerRatingsRequest* request,
                                                   v1::GetPlayerRatingsResponse* response) {
-  if (absl::Status s = Admit(context, service::kRatingsRead, Players::kNamed,
-                                 request->player_id()); !s.ok()) {
+  if (absl::Status s = Admit(context, "GetPlayerRatings", service::kRatingsRead,
+                             Players::kNamed, request->player_id());
+      !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<std::vector<PlayerRating>> r = reader_->PlayerRatings(request->player_id());
@@ -117,7 +129,7 @@ grpc::Status RatingsGrpcService::GetPlayerRatings(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetRatings(grpc::ServerContext* context,
                                             const v1::GetRatingsRequest* request,
                                             v1::GetRatingsResponse* response) {
-  if (absl::Status s = Admit(context, service::kRatingsRead); !s.ok()) {
+  if (absl::Status s = Admit(context, "GetRatings", service::kRatingsRead); !s.ok()) {
     return ToGrpc(s);
   }
   std::vector<std::string> ids(request->player_ids().begin(), request->player_ids().end());
@@ -130,7 +142,9 @@ grpc::Status RatingsGrpcService::GetRatings(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetLeaderboard(grpc::ServerContext* context,
                                                 const v1::GetLeaderboardRequest* request,
                                                 v1::GetLeaderboardResponse* response) {
-  if (absl::Status s = Admit(context, service::kRatingsRead, Players::kAny); !s.ok()) {
+  if (absl::Status s =
+          Admit(context, "GetLeaderboard", service::kRatingsRead, Players::kAny);
+      !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<LadderPage> page =
@@ -149,8 +163,9 @@ grpc::Status RatingsGrpcService::GetLeaderboard(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetRatingHistory(grpc::ServerContext* context,
                                                   const v1::GetRatingHistoryRequest* request,
                                                   v1::GetRatingHistoryResponse* response) {
-  if (absl::Status s = Admit(context, service::kRatingsRead, Players::kNamed,
-                                 request->player_id()); !s.ok()) {
+  if (absl::Status s = Admit(context, "GetRatingHistory", service::kRatingsRead,
+                             Players::kNamed, request->player_id());
+      !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<HistoryPage> page =
@@ -177,7 +192,9 @@ grpc::Status RatingsGrpcService::GetRatingHistory(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::Transfer(grpc::ServerContext* context, EntryKind kind,
                                           const v1::TransferRequest* request,
                                           v1::TransferResponse* response) {
-  if (absl::Status s = Admit(context, service::kLedgerWrite); !s.ok()) {
+  if (absl::Status s = Admit(context, kind == EntryKind::kCredit ? "Credit" : "Debit",
+                             service::kLedgerWrite);
+      !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<trix::ratings::Transfer> t = ledger_->Move(
@@ -205,8 +222,9 @@ grpc::Status RatingsGrpcService::Debit(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetBalance(grpc::ServerContext* context,
                                             const v1::GetBalanceRequest* request,
                                             v1::Balance* response) {
-  if (absl::Status s = Admit(context, service::kLedgerRead, Players::kNamed,
-                                 request->player_id()); !s.ok()) {
+  if (absl::Status s = Admit(context, "GetBalance", service::kLedgerRead, Players::kNamed,
+                             request->player_id());
+      !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<BalanceInfo> b = ledger_->GetBalance(request->player_id());
@@ -218,8 +236,9 @@ grpc::Status RatingsGrpcService::GetBalance(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::GetStatement(grpc::ServerContext* context,
                                               const v1::GetStatementRequest* request,
                                               v1::GetStatementResponse* response) {
-  if (absl::Status s = Admit(context, service::kLedgerRead, Players::kNamed,
-                                 request->player_id()); !s.ok()) {
+  if (absl::Status s = Admit(context, "GetStatement", service::kLedgerRead,
+                             Players::kNamed, request->player_id());
+      !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<StatementPage> page =
@@ -242,7 +261,7 @@ grpc::Status RatingsGrpcService::GetStatement(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::HoldStake(grpc::ServerContext* context,
                                            const v1::HoldStakeRequest* request,
                                            v1::Hold* response) {
-  if (absl::Status s = Admit(context, service::kLedgerHold); !s.ok()) {
+  if (absl::Status s = Admit(context, "HoldStake", service::kLedgerHold); !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<HoldInfo> h =
@@ -255,7 +274,7 @@ grpc::Status RatingsGrpcService::HoldStake(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::ReleaseHold(grpc::ServerContext* context,
                                              const v1::ReleaseHoldRequest* request,
                                              v1::Hold* response) {
-  if (absl::Status s = Admit(context, service::kLedgerHold); !s.ok()) {
+  if (absl::Status s = Admit(context, "ReleaseHold", service::kLedgerHold); !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<HoldInfo> h = ledger_->ReleaseHold(request->hold_id(), request->table_id());
@@ -267,7 +286,7 @@ grpc::Status RatingsGrpcService::ReleaseHold(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::AttachHold(grpc::ServerContext* context,
                                             const v1::AttachHoldRequest* request,
                                             v1::Hold* response) {
-  if (absl::Status s = Admit(context, service::kLedgerHold); !s.ok()) {
+  if (absl::Status s = Admit(context, "AttachHold", service::kLedgerHold); !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<HoldInfo> h =

@@ -77,11 +77,13 @@ class RatingsGrpcService final : public v1::RatingsService::Service {
  private:
   // Which players, besides a credential with the scope, may make a call.
   enum class Players { kNone, kNamed, kAny };
-  // UNAVAILABLE until ready; RESOURCE_EXHAUSTED over the caller's rate; then
-  // whether the caller may (see the top of this file). `player_id` is the one the
-  // request names (Players::kNamed).
-  absl::Status Admit(grpc::ServerContext* context, absl::string_view scope,
-                     Players players = Players::kNone, const std::string& player_id = "");
+  // UNAVAILABLE until ready; RESOURCE_EXHAUSTED over the caller's rate (counted
+  // in trix_ratings_rate_limited_total{method,limit}); then whether the caller
+  // may (see the top of this file). `method` is the RPC's name; `player_id` is
+  // the one the request names (Players::kNamed).
+  absl::Status Admit(grpc::ServerContext* context, const char* method,
+                     absl::string_view scope, Players players = Players::kNone,
+                     const std::string& player_id = "");
   // The verified identity's rate bucket ("credential:<name>", "player:<id>"), or
   // empty with the refusal in `refusal`.
   std::string Identify(grpc::ServerContext* context, absl::string_view scope,

@@ -37,6 +37,11 @@ RatingsMetrics::RatingsMetrics(prometheus::Registry& r)
                          .Name("trix_ratings_ledger_entries_total")
                          .Help("Journal entries written, by kind")
                          .Register(r)),
+      rate_limited(prometheus::BuildCounter()
+                       .Name("trix_ratings_rate_limited_total")
+                       .Help("Calls refused over their identity's rate, by method and "
+                             "limit (credential, player, address)")
+                       .Register(r)),
       batch_errors(Counter(r, "trix_ratings_consumer_errors_total",
                            "Consumer batches that failed and were rolled back")),
       lag_seconds(Gauge(r, "trix_ratings_consumer_lag_seconds",

@@ -23,6 +23,7 @@ struct RatingsMetrics {
   prometheus::Gauge& oldest_open_hold_seconds;
   prometheus::Gauge& holds_past_ttl;       // open holds the sweep has yet to release
   prometheus::Family<prometheus::Counter>& ledger_entries;  // by kind
+  prometheus::Family<prometheus::Counter>& rate_limited;    // by method and limit
   prometheus::Counter& batch_errors;
   prometheus::Gauge& lag_seconds;          // age of the oldest pending outbox row
   prometheus::Gauge& pending_games;        // outbox ids above the last applied one

@@ -271,6 +271,40 @@ TEST_F(RatingsApiTest, MetricsCountRatedGamesLedgerEntriesAndLag) {
   EXPECT_TRUE(m->count("trix_ratings_unheld_stakes_total"));
 }
 
+TEST_F(RatingsApiTest, RateLimitRefusalsAreCountedByMethodAndLimit) {
+  service_.reset();
+  StartService({"--metrics_port=0", "--credential_rate=0.01", "--credential_burst=2",
+                "--peer_rate=0.01", "--peer_burst=1"});
+  int refused = 0;
+  for (int i = 0; i < 5; ++i) {
+    grpc::ClientContext context;
+    service_->Authorize(context);
+    v1::GetBalanceRequest request;
+    request.set_player_id("p");
+    v1::Balance balance;
+    const grpc::Status s = service_->stub().GetBalance(&context, request, &balance);
+    if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) ++refused;
+  }
+  EXPECT_EQ(refused, 3);         // the burst of 2 let through, at 0.01/s nothing refilled
+  for (int i = 0; i < 3; ++i) {  // no credential: the address's bucket (burst 1)
+    grpc::ClientContext context;
+    v1::GetLeaderboardRequest request;
+    v1::GetLeaderboardResponse response;
+    service_->stub().GetLeaderboard(&context, request, &response);
+  }
+  absl::StatusOr<load::MetricValues> m =
+      load::ScrapeMetrics(absl::StrCat("127.0.0.1:", service_->metrics_port()));
+  ASSERT_TRUE(m.ok()) << m.status();
+  EXPECT_EQ(
+      (*m)["trix_ratings_rate_limited_total{limit=\"credential\",method=\"GetBalance\"}"],
+      3);
+  EXPECT_EQ((*m)["trix_ratings_rate_limited_total{limit=\"address\",method="
+                 "\"GetLeaderboard\"}"],
+            2);
+  EXPECT_FALSE(m->count(
+      "trix_ratings_rate_limited_total{limit=\"player\",method=\"GetBalance\"}"));
+}
+
 TEST_F(RatingsApiTest, KillNineMidOutboxChangesNothingTwice) {
   service_.reset();
   std::mt19937_64 rng(5);
