@@ -13,7 +13,9 @@
 //   interfaces, on the port its probes check; every image is one the Dockerfile builds, with a tag;
 //   every Service, PodDisruptionBudget, NetworkPolicy and PodMonitor selects pods
 //   that exist, on ports they declare; every ConfigMap and Secret a pod references,
-//   and every key, is defined (or listed as created outside, --external-secrets).
+//   and every key, is defined (or listed as created outside, --external-secrets);
+//   matchmaking has its seat token key (MAMLAKA_SEAT_TOKEN_KEY_FILE), in a volume
+//   it mounts.
 //
 //   node validate.js --dockerfile deploy/docker/Dockerfile \
 //     [--external-secrets deploy/k8s/prod/external-secrets.yaml] rendered.yaml...
@@ -279,6 +281,21 @@ function checkListen(pod, c, idx, report) {
   }
 }
 
+// Matchmaking is given its seat token key, a file in a volume it mounts: without
+// it, seat tokens are derived from its credential token, which whoever holds that
+// could repeat.
+function checkSeatTokenKey(pod, c, idx, report) {
+  if (c.name !== 'matchmaking-service') return;
+  const where = `container ${c.name}`;
+  const key = containerEnv(c, idx).MAMLAKA_SEAT_TOKEN_KEY_FILE;
+  const mounts = (c.volumeMounts || []).map((m) => m.mountPath.replace(/\/$/, '') + '/');
+  if (!key) {
+    report(pod.owner, `${where} has no MAMLAKA_SEAT_TOKEN_KEY_FILE: its seat tokens would be derived from its credential token`);
+  } else if (!mounts.some((m) => key.startsWith(m))) {
+    report(pod.owner, `${where} env MAMLAKA_SEAT_TOKEN_KEY_FILE=${key} is not in a volume it mounts`);
+  }
+}
+
 function checkImage(owner, where, image, targets, report) {
   // registry/path/name:tag or ...@sha256:digest
   const withoutDigest = image.split('@')[0];
@@ -418,6 +435,7 @@ function main() {
     for (const c of [...(pod.spec.containers || []), ...(pod.spec.initContainers || [])]) {
       checkContainer(pod, c, targets, report);
       checkListen(pod, c, idx, report);
+      checkSeatTokenKey(pod, c, idx, report);
     }
     checkReferences(pod, idx, report);
   }
