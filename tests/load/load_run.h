@@ -65,6 +65,10 @@ class LoadRun {
 
   std::vector<const LoadTable*> tables() const;
   const std::vector<std::string>& targets() const { return targets_; }
+  // How the targets are dialled (--tls and its files); made by Start().
+  const std::shared_ptr<grpc::ChannelCredentials>& credentials() const {
+    return credentials_;
+  }
   // A stub for `address` (one of its channels, chosen by `n`), connecting to an
   // address not listed on first use; nullptr when it is not a loopback address.
   v1::TableService::Stub* StubFor(const std::string& address, size_t n);

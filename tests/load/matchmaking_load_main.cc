@@ -146,8 +146,8 @@ class Load {
       absl::MutexLock lock(&placed_mu_);
       tables.assign(placed_.begin(), placed_.end());
     }
-    const VoidCounts counts =
-        VoidTables(tables, flags_.service_token, "the load run ended");
+    const VoidCounts counts = VoidTables(tables, flags_.credentials, flags_.service_token,
+                                         "the load run ended");
     std::printf("%s\n", counts.Text().c_str());
   }
 

@@ -250,7 +250,8 @@ void VoidUnfinished(LoadRun& run, const std::string& service_token) {
       unfinished.emplace_back(table->id(), run.targets().front());
     }
   }
-  const VoidCounts counts = VoidTables(unfinished, service_token, "the load run ended");
+  const VoidCounts counts =
+      VoidTables(unfinished, run.credentials(), service_token, "the load run ended");
   absl::FPrintF(stderr, "table-load: %s\n", counts.Text());
 }
 

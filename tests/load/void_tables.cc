@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <utility>
 
 #include "absl/strings/str_format.h"
 #include "grpcpp/grpcpp.h"
@@ -17,16 +18,17 @@ constexpr int kMaxHops = 3;
 
 class Stubs {
  public:
+  explicit Stubs(std::shared_ptr<grpc::ChannelCredentials> credentials)
+      : credentials_(std::move(credentials)) {}
   v1::TableService::Stub* At(const std::string& address) {
     std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
-    if (!stub) {
-      stub = v1::TableService::NewStub(
-          grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
-    }
+    if (!stub)
+      stub = v1::TableService::NewStub(grpc::CreateChannel(address, credentials_));
     return stub.get();
   }
 
  private:
+  const std::shared_ptr<grpc::ChannelCredentials> credentials_;
   std::map<std::string, std::unique_ptr<v1::TableService::Stub>> stubs_;
 };
 
@@ -55,8 +57,9 @@ std::string VoidCounts::Text() const {
 }
 
 VoidCounts VoidTables(const std::vector<std::pair<std::string, std::string>>& tables,
+                      std::shared_ptr<grpc::ChannelCredentials> credentials,
                       const std::string& service_token, const std::string& reason) {
-  Stubs stubs;
+  Stubs stubs(std::move(credentials));
   VoidCounts counts;
   for (const auto& [table_id, address] : tables) {
     v1::VoidTableRequest request;

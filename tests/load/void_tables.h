@@ -1,17 +1,23 @@
 // The end of a load run: the tables it created and left unfinished are voided
 // (VoidTable, with the service token), so that no instance keeps hosting them,
 // renewing their leases, long after the run. A refusal that names the instance
-// hosting a table (UNAVAILABLE with its location) is followed.
+// hosting a table (UNAVAILABLE with its location) is followed. The instances are
+// dialled with the tool's channel credentials (its --tls flags), as its other
+// channels are.
 //
-//   VoidCounts counts = VoidTables({{table_id, "127.0.0.1:50051"}}, token, "load run");
+//   VoidCounts counts =
+//       VoidTables({{table_id, "127.0.0.1:50051"}}, credentials, token, "load run");
 //   std::printf("%s\n", counts.Text().c_str());
 #ifndef TRIX_TESTS_LOAD_VOID_TABLES_H_
 #define TRIX_TESTS_LOAD_VOID_TABLES_H_
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "grpcpp/security/credentials.h"
 
 namespace trix::load {
 
@@ -25,6 +31,7 @@ struct VoidCounts {
 
 // `tables`: each table id with the host:port of an instance to ask first.
 VoidCounts VoidTables(const std::vector<std::pair<std::string, std::string>>& tables,
+                      std::shared_ptr<grpc::ChannelCredentials> credentials,
                       const std::string& service_token, const std::string& reason);
 
 }  // namespace trix::load
