@@ -338,6 +338,7 @@ void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
       service::LogWarn("cannot attach a stake hold",
                        {{"hold", t.hold_id}, {"error", s.error_message()}});
     }
+    service::Failpoint("lobby.after_attach");
   }
 }
 

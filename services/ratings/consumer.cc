@@ -12,6 +12,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
 #include "services/common/auth.h"
+#include "services/common/failpoint.h"
 #include "services/common/logging.h"
 #include "services/ratings/display.h"
 #include "services/ratings/game_result.h"
@@ -409,6 +410,7 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   }
   tx.exec_params0("UPDATE game_results SET consumed_at = now() WHERE id = ANY($1::int8[])",
                   w.consumed.Finish());
+  if (!rows.empty()) service::Failpoint("consumer.before_commit");  // read, not applied
   // The cache follows only what committed; an unknown outcome forgets it.
   try {
     tx.commit();
@@ -418,6 +420,7 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
     throw;
   }
   my_batch_ = this_batch;
+  if (!rows.empty()) service::Failpoint("consumer.after_commit");  // applied, unreported
   if (cache_.size() + players.size() > options_.max_cached_ratings) cache_.clear();
   for (const auto& [key, p] : players) {
     if (p.changed || p.stored) cache_[key] = {p.skill, p.games, p.bot};

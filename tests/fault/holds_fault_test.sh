@@ -18,12 +18,33 @@
 #                holds.before_release) as it is about to release the hold and is
 #                started again: the release is done after its lease (30 s).
 #
+# In the scenarios below four staked players are matched (bots never stake) at one
+# table, whose seats nobody plays: each seat's 5 ms clock runs out and the table's
+# autopilot acts, so that the game is played to its end in seconds:
+#
+#   attachkill9  matchmaking dies (failpoint lobby.after_attach) right after the
+#                ratings service attached the hold to the table, and is started
+#                again: the game is settled against that table;
+#   settlekill9  the ratings service dies (failpoint consumer.before_commit) once
+#                it has read the finished game's outbox row and settled it in its
+#                transaction, before the commit: nothing moved; started again,
+#                it settles the game once;
+#   settledkill9 the same after the commit (failpoint consumer.after_commit): the
+#                game is settled, and the restarted service settles nothing twice;
+#   tablekill9   the table service is killed (SIGKILL) while the staked table
+#                plays and started again: it adopts the table after its lease
+#                (3 s) and the game goes on; the hold is settled against that
+#                table, or released if the table was voided.
+#
 # Each scenario ends with the checks: no hold of the run's players is open in the
 # ratings service, every release matchmaking recorded is done, each player's
-# available balance is their credit again, and the ledger sums to zero
-# (end_checks.sh's ledger_once).
+# available balance is their credit again (or, after a settled game, their credit
+# plus payout minus stake, all of it available), and the ledger sums to zero, every
+# settled game having moved its stakes and payouts exactly once (end_checks.sh's
+# ledger_once).
 #
-#   tests/fault/holds_fault_test.sh [ratingsaway|holdkill9|releasekill9 ...]
+#   tests/fault/holds_fault_test.sh [ratingsaway|holdkill9|releasekill9|attachkill9|
+#                                    settlekill9|settledkill9|tablekill9 ...]
 #
 # Needs build/bin/{table-service,ratings-service,matchmaking-service} and the
 # Python stubs in build/python.
@@ -33,8 +54,9 @@ bin=${MAMLAKA_BIN:-$root/build/bin}
 scenarios=()
 for a in "$@"; do
   case "$a" in
-    ratingsaway | holdkill9 | releasekill9) scenarios+=("$a") ;;
-    *) echo "usage: holds_fault_test.sh [ratingsaway|holdkill9|releasekill9 ...]" >&2; exit 2 ;;
+    ratingsaway | holdkill9 | releasekill9 | attachkill9 | settlekill9 | settledkill9 | tablekill9)
+      scenarios+=("$a") ;;
+    *) echo "usage: holds_fault_test.sh [ratingsaway|holdkill9|releasekill9|attachkill9|settlekill9|settledkill9|tablekill9 ...]" >&2; exit 2 ;;
   esac
 done
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(ratingsaway holdkill9 releasekill9)
@@ -42,12 +64,12 @@ done
 # shellcheck source=scripts/lib/stack.sh
 . "$root/scripts/lib/stack.sh"
 stack_workdir holdfault
-client_pid=""
+client_pids=()
 cleanup() {
   local status=$?
   trap - EXIT
   set +e
-  [ -z "$client_pid" ] || { kill -TERM "$client_pid" 2>/dev/null; wait "$client_pid" 2>/dev/null; }
+  for p in "${client_pids[@]}"; do kill -TERM "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   stack_teardown "$status"
   exit "$status"
 }
@@ -58,17 +80,22 @@ token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 # shellcheck source=tests/fault/end_checks.sh
 . "$root/tests/fault/end_checks.sh"
 
-start_table() { stack_start table table-service --instance_id=holdfault-1; }
+start_table() { stack_start table table-service --instance_id=holdfault-1 --lease_ttl=3s; }
+# MAMLAKA_FAILPOINTS=name start_ratings (or start_matchmaking): with a failpoint.
 start_ratings() { stack_start ratings ratings-service; }
-# MAMLAKA_FAILPOINTS=name start_matchmaking: with a failpoint.
+# start_matchmaking [play]: with `play`, the tables' clocks are 5 ms, so that a game
+# nobody plays is played out by the autopilot in seconds.
 start_matchmaking() {
+  local play=()
+  [ "${1:-}" != play ] || play=(--card_ms=5)
   stack_start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
-    --stake_levels=100 --hold_admission_grace=5s
+    --stake_levels=100 --hold_admission_grace=5s "${play[@]}"
 }
-stop_matchmaking() {
-  kill -TERM "${pid[matchmaking]}" 2>/dev/null || true
-  wait "${pid[matchmaking]}" 2>/dev/null || true
+stop() {  # name
+  kill -TERM "${pid[$1]}" 2>/dev/null || true
+  wait "${pid[$1]}" 2>/dev/null || true
 }
+stop_matchmaking() { stop matchmaking; }
 
 passed=0
 failed=0
@@ -98,7 +125,7 @@ run_client() {
     --ratings="127.0.0.1:${port[ratings]}" --player="$1" --token="$token" \
     --stake=100 --credit=1000 --close_when="$work/$1.close" \
     >"$work/$1.json" 2>"$work/$1.log" &
-  client_pid=$!
+  client_pids+=($!)
   for _ in $(seq 1 100); do
     grep -q '"event": "queued"' "$work/$1.json" && return 0
     if [ "${2:-}" = died ] && ! kill -0 "${pid[matchmaking]}" 2>/dev/null; then return 0; fi
@@ -107,10 +134,10 @@ run_client() {
   echo "  $1 was not queued:"; tail -n 5 "$work/$1.json" "$work/$1.log"
   return 1
 }
-close_client() {
-  touch "$work/$1.close"
-  wait "$client_pid" 2>/dev/null || true
-  client_pid=""
+close_client() {  # players
+  for p in "$@"; do touch "$work/$p.close"; done
+  for p in "${client_pids[@]}"; do wait "$p" 2>/dev/null || true; done
+  client_pids=()
 }
 ticket_status() { psql_ "SELECT status FROM mm_tickets WHERE player_id = '$1'"; }
 wait_cancelled() {
@@ -120,13 +147,61 @@ wait_cancelled() {
   done
   return 1
 }
+# The player's table (empty before it is matched) and what its hold's state is
+# there (2 attached, 3 settled).
+table_of() { psql_ "SELECT table_id FROM mm_assignments WHERE player_id = '$1'"; }
+hold_state() { psql_ "SELECT coalesce(max(state), 0) FROM ratings.holds WHERE player_id = '$1'"; }
+# The holds of the scenario's players by state: "1:3 2:1" is three held, one attached.
+holds_by_state() {
+  psql_ "SELECT string_agg(state || ':' || n, ' ' ORDER BY state) FROM (SELECT state, count(*) n
+    FROM ratings.holds WHERE player_id LIKE '$player%' GROUP BY state) s"
+}
+wait_for() {  # seconds, then the condition's command
+  local seconds=$1
+  shift
+  for _ in $(seq 1 $((seconds * 10))); do "$@" && return 0; sleep 0.1; done
+  return 1
+}
+is_playing() {  # player: matched, and its game 20 entries in
+  [ "$(psql_ "SELECT count(*) FROM games WHERE id = '$(table_of "$1")' AND finished IS NULL
+    AND log_length > 20")" -eq 1 ]
+}
+is_finished() { [ "$(psql_ "SELECT count(*) FROM games WHERE id = '$(table_of "$1")' AND finished IS NOT NULL")" -eq 1 ]; }
+is_consumed() { [ "$(psql_ "SELECT count(*) FROM game_results WHERE game_id = '$(table_of "$1")' AND consumed_at IS NOT NULL")" -eq 1 ]; }
+# How the ratings service applied the player's game: settled, voided, unheld, ...
+settlement() { psql_ "SELECT settlement FROM ratings.applied_games WHERE game_id = '$(table_of "$1")'"; }
+# The player's credit back, or, after a settled game, moved by payout - stake
+# (ledger_once checks that amount); nothing held.
+credit_back() {
+  local want=1000
+  [ "$(settlement "$1")" != settled ] || want=$(psql_ "SELECT 1000 + sum(l.amount)
+    FROM ratings.lines l JOIN ratings.entries e USING (entry_id)
+    WHERE e.game_id = '$(table_of "$1")' AND l.account_id = 'player:$1'")
+  [ "$(psql_ "SELECT balance || ' ' || held FROM ratings.accounts
+    WHERE account_id = 'player:$1'")" = "$want 0" ]
+}
 end_checks() {  # player
   check "no hold of $1 is open" [ "$(held "$1")" -eq 0 ]
   check "every release matchmaking recorded is done" \
     [ "$(psql_ "SELECT count(*) FROM mm_hold_releases WHERE done IS NULL")" -eq 0 ]
-  check "$1's 1000 are available again" [ "$(psql_ "SELECT balance - held
-    FROM ratings.accounts WHERE account_id = 'player:$1'")" -eq 1000 ]
+  check "$1's credit is available again (moved only by a settled game)" credit_back "$1"
   check "the ledger sums to zero, every balance its lines" ledger_once
+}
+# The four staked players of a game (matchmaking started with `play`), queued in
+# turn; with $1 = died, the last one's queueing may kill matchmaking.
+queue_four() {
+  for p in "${players[@]:0:3}"; do run_client "$p"; done
+  run_client "${players[3]}" "${1:-}"
+}
+play_game() {
+  queue_four
+  check "the game is on" wait_for 30 is_playing "$player"
+}
+# After a fault: the game ends, is consumed by the ratings service and settled.
+check_settled() {
+  check "the game finished" wait_for 90 is_finished "$player"
+  check "the ratings service applied it" wait_for 30 is_consumed "$player"
+  check "it was settled against its table" [ "$(settlement "$player")" = settled ]
 }
 
 start_table
@@ -136,6 +211,11 @@ since=$(psql_ "SELECT now()")
 for scenario in "${scenarios[@]}"; do
   echo "holds_fault_test: $scenario"
   player="p-$scenario"
+  players=("$player")
+  case "$scenario" in
+    attachkill9 | settlekill9 | settledkill9 | tablekill9)
+      players=("$player" "$player-1" "$player-2" "$player-3") ;;
+  esac
   case "$scenario" in
     ratingsaway)
       run_client "$player"
@@ -174,8 +254,54 @@ for scenario in "${scenarios[@]}"; do
       start_matchmaking
       check "the release is done after its lease (30 s)" wait_released "$player" 45
       ;;
+    attachkill9)
+      stop_matchmaking
+      MAMLAKA_FAILPOINTS=lobby.after_attach start_matchmaking play
+      queue_four died
+      check "matchmaking died after attaching the hold" wait_for 30 \
+        eval '! kill -0 "${pid[matchmaking]}" 2>/dev/null'
+      wait "${pid[matchmaking]}" 2>/dev/null || true
+      check "one hold was attached when it died, three only held" \
+        [ "$(holds_by_state)" = "1:3 2:1" ]
+      start_matchmaking play
+      check_settled "$player"
+      ;;
+    settlekill9 | settledkill9)
+      failpoint=consumer.before_commit
+      [ "$scenario" = settlekill9 ] || failpoint=consumer.after_commit
+      stop ratings
+      MAMLAKA_FAILPOINTS=$failpoint start_ratings
+      stop_matchmaking
+      start_matchmaking play
+      play_game "$player"
+      check "the ratings service died settling the game" wait_for 90 \
+        eval '! kill -0 "${pid[ratings]}" 2>/dev/null'
+      wait "${pid[ratings]}" 2>/dev/null || true
+      if [ "$scenario" = settlekill9 ]; then
+        check "nothing was applied: the outbox row is pending, the hold attached" \
+          [ "$(is_consumed "$player" && echo consumed || hold_state "$player")" = 2 ]
+      else
+        check "the game was settled before the kill" [ "$(settlement "$player")" = settled ]
+      fi
+      start_ratings
+      check_settled "$player"
+      ;;
+    tablekill9)
+      stop_matchmaking
+      start_matchmaking play
+      play_game "$player"
+      kill -KILL "${pid[table]}"; wait "${pid[table]}" 2>/dev/null || true
+      check "the table was killed mid-game, the hold attached" \
+        [ "$(is_finished "$player" && echo finished || hold_state "$player")" = 2 ]
+      start_table
+      check "the game finished" wait_for 90 is_finished "$player"
+      check "the ratings service applied it" wait_for 30 is_consumed "$player"
+      check "it was settled against its table, or its table voided" \
+        [ "$(settlement "$player" | grep -cx 'settled\|voided')" -eq 1 ]
+      ;;
   esac
-  end_checks "$player"
+  close_client "${players[@]}"
+  for p in "${players[@]}"; do end_checks "$p"; done
 done
 echo "holds_fault_test: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
