@@ -293,8 +293,11 @@ for scenario in "${scenarios[@]}"; do
       kill -KILL "${pid[table]}"; wait "${pid[table]}" 2>/dev/null || true
       check "the table was killed mid-game, the hold attached" \
         [ "$(is_finished "$player" && echo finished || hold_state "$player")" = 2 ]
+      at_kill=$(psql_ "SELECT log_length FROM games WHERE id = '$(table_of "$player")'")
       start_table
       check "the game finished" wait_for 90 is_finished "$player"
+      echo "  the table was $(settlement "$player"), its log $at_kill entries at the kill," \
+        "$(psql_ "SELECT log_length FROM games WHERE id = '$(table_of "$player")'") at its end"
       check "the ratings service applied it" wait_for 30 is_consumed "$player"
       check "it was settled against its table, or its table voided" \
         [ "$(settlement "$player" | grep -cx 'settled\|voided')" -eq 1 ]
