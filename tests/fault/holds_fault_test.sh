@@ -148,7 +148,7 @@ wait_cancelled() {
   return 1
 }
 # The player's table (empty before it is matched) and what its hold's state is
-# there (2 attached, 3 settled).
+# there (1 held, 2 attached, 3 released, 4 settled).
 table_of() { psql_ "SELECT table_id FROM mm_assignments WHERE player_id = '$1'"; }
 hold_state() { psql_ "SELECT coalesce(max(state), 0) FROM ratings.holds WHERE player_id = '$1'"; }
 # The holds of the scenario's players by state: "1:3 2:1" is three held, one attached.
