@@ -336,4 +336,4 @@ int Run(int argc, char** argv) {
 }  // namespace
 }  // namespace trix::load
 
-int main(int argc, char** argv) { return trix::load::Run(argc, argv); }
+int main(int argc, char** argv) { trix::load::EndLoadTool(trix::load::Run(argc, argv)); }

@@ -34,6 +34,13 @@ VoidCounts VoidTables(const std::vector<std::pair<std::string, std::string>>& ta
                       std::shared_ptr<grpc::ChannelCredentials> credentials,
                       const std::string& service_token, const std::string& reason);
 
+// Ends a load tool's process once it has voided its tables: flushes stdout and
+// stderr and exits without running the exit handlers. OpenSSL's (OPENSSL_cleanup)
+// would free the TLS state that gRPC's threads still use (the void step's
+// channels still closing, the streams a run leaves to gRPC) and crash the tool
+// ("stack smashing detected" in CRYPTO_free_ex_data) after its work is done.
+[[noreturn]] void EndLoadTool(int exit_code);
+
 }  // namespace trix::load
 
 #endif  // TRIX_TESTS_LOAD_VOID_TABLES_H_
