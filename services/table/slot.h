@@ -55,6 +55,9 @@ struct TableHost::Slot {
   };
   std::vector<Subscriber> subscribers;
   size_t streamed = 0;  // events [0, streamed) were sent to the subscribers
+  // The log length known durable: loaded, or acknowledged by the store. A reload
+  // that finds the stored log shorter (a failover lost commits) counts a rewind.
+  int64_t acknowledged = 0;
 
   // Readable from any thread.
   // Written once, before `seats_known` is set (at publication, or by the strand

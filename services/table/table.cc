@@ -492,13 +492,17 @@ std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
   return out;
 }
 
+absl::Status BeyondStream(uint64_t after_seq, uint64_t last_seq) {
+  return absl::OutOfRangeError(absl::StrCat(
+      "after_seq ", after_seq, " is beyond this stream's last event, ", last_seq,
+      " (the table's log may have been rewound by a database failover); resume from "
+      "the snapshot: subscribe with after_seq 0"));
+}
+
 absl::StatusOr<std::vector<v1::Event>> Table::EventsAfter(int viewer,
                                                           uint64_t after_seq) const {
   const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
-  if (after_seq > mine.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "after_seq ", after_seq, " is beyond this stream's last event, ", mine.size()));
-  }
+  if (after_seq > mine.size()) return BeyondStream(after_seq, mine.size());
   std::vector<v1::Event> out;
   out.reserve(mine.size() - after_seq);
   for (size_t k = after_seq; k < mine.size(); ++k)

@@ -60,6 +60,11 @@ struct Step {
   bool empty() const { return entries.empty(); }
 };
 
+// A stream resumed past its last event: OUT_OF_RANGE, telling the client to start
+// again from a snapshot (after_seq 0). It happens when the stored log is shorter
+// than what the stream was sent, after a failover that lost commits.
+absl::Status BeyondStream(uint64_t after_seq, uint64_t last_seq);
+
 class Table {
  public:
   // A new table with an empty log; Advance() then deals the first deal. Settings
@@ -139,7 +144,7 @@ class Table {
   std::optional<v1::Event> EventFor(size_t i, int viewer) const;
   // The viewer's last sequence number.
   uint64_t last_seq(int viewer) const { return positions_[ViewerIndex(viewer)].size(); }
-  // The viewer's events with seq > after_seq; INVALID_ARGUMENT beyond last_seq.
+  // The viewer's events with seq > after_seq; BeyondStream() past last_seq.
   absl::StatusOr<std::vector<v1::Event>> EventsAfter(int viewer,
                                                      uint64_t after_seq) const;
   // The table as `viewer` sees it now.
@@ -156,7 +161,7 @@ class Table {
   // What a viewer's stream starts with: the snapshot (after_seq 0) or the events
   // after after_seq, in updates of at most kMaxEventsPerUpdate; a seat's prompt is
   // in the last, alone when nothing was missed (the seat asked by resuming, so it
-  // learns nothing of other seats). INVALID_ARGUMENT beyond last_seq.
+  // learns nothing of other seats). BeyondStream() past last_seq.
   absl::StatusOr<std::vector<v1::TableUpdate>> StreamStart(int viewer,
                                                            uint64_t after_seq) const;
 

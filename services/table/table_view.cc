@@ -88,9 +88,7 @@ absl::StatusOr<std::vector<v1::TableUpdate>> Table::StreamStart(
   if (after_seq == 0) {
     *out.emplace_back().mutable_snapshot() = View(viewer);
   } else if (after_seq > last_seq(viewer)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("after_seq ", after_seq, " is beyond this stream's last event, ",
-                     last_seq(viewer)));
+    return BeyondStream(after_seq, last_seq(viewer));
   } else {
     out = EventUpdates(viewer, after_seq);
   }
