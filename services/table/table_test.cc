@@ -461,7 +461,7 @@ TEST(TableTest, ResumeGivesExactlyTheMissedEvents) {
     EXPECT_EQ(tail.front().SerializeAsString(), all[10].SerializeAsString());
     EXPECT_TRUE(f.table->EventsAfter(v, all.size()).value().empty());
     EXPECT_EQ(f.table->EventsAfter(v, all.size() + 1).status().code(),
-              absl::StatusCode::kInvalidArgument);
+              absl::StatusCode::kOutOfRange);
   }
 }
 
@@ -558,7 +558,7 @@ TEST(TableTest, StreamStartChunksTheMissedEvents) {
     }
     EXPECT_EQ(k, missed.size());
     EXPECT_EQ(t.StreamStart(v, t.last_seq(v) + 1).status().code(),
-              absl::StatusCode::kInvalidArgument);
+              absl::StatusCode::kOutOfRange);
   }
 }
 
