@@ -35,6 +35,11 @@ std::string RunLine(const std::string& command) {
   return out;
 }
 
+// Calls with the service token.
+void AsBackend(grpc::ClientContext& context) {
+  context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+}
+
 // A player of the table CreateRequest(..., seed) seats.
 std::string PlayerOf(uint64_t seed) { return absl::StrCat("player-", seed, "-0"); }
 
@@ -79,7 +84,7 @@ class HistoryReplicaTest : public TableServiceTest {
     v1::CreateTableResponse table;
     {
       grpc::ClientContext context;
-      context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+      AsBackend(context);
       grpc::Status s = stub_->CreateTable(
           &context, CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), seed),
           &table);
@@ -90,7 +95,7 @@ class HistoryReplicaTest : public TableServiceTest {
     request.set_reason("history replica test");
     v1::VoidTableResponse voided;
     grpc::ClientContext context;
-    context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+    AsBackend(context);
     grpc::Status s = stub_->VoidTable(&context, request, &voided);
     EXPECT_TRUE(s.ok()) << s.error_message();
     return table;
@@ -100,14 +105,14 @@ class HistoryReplicaTest : public TableServiceTest {
     v1::ListPlayerGamesRequest request;
     request.set_player_id(player_id);
     grpc::ClientContext context;
-    context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+    AsBackend(context);
     return stub_->ListPlayerGames(&context, request, response);
   }
   grpc::Status Record(const std::string& game_id, v1::GameRecord* record) {
     v1::GetGameRecordRequest request;
     request.set_game_id(game_id);
     grpc::ClientContext context;
-    context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+    AsBackend(context);
     return stub_->GetGameRecord(&context, request, record);
   }
   v1::TableView LiveTable(const std::string& table_id) {
@@ -115,7 +120,7 @@ class HistoryReplicaTest : public TableServiceTest {
     request.set_table_id(table_id);
     v1::TableView view;
     grpc::ClientContext context;
-    context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+    AsBackend(context);
     grpc::Status s = stub_->GetTable(&context, request, &view);
     EXPECT_TRUE(s.ok()) << s.error_message();
     return view;
