@@ -5,8 +5,10 @@
 // missing from the history, which proves the history is read from the standby,
 // while the live table (GetTable) already shows it over; once replay resumes, the
 // game appears within the replay lag. With the standby gone, the history fails
-// UNAVAILABLE and live tables play on.
+// UNAVAILABLE and live tables play on. A read URL that is not one stops the
+// service at start, saying so.
 #include <stdlib.h>
+#include <sys/wait.h>
 
 #include <cstdio>
 #include <memory>
@@ -183,6 +185,25 @@ TEST_F(HistoryReplicaTest, WithTheStandbyGoneHistoryIsUnavailableAndTablesPlayOn
   EXPECT_EQ(HealthStatus(service_->NewChannel(), ""), 1);
   const v1::CreateTableResponse after = CreateFinishedTable(4);
   EXPECT_TRUE(LiveTable(after.table_id()).voided());
+}
+
+TEST(HistoryReplicaFlagTest, ABadReadUrlStopsTheServiceAndSaysWhy) {
+  const std::string command = absl::StrCat(
+      "timeout 20 ", TABLE_SERVICE_BINARY,
+      " --database_url=postgresql://postgres@127.0.0.1:1/x",
+      " --read_database_url='host=standby bogus=1' --listen=127.0.0.1:0 2>&1");
+  FILE* pipe = popen(command.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  std::string output;
+  char chunk[4096];
+  while (size_t n = std::fread(chunk, 1, sizeof(chunk), pipe)) output.append(chunk, n);
+  const int status = pclose(pipe);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << output;
+  EXPECT_NE(output.find("cannot open the history's store (--read_database_url)"),
+            std::string::npos)
+      << output;
+  EXPECT_NE(output.find("invalid connection option \\\"bogus\\\""), std::string::npos)
+      << output;
 }
 
 }  // namespace
