@@ -102,7 +102,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const storage::StoredGame&
     if (!entry.request_id.empty() && entry.seat >= 0) {
       v1::ActResponse answer;
       if (!answer.ParseFromString(entry.response)) return corrupt("unreadable response");
-      t.answers_[entry.seat][entry.request_id] = answer;
+      t.answers_[entry.seat][entry.request_id] = static_cast<uint32_t>(answer.seq());
     }
   }
   // The stored deadline is the one clients were told; replay derives the same one.
@@ -140,7 +140,9 @@ absl::Status Table::CheckSpectator(bool trusted) const {
 
 const v1::ActResponse* Table::FindAnswer(int seat, const std::string& request_id) const {
   auto it = answers_[seat].find(request_id);
-  return it == answers_[seat].end() ? nullptr : &it->second;
+  if (it == answers_[seat].end()) return nullptr;
+  found_.set_seq(it->second);
+  return &found_;
 }
 
 absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
@@ -217,7 +219,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   step.response.set_seq(last_seq(seat));
   entry.payload = record->SerializeAsString();
   entry.response = step.response.SerializeAsString();
-  answers_[seat][entry.request_id] = step.response;
+  answers_[seat][entry.request_id] = static_cast<uint32_t>(step.response.seq());
   step.entries.push_back(std::move(entry));
   RunServerMoves(now, step);
   if (!broken_.ok()) return broken_;
