@@ -40,11 +40,13 @@ exec_as_pg() {
 
 port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
 
-# A base port whose block of 30 ports is free now (etcd, the servers, the REST APIs).
+# A base port whose block of 30 ports is free now (etcd, the servers, the REST APIs),
+# below 32768: the kernel's ephemeral ports (outgoing connections, servers on port 0)
+# start there, and one of them could take a port of the block before it is bound.
 pick_base() {
   local base p ok
   for _ in $(seq 50); do
-    base=$((20000 + (RANDOM % 1300) * 30))
+    base=$((20000 + (RANDOM % 400) * 30))
     ok=1
     for p in $base $((base + 1)) $((base + 10)) $((base + 11)) $((base + 12)) \
       $((base + 20)) $((base + 21)) $((base + 22)); do
