@@ -432,9 +432,9 @@ void Table::AddEvent(EventRef ref) {
 }
 
 size_t Table::event_list_bytes() const {
-  return events_.capacity() * sizeof(EventRef) +
-         service_events_.capacity() * sizeof(ServiceEvent) +
-         seq_marks_.capacity() * sizeof(ViewerCounts);
+  return events_.size() * sizeof(EventRef) +
+         service_events_.size() * sizeof(ServiceEvent) +
+         seq_marks_.size() * sizeof(ViewerCounts);
 }
 
 uint64_t Table::SeqBefore(size_t i, int viewer_index) const {

@@ -144,8 +144,9 @@ class Table {
   // The viewer's events with seq > after_seq; INVALID_ARGUMENT beyond last_seq.
   absl::StatusOr<std::vector<v1::Event>> EventsAfter(int viewer,
                                                      uint64_t after_seq) const;
-  // The heap the event list holds (capacity included): the table's events, kept
-  // once for every viewer, and their seq marks. No viewer has a list of its own.
+  // The bytes the event list's entries take (a vector's spare capacity aside):
+  // the table's events, kept once for every viewer, and their seq marks. No viewer
+  // has a list of its own.
   size_t event_list_bytes() const;
   // The table as `viewer` sees it now.
   v1::TableView View(int viewer) const;

@@ -92,8 +92,8 @@ int Run() {
   absl::PrintF("mode %s, %d tables, %.1f client actions and %.1f events each\n",
                absl::GetFlag(FLAGS_mode), count, per(played), per(events));
   absl::PrintF("bytes per table: created %.0f, first deal %.0f, after the actions "
-               "%.0f (of which the table's event list %.0f, the engine's events and "
-               "actions %.0f)\n",
+               "%.0f (of which the table's event list %.0f used, the engine's events and "
+               "actions %.0f reserved)\n",
                per(created - start), per(dealt - start), per(after - start),
                per(event_bytes), per(engine_bytes));
   return 0;

@@ -473,10 +473,10 @@ TEST(TableTest, EventsAreKeptOnceForEveryViewer) {
   absl::Time now = kStart;
   PlayOut(f, 52, now);
   ASSERT_GT(f.table->event_count(), 1000u);
-  // 16 bytes an event, twice that at most for a vector's spare capacity, and the
-  // service events and seq marks beside them; a list per viewer would add 4 bytes
-  // per event for each of the five viewers.
-  EXPECT_LE(f.table->event_list_bytes(), f.table->event_count() * 40);
+  // 16 bytes an event, and the service events (a third of them, 16 bytes each) and
+  // seq marks beside them; a list per viewer would add 4 bytes per event for each
+  // viewer that sees it (all five for most events).
+  EXPECT_LE(f.table->event_list_bytes(), f.table->event_count() * 28);
   for (int v = -1; v < 4; ++v) {
     const std::vector<v1::Event> all = f.table->EventsAfter(v, 0).value();
     ASSERT_EQ(all.size(), f.table->last_seq(v));
