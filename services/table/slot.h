@@ -10,7 +10,7 @@
 
 #include <array>
 #include <atomic>
-#include <deque>
+#include <list>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,7 +31,7 @@ struct TableHost::Slot {
   const std::string id;
 
   absl::Mutex mu;
-  std::deque<Command> queue ABSL_GUARDED_BY(mu);
+  std::list<Command> queue ABSL_GUARDED_BY(mu);  // holds nothing while empty
   bool running ABSL_GUARDED_BY(mu) = false;  // a Drain is scheduled or running
   bool waiting ABSL_GUARDED_BY(mu) = false;  // an append or reload is in flight
   // Who of the suspending work and the completion has arrived (0..2); the second
