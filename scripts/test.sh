@@ -4,7 +4,7 @@
 # rule cases of tests/conformance (a CTest test too) and, when ../shared/conformance
 # exists, those cases as well; then the sanitizer builds (scripts/sanitize.sh, while
 # the server still runs). Exits non-zero on any failure. MAMLAKA_SANITIZE=0 skips
-# the sanitizer builds. MAMLAKA_SLOW=1 runs the tests labelled slow too.
+# the sanitizer builds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,10 +20,7 @@ export MAMLAKA_TEST_DATABASE_URL
 MAMLAKA_TEST_DATABASE_URL=$(scripts/pg.sh start "$pgdir" $port)
 
 echo "== Unit and integration tests"
-# Tests labelled slow (fault_database_async_failover_test) only with MAMLAKA_SLOW=1.
-skip=(-LE slow)
-[ "${MAMLAKA_SLOW:-0}" != 1 ] || skip=()
-ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 600 "${skip[@]}"
+ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 600
 
 shared=${MAMLAKA_SHARED:-../shared}
 if [ -f "$shared/conformance/cases.jsonl" ]; then
