@@ -63,10 +63,10 @@ Action Action::PlayCard(int seat, Card card) {
   return a;
 }
 
-Game::Game(const Rules& rules) : rules_(rules) {
-  events_.reserve(256);
-  log_.reserve(128);
-}
+// Nothing is reserved: a table service hosts thousands of games, and a game's
+// event and action lists grow as it is played (reserving a whole deal's worth was
+// 16 KiB per game before its first card).
+Game::Game(const Rules& rules) : rules_(rules) {}
 
 absl::StatusOr<Game> Game::Replay(const Rules& rules, const std::vector<Action>& log) {
   Game game(rules);

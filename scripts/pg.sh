@@ -3,6 +3,7 @@
 #
 #   scripts/pg.sh start DIR PORT   # initdb into DIR (if new) and start on PORT
 #   scripts/pg.sh start DIR        # the same on a free port (tries ports until one binds)
+#   scripts/pg.sh standby DIR PRIMARY_URL  # a streaming standby of that server
 #   scripts/pg.sh stop DIR
 #
 # start prints the server's URL.
@@ -12,13 +13,17 @@
 # says so: tests that stop and start a server of their own use that. PostgreSQL
 # refuses to run as root, so as root it runs as the "postgres" system user that the
 # postgresql-15 package creates.
+# standby takes a base backup of the server at PRIMARY_URL (one that pg.sh started:
+# its "postgres" role may replicate) into DIR and starts it as a hot standby that
+# streams from it, on the socket in DIR only; it prints the standby's URL (for the
+# database "mamlaka": put another name in its path for another database).
 # PG_SERVER_OPTIONS adds server options, e.g. for a profile of a run:
 #   PG_SERVER_OPTIONS="-c shared_preload_libraries=pg_stat_statements
 #   -c pg_stat_statements.track=all"   (then CREATE EXTENSION pg_stat_statements)
 set -euo pipefail
 
 bindir=/usr/lib/postgresql/15/bin
-cmd=${1:?usage: pg.sh start DIR [PORT] | stop DIR}
+cmd=${1:?usage: pg.sh start DIR [PORT] | standby DIR PRIMARY_URL | stop DIR}
 dir=$(realpath -m "${2:?data folder}")  # the server puts its socket here: absolute
 
 as_pg() {
@@ -70,13 +75,23 @@ case "$cmd" in
       echo "postgresql://postgres@127.0.0.1:$port/mamlaka"
     fi
     ;;
+  standby)
+    primary=${3:?usage: pg.sh standby DIR PRIMARY_URL}
+    mkdir -p "$dir"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$dir"
+    as_pg "$bindir/pg_basebackup" -d "$primary" -D "$dir/data" -R -X stream -c fast \
+      --no-sync >"$dir/basebackup.log" 2>&1 || { cat "$dir/basebackup.log" >&2; exit 1; }
+    listen="''"
+    start_server 5432
+    echo "postgresql://postgres@/mamlaka?host=$dir&port=5432"
+    ;;
   stop)
     if [ -f "$dir/data/postmaster.pid" ]; then
       as_pg "$bindir/pg_ctl" -D "$dir/data" -m fast -w stop >/dev/null
     fi
     ;;
   *)
-    echo "usage: pg.sh start DIR [PORT] | stop DIR" >&2
+    echo "usage: pg.sh start DIR [PORT] | standby DIR PRIMARY_URL | stop DIR" >&2
     exit 2
     ;;
 esac

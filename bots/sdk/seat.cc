@@ -223,6 +223,9 @@ std::optional<Seat::StreamOutcome> Seat::TakeUpdate(const v1::TableUpdate& updat
   if (update.has_snapshot() || update.events_size() > 0) malformed_in_a_row_ = 0;
   if (update.has_snapshot()) {
     force_snapshot_ = false;
+    // A snapshot behind our last answer (the table was rebuilt from a log that lost
+    // it): its prompts are current again.
+    acked_seq_ = std::min<uint64_t>(acked_seq_, update.snapshot().seq());
     absl::MutexLock lock(&mu_);
     ++stats_.snapshots;
   }
@@ -293,8 +296,10 @@ bool Seat::Follow(const grpc::Status& status) {
 Seat::StreamOutcome Seat::StreamClosed(const absl::Status& status, uint64_t after_seq,
                                        bool progressed) {
   if (StreamRefused(status.code())) return {StreamEnd::kFatal, status, progressed};
-  if (status.code() == absl::StatusCode::kInvalidArgument) {
-    // after_seq beyond what the server has (it lost a tail?): start over.
+  if (status.code() == absl::StatusCode::kOutOfRange ||
+      status.code() == absl::StatusCode::kInvalidArgument) {
+    // after_seq beyond what the server has (a failover lost the log's tail; older
+    // servers said INVALID_ARGUMENT): start over from a snapshot.
     if (after_seq > 0) {
       force_snapshot_ = true;
       return {StreamEnd::kReconnect, status, progressed};

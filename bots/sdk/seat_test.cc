@@ -72,6 +72,8 @@ class FakeTableService final : public v1::TableService::Service {
   int break_stream_after = 0;  // events; then the stream ends UNAVAILABLE
   int autopilot_first = 0;     // acts preceded by an expired clock
   bool deny = false;           // every call PERMISSION_DENIED
+  bool refuse_resume = false;  // a stream resumed with after_seq > 0 is OUT_OF_RANGE,
+                               // as when a failover rewound the table's log
 
   grpc::Status Play(grpc::ServerContext* context, Stream* stream) override {
     if (deny) return {grpc::StatusCode::PERMISSION_DENIED, "not this table's token"};
@@ -85,6 +87,9 @@ class FakeTableService final : public v1::TableService::Service {
       absl::MutexLock lock(&mu_);
       after_seqs.push_back(seen);
       late = std::exchange(late_act_, std::nullopt);
+    }
+    if (refuse_resume && seen > 0) {
+      return {grpc::StatusCode::OUT_OF_RANGE, "after_seq is beyond this stream's last event"};
     }
     bool first = true;
     bool resend_due = false;  // the seat will send its late action again
@@ -343,6 +348,20 @@ TEST_F(SeatTest, ResumesABrokenStreamAfterTheLastEventSeen) {
   EXPECT_EQ(seat.stats().snapshots, 1);
   EXPECT_GE(seat.stats().resubscribes, 1);
   EXPECT_EQ(bot.restart_seq + bot.observed, seat.state().seq);
+}
+
+TEST_F(SeatTest, AResumeBeyondTheStreamStartsOverFromASnapshot) {
+  Start();
+  service_->break_stream_after = 5;
+  service_->refuse_resume = true;
+  Serve();
+  FirstBot bot;
+  Seat seat(TableChannel(address_), Config(), &bot);
+  ASSERT_TRUE(seat.Play().ok());
+  ASSERT_GE(service_->after_seqs.size(), 3u);
+  EXPECT_GT(service_->after_seqs[1], 0u);  // resumed: OUT_OF_RANGE
+  EXPECT_EQ(service_->after_seqs[2], 0u);  // then from a snapshot
+  EXPECT_EQ(seat.stats().snapshots, 2);
 }
 
 TEST_F(SeatTest, AnActionTheAutopilotBeatIsRefusedAndTheSeatPlaysOn) {

@@ -159,9 +159,11 @@ class GameStore {
   //
   // Rejections: NOT_FOUND (no such game), ABORTED with "lease lost" (the lease is
   // not this instance's or lapsed: the table now belongs elsewhere; its own status,
-  // so the caller stops hosting it), FAILED_PRECONDITION (the game has ended; the
-  // first index
-  // would leave a gap), ALREADY_EXISTS (the first index, or a seat's request id,
+  // so the caller stops hosting it), FAILED_PRECONDITION (the game has ended),
+  // DATA_LOSS with "log is shorter than acknowledged" (the first index is past the
+  // log's end: entries the caller was told were durable are gone, as after a
+  // failover to a replica that had not received them; the caller rebuilds the game
+  // from LoadGame()), ALREADY_EXISTS (the first index, or a seat's request id,
   // is already in the log), INVALID_ARGUMENT (indexes not consecutive, a seat
   // outside -1..3, a result or outbox payload that is not JSON), UNAVAILABLE (no
   // database; the writer reconnects by itself). One exception to "nothing was

@@ -107,10 +107,10 @@ absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
       return absl::AlreadyExistsError(absl::StrCat("entry ", first, " of game ", id,
                                                    " is already written (the log has ",
                                                    length, " entries)"));
-    case 5:
-      return absl::FailedPreconditionError(
-          absl::StrCat("entry ", first, " of game ", id,
-                       " would leave a gap: the log has ", length, " entries"));
+    case 5:  // DATA_LOSS: the caller holds entries as durable that the log lacks
+      return absl::DataLossError(
+          absl::StrCat("log is shorter than acknowledged: game ", id, " has ", length,
+                       " entries, the append expected ", first));
     default:
       return absl::InternalError(
           absl::StrCat("log_append answered status ", code, " for game ", id));

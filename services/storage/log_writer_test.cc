@@ -200,7 +200,7 @@ TEST_F(GameStoreAppendTest, AFailingBatchIsRetriedOneByOneInOrder) {
   EXPECT_OK(statuses[0]);
   EXPECT_EQ(statuses[1].code(), absl::StatusCode::kInvalidArgument) << statuses[1];
   EXPECT_OK(statuses[2]);
-  EXPECT_EQ(statuses[3].code(), absl::StatusCode::kFailedPrecondition) << statuses[3];
+  EXPECT_EQ(statuses[3].code(), absl::StatusCode::kDataLoss) << statuses[3];
   EXPECT_EQ(statuses[4].code(), absl::StatusCode::kAlreadyExists) << statuses[4];
   EXPECT_OK(statuses[5]);
   const AppendStats stats = store_->append_stats();
@@ -282,8 +282,8 @@ TEST_F(GameStoreAppendTest, EachAnswerIsTheSameAloneAndInABatch) {
          "has ended", 1},
         {p + "dup", SampleAppend(p + "dup", 0, 1), C::kAlreadyExists, "already written",
          1},
-        {p + "gap", SampleAppend(p + "gap", 2, 1), C::kFailedPrecondition,
-         "would leave a gap", 0},
+        {p + "gap", SampleAppend(p + "gap", 2, 1), C::kDataLoss,
+         "log is shorter than acknowledged", 0},
         {p + "none", SampleAppend(p + "none", 0, 1), C::kNotFound, "not found", 0},
         {p + "clock", clock_only, C::kOk, "", 0},
     };

@@ -76,6 +76,18 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                  .Name("trix_table_voided_total")
                  .Help("Tables ended with no result by VoidTable")
                  .Register(r)
-                 .Add({})) {}
+                 .Add({})),
+      log_rewinds(prometheus::BuildCounter()
+                      .Name("trix_table_log_rewinds_total")
+                      .Help("Tables rebuilt because their stored log was shorter than "
+                            "what they had acknowledged (a failover lost commits)")
+                      .Register(r)
+                      .Add({})),
+      entries_lost(prometheus::BuildCounter()
+                       .Name("trix_table_acknowledged_entries_lost_total")
+                       .Help("Acknowledged log entries (seat actions and server moves) "
+                             "that a rewound log no longer holds")
+                       .Register(r)
+                       .Add({})) {}
 
 }  // namespace trix::table

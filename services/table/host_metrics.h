@@ -11,6 +11,10 @@
 //   trix_table_broken_total               tables quarantined (alert on any increase)
 //   trix_table_leases_lost_total          hosted tables another instance took over
 //   trix_table_voided_total               tables ended with no result (VoidTable)
+//   trix_table_log_rewinds_total          tables whose stored log fell behind what
+//                                         they acknowledged (an asynchronous
+//                                         failover); each is rebuilt from the log
+//   trix_table_acknowledged_entries_lost_total  the log entries those rewinds lost
 #ifndef TRIX_SERVICES_TABLE_HOST_METRICS_H_
 #define TRIX_SERVICES_TABLE_HOST_METRICS_H_
 
@@ -39,6 +43,8 @@ struct HostMetrics {
   prometheus::Counter& quarantined;
   prometheus::Counter& leases_lost;
   prometheus::Counter& voided;
+  prometheus::Counter& log_rewinds;
+  prometheus::Counter& entries_lost;
 };
 
 }  // namespace trix::table

@@ -43,6 +43,7 @@ namespace {
 // structs of the parts it configures, and their defaults are the flags' defaults.
 struct Flags {
   std::string advertise_address;
+  std::string read_database_url;
   std::string port_file;
   std::string instance_id;
   std::string migrations_dir = "migrations";
@@ -70,6 +71,10 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("port_file", &f.port_file,
          "once listening, write the bound port to this file (for --listen=...:0)");
   c.Bind("database_url", &f.store.url, "PostgreSQL URL (required)");
+  c.Bind("read_database_url", &f.read_database_url,
+         "PostgreSQL URL of a standby for the game history (GetGameRecord, "
+         "ListPlayerGames), which then lags by the standby's replay lag (empty: the "
+         "primary, --database_url)");
   c.Bind("instance_id", &f.instance_id,
          "this instance's name for table leases (default: the host name, which is the "
          "pod name on Kubernetes); a restart with the same id resumes its tables");
@@ -143,11 +148,22 @@ bool WritePortFile(const std::string& path, int port) {
          std::rename(temporary.c_str(), path.c_str()) == 0;
 }
 
-// The games and the instance registry, both under this run's lease owner.
+// The games and the instance registry, both under this run's lease owner, and the
+// games on a standby for the history reads (null: those read `games`).
 struct Storage {
   std::unique_ptr<storage::GameStore> games;
   std::unique_ptr<storage::InstanceRegistry> registry;
+  std::unique_ptr<storage::GameStore> history;
 };
+
+// The history's store on --read_database_url, if set: the same pool size, never
+// written to.
+absl::StatusOr<std::unique_ptr<storage::GameStore>> OpenHistory(const Flags& flags) {
+  if (flags.read_database_url.empty()) return nullptr;
+  storage::StoreOptions options = flags.store;
+  options.url = flags.read_database_url;
+  return storage::GameStore::Open(options);
+}
 
 // Opens the storage; on failure logs why and returns the exit code.
 std::optional<int> OpenStorage(Flags& flags, const std::string& lease_owner,
@@ -169,8 +185,15 @@ std::optional<int> OpenStorage(Flags& flags, const std::string& lease_owner,
                       {{"error", registry.status().ToString()}});
     return 1;
   }
+  absl::StatusOr<std::unique_ptr<storage::GameStore>> history = OpenHistory(flags);
+  if (!history.ok()) {
+    service::LogError("cannot open the history's store (--read_database_url)",
+                      {{"error", history.status().ToString()}});
+    return 1;
+  }
   out.games = *std::move(store);
   out.registry = *std::move(registry);
+  out.history = *std::move(history);
   return std::nullopt;
 }
 
@@ -228,8 +251,8 @@ std::optional<int> LoadCallers(Flags& flags) {
 // Hosts tables until SIGINT or SIGTERM, then drains.
 int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
           service::Metrics& metrics, const service::StopSignals& signals) {
-  std::unique_ptr<TableStore> tables =
-      PostgresTableStore(storage.games.get(), storage.registry.get());
+  std::unique_ptr<TableStore> tables = PostgresTableStore(
+      storage.games.get(), storage.registry.get(), storage.history.get());
   flags.host.instance_id = lease_owner;
   flags.host.instance_name = flags.instance_id;
   flags.host.maintenance_every = flags.host.lease_ttl / 3;

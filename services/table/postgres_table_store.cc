@@ -9,8 +9,9 @@ namespace {
 
 class PostgresStore final : public TableStore {
  public:
-  PostgresStore(storage::GameStore* store, storage::InstanceRegistry* registry)
-      : store_(store), registry_(registry) {}
+  PostgresStore(storage::GameStore* store, storage::InstanceRegistry* registry,
+                storage::GameStore* history)
+      : store_(store), registry_(registry), history_(history) {}
 
   absl::Status CheckReady() override { return store_->CheckReady(); }
   absl::Status CreateGame(const storage::NewGame& game,
@@ -26,6 +27,9 @@ class PostgresStore final : public TableStore {
   bool MayContinueOnAppendThread() override { return true; }
   absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override {
     return store_->LoadGame(game_id);
+  }
+  absl::StatusOr<storage::StoredGame> LoadRecord(const std::string& game_id) override {
+    return history_->LoadGame(game_id);
   }
   absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted) override {
@@ -73,19 +77,22 @@ class PostgresStore final : public TableStore {
   }
   absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
       const std::string& player_id, int limit, const std::string& before) override {
-    return store_->ListFinished(player_id, limit, before);
+    return history_->ListFinished(player_id, limit, before);
   }
 
  private:
   storage::GameStore* const store_;
   storage::InstanceRegistry* const registry_;
+  storage::GameStore* const history_;  // store_, or a standby's
 };
 
 }  // namespace
 
 std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store,
-                                               storage::InstanceRegistry* registry) {
-  return std::make_unique<PostgresStore>(store, registry);
+                                               storage::InstanceRegistry* registry,
+                                               storage::GameStore* history) {
+  return std::make_unique<PostgresStore>(store, registry,
+                                         history != nullptr ? history : store);
 }
 
 }  // namespace trix::table

@@ -10,7 +10,7 @@
 
 #include <array>
 #include <atomic>
-#include <deque>
+#include <list>
 #include <functional>
 #include <memory>
 #include <string>
@@ -31,7 +31,7 @@ struct TableHost::Slot {
   const std::string id;
 
   absl::Mutex mu;
-  std::deque<Command> queue ABSL_GUARDED_BY(mu);
+  std::list<Command> queue ABSL_GUARDED_BY(mu);  // holds nothing while empty
   bool running ABSL_GUARDED_BY(mu) = false;  // a Drain is scheduled or running
   bool waiting ABSL_GUARDED_BY(mu) = false;  // an append or reload is in flight
   // Who of the suspending work and the completion has arrived (0..2); the second
@@ -55,6 +55,9 @@ struct TableHost::Slot {
   };
   std::vector<Subscriber> subscribers;
   size_t streamed = 0;  // events [0, streamed) were sent to the subscribers
+  // The log length known durable: loaded, or acknowledged by the store. A reload
+  // that finds the stored log shorter (a failover lost commits) counts a rewind.
+  int64_t acknowledged = 0;
 
   // Readable from any thread.
   // Written once, before `seats_known` is set (at publication, or by the strand

@@ -102,7 +102,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const storage::StoredGame&
     if (!entry.request_id.empty() && entry.seat >= 0) {
       v1::ActResponse answer;
       if (!answer.ParseFromString(entry.response)) return corrupt("unreadable response");
-      t.answers_[entry.seat][entry.request_id] = answer;
+      t.answers_[entry.seat][entry.request_id] = static_cast<uint32_t>(answer.seq());
     }
   }
   // The stored deadline is the one clients were told; replay derives the same one.
@@ -140,7 +140,9 @@ absl::Status Table::CheckSpectator(bool trusted) const {
 
 const v1::ActResponse* Table::FindAnswer(int seat, const std::string& request_id) const {
   auto it = answers_[seat].find(request_id);
-  return it == answers_[seat].end() ? nullptr : &it->second;
+  if (it == answers_[seat].end()) return nullptr;
+  found_.set_seq(it->second);
+  return &found_;
 }
 
 absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
@@ -217,7 +219,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   step.response.set_seq(last_seq(seat));
   entry.payload = record->SerializeAsString();
   entry.response = step.response.SerializeAsString();
-  answers_[seat][entry.request_id] = step.response;
+  answers_[seat][entry.request_id] = static_cast<uint32_t>(step.response.seq());
   step.entries.push_back(std::move(entry));
   RunServerMoves(now, step);
   if (!broken_.ok()) return broken_;
@@ -409,7 +411,7 @@ absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
 }
 
 void Table::AddEngineEvent(int32_t engine_index, uint8_t visible) {
-  AddEvent({engine_index, -1, absl::ToUnixMicros(entry_time_), visible});
+  AddEvent({absl::ToUnixMicros(entry_time_), engine_index, visible});
 }
 
 void Table::AddServiceEvent(ServiceEvent event) {
@@ -417,16 +419,46 @@ void Table::AddServiceEvent(ServiceEvent event) {
   event.kingdom = static_cast<int8_t>(game_.kingdom());
   service_events_.push_back(event);
   constexpr uint8_t kEveryone = (1 << kViewers) - 1;
-  AddEvent({-1, static_cast<int32_t>(service_events_.size() - 1),
-            absl::ToUnixMicros(entry_time_), kEveryone});
+  AddEvent({absl::ToUnixMicros(entry_time_),
+            ~static_cast<int32_t>(service_events_.size() - 1), kEveryone});
 }
 
 void Table::AddEvent(EventRef ref) {
-  const int32_t index = static_cast<int32_t>(events_.size());
+  if (events_.size() % kSeqBlock == 0) seq_marks_.push_back(seq_totals_);
   events_.push_back(ref);
   for (int viewer_index = 0; viewer_index < kViewers; ++viewer_index) {
-    if (ref.visible & (1 << viewer_index)) positions_[viewer_index].push_back(index);
+    if (ref.visible & (1 << viewer_index)) ++seq_totals_[viewer_index];
   }
+}
+
+size_t Table::event_list_bytes() const {
+  return events_.size() * sizeof(EventRef) +
+         service_events_.size() * sizeof(ServiceEvent) +
+         seq_marks_.size() * sizeof(ViewerCounts);
+}
+
+uint64_t Table::SeqBefore(size_t i, int viewer_index) const {
+  if (i == events_.size()) return seq_totals_[viewer_index];
+  const size_t block = i / kSeqBlock;
+  uint64_t seq = seq_marks_[block][viewer_index];
+  for (size_t k = block * kSeqBlock; k < i; ++k) {
+    if (events_[k].visible & (1 << viewer_index)) ++seq;
+  }
+  return seq;
+}
+
+size_t Table::StartAfter(uint64_t seen, int viewer_index) const {
+  // The last block that starts with at most `seen` of the viewer's events.
+  auto after = std::upper_bound(
+      seq_marks_.begin(), seq_marks_.end(), seen,
+      [viewer_index](uint64_t n, const ViewerCounts& m) { return n < m[viewer_index]; });
+  if (after == seq_marks_.begin()) return 0;
+  size_t i = (after - seq_marks_.begin() - 1) * kSeqBlock;
+  uint64_t seq = seq_marks_[i / kSeqBlock][viewer_index];
+  for (; seq < seen; ++i) {
+    if (events_[i].visible & (1 << viewer_index)) ++seq;
+  }
+  return i;
 }
 
 absl::Duration Table::ClockFor(Phase phase) const {
@@ -460,49 +492,58 @@ void Table::UpdateClock(absl::Time time) {
   ServiceEvent turn;
   turn.seats =
       phase == Phase::kDoubling ? 0x0F : static_cast<uint8_t>(1 << game_.ToAct());
-  turn.deadline = *deadline_;
+  turn.deadline_us = absl::ToUnixMicros(*deadline_);
   AddServiceEvent(turn);
 }
 
 std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
-  const EventRef& ref = events_[i];
   const int viewer_index = ViewerIndex(viewer);
-  if (!(ref.visible & (1 << viewer_index))) return std::nullopt;
+  if (!(events_[i].visible & (1 << viewer_index))) return std::nullopt;
+  return EventProto(i, SeqBefore(i, viewer_index) + 1);
+}
+
+v1::Event Table::EventProto(size_t i, uint64_t seq) const {
+  const EventRef& ref = events_[i];
   v1::Event out;
-  if (ref.engine_index >= 0) {
-    const engine::Event& e = game_.events()[ref.engine_index];
+  if (ref.index >= 0) {
+    const engine::Event& e = game_.events()[ref.index];
     out = EngineEventToProto(
         e, e.type == engine::EventType::kGameEnded ? ResultProto() : v1::GameResult{});
   } else {
-    const ServiceEvent& s = service_events_[ref.service_index];
+    const ServiceEvent& s = service_events_[~ref.index];
     if (s.kind == ServiceEvent::kSeatLeft) {
       out.mutable_seat_left()->set_seat(s.seat);
     } else if (s.kind == ServiceEvent::kVoided) {
       out.mutable_table_voided()->set_reason(void_reason_);
     } else {
-      *out.mutable_turn_started()->mutable_turn() = TurnToProto(s.seats, s.deadline);
+      *out.mutable_turn_started()->mutable_turn() =
+          TurnToProto(s.seats, absl::FromUnixMicros(s.deadline_us));
     }
     out.set_deal(s.deal);
     out.set_kingdom(s.kingdom);
   }
-  const std::vector<int32_t>& mine = positions_[viewer_index];
-  out.set_seq(std::lower_bound(mine.begin(), mine.end(), static_cast<int32_t>(i)) -
-              mine.begin() + 1);
+  out.set_seq(seq);
   *out.mutable_time() = TimeToProto(absl::FromUnixMicros(ref.time_us));
   return out;
 }
 
+absl::Status BeyondStream(uint64_t after_seq, uint64_t last_seq) {
+  return absl::OutOfRangeError(absl::StrCat(
+      "after_seq ", after_seq, " is beyond this stream's last event, ", last_seq,
+      " (the table's log may have been rewound by a database failover); resume from "
+      "the snapshot: subscribe with after_seq 0"));
+}
+
 absl::StatusOr<std::vector<v1::Event>> Table::EventsAfter(int viewer,
                                                           uint64_t after_seq) const {
-  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
-  if (after_seq > mine.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "after_seq ", after_seq, " is beyond this stream's last event, ", mine.size()));
-  }
+  const int viewer_index = ViewerIndex(viewer);
+  if (after_seq > last_seq(viewer)) return BeyondStream(after_seq, last_seq(viewer));
   std::vector<v1::Event> out;
-  out.reserve(mine.size() - after_seq);
-  for (size_t k = after_seq; k < mine.size(); ++k)
-    out.push_back(*EventFor(mine[k], viewer));
+  out.reserve(last_seq(viewer) - after_seq);
+  uint64_t seq = after_seq;
+  for (size_t i = StartAfter(after_seq, viewer_index); i < events_.size(); ++i) {
+    if (events_[i].visible & (1 << viewer_index)) out.push_back(EventProto(i, ++seq));
+  }
   return out;
 }
 

@@ -60,6 +60,11 @@ struct Step {
   bool empty() const { return entries.empty(); }
 };
 
+// A stream resumed past its last event: OUT_OF_RANGE, telling the client to start
+// again from a snapshot (after_seq 0). It happens when the stored log is shorter
+// than what the stream was sent, after a failover that lost commits.
+absl::Status BeyondStream(uint64_t after_seq, uint64_t last_seq);
+
 class Table {
  public:
   // A new table with an empty log; Advance() then deals the first deal. Settings
@@ -80,6 +85,8 @@ class Table {
   // PERMISSION_DENIED.
   absl::Status CheckSpectator(bool trusted) const;
   // The answer already given to `seat`'s accepted request `request_id`, if any.
+  // The table keeps only the seq of each answer; the pointer is valid until the
+  // next FindAnswer.
   const v1::ActResponse* FindAnswer(int seat, const std::string& request_id) const;
 
   // A seat's action. A malformed request is INVALID_ARGUMENT; an action the rules
@@ -138,10 +145,14 @@ class Table {
   // viewer may not see it.
   std::optional<v1::Event> EventFor(size_t i, int viewer) const;
   // The viewer's last sequence number.
-  uint64_t last_seq(int viewer) const { return positions_[ViewerIndex(viewer)].size(); }
-  // The viewer's events with seq > after_seq; INVALID_ARGUMENT beyond last_seq.
+  uint64_t last_seq(int viewer) const { return seq_totals_[ViewerIndex(viewer)]; }
+  // The viewer's events with seq > after_seq; BeyondStream() past last_seq.
   absl::StatusOr<std::vector<v1::Event>> EventsAfter(int viewer,
                                                      uint64_t after_seq) const;
+  // The bytes the event list's entries take (a vector's spare capacity aside):
+  // the table's events, kept once for every viewer, and their seq marks. No viewer
+  // has a list of its own.
+  size_t event_list_bytes() const;
   // The table as `viewer` sees it now.
   v1::TableView View(int viewer) const;
   // The decision `seat` faces now, or nullopt when it has none (or left).
@@ -156,7 +167,7 @@ class Table {
   // What a viewer's stream starts with: the snapshot (after_seq 0) or the events
   // after after_seq, in updates of at most kMaxEventsPerUpdate; a seat's prompt is
   // in the last, alone when nothing was missed (the seat asked by resuming, so it
-  // learns nothing of other seats). INVALID_ARGUMENT beyond last_seq.
+  // learns nothing of other seats). BeyondStream() past last_seq.
   absl::StatusOr<std::vector<v1::TableUpdate>> StreamStart(int viewer,
                                                            uint64_t after_seq) const;
 
@@ -166,26 +177,38 @@ class Table {
     enum Kind : uint8_t { kTurnStarted, kSeatLeft, kVoided } kind = kTurnStarted;
     int8_t deal = -1;  // when it happened
     int8_t kingdom = 0;
-    int8_t seat = -1;     // SeatLeft
-    uint8_t seats = 0;    // TurnStarted: bit s = seat s must act
-    absl::Time deadline;  // TurnStarted
+    int8_t seat = -1;      // SeatLeft
+    uint8_t seats = 0;     // TurnStarted: bit s = seat s must act
+    int64_t deadline_us = 0;  // TurnStarted
   };
   // One event of the table: an engine event (by index into game_.events()) or a
-  // service event, when it happened, and who may see it. Kept small: a classic game
-  // has thousands of events and a process hosts thousands of tables.
+  // service event, when it happened, and who may see it. Kept small (16 bytes): a
+  // classic game has thousands of events and a process hosts thousands of tables.
   struct EventRef {
-    int32_t engine_index;   // >= 0: game_.events()[engine_index]
-    int32_t service_index;  // when engine_index < 0
     int64_t time_us;
+    int32_t index;    // >= 0: game_.events()[index]; < 0: service_events_[~index]
     uint8_t visible;  // bit ViewerIndex(v): viewer v may see it
   };
+  // Seq numbers come from the one event list: every kSeqBlock events, seq_marks_
+  // holds each viewer's count of the events before them; within a block the rest
+  // is counted from the events' visible bits.
+  static constexpr size_t kSeqBlock = 64;
+  using ViewerCounts = std::array<uint32_t, kViewers>;
 
   Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
         std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created);
   // Where a viewer's events are listed: its seat, or after the seats for spectators.
   static int ViewerIndex(int viewer) { return viewer < 0 ? engine::kNumSeats : viewer; }
-  // The viewer's events after its after_seq-th, kMaxEventsPerUpdate per update.
-  std::vector<v1::TableUpdate> EventUpdates(int viewer, uint64_t after_seq) const;
+  // The viewer's events among events_[0, i): the seq of its last event before i.
+  uint64_t SeqBefore(size_t i, int viewer_index) const;
+  // Where the viewer's events after its seen-th start: the i with SeqBefore(i) ==
+  // seen and none of its events in between. seen <= last_seq.
+  size_t StartAfter(uint64_t seen, int viewer_index) const;
+  // events_[i] on the wire, numbered `seq`.
+  v1::Event EventProto(size_t i, uint64_t seq) const;
+  // The viewer's events in events_[from, end), numbered on from `seen`
+  // (= SeqBefore(from)), kMaxEventsPerUpdate per update.
+  std::vector<v1::TableUpdate> EventUpdates(size_t from, uint64_t seen, int viewer) const;
 
   // Applies one entry (live or replayed): its engine actions, a leave, the events
   // they make and the clock. On error the table may be part-changed: live callers
@@ -223,8 +246,9 @@ class Table {
   std::vector<EventRef> events_;
   std::vector<ServiceEvent> service_events_;
   size_t engine_events_seen_ = 0;
-  // positions_[ViewerIndex(viewer)][k] = index of the viewer's event number k + 1.
-  std::array<std::vector<int32_t>, kViewers> positions_;
+  // seq_marks_[b][ViewerIndex(v)]: viewer v's events in events_[0, b * kSeqBlock).
+  std::vector<ViewerCounts> seq_marks_;
+  ViewerCounts seq_totals_{};  // each viewer's events in events_: its last seq
 
   // The clock: which decision it times (phase, deal, seat, cards played) and when
   // it runs out.
@@ -234,8 +258,10 @@ class Table {
   std::string void_reason_;
   std::optional<absl::Time> voided_at_;
 
-  std::array<absl::flat_hash_map<std::string, v1::ActResponse>, engine::kNumSeats>
-      answers_;
+  // Each seat's accepted request ids and the seq each was answered (an answer is
+  // its seq: ActResponse has nothing else); FindAnswer builds the answer in found_.
+  std::array<absl::flat_hash_map<std::string, uint32_t>, engine::kNumSeats> answers_;
+  mutable v1::ActResponse found_;
   // Each seat's token once SeatOf has verified it against the seat's hash.
   std::array<std::string, engine::kNumSeats> verified_tokens_;
 };

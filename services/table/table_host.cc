@@ -17,6 +17,7 @@
 
 namespace trix::table {
 
+using service::LogError;
 using service::LogWarn;
 
 TableHost::TableHost(HostOptions options, TableStore* store,
@@ -211,11 +212,10 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
         if (table->ok()) {
           slot->table = std::move(**table);
           metrics_.recovered.Increment();
-          if (slot->table->event_count() < slot->streamed) {
-            LogWarn("reloaded table has fewer events than were streamed",
-                    {{"table", slot->id}});
-            slot->streamed = slot->table->event_count();
-          }
+          if (slot->acknowledged > slot->table->log_length()) CountRewind(*slot);
+          slot->acknowledged = slot->table->log_length();
+          // The streams ran ahead of the log: each starts again from the log's view.
+          if (slot->table->event_count() < slot->streamed) SendSnapshots(*slot);
           // An append reported as failed may still have been written: stream what the
           // log holds beyond what was sent.
           Broadcast(*slot);
@@ -275,6 +275,7 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
             // The answer before the broadcast: a Play stream stages it so that it rides
             // in the update that carries the action's events. Listings must already
             // show what it answers.
+            slot->acknowledged = slot->table->log_length();
             UpdateListing(*slot);
             after(status);
             Broadcast(*slot);
@@ -295,6 +296,11 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
           after(absl::UnavailableError(absl::StrCat(
               "the action could not be saved; retry with the same request_id: ",
               status.message())));
+          if (absl::IsDataLoss(status)) {
+            // The log lost entries it had acknowledged (a failover to a replica that
+            // lacked them): rebuild from what it holds now, without waiting for a call.
+            return PlayDueMoves(slot, /*restart_clock=*/false);
+          }
           // The log moved on without us.
           if (status.code() == absl::StatusCode::kFailedPrecondition) {
             Evict(*slot, absl::UnavailableError(
@@ -304,6 +310,35 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
         },
         here);
   });
+}
+
+void TableHost::CountRewind(Slot& slot) {
+  const int64_t stored = slot.table->log_length();
+  metrics_.log_rewinds.Increment();
+  metrics_.entries_lost.Increment(static_cast<double>(slot.acknowledged - stored));
+  LogError("log is shorter than acknowledged; table rebuilt from the stored log",
+           {{"table", slot.id},
+            {"acknowledged", absl::StrCat(slot.acknowledged)},
+            {"stored", absl::StrCat(stored)}});
+}
+
+void TableHost::SendSnapshots(Slot& slot) {
+  Table& table = *slot.table;
+  for (Slot::Subscriber& sub : slot.subscribers) {
+    // A snapshot of the table as the log holds it, and a seat's prompt.
+    absl::StatusOr<std::vector<v1::TableUpdate>> start = table.StreamStart(sub.viewer, 0);
+    for (v1::TableUpdate& update : *start) {
+      if (!sub.sink->Send(std::move(update), /*catch_up=*/true)) {
+        sub.sink = nullptr;
+        break;
+      }
+    }
+  }
+  slot.subscribers.erase(
+      std::remove_if(slot.subscribers.begin(), slot.subscribers.end(),
+                     [](const Slot::Subscriber& s) { return !s.sink; }),
+      slot.subscribers.end());
+  slot.streamed = table.event_count();
 }
 
 void TableHost::Broadcast(Slot& slot) {

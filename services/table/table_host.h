@@ -27,7 +27,10 @@
 //
 // If an append fails, the table is rebuilt from the store before its next command,
 // so memory never runs ahead of the log (the failed action is answered UNAVAILABLE
-// and may be retried with the same request id).
+// and may be retried with the same request id). An append refused because the log
+// is shorter than acknowledged (DATA_LOSS: an asynchronous failover lost commits)
+// rebuilds the table at once, counts the rewind (trix_table_log_rewinds_total) and
+// sends every open stream a fresh snapshot of the table as stored.
 //
 //   TableHost host(options, store.get(), &registry);
 //   host.Start();
@@ -274,6 +277,12 @@ class TableHost {
   void Commit(const std::shared_ptr<Slot>& slot, Step step,
               std::function<void(const absl::Status&)> after);
   void Broadcast(Slot& slot);
+  // After a reload found the stored log shorter than the table had acknowledged
+  // (after a refused append, or any reload): counts and logs the entries lost.
+  void CountRewind(Slot& slot);
+  // Sends every stream a snapshot of the table as loaded (its streams had been
+  // sent events the log no longer holds), and a seat its prompt.
+  void SendSnapshots(Slot& slot);
   // Sets what other threads read of the table (its phase, whether it finished).
   void UpdateListing(Slot& slot);
   void ScheduleClock(Slot& slot);

@@ -161,6 +161,7 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
   slot->streamed = table->event_count();
+  slot->acknowledged = table->log_length();
   if (!slot->seats_known.load(std::memory_order_acquire)) {
     for (int s = 0; s < engine::kNumSeats; ++s) {
       slot->token_hashes[s] = table->seats()[s].token_hash;

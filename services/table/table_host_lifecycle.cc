@@ -152,6 +152,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   // Events already in the log were streamed by whoever wrote them; clients resume
   // with after_seq.
   slot->streamed = table->event_count();
+  slot->acknowledged = table->log_length();
   for (int s = 0; s < engine::kNumSeats; ++s) {
     slot->token_hashes[s] = table->seats()[s].token_hash;
     slot->player_ids[s] = table->seats()[s].player_id;

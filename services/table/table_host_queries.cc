@@ -1,5 +1,7 @@
 // TableHost: game records and a player's tables and games. These read the store
-// (blocking), so they run on the io pool, never on a table's strand.
+// (blocking), so they run on the io pool, never on a table's strand. The history
+// (a game's record, a player's finished games) is read with the store's history
+// reads, which may come from a standby; a player's live tables from the primary.
 #include <algorithm>
 #include <utility>
 
@@ -104,7 +106,8 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
   }
   PostRead(
       [this, request, reply, trusted] {
-        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(request.game_id());
+        absl::StatusOr<storage::StoredGame> stored =
+            store_->LoadRecord(request.game_id());
         if (!stored.ok()) return reply(stored.status());
         absl::StatusOr<std::unique_ptr<Table>> loaded = Table::Restore(*stored);
         if (!loaded.ok()) return reply(loaded.status());

@@ -594,7 +594,9 @@ TEST_F(HostTest, SlowStreamIsCutAndResumesExactly) {
   auto beyond = Subscribe(table.table_id(), "", 1000000);
   ASSERT_TRUE(
       beyond->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
-  EXPECT_EQ(beyond->status().code(), absl::StatusCode::kInvalidArgument);
+  // Beyond the stream's end: told to start again from a snapshot.
+  EXPECT_EQ(beyond->status().code(), absl::StatusCode::kOutOfRange);
+  EXPECT_THAT(beyond->status().message(), HasSubstr("resume from the snapshot"));
 }
 
 TEST_F(HostTest, AnotherInstanceResumesAfterShutdown) {

@@ -9,7 +9,8 @@
 // this one interface, and keeps the rules that span them: a previous run's registry
 // rows are forgotten only once its tables are claimed, and an append's callback
 // continues its table's work on the writer's thread only while no other append
-// waits for that thread. Every other method is the storage call of the same name.
+// waits for that thread; and the history reads may go to a standby's GameStore.
+// Every other method is the storage call of the same name.
 //
 //   std::unique_ptr<TableStore> store =
 //       PostgresTableStore(game_store.get(), registry.get());
@@ -67,13 +68,23 @@ class TableStore {
   virtual absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) = 0;
   virtual absl::StatusOr<std::vector<storage::GameListing>> ListActive(
       const std::string& player_id) = 0;
+  // History reads (GetGameRecord, ListPlayerGames): PostgresTableStore may serve
+  // them from a standby, which lags the primary by its replay lag; nothing that
+  // writes or drives a live table reads through them. LoadRecord is LoadGame
+  // unless the store says otherwise.
+  virtual absl::StatusOr<storage::StoredGame> LoadRecord(const std::string& game_id) {
+    return LoadGame(game_id);
+  }
   virtual absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
       const std::string& player_id, int limit, const std::string& before) = 0;
 };
 
 // The host's store over `store` and `registry`, which must outlive the result.
+// The history reads (LoadRecord, ListFinished) go to `history` when given (a
+// GameStore on a standby, --read_database_url), to `store` otherwise.
 std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store,
-                                               storage::InstanceRegistry* registry);
+                                               storage::InstanceRegistry* registry,
+                                               storage::GameStore* history = nullptr);
 
 }  // namespace trix::table
 

@@ -461,7 +461,33 @@ TEST(TableTest, ResumeGivesExactlyTheMissedEvents) {
     EXPECT_EQ(tail.front().SerializeAsString(), all[10].SerializeAsString());
     EXPECT_TRUE(f.table->EventsAfter(v, all.size()).value().empty());
     EXPECT_EQ(f.table->EventsAfter(v, all.size() + 1).status().code(),
-              absl::StatusCode::kInvalidArgument);
+              absl::StatusCode::kOutOfRange);
+  }
+}
+
+// The events are kept once for all viewers: a whole game's list costs a few words
+// per event however many viewers there are, and every viewer's seq numbers and
+// every resume point still come out of it exactly.
+TEST(TableTest, EventsAreKeptOnceForEveryViewer) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), 52);
+  absl::Time now = kStart;
+  PlayOut(f, 52, now);
+  ASSERT_GT(f.table->event_count(), 1000u);
+  // 16 bytes an event, and the service events (a third of them, 16 bytes each) and
+  // seq marks beside them; a list per viewer would add 4 bytes per event for each
+  // viewer that sees it (all five for most events).
+  EXPECT_LE(f.table->event_list_bytes(), f.table->event_count() * 28);
+  for (int v = -1; v < 4; ++v) {
+    const std::vector<v1::Event> all = f.table->EventsAfter(v, 0).value();
+    ASSERT_EQ(all.size(), f.table->last_seq(v));
+    for (size_t k = 0; k < all.size(); ++k) ASSERT_EQ(all[k].seq(), k + 1);
+    for (size_t after = 0; after <= all.size(); after += 7) {
+      const std::vector<v1::Event> tail = f.table->EventsAfter(v, after).value();
+      ASSERT_EQ(tail.size(), all.size() - after);
+      if (!tail.empty()) {
+        ASSERT_EQ(tail.front().SerializeAsString(), all[after].SerializeAsString());
+      }
+    }
   }
 }
 
@@ -558,7 +584,7 @@ TEST(TableTest, StreamStartChunksTheMissedEvents) {
     }
     EXPECT_EQ(k, missed.size());
     EXPECT_EQ(t.StreamStart(v, t.last_seq(v) + 1).status().code(),
-              absl::StatusCode::kInvalidArgument);
+              absl::StatusCode::kOutOfRange);
   }
 }
 

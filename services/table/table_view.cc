@@ -3,7 +3,6 @@
 // viewer may see; codec.h puts it on the wire) and the table's public facts
 // (seats, clocks, who left). Table::PromptFor: a seat's options. And the stream
 // updates that carry them.
-#include <algorithm>
 #include <utility>
 #include <vector>
 
@@ -58,23 +57,23 @@ std::optional<v1::Prompt> Table::PromptFor(int seat) const {
   return prompt;
 }
 
-std::vector<v1::TableUpdate> Table::EventUpdates(int viewer, uint64_t after_seq) const {
-  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
+std::vector<v1::TableUpdate> Table::EventUpdates(size_t from, uint64_t seen,
+                                                 int viewer) const {
+  const int viewer_index = ViewerIndex(viewer);
   std::vector<v1::TableUpdate> out;
-  for (size_t k = after_seq; k < mine.size(); ++k) {
-    if ((k - after_seq) % kMaxEventsPerUpdate == 0) out.emplace_back();
-    *out.back().add_events() = *EventFor(mine[k], viewer);
+  uint64_t seq = seen;
+  for (size_t i = from; i < events_.size(); ++i) {
+    if (!(events_[i].visible & (1 << viewer_index))) continue;
+    if ((seq - seen) % kMaxEventsPerUpdate == 0) out.emplace_back();
+    *out.back().add_events() = EventProto(i, ++seq);
   }
   return out;
 }
 
 std::vector<v1::TableUpdate> Table::StepUpdates(size_t from, int viewer) const {
-  const std::vector<int32_t>& mine = positions_[ViewerIndex(viewer)];
   // The viewer's events before the step: those at table positions below `from`.
-  const uint64_t seen =
-      std::lower_bound(mine.begin(), mine.end(), static_cast<int32_t>(from)) -
-      mine.begin();
-  std::vector<v1::TableUpdate> out = EventUpdates(viewer, seen);
+  std::vector<v1::TableUpdate> out =
+      EventUpdates(from, SeqBefore(from, ViewerIndex(viewer)), viewer);
   if (out.empty()) return out;
   if (std::optional<v1::Prompt> prompt = PromptFor(viewer)) {
     *out.back().mutable_prompt() = *std::move(prompt);
@@ -88,11 +87,9 @@ absl::StatusOr<std::vector<v1::TableUpdate>> Table::StreamStart(
   if (after_seq == 0) {
     *out.emplace_back().mutable_snapshot() = View(viewer);
   } else if (after_seq > last_seq(viewer)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("after_seq ", after_seq, " is beyond this stream's last event, ",
-                     last_seq(viewer)));
+    return BeyondStream(after_seq, last_seq(viewer));
   } else {
-    out = EventUpdates(viewer, after_seq);
+    out = EventUpdates(StartAfter(after_seq, ViewerIndex(viewer)), after_seq, viewer);
   }
   // A seat resuming in the middle of its decision is told its options again.
   if (std::optional<v1::Prompt> prompt = PromptFor(viewer)) {

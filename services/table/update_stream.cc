@@ -16,7 +16,7 @@ StreamSink::Op StreamSink::Next() {
   if (finished_ || writing_) return op;
   if (!queue_.empty()) {
     writing_ = true;
-    op.write = &queue_.front();  // a deque keeps it in place while others queue
+    op.write = &queue_.front();
   } else if (closing_) {
     finished_ = true;
     op.finish = final_status_;

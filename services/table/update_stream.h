@@ -20,7 +20,7 @@
 #define TRIX_SERVICES_TABLE_UPDATE_STREAM_H_
 
 #include <cstddef>
-#include <deque>
+#include <list>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -84,7 +84,9 @@ class StreamSink final : public UpdateSink {
 
   mutable absl::Mutex mu_;
   StreamWriter* const writer_;                              // usable until finished_
-  std::deque<v1::TableUpdate> queue_ ABSL_GUARDED_BY(mu_);  // front: in flight
+  // Front: in flight. A list keeps it in place while others queue, and holds
+  // nothing while empty (a deque holds a block of its own from the start).
+  std::list<v1::TableUpdate> queue_ ABSL_GUARDED_BY(mu_);
   std::vector<v1::ActResult> staged_ ABSL_GUARDED_BY(mu_);
   bool opened_ ABSL_GUARDED_BY(mu_) = false;
   std::function<void()> held_ ABSL_GUARDED_BY(mu_);

@@ -223,14 +223,14 @@ class Flood:
         add(T, "Subscribe", "malformed", "an unknown table", sub(table_id=UNKNOWN_ID, seat_token=tok),
             NF, NO_AUTH, stream=True)
         add(T, "Subscribe", "malformed", "after_seq beyond the seat's last event",
-            sub(table_id=t, seat_token=tok, after_seq=1 << 40), IA, NO_AUTH, stream=True)
+            sub(table_id=t, seat_token=tok, after_seq=1 << 40), C.OUT_OF_RANGE, NO_AUTH, stream=True)
         add(T, "Subscribe", "oversized", "a 1 MiB seat token", sub(table_id=t, seat_token=BIG),
             RE, NO_AUTH, stream=True)
         add(T, "Watch", "malformed", "no table_id", table_pb2.WatchRequest(), IA, stream=True)
         add(T, "Watch", "malformed", "an unknown table", table_pb2.WatchRequest(table_id=UNKNOWN_ID),
             NF, stream=True)
         add(T, "Watch", "malformed", "after_seq beyond the last event",
-            table_pb2.WatchRequest(table_id=t, after_seq=1 << 40), IA, stream=True)
+            table_pb2.WatchRequest(table_id=t, after_seq=1 << 40), C.OUT_OF_RANGE, stream=True)
         add(T, "Watch", "auth", "a private table without credentials",
             table_pb2.WatchRequest(table_id=t), (PD, UN), NO_AUTH, stream=True)
         add(T, "Watch", "oversized", "a 1 MiB table_id", table_pb2.WatchRequest(table_id=BIG), RE,

@@ -188,7 +188,7 @@ TEST_F(PlayTest, OpeningChecksTheTokenAndTheTableAsSubscribeDoes) {
       {table.table_id(), "forged", 0, grpc::StatusCode::PERMISSION_DENIED},
       {"00000000-0000-4000-8000-000000000000", table.seat_tokens(0), 0, grpc::StatusCode::NOT_FOUND},
       {"no-such-table", table.seat_tokens(0), 0, grpc::StatusCode::INVALID_ARGUMENT},
-      {table.table_id(), table.seat_tokens(0), 500, grpc::StatusCode::INVALID_ARGUMENT},
+      {table.table_id(), table.seat_tokens(0), 500, grpc::StatusCode::OUT_OF_RANGE},
   };
   for (const Case& c : cases) {
     SeatClient client(NewChannel(), c.table_id, c.token, 0);

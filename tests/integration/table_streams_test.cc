@@ -82,13 +82,12 @@ TEST_F(StreamsTest, AReconnectingSeatGetsExactlyWhatItMissed) {
   EXPECT_TRUE(FindLeaks(all, 0, seed).empty());
 }
 
-TEST_F(StreamsTest, ResumingBeyondTheLastEventIsInvalid) {
+TEST_F(StreamsTest, ResumingBeyondTheLastEventIsOutOfRange) {
   v1::CreateTableResponse table =
       CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 72);
   SeatClient client(NewChannel(), table.table_id(), table.seat_tokens(1), 1);
   client.Open(/*after_seq=*/500);
-  EXPECT_EQ(client.WaitDone(absl::Seconds(5)).error_code(),
-            grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(client.WaitDone(absl::Seconds(5)).error_code(), grpc::StatusCode::OUT_OF_RANGE);
   SeatClient unknown(NewChannel(), "00000000-0000-4000-8000-000000000000", table.seat_tokens(1), 1);
   unknown.Open();
   EXPECT_EQ(unknown.WaitDone(absl::Seconds(5)).error_code(), grpc::StatusCode::NOT_FOUND);

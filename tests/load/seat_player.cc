@@ -279,6 +279,13 @@ void SeatPlayer::OnStreamDone(const grpc::Status& status) {
     // Its answer is lost with the stream: sent again if its decision is still open.
     if (pending_ && pending_->state == Sending::kWritten) pending_->state = Sending::kResend;
     follow = !cancelled_ && !game_over_ && !status.ok() && NextAddress(status, &wait);
+    if (!cancelled_ && !game_over_ && status.error_code() == grpc::StatusCode::OUT_OF_RANGE &&
+        last_seq_ > 0) {
+      // Resumed beyond the stream's end (a failover lost the log's tail): start
+      // over from a snapshot.
+      last_seq_ = 0;
+      follow = true;
+    }
     if (!follow) {
       if (pending_) {
         context_->counters.act_failed.fetch_add(1, std::memory_order_relaxed);

@@ -17,9 +17,11 @@ class Stubborn(Bot):
         return "XX"
 
 
-def play_all(service, table, bots, **kwargs):
+def play_all(service, table, bots, resume_at=0, **kwargs):
     seats = [Seat(service.address, table.table_id, table.seat_tokens[s], bots[s],
                   give_up_after=60, **kwargs) for s in range(4)]
+    for seat in seats:
+        seat.last_seq = resume_at
     results = [None] * 4
     errors = []
 
@@ -78,6 +80,19 @@ class PythonBotTest(unittest.TestCase):
         for s in range(4):
             self.assertEqual(list(results[s].totals), list(record.result.totals))
         self.assertGreater(sum(s.reconnects for s in seats), 0)
+
+    def test_seats_resuming_beyond_the_stream_start_from_a_snapshot(self):
+        # As after a database failover that lost the events the seats had seen:
+        # the server answers OUT_OF_RANGE, and each seat takes a snapshot and plays.
+        table = self.service.create_table(kingdoms=1)
+        seats, results, errors, threads = play_all(
+            self.service, table, [Ducker()] * 4, resume_at=500)
+        for t in threads:
+            t.join(timeout=90)
+        self.assertEqual(errors, [])
+        record = self.record(table.table_id)
+        for s in range(4):
+            self.assertEqual(list(results[s].totals), list(record.result.totals))
 
 
 if __name__ == "__main__":

@@ -78,6 +78,13 @@ class Seat:
                     return self.view.result
                 backoff = 0.1
             except grpc.RpcError as e:
+                if e.code() == grpc.StatusCode.OUT_OF_RANGE and self.last_seq > 0:
+                    # Resumed beyond the stream's end (a failover lost the log's
+                    # tail): start over from a snapshot.
+                    log.warning("resuming failed (%s): starting from a snapshot",
+                                e.details())
+                    self.last_seq = 0
+                    continue
                 if e.code() not in TRANSIENT:
                     raise SeatError("%s: %s" % (e.code().name, e.details())) from None
                 self._follow(e)
@@ -121,6 +128,8 @@ class Seat:
         if update.HasField("snapshot"):
             self.view.apply_snapshot(update.snapshot)
             self.last_seq = update.snapshot.seq
+            if self.answered and self.answered[0] > self.last_seq:
+                self.answered = None  # the table was rebuilt from before our answer
         for event in update.events:
             if event.seq <= self.last_seq:
                 continue

@@ -29,6 +29,14 @@ const path = require('path');
 const YAML = require('yaml');
 
 const WORKLOAD_KINDS = new Set(['Deployment', 'StatefulSet', 'DaemonSet', 'Job', 'CronJob']);
+// The pods the CloudNativePG operator makes for a Cluster, with the labels and
+// ports it gives them, and the application Secret it writes (<cluster>-app).
+const CNPG_INSTANCE_PORTS = [
+  { name: 'postgresql', containerPort: 5432 },
+  { name: 'metrics', containerPort: 9187 },
+  { name: 'status', containerPort: 8000 },
+];
+const CNPG_APP_SECRET_KEYS = ['uri', 'jdbc-uri', 'host', 'port', 'dbname', 'user', 'username', 'password', 'pgpass'];
 // Stages of the Dockerfile that are not images of their own.
 const INTERNAL_STAGES = new Set(['builder', 'runtime']);
 
@@ -89,6 +97,8 @@ function modelFor(obj) {
     candidates.push(`@kubernetes-models/prometheus-operator/${group}/${version}/${obj.kind}`);
   } else if (group === 'cert-manager.io') {
     candidates.push(`@kubernetes-models/cert-manager/${group}/${version}/${obj.kind}`);
+  } else if (group === 'postgresql.cnpg.io') {
+    candidates.push(`@kubernetes-models/cloudnative-pg/${group}/${version}/${obj.kind}`);
   } else {
     candidates.push(`kubernetes-models/${group ? `${group}/` : ''}${version}/${obj.kind}`);
   }
@@ -129,6 +139,7 @@ function index(objects, externalSecrets) {
   const configMapData = new Map();
   const secrets = new Map();
   const pods = [];  // {owner, labels, spec, runsToCompletion}
+  const operatorPods = [];  // made by an operator: selected, not checked as ours
   for (const obj of objects) {
     const name = obj.metadata && obj.metadata.name;
     if (obj.kind === 'ConfigMap') {
@@ -139,6 +150,13 @@ function index(objects, externalSecrets) {
     } else if (obj.kind === 'Certificate' && obj.spec && obj.spec.secretName) {
       // cert-manager writes the certificate, its key and the issuing CA there.
       secrets.set(obj.spec.secretName, new Set(['tls.crt', 'tls.key', 'ca.crt']));
+    } else if (isCnpgCluster(obj)) {
+      secrets.set(`${name}-app`, new Set(CNPG_APP_SECRET_KEYS));
+      operatorPods.push({
+        owner: obj,
+        labels: { 'cnpg.io/cluster': name, 'cnpg.io/podRole': 'instance' },
+        spec: { containers: [{ name: 'postgres', ports: CNPG_INSTANCE_PORTS }] },
+      });
     } else if (WORKLOAD_KINDS.has(obj.kind)) {
       const template = podTemplate(obj);
       if (template && template.spec) {
@@ -154,7 +172,26 @@ function index(objects, externalSecrets) {
   for (const [name, keys] of Object.entries(externalSecrets || {})) {
     if (!secrets.has(name)) secrets.set(name, new Set(keys));
   }
-  return { configMaps, configMapData, secrets, pods };
+  return { configMaps, configMapData, secrets, pods, operatorPods };
+}
+
+function isCnpgCluster(obj) {
+  return obj.kind === 'Cluster' && String(obj.apiVersion).startsWith('postgresql.cnpg.io/');
+}
+
+// The Secrets a CloudNativePG Cluster reads: its backups' object-store
+// credentials, and every key of them, are defined.
+function checkClusterSecrets(obj, idx, report) {
+  const store = (obj.spec.backup && obj.spec.backup.barmanObjectStore) || {};
+  const credentials = store.s3Credentials || store.googleCredentials || store.azureCredentials || {};
+  for (const [field, ref] of Object.entries(credentials)) {
+    if (!ref || typeof ref !== 'object' || !ref.name) continue;
+    const where = `backup credentials ${field}`;
+    if (!idx.secrets.has(ref.name)) report(obj, `${where} refer to Secret ${ref.name}, which is not defined`);
+    else if (ref.key && !idx.secrets.get(ref.name).has(ref.key)) {
+      report(obj, `${where} refer to key ${ref.key} of Secret ${ref.name}, which it does not have`);
+    }
+  }
 }
 
 function containerPorts(spec) {
@@ -354,7 +391,7 @@ function checkReferences(pod, idx, report) {
 }
 
 function selectedPods(selector, idx) {
-  return idx.pods.filter((p) => matches(selector, p.labels));
+  return [...idx.pods, ...idx.operatorPods].filter((p) => matches(selector, p.labels));
 }
 
 function checkSelectors(obj, idx, report) {
@@ -440,6 +477,7 @@ function main() {
     checkReferences(pod, idx, report);
   }
   for (const obj of objects) checkSelectors(obj, idx, report);
+  for (const obj of objects.filter(isCnpgCluster)) checkClusterSecrets(obj, idx, report);
 
   for (const p of problems) console.log(p);
   const files = args.files.map((f) => path.basename(f)).join(', ');
