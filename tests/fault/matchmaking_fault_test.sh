@@ -33,9 +33,9 @@
 #                service must find each table whose log is now shorter than it
 #                acknowledged, rebuild it and play on (its streams get a snapshot);
 #   pgfreeze     the same cluster's primary node (Patroni and PostgreSQL) is
-#                stopped with SIGSTOP for 25 s (past Patroni's 20 s TTL: a standby
-#                is promoted meanwhile), then continued: it must come back as a
-#                standby;
+#                stopped with SIGSTOP for 25 s (PG_FREEZE_SECONDS; past Patroni's
+#                20 s TTL: a standby is promoted meanwhile), then continued: it
+#                must come back as a standby;
 #   pgswitchover an operator's planned switchover (patronictl switchover);
 #   clientdrop   instead of trix-demo, four people's clients (resuming_client.py,
 #                staked) whose connections drop: each closes its FindTable
@@ -273,7 +273,7 @@ fail_primary() {
   echo "$node" >"$work/$scenario/old-primary"
   case "$scenario" in
     pgkill9) kill -KILL "$(ha pid "$node" postgres)" ;;
-    pgfreeze) ha freeze "$node"; sleep 25; ha thaw "$node" ;;  # past Patroni's TTL (20 s)
+    pgfreeze) ha freeze "$node"; sleep "${PG_FREEZE_SECONDS:-25}"; ha thaw "$node" ;;  # past Patroni's TTL (20 s)
     pgswitchover) ha ctl switchover --force >"$work/$scenario/switchover.out" 2>&1 ;;
   esac
 }
