@@ -22,22 +22,11 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "services/ratings/testing/ratings_db_test.h"
+#include "tests/integration/replica_standby.h"
 #include "tests/ratings/ratings_process.h"
 
 namespace trix::ratings {
 namespace {
-
-// Runs a shell command; its first line of output, or "" on failure.
-std::string RunLine(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  char line[1024] = {};
-  const bool read = std::fgets(line, sizeof(line), pipe) != nullptr;
-  if (pclose(pipe) != 0 || !read) return "";
-  std::string out = line;
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
 
 // Whether `done` holds within 10 s (polled every 20 ms).
 bool Within10s(const std::function<bool()>& done) {
@@ -53,35 +42,21 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(RatingsDbTest::SetUp());
-    char dir[] = "/tmp/standby-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    standby_dir_ = dir;
-    const std::string url = RunLine(
-        absl::StrCat(PG_SCRIPT, " standby ", standby_dir_, " '", db_->url(), "'"));
-    ASSERT_FALSE(url.empty()) << "no standby of " << db_->url();
-    standby_url_ = absl::StrReplaceAll(url, {{"/mamlaka?", "/" + db_->name() + "?"}});
+    absl::StatusOr<std::unique_ptr<Standby>> standby = Standby::Start(*db_);
+    ASSERT_TRUE(standby.ok()) << standby.status();
+    standby_ = *std::move(standby);
     log_ = absl::StrCat(::testing::TempDir(), "ratings-replica-", db_->name(), ".log");
     std::filesystem::remove(log_);
     absl::StatusOr<std::unique_ptr<RatingsProcess>> p = RatingsProcess::Start(
-        db_->url(), log_, {"--read_database_url=" + standby_url_, "--poll_interval=50ms"});
+        db_->url(), log_, {"--read_database_url=" + standby_->url(), "--poll_interval=50ms"});
     ASSERT_TRUE(p.ok()) << p.status();
     service_ = *std::move(p);
   }
   void TearDown() override {
     if (HasFailure()) std::cerr << "--- ratings-service log\n" << ReadFile(log_);
     service_.reset();
-    StopStandby();
+    standby_.reset();
     RatingsDbTest::TearDown();
-  }
-  void StopStandby() {
-    if (standby_dir_.empty()) return;
-    RunLine(absl::StrCat(PG_SCRIPT, " stop ", standby_dir_, " && rm -rf ", standby_dir_,
-                         " && echo stopped"));
-    standby_dir_.clear();
-  }
-  void OnStandby(const std::string& sql) {
-    pqxx::connection c(standby_url_);
-    pqxx::nontransaction(c).exec(sql);
   }
 
   grpc::Status CreditOver(const std::string& request_id, const std::string& player,
@@ -167,8 +142,7 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
     return games;
   }
 
-  std::string standby_dir_;
-  std::string standby_url_;
+  std::unique_ptr<Standby> standby_;
   std::string log_;
   std::unique_ptr<RatingsProcess> service_;
 };
@@ -176,7 +150,7 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
 TEST_F(RatingsHistoryReplicaTest, WhileReplayIsPausedHistoryLagsAndEveryWriteUsesThePrimary) {
   ASSERT_TRUE(CreditOver("c1", "alice", 100).ok());
   ASSERT_TRUE(Within10s([&] { return StatementLines("alice") == 1; }));
-  OnStandby("SELECT pg_wal_replay_pause()");
+  standby_->Run("SELECT pg_wal_replay_pause()");
 
   // Money in, on the primary: the balance sees it, and so does a hold's check,
   // which could not take 150 from the 100 the standby knows.
@@ -197,7 +171,7 @@ TEST_F(RatingsHistoryReplicaTest, WhileReplayIsPausedHistoryLagsAndEveryWriteUse
   EXPECT_EQ(LadderEntries(), 0);
   EXPECT_EQ(HistoryChanges("alice"), 0);
 
-  OnStandby("SELECT pg_wal_replay_resume()");
+  standby_->Run("SELECT pg_wal_replay_resume()");
   const absl::Time resumed = absl::Now();
   ASSERT_TRUE(Within10s([&] { return LadderEntries() == 4; }))
       << "not on the standby 10 s after replay resumed";
@@ -210,7 +184,7 @@ TEST_F(RatingsHistoryReplicaTest, WhileReplayIsPausedHistoryLagsAndEveryWriteUse
 
 TEST_F(RatingsHistoryReplicaTest, WithTheStandbyGoneHistoryIsUnavailableAndTheLedgerWorksOn) {
   ASSERT_TRUE(CreditOver("c1", "erin", 100).ok());
-  StopStandby();
+  standby_->Stop();
   v1::GetStatementResponse statement;
   const grpc::Status read = Statement("erin", &statement);
   EXPECT_EQ(read.error_code(), grpc::StatusCode::UNAVAILABLE) << read.error_message();
