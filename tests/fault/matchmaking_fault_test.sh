@@ -184,12 +184,6 @@ orphan_tables() {
 }
 # Every matched ticket has its seat; every game's seats are the assigned players.
 assignments_kept() {
-  none_of "matched tickets without their seat in mm_assignments" "
-    SELECT count(*) FROM mm_tickets t WHERE t.queued >= '$since' AND t.status = 'matched'
-      AND NOT EXISTS (SELECT 1 FROM mm_assignments a WHERE a.ticket_id = t.ticket_id)" &&
-  none_of "tickets of the run not matched" "
-    SELECT count(*) FROM mm_tickets t WHERE t.queued >= '$since'
-      AND t.status IN ('waiting', 'placing')" &&
   # A seat no bot was free for is the table's autopilot's from the first move
   # (matcher.cc): it has no assignment, nobody being told of it.
   local autopilot="s.bot AND s.player_id LIKE 'autopilot-%'"
@@ -198,6 +192,12 @@ assignments_kept() {
     WHERE g.created >= '$since' AND $assigned
       AND CASE WHEN a.seat IS NULL THEN NOT ($autopilot)
                ELSE a.player_id IS DISTINCT FROM s.player_id OR a.bot IS DISTINCT FROM s.bot END"
+  none_of "matched tickets without their seat in mm_assignments" "
+    SELECT count(*) FROM mm_tickets t WHERE t.queued >= '$since' AND t.status = 'matched'
+      AND NOT EXISTS (SELECT 1 FROM mm_assignments a WHERE a.ticket_id = t.ticket_id)" &&
+  none_of "tickets of the run not matched" "
+    SELECT count(*) FROM mm_tickets t WHERE t.queued >= '$since'
+      AND t.status IN ('waiting', 'placing')" || return 1
   local autopilots
   autopilots=$(count "SELECT count(*) FROM games g JOIN game_seats s ON s.game_id = g.id
     WHERE g.created >= '$since' AND $assigned AND $autopilot")
