@@ -423,13 +423,10 @@ pqxx::connection& LogWriter::Connection() {
     try {
       connection = Connect(url_, absl::StrCat("mamlaka writer ", instance_id_));
     } catch (...) {
-      constexpr absl::Duration kFirstBackoff = absl::Milliseconds(100);
-      constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
-      backoff_ = std::min(kMaxBackoff, std::max(kFirstBackoff, backoff_ * 2));
-      retry_at_ = absl::Now() + backoff_;
+      retry_at_ = absl::Now() + backoff_.Failed();
       throw;
     }
-    backoff_ = absl::ZeroDuration();
+    backoff_.Reset();
     for (const Statement& statement : kStatements) {
       connection->prepare(statement.name, statement.sql);
     }
