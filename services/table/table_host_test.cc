@@ -750,6 +750,37 @@ TEST_F(HostTest, FinishedTablesLeaveMemoryAndAreServedFromTheLog) {
             absl::StatusCode::kFailedPrecondition);
 }
 
+// The database lost the commits that ended a table (an asynchronous failover): it
+// is running there, finished here. The instance's lease keeps it, so the instance
+// releases it when the finished copy leaves memory, for whoever takes it up.
+TEST_F(HostTest, AFinishedTableTheDatabaseHoldsAsRunningIsReleasedWithItsMemory) {
+  HostOptions options = Options("linger");
+  options.finished_linger = absl::ZeroDuration();
+  options.maintenance_every = absl::Hours(1);  // rounds are run here
+  host_ = std::make_unique<TableHost>(options, store_.get(), &registry_);
+  ASSERT_TRUE(host_->Start().ok());
+  v1::CreateTableRequest r = CreateRequest("lost", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 41);
+  r.mutable_rules()->set_kingdoms(1);
+  v1::CreateTableResponse table = Create(r).value();
+  v1::ActRequest leave;
+  leave.mutable_leave();
+  for (int s = 0; s < 4; ++s) ASSERT_TRUE(Act(ActFor(table, s, "bye", leave)).ok());
+  auto live = Subscribe(table.table_id(), table.seat_tokens(2), 1);
+  ASSERT_TRUE(live->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  {
+    absl::MutexLock lock(&db_->mu);
+    MemoryDatabase::Game& game = db_->games[table.table_id()];
+    ASSERT_TRUE(game.stored.finished);
+    game.stored.finished = false;
+    game.stored.result.clear();
+    EXPECT_NE(game.lease_until, absl::InfinitePast());
+  }
+  host_->RunMaintenance();
+  EXPECT_EQ(host_->table_count(), 0u);
+  absl::MutexLock lock(&db_->mu);
+  EXPECT_EQ(db_->games[table.table_id()].lease_until, absl::InfinitePast());
+}
+
 TEST_F(HostTest, UnavailableUntilStartedAndWhileDraining) {
   TableHost cold(Options("cold"), store_.get(), &registry_);
   EXPECT_EQ(Wait<v1::CreateTableResponse>([&](auto reply) {

@@ -53,7 +53,8 @@ class MemoryStore final : public TableStore {
   size_t held_appends() const;
   void SetUnavailable(bool unavailable);  // every call fails UNAVAILABLE
   // The next `count` calls of `method` ("LoadGame", "Locate", "ClaimTable",
-  // "ReleaseLease") fail with `status`: a database error in the middle of a load.
+  // "ReleaseLease", "MarkBroken") fail with `status`: a database error in the
+  // middle of a load.
   void FailNextCalls(const std::string& method, int count, absl::Status status);
   // While held, calls of `method` wait (a slow database); `calls` counts the calls
   // of `method` that reached the store.
