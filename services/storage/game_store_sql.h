@@ -88,8 +88,9 @@ WHERE id = ANY($2::text[]) AND lease_owner = $1 AND finished IS NULL
 ORDER BY id FOR SHARE)sql";
 
 // $1 owner, $2 ttl µs, $3 limit: takes running sound games whose lease lapsed
-// (game_lease_lapsed, migrations/0034), released ones first, then the oldest
-// lapses. The candidates are read through two small indexes: games_released, and
+// (game_lease_lapsed of migrations/0034, spelled out here so that the owners' leases
+// are read once per owner, not once per game), released ones first, then the
+// oldest lapses. The candidates are read through two indexes: games_released, and
 // games_lease_owner for the owners without a live instance lease, found by a walk
 // over the distinct owners of running games (one index probe per owner, not a read
 // of every running game). SKIP LOCKED: two instances claiming at once take disjoint
@@ -110,9 +111,8 @@ gone AS (
   WHERE owner IS NOT NULL AND NOT instance_lease_live(owner)),
 lapsed AS (
   SELECT g.id FROM games AS g, gone
-  WHERE g.finished IS NULL AND g.broken IS NULL
+  WHERE g.finished IS NULL AND g.broken IS NULL AND g.lease_until < now()
     AND (g.lease_until = '-infinity' OR g.lease_owner = ANY(gone.owners))
-    AND game_lease_lapsed(g.lease_owner, g.lease_until)
   ORDER BY g.lease_until LIMIT $3
   FOR NO KEY UPDATE OF g SKIP LOCKED)
 UPDATE games AS g
