@@ -13,7 +13,7 @@
 // BM_Flood/N: N appends queued at once by 8 threads, the writer's ceiling.
 // BM_RenewHosted/G: one lease renewal round of an instance hosting G running
 // games (RenewHosted with every one of them), what the table service does every
-// lease_ttl / 3; reports the round's time and the games it answered as still ours.
+// lease_ttl / 3, after a first renewal; reports the round's time.
 #include <benchmark/benchmark.h>
 
 #include <algorithm>
@@ -271,6 +271,9 @@ BENCHMARK(BM_Flood)
 
 void BM_RenewHosted(benchmark::State& state) {
   const std::vector<std::string> ids = MakeGames(static_cast<int>(state.range(0)));
+  // The instance's first renewal (not measured): the rounds after it are the ones
+  // an instance makes all day.
+  if (absl::Status s = store->RenewHosted(absl::Seconds(15), ids).status(); !s.ok()) Die(s);
   size_t kept = 0;
   for (auto _ : state) {
     absl::StatusOr<std::vector<std::string>> renewed =
