@@ -4,7 +4,9 @@
 // releases them (to see that nothing is streamed or answered before "durable").
 //
 // Several MemoryStores can share one MemoryDatabase, each with its own instance id,
-// to test two instances and lease takeover.
+// to test two instances and lease takeover. Leases behave as PostgreSQL's
+// (migrations/0034): a renewal keeps every game the instance owns, hosted or not,
+// until it is released or its lease lapses and another instance claims it.
 //
 //   auto db = std::make_shared<MemoryDatabase>();
 //   MemoryStore store(db, "table-1");
