@@ -4,10 +4,10 @@
 // can take the table without waiting for the lease to lapse; when the database
 // also fails the release, maintenance repeats it until it is done (the instance's
 // lease would keep the table otherwise), and a quarantine the database refused
-// is released the same way; a table whose
-// log does not replay is quarantined and its lease released too (an operator who
-// clears it lets the next instance adopt it at once), as is a hosted table whose
-// reload after a failed append finds its log damaged. Two hosts over one in-memory
+// is released the same way; a table whose log does not replay is quarantined and
+// its lease released too (an operator who clears it lets the next instance adopt
+// it at once), as is a hosted table whose reload after a failed append finds its
+// log damaged. Two hosts over one in-memory
 // database whose calls fail on demand (testing/memory_store.h).
 #include <memory>
 #include <string>
