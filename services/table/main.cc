@@ -82,7 +82,9 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
-  c.Bind("lease_ttl", &f.host.lease_ttl, "how long a table's lease lasts unrenewed");
+  c.Bind("lease_ttl", &f.host.lease_ttl,
+         "how long this instance's lease, which holds all of its tables, lasts "
+         "unrenewed (renewed every third of it)");
   c.Bind("default_contract_ms", &f.host.default_contract_ms, "contract clock default");
   c.Bind("default_doubling_ms", &f.host.default_doubling_ms, "doubling clock default");
   c.Bind("default_card_ms", &f.host.default_card_ms, "card clock default");
