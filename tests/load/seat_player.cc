@@ -312,7 +312,10 @@ void SeatPlayer::OnStreamDone(const grpc::Status& status) {
 
 bool SeatPlayer::NextAddress(const grpc::Status& status, absl::Duration* wait) {
   const grpc::StatusCode code = status.error_code();
-  if (!Transient(code) || absl::Now() - last_progress_ > kGiveUp) return false;
+  // CANCELLED that the seat did not ask for: a server ending its calls at shutdown
+  // (the bot SDK resumes after it too).
+  const bool followed = Transient(code) || code == grpc::StatusCode::CANCELLED;
+  if (!followed || absl::Now() - last_progress_ > kGiveUp) return false;
   std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
   if (where && !where->address().empty() && where->address() != address_ &&
       !table_->Targets().empty() && CheckLoopback(where->address()).ok()) {
