@@ -53,22 +53,9 @@ a_port=${SERVICE_PORT:-$(free_port)}
 b_port=$(( a_port + 1 ))
 a_metrics=${METRICS_PORT:-$(free_port)}
 b_metrics=$(( a_metrics + 1 ))
-table_service=${TABLE_SERVICE:-build/bin/table-service}
-table_load=${TABLE_LOAD:-build/bin/table-load}
-for bin in "$table_service" "$table_load"; do
-  if [ ! -x "$bin" ]; then
-    echo "run_fleet.sh: $bin is missing; run scripts/build.sh" >&2
-    exit 2
-  fi
-done
-
 # shellcheck source=tests/load/services.sh
 . tests/load/services.sh
-dir=$(mktemp -d)
-chmod 755 "$dir"
-trap load_stop_all EXIT
-trap 'exit 130' INT TERM
-load_warn_if_busy
+load_begin
 
 load_start_database
 instance() {  # name port metrics

@@ -30,23 +30,9 @@ cd "$(dirname "$0")/../.."
 pg_port=${PG_PORT:-55470}
 service_port=${SERVICE_PORT:-50090}
 metrics_port=${METRICS_PORT:-9490}
-table_service=${TABLE_SERVICE:-build/bin/table-service}
-table_load=${TABLE_LOAD:-build/bin/table-load}
-for bin in "$table_service" "$table_load"; do
-  if [ ! -x "$bin" ]; then
-    echo "run_load.sh: $bin is missing; run scripts/build.sh" >&2
-    exit 2
-  fi
-done
-
 # shellcheck source=tests/load/services.sh
 . tests/load/services.sh
-dir=$(mktemp -d)
-chmod 755 "$dir"
-trap load_stop_all EXIT
-trap 'exit 130' INT TERM
-
-load_warn_if_busy
+load_begin
 load_start_database
 # shellcheck disable=SC2086  # SERVICE_FLAGS is a list of flags
 load_start_service load "$service_port" "$metrics_port" ${SERVICE_FLAGS:-}

@@ -1,10 +1,29 @@
 # What the load scripts share (sourced by run_load.sh and run_fleet.sh): a throwaway
 # PostgreSQL, table-service instances on loopback started and stopped the same way,
 # and the database's count of what table-load saw acknowledged. Callers set
-# table_service, dir (the run's folder), pg_port; the functions set url, postmaster,
-# cpu_pids, token and service_pid.
+# pg_port; the functions set table_service, table_load, dir (the run's folder), url,
+# postmaster, cpu_pids, token and service_pid.
 
 load_services=()  # every table-service pid started, stopped by load_stop_all
+
+# The binaries (TABLE_SERVICE, TABLE_LOAD: others than build/bin's), the run's
+# folder, and everything stopped on exit; warns when the machine is busy.
+load_begin() {
+  table_service=${TABLE_SERVICE:-build/bin/table-service}
+  table_load=${TABLE_LOAD:-build/bin/table-load}
+  local bin
+  for bin in "$table_service" "$table_load"; do
+    if [ ! -x "$bin" ]; then
+      echo "$0: $bin is missing; run scripts/build.sh" >&2
+      exit 2
+    fi
+  done
+  dir=$(mktemp -d)
+  chmod 755 "$dir"
+  trap load_stop_all EXIT
+  trap 'exit 130' INT TERM
+  load_warn_if_busy
+}
 
 # Warns when the machine is already busy (over 10% of all cores for a second, from
 # /proc/stat): the figures will be low.
