@@ -189,7 +189,7 @@ class FakeTableService final : public v1::TableService::Service {
   absl::StatusOr<v1::ActResponse> Apply(const v1::ActRequest& request)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     const bool repeated =
-        table_.table().FindAnswer(kSeat, request.request_id()) != nullptr;
+        table_.table().FindAnswer(kSeat, request.request_id()).has_value();
     absl::StatusOr<v1::ActResponse> answer = table_.Act(kSeat, request);
     if (answer.ok() && !repeated) ++applied[request.request_id()];
     return answer;

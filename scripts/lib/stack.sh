@@ -45,14 +45,16 @@ stack_adopt() {
 # The stack's service credentials (docs/operations.md, "Service credentials and
 # their scopes"), in $log_dir once: "operator" is $token with every scope, which
 # the scripts' clients present; "matchmaking" has only matchmaking's scopes and
-# its token in $log_dir/matchmaking-token. Made anew by each script (its $token is).
+# its token in $log_dir/matchmaking-token; matchmaking's seat token key is
+# $log_dir/seat-token-key. Made anew by each script (its $token is).
 stack_credentials_made=
 stack_credentials() {
   [ -n "$stack_credentials_made" ] && return 0
   stack_credentials_made=1
   local mm_token
   mm_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
-  (umask 077 && printf '%s\n' "$mm_token" >"$log_dir/matchmaking-token")
+  (umask 077 && printf '%s\n' "$mm_token" >"$log_dir/matchmaking-token" &&
+    head -c 32 /dev/urandom | base64 >"$log_dir/seat-token-key")
   python3 - "$token" "$mm_token" >"$log_dir/credentials.json" <<'PY'
 import hashlib, json, sys
 def entry(name, token, scopes):
@@ -78,6 +80,7 @@ stack_start() {
   stack_credentials
   MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_CREDENTIALS=$log_dir/credentials.json \
     MAMLAKA_CREDENTIAL_FILE=$log_dir/matchmaking-token \
+    MAMLAKA_SEAT_TOKEN_KEY_FILE=$log_dir/seat-token-key \
     "$bin/$binary" --listen="127.0.0.1:${port[$name]:-0}" \
     --migrations_dir="$root/migrations" --metrics_port=-1 "$@" >>"$log" 2>&1 &
   stack_adopt "$name" $!

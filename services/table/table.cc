@@ -138,11 +138,13 @@ absl::Status Table::CheckSpectator(bool trusted) const {
       "sees it with its seat token, the backend with its service token"));
 }
 
-const v1::ActResponse* Table::FindAnswer(int seat, const std::string& request_id) const {
+std::optional<v1::ActResponse> Table::FindAnswer(int seat,
+                                                 const std::string& request_id) const {
   auto it = answers_[seat].find(request_id);
-  if (it == answers_[seat].end()) return nullptr;
-  found_.set_seq(it->second);
-  return &found_;
+  if (it == answers_[seat].end()) return std::nullopt;
+  v1::ActResponse answer;
+  answer.set_seq(it->second);
+  return answer;
 }
 
 absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(

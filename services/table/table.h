@@ -85,9 +85,8 @@ class Table {
   // PERMISSION_DENIED.
   absl::Status CheckSpectator(bool trusted) const;
   // The answer already given to `seat`'s accepted request `request_id`, if any.
-  // The table keeps only the seq of each answer; the pointer is valid until the
-  // next FindAnswer.
-  const v1::ActResponse* FindAnswer(int seat, const std::string& request_id) const;
+  // The table keeps only the seq of each answer and builds the answer from it.
+  std::optional<v1::ActResponse> FindAnswer(int seat, const std::string& request_id) const;
 
   // A seat's action. A malformed request is INVALID_ARGUMENT; an action the rules
   // forbid now is FAILED_PRECONDITION with the engine's message. On error nothing
@@ -259,9 +258,8 @@ class Table {
   std::optional<absl::Time> voided_at_;
 
   // Each seat's accepted request ids and the seq each was answered (an answer is
-  // its seq: ActResponse has nothing else); FindAnswer builds the answer in found_.
+  // its seq: ActResponse has nothing else).
   std::array<absl::flat_hash_map<std::string, uint32_t>, engine::kNumSeats> answers_;
-  mutable v1::ActResponse found_;
   // Each seat's token once SeatOf has verified it against the seat's hash.
   std::array<std::string, engine::kNumSeats> verified_tokens_;
 };

@@ -498,7 +498,7 @@ void TableHost::Judge(const std::shared_ptr<Slot>& slot, const v1::ActRequest& r
     metrics_.actions_rejected.Increment();
     return reply(seat.status(), false);
   }
-  if (const v1::ActResponse* answer = table.FindAnswer(*seat, request.request_id())) {
+  if (const std::optional<v1::ActResponse> answer = table.FindAnswer(*seat, request.request_id())) {
     metrics_.actions_duplicate.Increment();
     return reply(*answer, false);
   }

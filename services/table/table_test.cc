@@ -207,7 +207,7 @@ TEST(TableTest, BadRequestsChangeNothing) {
   complex.mutable_choose_contract()->set_contract(v1::CONTRACT_COMPLEX);
   expect(owner, Request("a", complex), absl::StatusCode::kFailedPrecondition,
          "not played in classic");
-  EXPECT_EQ(t.FindAnswer(owner, "a"), nullptr);
+  EXPECT_FALSE(t.FindAnswer(owner, "a").has_value());
 }
 
 TEST(TableTest, AnswersAreKeptPerSeat) {
@@ -218,12 +218,12 @@ TEST(TableTest, AnswersAreKeptPerSeat) {
   choose.mutable_choose_contract()->set_contract(v1::CONTRACT_TRIX);
   absl::StatusOr<Step> step = t.Act(owner, Request("same", choose), kStart);
   ASSERT_TRUE(step.ok()) << step.status();
-  ASSERT_NE(t.FindAnswer(owner, "same"), nullptr);
+  ASSERT_TRUE(t.FindAnswer(owner, "same").has_value());
   EXPECT_EQ(t.FindAnswer(owner, "same")->seq(), step->response.seq());
   // The last event the action produced (here: the clock of the first card).
   EXPECT_EQ(step->response.seq(), t.last_seq(owner));
   EXPECT_TRUE(t.EventsAfter(owner, 0).value().back().has_turn_started());
-  EXPECT_EQ(t.FindAnswer((owner + 1) % 4, "same"), nullptr);
+  EXPECT_FALSE(t.FindAnswer((owner + 1) % 4, "same").has_value());
   EXPECT_EQ(step->entries[0].request_id, "same");
 }
 
@@ -280,9 +280,9 @@ TEST(TableTest, RestoreMidGameResumesClockAndAnswers) {
   EXPECT_EQ(restored->log_length(), f.table->log_length());
   for (int s = 0; s < 4; ++s) {
     for (int n = 0; n < 40; ++n) {
-      const v1::ActResponse* a = f.table->FindAnswer(s, "r" + std::to_string(n));
-      const v1::ActResponse* b = restored->FindAnswer(s, "r" + std::to_string(n));
-      ASSERT_EQ(a == nullptr, b == nullptr);
+      const std::optional<v1::ActResponse> a = f.table->FindAnswer(s, "r" + std::to_string(n));
+      const std::optional<v1::ActResponse> b = restored->FindAnswer(s, "r" + std::to_string(n));
+      ASSERT_EQ(a.has_value(), b.has_value());
       if (a) {
         EXPECT_EQ(a->seq(), b->seq());
       }

@@ -105,14 +105,7 @@ class MatchmakingReplicasTest : public MatchmakingTest {
     options.binary = TABLE_SERVICE_BINARY;
     options.db_url = db_->url();
     options.migrations_dir = MIGRATIONS_DIR;
-    std::unique_ptr<table::ServiceProcess> process = table::ServiceProcess::Start(options);
-    if (process == nullptr) {
-      ADD_FAILURE() << "the table service did not start";
-    } else if (!process->WaitServing(absl::Seconds(30))) {
-      ADD_FAILURE() << process->Log();
-      process.reset();
-    }
-    return process;
+    return table::ServiceProcess::StartServing(options);
   }
   int SeatedTwice() {
     pqxx::connection c(db_->url());

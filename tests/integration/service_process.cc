@@ -59,7 +59,28 @@ std::unique_ptr<ServiceProcess> ServiceProcess::Start(const Options& options) {
   return nullptr;
 }
 
+std::unique_ptr<ServiceProcess> ServiceProcess::StartServing(const Options& options) {
+  std::unique_ptr<ServiceProcess> p = Start(options);
+  if (p == nullptr) {
+    ADD_FAILURE() << options.instance_id << ": the table service did not start";
+  } else if (!p->WaitServing(absl::Seconds(30))) {
+    ADD_FAILURE() << options.instance_id << ": not SERVING within 30 s\n" << p->Log();
+    p.reset();
+  }
+  return p;
+}
+
 ServiceProcess::~ServiceProcess() { Kill(); }
+
+v1::CreateTableResponse ServiceProcess::CreateTable(
+    const v1::CreateTableRequest& request) const {
+  v1::CreateTableResponse table;
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
+  grpc::Status s = v1::TableService::NewStub(NewChannel())->CreateTable(&context, request, &table);
+  EXPECT_TRUE(s.ok()) << s.error_message() << Log();
+  return table;
+}
 
 std::shared_ptr<grpc::Channel> ServiceProcess::NewChannel() const {
   return grpc::CreateChannel(address(), grpc::InsecureChannelCredentials());

@@ -19,6 +19,7 @@
 #include "absl/time/time.h"
 #include "bots/demo/child_process.h"
 #include "grpcpp/grpcpp.h"
+#include "trix/v1/table.grpc.pb.h"
 
 namespace trix::table {
 
@@ -38,6 +39,9 @@ class ServiceProcess {
 
   // Starts the process and waits (up to 30 s) for its port; null on failure.
   static std::unique_ptr<ServiceProcess> Start(const Options& options);
+  // Start, then health SERVING within 30 s; on failure the test fails with the
+  // process's log, and the answer is null.
+  static std::unique_ptr<ServiceProcess> StartServing(const Options& options);
   ~ServiceProcess();  // SIGKILL if it still runs
 
   int port() const { return port_; }
@@ -49,6 +53,8 @@ class ServiceProcess {
   void Pause();
   void Resume();
   std::string Log() const;
+  // CreateTable with the service token; fails the test on error.
+  v1::CreateTableResponse CreateTable(const v1::CreateTableRequest& request) const;
 
  private:
   explicit ServiceProcess(Options options) : options_(std::move(options)) {}

@@ -80,17 +80,12 @@ class ServiceScopesTest : public MatchmakingTest {
   }
   std::unique_ptr<table::ServiceProcess> StartTable(std::vector<std::string> extra = {}) {
     extra.push_back("--service_credentials=" + credentials_);
-    auto p = table::ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
-                                           .db_url = db_->url(),
-                                           .instance_id = "scopes",
-                                           .dir = ::testing::TempDir(),
-                                           .migrations_dir = MIGRATIONS_DIR,
-                                           .extra = extra});
-    EXPECT_NE(p, nullptr);
-    if (p) {
-      EXPECT_TRUE(p->WaitServing(absl::Seconds(30))) << p->Log();
-    }
-    return p;
+    return table::ServiceProcess::StartServing({.binary = TABLE_SERVICE_BINARY,
+                                                .db_url = db_->url(),
+                                                .instance_id = "scopes",
+                                                .dir = ::testing::TempDir(),
+                                                .migrations_dir = MIGRATIONS_DIR,
+                                                .extra = extra});
   }
   std::unique_ptr<ratings::RatingsProcess> StartRatings(std::vector<std::string> extra = {}) {
     extra.push_back("--service_credentials=" + credentials_);

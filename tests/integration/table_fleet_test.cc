@@ -30,28 +30,19 @@ class FleetTest : public TableServiceTest {
   }
 
   ServiceProcess& Launch(const std::string& name) {
-    instances_.push_back(ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
-                                                .db_url = db_->url(),
-                                                .instance_id = name,
-                                                .dir = ::testing::TempDir(),
-                                                .migrations_dir = MIGRATIONS_DIR}));
-    EXPECT_NE(instances_.back(), nullptr) << name;
-    EXPECT_TRUE(instances_.back()->WaitServing(absl::Seconds(30)))
-        << instances_.back()->Log();
+    instances_.push_back(ServiceProcess::StartServing({.binary = TABLE_SERVICE_BINARY,
+                                                       .db_url = db_->url(),
+                                                       .instance_id = name,
+                                                       .dir = ::testing::TempDir(),
+                                                       .migrations_dir = MIGRATIONS_DIR}));
+    if (instances_.back() == nullptr) std::abort();  // StartServing failed the test
     return *instances_.back();
   }
 
-  v1::CreateTableResponse CreateOn(ServiceProcess& at, uint64_t seed, int clock_ms,
+  v1::CreateTableResponse CreateOn(const ServiceProcess& at, uint64_t seed, int clock_ms,
                                    int kingdoms) {
-    v1::CreateTableRequest create = CreateRequest(
-        MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed, clock_ms, kingdoms);
-    v1::CreateTableResponse table;
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
-    grpc::Status s =
-        v1::TableService::NewStub(at.NewChannel())->CreateTable(&context, create, &table);
-    EXPECT_TRUE(s.ok()) << s.error_message() << at.Log();
-    return table;
+    return at.CreateTable(CreateRequest(MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed,
+                                        clock_ms, kingdoms));
   }
 
   std::vector<std::unique_ptr<SeatClient>> SeatsOn(ServiceProcess& at,

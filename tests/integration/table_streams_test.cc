@@ -26,6 +26,20 @@ class StreamsTest : public TableServiceTest {
     EXPECT_TRUE(s.ok()) << s.error_message();
     return {record.events().begin(), record.events().end()};
   }
+  // `count` spectators of `table`, each past its first update; fails the test when
+  // one is not.
+  std::vector<std::unique_ptr<SeatClient>> OpenWatchers(const v1::CreateTableResponse& table,
+                                                        int count) {
+    std::vector<std::unique_ptr<SeatClient>> watchers;
+    for (int i = 0; i < count; ++i) {
+      watchers.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(), "", -1));
+      watchers.back()->Open();
+      EXPECT_TRUE(watchers.back()->WaitUntil([](const auto& u) { return !u.empty(); },
+                                             absl::Seconds(10)))
+          << "watcher " << i;
+    }
+    return watchers;
+  }
 };
 
 // `events` are exactly `record` from `first_seq` on (to its end, unless `prefix`).
@@ -210,13 +224,8 @@ TEST_F(StreamsTest, WatchIsCappedPerAddress) {
   StartService(options);
   v1::CreateTableResponse table =
       CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 75);
-  std::vector<std::unique_ptr<SeatClient>> watchers;
-  for (int i = 0; i < 3; ++i) {
-    watchers.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(), "", -1));
-    watchers.back()->Open();
-    ASSERT_TRUE(watchers.back()->WaitUntil([](const auto& u) { return !u.empty(); },
-                                           absl::Seconds(10)));
-  }
+  std::vector<std::unique_ptr<SeatClient>> watchers = OpenWatchers(table, 3);
+  if (HasFailure()) return;
   SeatClient refused(NewChannel(), table.table_id(), "", -1);
   refused.Open();
   grpc::Status end = refused.WaitDone(absl::Seconds(10));
@@ -248,13 +257,8 @@ TEST_F(StreamsTest, WatchIsCappedPerTable) {
       CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 76);
   v1::CreateTableResponse other =
       CreateTable(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 77);
-  std::vector<std::unique_ptr<SeatClient>> watchers;
-  for (int i = 0; i < 2; ++i) {
-    watchers.push_back(std::make_unique<SeatClient>(NewChannel(), table.table_id(), "", -1));
-    watchers.back()->Open();
-    ASSERT_TRUE(watchers.back()->WaitUntil([](const auto& u) { return !u.empty(); },
-                                           absl::Seconds(10)));
-  }
+  std::vector<std::unique_ptr<SeatClient>> watchers = OpenWatchers(table, 2);
+  if (HasFailure()) return;
   SeatClient refused(NewChannel(), table.table_id(), "", -1);
   refused.Open();
   grpc::Status end = refused.WaitDone(absl::Seconds(10));

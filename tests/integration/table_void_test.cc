@@ -213,26 +213,14 @@ class VoidFleetTest : public VoidTest {
     StopService();  // the real binaries instead
   }
   std::unique_ptr<ServiceProcess> Launch(const std::string& name) {
-    std::unique_ptr<ServiceProcess> p =
-        ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
-                               .db_url = db_->url(),
-                               .instance_id = name,
-                               .dir = ::testing::TempDir(),
-                               .migrations_dir = MIGRATIONS_DIR});
-    EXPECT_NE(p, nullptr) << name;
-    if (p) EXPECT_TRUE(p->WaitServing(absl::Seconds(30))) << p->Log();
-    return p;
+    return ServiceProcess::StartServing({.binary = TABLE_SERVICE_BINARY,
+                                         .db_url = db_->url(),
+                                         .instance_id = name,
+                                         .dir = ::testing::TempDir(),
+                                         .migrations_dir = MIGRATIONS_DIR});
   }
-  v1::CreateTableResponse CreateOn(ServiceProcess& at, uint64_t seed) {
-    v1::CreateTableRequest create =
-        CreateRequest(MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed);
-    v1::CreateTableResponse table;
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", std::string("Bearer ") + kServiceToken);
-    grpc::Status s =
-        v1::TableService::NewStub(at.NewChannel())->CreateTable(&context, create, &table);
-    EXPECT_TRUE(s.ok()) << s.error_message() << at.Log();
-    return table;
+  v1::CreateTableResponse CreateOn(const ServiceProcess& at, uint64_t seed) {
+    return at.CreateTable(CreateRequest(MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed));
   }
 };
 

@@ -50,17 +50,25 @@ class PythonBotTest(unittest.TestCase):
             table_pb2.GetGameRecordRequest(game_id=table_id),
             metadata=(("authorization", "Bearer " + SERVICE_TOKEN),), timeout=10)
 
-    def test_four_python_seats_finish_a_game_the_service_recorded(self):
-        table = self.service.create_table(team=common_pb2.TEAM_PARTNER)
-        seats, results, errors, threads = play_all(
-            self.service, table, [Ducker(), Ducker(), Ducker(), Stubborn()])
+    def finish_and_check(self, table, results, errors, threads):
+        """Waits for every seat, then checks each one ended with the recorded totals;
+        answers the record."""
         for t in threads:
             t.join(timeout=90)
         self.assertEqual(errors, [])
         record = self.record(table.table_id)
         self.assertEqual(len(record.result.totals), 4)
         for s in range(4):
-            self.assertEqual(list(results[s].totals), list(record.result.totals))
+            self.assertEqual(list(results[s].totals), list(record.result.totals),
+                             "seat %d's result" % s)
+        return record
+
+    def test_four_python_seats_finish_a_game_the_service_recorded(self):
+        table = self.service.create_table(team=common_pb2.TEAM_PARTNER)
+        seats, results, errors, threads = play_all(
+            self.service, table, [Ducker(), Ducker(), Ducker(), Stubborn()])
+        record = self.finish_and_check(table, results, errors, threads)
+        for s in range(4):
             self.assertEqual(seats[s].view.totals, list(record.result.totals),
                              "seat %d's running totals" % s)
         self.assertEqual(sum(r.illegal for r in seats[:3]), 0)
@@ -73,12 +81,7 @@ class PythonBotTest(unittest.TestCase):
             threads[0].join(timeout=0.01)
         self.service.kill()
         self.service.start()
-        for t in threads:
-            t.join(timeout=90)
-        self.assertEqual(errors, [])
-        record = self.record(table.table_id)
-        for s in range(4):
-            self.assertEqual(list(results[s].totals), list(record.result.totals))
+        self.finish_and_check(table, results, errors, threads)
         self.assertGreater(sum(s.reconnects for s in seats), 0)
 
     def test_seats_resuming_beyond_the_stream_start_from_a_snapshot(self):
@@ -87,12 +90,7 @@ class PythonBotTest(unittest.TestCase):
         table = self.service.create_table(kingdoms=1)
         seats, results, errors, threads = play_all(
             self.service, table, [Ducker()] * 4, resume_at=500)
-        for t in threads:
-            t.join(timeout=90)
-        self.assertEqual(errors, [])
-        record = self.record(table.table_id)
-        for s in range(4):
-            self.assertEqual(list(results[s].totals), list(record.result.totals))
+        self.finish_and_check(table, results, errors, threads)
 
 
 if __name__ == "__main__":

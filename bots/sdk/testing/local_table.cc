@@ -58,7 +58,7 @@ absl::StatusOr<v1::ActResponse> LocalTable::Act(int seat, const Decision& decisi
 }
 
 absl::StatusOr<v1::ActResponse> LocalTable::Act(int seat, const v1::ActRequest& request) {
-  if (const v1::ActResponse* answer = table_->FindAnswer(seat, request.request_id())) {
+  if (const std::optional<v1::ActResponse> answer = table_->FindAnswer(seat, request.request_id())) {
     return *answer;
   }
   now_ += absl::Milliseconds(1);
