@@ -133,6 +133,23 @@ void Play(const LoadContext& context, const LoadRun& run, Clock::time_point unti
   }
 }
 
+// The measurement window from `open`: with --fleet_kill_pid, the failure at its
+// time (returned, on the wall clock), then play on to the window's end.
+absl::Time PlayWindow(const Flags& flags, LoadContext& context, const LoadRun& run,
+                      Clock::time_point open, int64_t games) {
+  absl::Time failure_at;
+  if (flags.failover.pid != 0) {
+    Play(context, run, open + absl::ToChronoNanoseconds(flags.failover.after), 0);
+    absl::FPrintF(stderr, "table-load: sending SIG%s to %d\n", flags.failover.signal,
+                  flags.failover.pid);
+    if (absl::Status s = CauseFailure(flags.failover, context, &failure_at); !s.ok()) {
+      std::cerr << "table-load: " << s.message() << "\n";
+    }
+  }
+  Play(context, run, open + absl::ToChronoNanoseconds(flags.load.duration), games);
+  return failure_at;
+}
+
 // Beyond the histogram's last bound is +Inf, which JSON cannot say.
 std::string JsonNumber(double v) {
   return std::isfinite(v) ? absl::StrFormat("%.3f", v) : "null";
@@ -331,18 +348,8 @@ int Run(int argc, char** argv) {
   }
   const Clock::time_point open = Clock::now();
   context.OpenWindow(open);
-  const int64_t games = o.games > 0 ? before.games_ended + o.games : 0;
-  absl::Time failure_at;
-  if (flags.failover.pid != 0) {
-    Play(context, *run, open + absl::ToChronoNanoseconds(flags.failover.after), 0);
-    absl::FPrintF(stderr, "table-load: sending SIG%s to %d\n", flags.failover.signal,
-                  flags.failover.pid);
-    if (absl::Status s = CauseFailure(flags.failover, context, &failure_at);
-        !s.ok()) {
-      std::cerr << "table-load: " << s.message() << "\n";
-    }
-  }
-  Play(context, *run, open + absl::ToChronoNanoseconds(o.duration), games);
+  const absl::Time failure_at = PlayWindow(flags, context, *run, open,
+                                           o.games > 0 ? before.games_ended + o.games : 0);
   const Clock::time_point close = Clock::now();
   context.CloseWindow(close);
   w.counts = context.counters.Take() - before;
