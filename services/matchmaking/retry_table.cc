@@ -1,22 +1,15 @@
 #include "services/matchmaking/retry_table.h"
 
-#include <algorithm>
 #include <pqxx/pqxx>
-#include <random>
 
 #include "absl/strings/str_cat.h"
+#include "services/common/backoff.h"
 
 namespace trix::matchmaking {
 
 absl::Duration RetryBackoff(int retries) {
-  constexpr absl::Duration kFirst = absl::Milliseconds(100);
-  constexpr absl::Duration kLast = absl::Seconds(5);
-  absl::Duration longest = kFirst;
-  for (int i = 1; i < retries && longest < kLast; ++i) longest *= 2;
-  longest = std::min(longest, kLast);
-  thread_local std::mt19937_64 random{std::random_device{}()};
-  std::uniform_real_distribution<double> share(0.5, 1.0);
-  return longest * share(random);
+  const service::Backoff backoff(absl::Milliseconds(100), absl::Seconds(5));
+  return service::Jittered(backoff.After(retries), 0.5, 1.0);
 }
 
 RetryTable::RetryTable(storage::ConnectionPool* db, std::string table, std::string key,

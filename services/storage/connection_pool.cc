@@ -204,13 +204,11 @@ std::unique_ptr<pqxx::connection> ConnectionPool::Open() {
   try {
     std::unique_ptr<pqxx::connection> connection = Connect(url_, application_name_);
     std::lock_guard<std::mutex> lock(mu_);
-    backoff_ = absl::ZeroDuration();
+    backoff_.Reset();
     return connection;
   } catch (...) {
     std::lock_guard<std::mutex> lock(mu_);
-    backoff_ =
-        std::min(absl::Seconds(5), std::max(absl::Milliseconds(100), backoff_ * 2));
-    retry_at_ = absl::Now() + backoff_;
+    retry_at_ = absl::Now() + backoff_.Failed();
     throw;
   }
 }

@@ -33,6 +33,7 @@
 #include "absl/time/time.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "services/common/backoff.h"
 
 namespace trix::storage {
 
@@ -116,7 +117,7 @@ class ConnectionPool {
   // wait doubles per failure, 100 ms to 5 s): a database that is down is not
   // dialled once per request.
   absl::Time retry_at_ = absl::InfinitePast();
-  absl::Duration backoff_ = absl::ZeroDuration();
+  service::Backoff backoff_{absl::Milliseconds(100), absl::Seconds(5)};
 };
 
 }  // namespace trix::storage

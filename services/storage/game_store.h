@@ -157,9 +157,9 @@ class GameStore {
   // Queues entries for the next group commit; `done` runs on the writer thread once
   // they are durable (OK) or rejected (nothing of this request was written).
   //
-  // Rejections: NOT_FOUND (no such game), ABORTED with "lease lost" (the lease is
-  // not this instance's or lapsed: the table now belongs elsewhere; its own status,
-  // so the caller stops hosting it), FAILED_PRECONDITION (the game has ended),
+  // Rejections: NOT_FOUND (no such game), ABORTED with "lease lost" (the game is
+  // not this instance's, or it released it: the table now belongs elsewhere; its
+  // own status, so the caller stops hosting it), FAILED_PRECONDITION (the game has ended),
   // DATA_LOSS with "log is shorter than acknowledged" (the first index is past the
   // log's end: entries the caller was told were durable are gone, as after a
   // failover to a replica that had not received them; the caller rebuilds the game
@@ -182,16 +182,21 @@ class GameStore {
 
   absl::StatusOr<StoredGame> LoadGame(const std::string& game_id);
 
-  // Leases: the instance holding a game's unexpired lease is the only one that may
-  // append to it. Renew extends every lease this instance holds; Claim takes up to
-  // `limit` unfinished games whose lease lapsed (a dead instance's) and returns them.
+  // Leases (migrations/0034): a game belongs to its lease owner while the game's
+  // own lease (taken by CreateGame and the claims, never renewed) or the owner's
+  // instance lease (table_instances.lease_until) runs, unless it was released;
+  // only the owner may append to it. RenewLeases renews this instance's lease, one
+  // row whatever the number of its games; it keeps every game the instance owns,
+  // hosted or not, so a game it stops hosting must be released (ReleaseLease).
+  // ClaimOrphans takes up to `limit` unfinished games whose lease lapsed (a dead
+  // instance's, or released) and returns them.
   absl::Status RenewLeases(absl::Duration ttl);
   absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl, int limit);
-  // Renews only the leases of `hosted` (the tables this instance hosts) that are
-  // still this instance's (lapsed but unclaimed included: nobody else can have
-  // written); returns the ids renewed. A hosted id
-  // missing from the answer is lost (or finished): stop serving it. A transaction
-  // per 100 games, so an append waits for at most one chunk's row locks.
+  // RenewLeases, then the ids of `hosted` (the tables this instance hosts) still
+  // this instance's: all of them when its lease was held throughout; after a lapse
+  // (a pause, a database away), those nobody claimed meanwhile (nobody else can
+  // have written to them), read a transaction per 100 games. A hosted id missing
+  // from the answer is lost (or finished): stop serving it.
   absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted);
   // Claims one game whose lease lapsed (or that is already ours): true when it is
@@ -212,8 +217,9 @@ class GameStore {
   // Makes a game this instance holds claimable at once (graceful shutdown);
   // FAILED_PRECONDITION when another instance holds it, NOT_FOUND when unknown.
   absl::Status ReleaseLease(const std::string& game_id);
-  // Releases the leases of those of `game_ids` that this instance holds, a
-  // transaction per 100 (a draining instance's whole fleet); the others are left.
+  // Releases the leases of those of `game_ids` that this instance holds and that
+  // are running, a transaction per 100 (a draining instance's whole fleet, or the
+  // finished tables leaving its memory); the others are left.
   absl::Status ReleaseLeases(const std::vector<std::string>& game_ids);
 
   // Unfinished games the player sits in (once per seat), newest first.

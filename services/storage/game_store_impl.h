@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "services/storage/connection_pool.h"
@@ -36,6 +38,11 @@ struct GameStore::Impl {
   const StoreOptions options;
   ConnectionPool pool;
   LogWriter writer;
+
+  // Renews this instance's lease (table_instances.lease_until, migrations/0034);
+  // true when it was held throughout, so nobody can have claimed its games since
+  // the last renewal (game_store_leases.cc).
+  absl::StatusOr<bool> RenewLease(absl::Duration ttl);
 
   std::mutex mu;
   std::optional<std::vector<int64_t>> migrated;  // versions of the last Migrate()

@@ -48,24 +48,33 @@ absl::StatusOr<Cursor> DecodeCursor(const std::string& text) {
 // Keeps a listing page's size sane whatever the client asked for.
 constexpr int kMaxPage = 500;
 
-// Leases renewed (RenewHosted) or released (ReleaseLeases) per transaction.
-// Measured at 1,000 tables and 3,000 actions/s (docs/benchmarks.md, "Table service
-// at the pace people play"): one transaction for all of them held every game's row
-// lock for the whole renewal, and each append of the instance waited for it.
+// Leases checked (RenewHosted after a lapse) or released (ReleaseLeases) per
+// transaction. Measured at 1,000 tables and 3,000 actions/s (docs/benchmarks.md,
+// "Table service at the pace people play"): one transaction for all of them held
+// every game's row lock for the whole renewal, and each append of the instance
+// waited for it.
 constexpr size_t kLeaseChunk = 100;
 
 }  // namespace
 
-absl::Status GameStore::RenewLeases(absl::Duration ttl) {
+absl::StatusOr<bool> GameStore::Impl::RenewLease(absl::Duration ttl) {
   if (ttl <= absl::ZeroDuration())
     return absl::InvalidArgumentError("ttl must be positive");
-  return impl_->pool.Run("renewing leases", [&](pqxx::connection& c) {
+  bool held = false;
+  absl::Status status = pool.Run("renewing the lease", [&](pqxx::connection& c) {
     pqxx::work tx(c);
-    tx.exec_params0(sql::kRenewLeases, impl_->options.instance_id,
-                    absl::ToInt64Microseconds(ttl));
+    held = tx.exec_params1(sql::kRenewInstanceLease, options.instance_id,
+                           absl::ToInt64Microseconds(ttl))[0]
+               .as<bool>();
     tx.commit();
     return absl::OkStatus();
   });
+  if (!status.ok()) return status;
+  return held;
+}
+
+absl::Status GameStore::RenewLeases(absl::Duration ttl) {
+  return impl_->RenewLease(ttl).status();
 }
 
 absl::StatusOr<std::vector<std::string>> GameStore::ClaimOrphans(absl::Duration ttl,
@@ -122,29 +131,28 @@ absl::Status GameStore::ReleaseLeases(const std::vector<std::string>& game_ids) 
 
 absl::StatusOr<std::vector<std::string>> GameStore::RenewHosted(
     absl::Duration ttl, const std::vector<std::string>& hosted) {
-  if (ttl <= absl::ZeroDuration())
-    return absl::InvalidArgumentError("ttl must be positive");
-  std::vector<std::string> renewed;
-  if (hosted.empty()) return renewed;
-  absl::Status status = impl_->pool.Run("renewing leases", [&](pqxx::connection& c) {
-    // A transaction per chunk: each holds the row locks of only its own games, so
-    // the group-commit writer, which locks the games it appends to, waits at most
-    // for one chunk, never for the whole renewal.
+  absl::StatusOr<bool> held = impl_->RenewLease(ttl);
+  if (!held.ok()) return held.status();
+  if (*held) return hosted;
+  // The lease lapsed (a pause, a database away): each hosted game is checked, as
+  // the per-game renewal did. A transaction per chunk: an append waits for at most
+  // one chunk's share locks.
+  std::vector<std::string> ours;
+  absl::Status status = impl_->pool.Run("checking leases", [&](pqxx::connection& c) {
     for (size_t begin = 0; begin < hosted.size(); begin += kLeaseChunk) {
       const size_t end = std::min(hosted.size(), begin + kLeaseChunk);
       PgArray ids(PgType::kText);
       for (size_t i = begin; i < end; ++i) ids.AddString(hosted[i]);
       pqxx::work tx(c);
       const pqxx::result rows =
-          tx.exec_params(sql::kRenewHosted, impl_->options.instance_id,
-                         absl::ToInt64Microseconds(ttl), ids.Finish());
+          tx.exec_params(sql::kStillOurs, impl_->options.instance_id, ids.Finish());
       tx.commit();
-      for (const pqxx::row& row : rows) renewed.push_back(row[0].as<std::string>());
+      for (const pqxx::row& row : rows) ours.push_back(row[0].as<std::string>());
     }
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return renewed;
+  return ours;
 }
 
 absl::StatusOr<bool> GameStore::ClaimTable(const std::string& game_id,

@@ -35,6 +35,19 @@ class GameStoreLeaseTest : public StoreTest {
                             "'"))[0][0]
         .as<std::string>();
   }
+  // Seconds until the instance lease of `owner` lapses.
+  double InstanceLeaseLeft(const std::string& owner) {
+    return Sql(absl::StrCat("SELECT extract(epoch FROM lease_until - now()) "
+                            "FROM table_instances WHERE instance_id = '",
+                            owner, "'"))[0][0]
+        .as<double>();
+  }
+  // Each game's id, row version and row lock: what a write or a lock changes.
+  std::string GameVersions() {
+    return Sql("SELECT string_agg(id || ':' || xmin::text || ':' || xmax::text, ',' "
+               "ORDER BY id) FROM games")[0][0]
+        .as<std::string>();
+  }
   void Lapse(const std::string& game_id) {
     Sql(
         absl::StrCat("UPDATE games SET lease_until = now() - interval '1 second' "
@@ -56,19 +69,27 @@ TEST_F(GameStoreLeaseTest, CreatingAGameTakesItsLease) {
   EXPECT_NEAR(LeaseLeft("g1"), 40, 5);
 }
 
-TEST_F(GameStoreLeaseTest, RenewingExtendsOnlyThisInstancesRunningGames) {
+// A renewal writes the instance's row and no game's (migrations/0034), and that
+// lease keeps every running game of the instance, hosted or not, once the games'
+// own leases have passed; a game of an instance that never renews is claimed.
+TEST_F(GameStoreLeaseTest, RenewingWritesOneRowAndKeepsEveryGameOfTheInstance) {
   std::unique_ptr<GameStore> other = OpenStore("table-2");
   ASSERT_OK(store_->CreateGame(SampleGame("mine")));
-  ASSERT_OK(store_->CreateGame(SampleGame("mine-lapsed")));
-  ASSERT_OK(store_->CreateGame(SampleGame("mine-finished")));
+  ASSERT_OK(store_->CreateGame(SampleGame("mine-not-hosted")));
   ASSERT_OK(other->CreateGame(SampleGame("theirs")));
-  Lapse("mine-lapsed");
-  Finish("mine-finished");
+  const std::string versions = GameVersions();
   ASSERT_OK(store_->RenewLeases(absl::Hours(1)));
-  EXPECT_NEAR(LeaseLeft("mine"), 3600, 5);
-  EXPECT_NEAR(LeaseLeft("mine-lapsed"), 3600, 5);  // nobody took it: still ours
-  EXPECT_NEAR(LeaseLeft("mine-finished"), 15, 5);
-  EXPECT_NEAR(LeaseLeft("theirs"), 15, 5);
+  ASSERT_OK(store_->RenewLeases(absl::Hours(1)));
+  EXPECT_EQ(GameVersions(), versions);
+  EXPECT_NEAR(InstanceLeaseLeft("table-1"), 3600, 5);
+  EXPECT_EQ(Sql("SELECT count(*) FROM table_instances")[0][0].as<int>(), 1);
+  for (const char* id : {"mine", "mine-not-hosted", "theirs"}) Lapse(id);
+  std::unique_ptr<GameStore> third = OpenStore("table-3");
+  absl::StatusOr<std::vector<std::string>> claimed =
+      third->ClaimOrphans(absl::Minutes(1), 10);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  EXPECT_EQ(*claimed, std::vector<std::string>{"theirs"});
+  EXPECT_FALSE(*third->ClaimTable("mine-not-hosted", absl::Minutes(1)));
   EXPECT_EQ(store_->RenewLeases(absl::ZeroDuration()).code(),
             absl::StatusCode::kInvalidArgument);
 }
@@ -151,25 +172,27 @@ TEST_F(GameStoreLeaseTest, ConcurrentClaimersNeverTakeAGameTwice) {
   EXPECT_EQ(all.size(), static_cast<size_t>(kGames));
 }
 
-TEST_F(GameStoreLeaseTest, RenewingHostedGamesHoldsTheLocksOfOneChunkAtATime) {
-  constexpr int kGames = 250;  // three chunks of renewal
+// After its lease lapsed (the first renewal, here), an instance checks each hosted
+// game, a chunk per transaction under share locks: a claim in flight is waited
+// for and its game not answered as ours, and the earlier chunks' rows are free
+// meanwhile. While the lease is held, a renewal reads no game.
+TEST_F(GameStoreLeaseTest, AfterALapseRenewingChecksTheHostedGamesAChunkAtATime) {
+  constexpr int kGames = 250;  // three chunks
   Sql(absl::StrCat(
       "INSERT INTO games (id, mode, config, lease_owner, lease_until) "
       "SELECT 'g' || lpad(i::text, 3, '0'), 'classic-solo', '', 'table-1', now() "
       "FROM generate_series(0, ",
       kGames - 1, ") AS i"));
-  Sql("UPDATE games SET lease_owner = 'table-2' WHERE id = 'g007'");
+  Sql("UPDATE games SET lease_owner = 'table-2' WHERE id = 'g007'");  // claimed before
   std::vector<std::string> hosted;
   for (int i = 0; i < kGames; ++i) hosted.push_back(absl::StrFormat("g%03d", i));
 
-  // An append in flight on a game of the last chunk: its row stays locked.
-  pqxx::connection writer(db_->url());
-  pqxx::work append(writer);
-  append.exec("SELECT 1 FROM games WHERE id = 'g240' FOR NO KEY UPDATE");
+  // A claim in flight on a game of the last chunk: its row stays locked.
+  pqxx::connection claimer(db_->url());
+  pqxx::work claim(claimer);
+  claim.exec("SELECT 1 FROM games WHERE id = 'g240' FOR NO KEY UPDATE");
   absl::StatusOr<std::vector<std::string>> renewed;
   std::thread renewal([&] { renewed = store_->RenewHosted(absl::Hours(1), hosted); });
-  // Once the renewal waits for that row, the earlier chunks are renewed and their
-  // rows free: another append to one of them does not wait.
   for (int i = 0; i < 200; ++i) {
     if (Sql("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
             "AND application_name LIKE 'mamlaka pool%'")
@@ -180,15 +203,30 @@ TEST_F(GameStoreLeaseTest, RenewingHostedGamesHoldsTheLocksOfOneChunkAtATime) {
   }
   EXPECT_EQ(Sql("SELECT 1 FROM games WHERE id = 'g000' FOR NO KEY UPDATE NOWAIT").size(),
             1u);
-  EXPECT_NEAR(LeaseLeft("g150"), 3600, 5);
-  append.commit();
+  claim.exec("UPDATE games SET lease_owner = 'table-3' WHERE id = 'g240'");
+  claim.commit();
   renewal.join();
 
   ASSERT_TRUE(renewed.ok()) << renewed.status();
-  EXPECT_EQ(renewed->size(), static_cast<size_t>(kGames - 1));  // not g007: not ours
+  EXPECT_EQ(renewed->size(), static_cast<size_t>(kGames - 2));
   EXPECT_EQ(std::count(renewed->begin(), renewed->end(), "g007"), 0);
-  EXPECT_NEAR(LeaseLeft("g249"), 3600, 5);
-  EXPECT_NEAR(LeaseLeft("g007"), 0, 5);
+  EXPECT_EQ(std::count(renewed->begin(), renewed->end(), "g240"), 0);
+  EXPECT_NEAR(InstanceLeaseLeft("table-1"), 3600, 5);
+
+  // Held since: the answer is the hosted games as they are, and no game row is
+  // written or locked.
+  const std::string versions = GameVersions();
+  absl::StatusOr<std::vector<std::string>> again =
+      store_->RenewHosted(absl::Hours(1), *renewed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(*again, *renewed);
+  EXPECT_EQ(GameVersions(), versions);
+  // Lapsed again: the next renewal checks again.
+  Sql("UPDATE table_instances SET lease_until = now() - interval '1 second'");
+  Sql("UPDATE games SET lease_owner = 'table-3' WHERE id = 'g100'");
+  again = store_->RenewHosted(absl::Hours(1), *renewed);
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_EQ(again->size(), static_cast<size_t>(kGames - 3));
 }
 
 TEST_F(GameStoreLeaseTest, ReleasingLetsAnotherInstanceClaimAtOnce) {
@@ -221,7 +259,7 @@ TEST_F(GameStoreLeaseTest, ReleasingAFleetReleasesOnlyOurRunningGames) {
   ASSERT_OK(store_->ReleaseLeases(ids));
   EXPECT_EQ(Sql("SELECT count(*) FROM games WHERE lease_until = '-infinity'")[0][0]
                 .as<int>(),
-            kGames - 1);  // all but g007, finished g150 included
+            kGames - 2);  // all but g007 and the finished g150
   EXPECT_GT(LeaseLeft("g007"), 5);
   std::unique_ptr<GameStore> other = OpenStore("table-3");
   absl::StatusOr<std::vector<std::string>> claimed =

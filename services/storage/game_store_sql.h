@@ -60,29 +60,61 @@ SELECT idx, seat, request_id, payload, response,
        (extract(epoch FROM time) * 1000000)::bigint
 FROM game_log WHERE game_id = $1 ORDER BY idx)sql";
 
-// $1 owner, $2 ttl µs. Rows are locked in id order, as the writer locks them, so
-// a renewal and a batch never deadlock.
-inline constexpr const char* kRenewLeases = R"sql(
-WITH mine AS (
-  SELECT id FROM games
-  WHERE lease_owner = $1 AND finished IS NULL
-  ORDER BY id FOR NO KEY UPDATE)
-UPDATE games AS g SET lease_until = now() + $2::bigint * interval '1 microsecond'
-FROM mine WHERE g.id = mine.id)sql";
+// $1 owner, $2 ttl µs: renews this instance's lease (migrations/0034), one row
+// whatever the number of its tables, and answers whether it was held throughout:
+// unexpired, with a quarter of the ttl to spare, since a claimer whose statement
+// began before this one committed still reads the old lease. An instance that has
+// not registered yet gets a row that is not live for placement (no address,
+// draining, no heartbeat) until InstanceRegistry::Heartbeat fills it in.
+inline constexpr const char* kRenewInstanceLease = R"sql(
+WITH old AS (
+  SELECT lease_until FROM table_instances WHERE instance_id = $1),
+renewed AS (
+  INSERT INTO table_instances (instance_id, address, capacity, draining, heartbeat,
+                               lease_until)
+  VALUES ($1, '', 0, true, '-infinity', now() + $2::bigint * interval '1 microsecond')
+  ON CONFLICT (instance_id) DO UPDATE SET lease_until = EXCLUDED.lease_until)
+SELECT coalesce((SELECT lease_until > now() + $2::bigint / 4 * interval '1 microsecond'
+                 FROM old), false))sql";
 
-// $1 owner, $2 ttl µs, $3 limit. SKIP LOCKED: two instances claiming at once take
-// disjoint games, and a game whose owner is writing to it right now (the writer
-// holds its row lock) is not taken from under it. The row lock is held until
-// commit, and a concurrent claimer that waited re-checks lease_until on the new
-// row version, so a game is never claimed twice. lease_until has no index
-// (migration 0018, so that renewals are HOT updates): the running games are read
-// through games_lease_owner, a partial index on running games.
+// $1 owner, $2 the ids it hosts (a chunk of them): those still its own, running
+// and not released, after a lapse of its lease. FOR SHARE waits for a claim in
+// flight (which holds the row) and then reads the row it wrote, so a game claimed
+// meanwhile is not answered as ours.
+inline constexpr const char* kStillOurs = R"sql(
+SELECT id FROM games
+WHERE id = ANY($2::text[]) AND lease_owner = $1 AND finished IS NULL
+  AND lease_until > '-infinity'
+ORDER BY id FOR SHARE)sql";
+
+// $1 owner, $2 ttl µs, $3 limit: takes running sound games whose lease lapsed
+// (game_lease_lapsed of migrations/0034, spelled out here so that the owners' leases
+// are read once per owner, not once per game), released ones first, then the
+// oldest lapses. The candidates are read through two indexes: games_released, and
+// games_lease_owner for the owners without a live instance lease, found by a walk
+// over the distinct owners of running games (one index probe per owner, not a read
+// of every running game). SKIP LOCKED: two instances claiming at once take disjoint
+// games, and a game whose owner is writing to it right now (the writer holds its
+// row lock) is not taken from under it. The row lock is held until commit, and a
+// concurrent claimer that waited re-checks the new row version, so a game is never
+// claimed twice.
 inline constexpr const char* kClaimOrphans = R"sql(
-WITH lapsed AS (
-  SELECT id FROM games
-  WHERE finished IS NULL AND broken IS NULL AND lease_until < now()
-  ORDER BY lease_until LIMIT $3
-  FOR NO KEY UPDATE SKIP LOCKED)
+WITH RECURSIVE owners (owner) AS (
+  (SELECT lease_owner FROM games WHERE finished IS NULL ORDER BY lease_owner LIMIT 1)
+  UNION ALL
+  SELECT (SELECT g.lease_owner FROM games AS g
+          WHERE g.finished IS NULL AND g.lease_owner > o.owner
+          ORDER BY g.lease_owner LIMIT 1)
+  FROM owners AS o WHERE o.owner IS NOT NULL),
+gone AS (
+  SELECT coalesce(array_agg(owner), '{}') AS owners FROM owners
+  WHERE owner IS NOT NULL AND NOT instance_lease_live(owner)),
+lapsed AS (
+  SELECT g.id FROM games AS g, gone
+  WHERE g.finished IS NULL AND g.broken IS NULL AND g.lease_until < now()
+    AND (g.lease_until = '-infinity' OR g.lease_owner = ANY(gone.owners))
+  ORDER BY g.lease_until LIMIT $3
+  FOR NO KEY UPDATE OF g SKIP LOCKED)
 UPDATE games AS g
 SET lease_owner = $1, lease_until = now() + $2::bigint * interval '1 microsecond'
 FROM lapsed WHERE g.id = lapsed.id
@@ -94,30 +126,16 @@ UPDATE games SET lease_until = '-infinity'
 WHERE id = $1 AND lease_owner = $2
 RETURNING id)sql";
 
-// $1 owner, $2 the ids (a chunk of them, locked in id order like a renewal's):
-// every one of them still ours becomes claimable at once by anyone.
+// $1 owner, $2 the ids (a chunk of them, locked in id order as the writer locks
+// them): every one of them still ours and running becomes claimable at once by
+// anyone; a finished one is left as it is (no write).
 inline constexpr const char* kReleaseLeases = R"sql(
 WITH mine AS (
   SELECT id FROM games
-  WHERE id = ANY($2::text[]) AND lease_owner = $1
+  WHERE id = ANY($2::text[]) AND lease_owner = $1 AND finished IS NULL
   ORDER BY id FOR NO KEY UPDATE)
 UPDATE games AS g SET lease_until = '-infinity'
 FROM mine WHERE g.id = mine.id)sql";
-
-// $1 owner, $2 ttl µs, $3 the ids it hosts (a chunk of them: RenewHosted commits
-// per 100, so that an append never waits for every hosted game's lock). Only
-// those: a table this instance holds a lease on but does not host must lapse, so
-// that someone adopts it. A lapsed lease that nobody claimed is still safe to
-// renew: only the owner appends, so the log cannot have moved on.
-inline constexpr const char* kRenewHosted = R"sql(
-WITH mine AS (
-  SELECT id FROM games
-  WHERE id = ANY($3::text[]) AND lease_owner = $1
-    AND finished IS NULL
-  ORDER BY id FOR NO KEY UPDATE)
-UPDATE games AS g SET lease_until = now() + $2::bigint * interval '1 microsecond'
-FROM mine WHERE g.id = mine.id
-RETURNING g.id)sql";
 
 // $1 game, $2 owner, $3 ttl µs: takes one table whose lease lapsed (or is already
 // ours), unless it is finished or quarantined. SKIP LOCKED: a table its owner is
@@ -126,7 +144,7 @@ inline constexpr const char* kClaimTable = R"sql(
 WITH lapsed AS (
   SELECT id FROM games
   WHERE id = $1 AND finished IS NULL AND broken IS NULL
-    AND (lease_until < now() OR lease_owner = $2)
+    AND (lease_owner = $2 OR game_lease_lapsed(lease_owner, lease_until))
   FOR NO KEY UPDATE SKIP LOCKED)
 UPDATE games AS g
 SET lease_owner = $2, lease_until = now() + $3::bigint * interval '1 microsecond'
@@ -147,7 +165,8 @@ SET lease_owner = $1, lease_until = now() + $2::bigint * interval '1 microsecond
 FROM previous WHERE g.id = previous.id
 RETURNING g.id)sql";
 
-// $1 game, $2 reason. The lease lapses at once; no instance claims a broken game.
+// $1 game, $2 reason. The lease is released (an operator who clears the game lets
+// the next instance claim it at once); no instance claims a broken game.
 inline constexpr const char* kMarkBroken = R"sql(
 UPDATE games SET broken = $2, lease_until = '-infinity'
 WHERE id = $1

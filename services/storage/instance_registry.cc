@@ -27,7 +27,8 @@ WHERE instance_id <> $1 AND left(instance_id, length($2) + 1) = $2 || '#')sql";
 // $1 game, $2 live window µs.
 constexpr const char* kLocate = R"sql(
 SELECT coalesce(g.lease_owner, ''), coalesce(i.address, ''),
-       g.lease_until > now(), g.finished IS NOT NULL, coalesce(g.broken, '')
+       NOT game_lease_lapsed(g.lease_owner, g.lease_until), g.finished IS NOT NULL,
+       coalesce(g.broken, '')
 FROM games AS g
 LEFT JOIN table_instances AS i
   ON i.instance_id = g.lease_owner

@@ -7,7 +7,9 @@
 //
 // An instance is live while its heartbeat is younger than `live_for` (a lease
 // length is the natural choice); a dead instance's row stays until a later run of
-// the same instance replaces it, and never counts as an address.
+// the same instance replaces it, and never counts as an address. The row's
+// lease_until, the instance's lease that holds all of its tables, is GameStore's
+// (RenewHosted renews it; migrations/0034): the heartbeat leaves it alone.
 //
 //   auto registry = InstanceRegistry::Open({.url = url, .instance_id = "table-1#2f",
 //                                          .live_for = absl::Seconds(15)});

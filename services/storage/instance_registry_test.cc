@@ -71,23 +71,33 @@ TEST_F(InstanceRegistryTest, HeartbeatsUpdateTheRowAndDrainingLeavesPlacement) {
             "b#1");
 }
 
-TEST_F(InstanceRegistryTest, RenewsOnlyHostedTablesAndClaimsOneAtATime) {
+// The instance's lease (migrations/0034) keeps every table of its owner, hosted or
+// not, once the tables' own leases have passed: only a release or a lapse of the
+// instance's lease frees them, and a claim takes one table at a time.
+TEST_F(InstanceRegistryTest, TheInstanceLeaseKeepsItsTablesAndClaimsTakeOneAtATime) {
   ASSERT_OK(store_->CreateGame(SampleGame("hosted")));
   ASSERT_OK(store_->CreateGame(SampleGame("not-hosted")));
-  Sql("UPDATE games SET lease_until = now() + interval '1 second'");
+  Sql("UPDATE games SET lease_until = now() - interval '1 second'");
   absl::StatusOr<std::vector<std::string>> renewed =
       store_->RenewHosted(absl::Minutes(5), {"hosted", "unknown"});
   ASSERT_TRUE(renewed.ok()) << renewed.status();
   EXPECT_EQ(*renewed, std::vector<std::string>{"hosted"});
-  EXPECT_EQ(
-      Sql("SELECT id FROM games WHERE lease_until > now() + interval '1 minute'").size(),
-      1u);
+  EXPECT_EQ(Sql("SELECT 1 FROM table_instances WHERE instance_id = 'table-1' "
+                "AND lease_until > now() + interval '1 minute'")
+                .size(),
+            1u);
   std::unique_ptr<GameStore> other = OpenStore("table-2");
   EXPECT_FALSE(*other->ClaimTable("not-hosted", absl::Minutes(1)));  // still leased
-  Sql("UPDATE games SET lease_until = now() - interval '1 second' WHERE id = "
-      "'not-hosted'");
+  ASSERT_OK(store_->ReleaseLease("not-hosted"));
   EXPECT_TRUE(*other->ClaimTable("not-hosted", absl::Minutes(1)));
   EXPECT_FALSE(*store_->ClaimTable("not-hosted", absl::Minutes(1)));
+
+  std::unique_ptr<InstanceRegistry> registry = Registry("table-2");
+  EXPECT_TRUE(registry->Locate("hosted")->leased);
+  Sql("UPDATE table_instances SET lease_until = now() - interval '1 second' "
+      "WHERE instance_id = 'table-1'");
+  EXPECT_FALSE(registry->Locate("hosted")->leased);
+  EXPECT_TRUE(*other->ClaimTable("hosted", absl::Minutes(1)));
 }
 
 TEST_F(InstanceRegistryTest, ARestartedInstanceTakesBackItsTablesAtOnce) {

@@ -38,7 +38,8 @@ FROM log_append($1, $2::text[], $3::int8[], $4::int4[], $5::timestamptz[], $6::t
 // 0025_log_append_one_request.sql, its one-request path) as one prepared statement,
 // which spares the call of the PL/pgSQL function (its argument arrays, settings and
 // result set: about a fifth of the backend's CPU per append). The UPDATE's WHERE
-// is the check: the game exists, p_owner holds its unexpired lease, it has not
+// is the check: the game exists, p_owner holds its lease (and has not released
+// it; migrations/0034 says why the instance's own lease is not read), it has not
 // ended, and the first entry continues its log. No row back means refused, and
 // log_append, which locks the game, then says why. The arrays are log_append's, of
 // one request. EachAnswerIsTheSameAloneAndInABatch (log_writer_test.cc) holds the
@@ -52,7 +53,7 @@ WITH game AS (
   UPDATE games AS g
   SET deadline = ($5::timestamptz[])[1], log_length = g.log_length + ($4::int4[])[1]
   WHERE g.id = ($2::text[])[1]
-    AND CASE WHEN g.lease_owner = $1 AND g.lease_until > now() AND g.finished IS NULL
+    AND CASE WHEN g.lease_owner = $1 AND g.lease_until > '-infinity' AND g.finished IS NULL
                AND (($4::int4[])[1] = 0 OR ($3::int8[])[1] = g.log_length)
              THEN true ELSE false END
   RETURNING g.log_length - ($4::int4[])[1] AS length),
@@ -100,7 +101,7 @@ absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
     case 2:  // ABORTED: the table's host stops hosting it (another instance holds it)
       return absl::AbortedError(
           absl::StrCat("lease lost: game ", id,
-                       " is not leased to this instance (or the lease lapsed)"));
+                       " is not leased to this instance (or it was released)"));
     case 3:
       return absl::FailedPreconditionError(absl::StrCat("game ", id, " has ended"));
     case 4:
@@ -425,13 +426,10 @@ pqxx::connection& LogWriter::Connection() {
     try {
       connection = Connect(url_, absl::StrCat("mamlaka writer ", instance_id_));
     } catch (...) {
-      constexpr absl::Duration kFirstBackoff = absl::Milliseconds(100);
-      constexpr absl::Duration kMaxBackoff = absl::Seconds(5);
-      backoff_ = std::min(kMaxBackoff, std::max(kFirstBackoff, backoff_ * 2));
-      retry_at_ = absl::Now() + backoff_;
+      retry_at_ = absl::Now() + backoff_.Failed();
       throw;
     }
-    backoff_ = absl::ZeroDuration();
+    backoff_.Reset();
     for (const Statement& statement : kStatements) {
       connection->prepare(statement.name, statement.sql);
     }

@@ -51,6 +51,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "services/common/backoff.h"
 #include "services/storage/game_store.h"
 
 namespace trix::storage {
@@ -104,9 +105,9 @@ class LogWriter {
   const int max_queued_;
   std::unique_ptr<pqxx::connection> connection_;  // writer thread only
   // After a failed connection attempt, none before retry_at_; the wait doubles
-  // per failure up to kMaxBackoff (writer thread only).
+  // per failure, 100 ms to 5 s (writer thread only).
   absl::Time retry_at_ = absl::InfinitePast();
-  absl::Duration backoff_ = absl::ZeroDuration();
+  service::Backoff backoff_{absl::Milliseconds(100), absl::Seconds(5)};
 
   mutable std::mutex mu_;
   std::condition_variable queued_;

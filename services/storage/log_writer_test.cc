@@ -218,8 +218,8 @@ TEST_F(GameStoreAppendTest, AnAppendWithoutTheLeaseFailsAndWritesNothing) {
   ASSERT_OK(store_->CreateGame(SampleGame("g1")));
   ASSERT_OK(store_->CreateGame(SampleGame("g2")));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
-  // The lease lapses (this instance stalled): appends stop at once...
-  Sql("UPDATE games SET lease_until = now() - interval '1 second' WHERE id = 'g1'");
+  // The lease is released (this instance stopped hosting it): appends stop at once...
+  Sql("UPDATE games SET lease_until = '-infinity' WHERE id = 'g1'");
   absl::Status status = store_->AppendSync(SampleAppend("g1", 1, 1));
   EXPECT_EQ(status.code(), absl::StatusCode::kAborted) << status;
   EXPECT_NE(status.message().find("lease lost"), absl::string_view::npos) << status;
@@ -246,6 +246,31 @@ TEST_F(GameStoreAppendTest, AnAppendWithoutTheLeaseFailsAndWritesNothing) {
   EXPECT_OK(other->AppendSync(SampleAppend("g1", 1, 1)));
 }
 
+// The game's own lease and its instance's lease both lapsed (the instance was
+// frozen) but nobody claimed the game: nobody else can have written to it, so its
+// appends go on, alone and in a batch; the first claim ends them.
+TEST_F(GameStoreAppendTest, ALapsedLeaseNobodyClaimedStillTakesAppendsUntilAClaim) {
+  ASSERT_OK(store_->CreateGame(SampleGame("g1")));
+  ASSERT_OK(store_->CreateGame(SampleGame("g2")));
+  Sql("UPDATE games SET lease_until = now() - interval '1 second'");
+  EXPECT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
+  ASSERT_NO_FATAL_FAILURE(Block());
+  Answers answers;
+  store_->Append(SampleAppend("g1", 1, 1), answers.Slot(0));
+  store_->Append(SampleAppend("g2", 0, 1), answers.Slot(1));
+  Unblock();
+  for (const absl::Status& status : answers.Wait()) EXPECT_OK(status);
+  std::unique_ptr<GameStore> other = OpenStore("table-2");
+  absl::StatusOr<std::vector<std::string>> claimed =
+      other->ClaimOrphans(absl::Minutes(1), 10);
+  ASSERT_TRUE(claimed.ok()) << claimed.status();
+  EXPECT_EQ(claimed->size(), 2u);
+  EXPECT_EQ(store_->AppendSync(SampleAppend("g1", 2, 1)).code(),
+            absl::StatusCode::kAborted);
+  EXPECT_EQ(Log("g1").size(), 2u);
+  EXPECT_OK(other->AppendSync(SampleAppend("g1", 2, 1)));
+}
+
 // log_append takes one request (its path for the common case) and a batch (its
 // general path) through the same checks: each case below is answered alike either
 // way, and nothing of a refused request is written.
@@ -259,15 +284,14 @@ TEST_F(GameStoreAppendTest, EachAnswerIsTheSameAloneAndInABatch) {
   };
   const absl::Time clock = absl::FromUnixSeconds(1900000000);
   auto arrange = [&](const std::string& p) {
-    for (const char* name : {"ok", "end", "lapsed", "ended", "dup", "gap", "clock"}) {
+    for (const char* name : {"ok", "end", "released", "ended", "dup", "gap", "clock"}) {
       EXPECT_OK(store_->CreateGame(SampleGame(p + name)));
     }
     AppendRequest ending = SampleAppend(p + "ended", 0, 1);
     ending.end = SampleEnd(p + "ended");
     EXPECT_OK(store_->AppendSync(ending));
     EXPECT_OK(store_->AppendSync(SampleAppend(p + "dup", 0, 1)));
-    Sql("UPDATE games SET lease_until = now() - interval '1 second' WHERE id = '" + p +
-        "lapsed'");
+    Sql("UPDATE games SET lease_until = '-infinity' WHERE id = '" + p + "released'");
     AppendRequest last = SampleAppend(p + "end", 0, 2);
     last.end = SampleEnd(p + "end");
     AppendRequest clock_only;
@@ -277,7 +301,8 @@ TEST_F(GameStoreAppendTest, EachAnswerIsTheSameAloneAndInABatch) {
     return std::vector<Case>{
         {p + "ok", SampleAppend(p + "ok", 0, 1), C::kOk, "", 1},
         {p + "end", last, C::kOk, "", 2},
-        {p + "lapsed", SampleAppend(p + "lapsed", 0, 1), C::kAborted, "lease lost", 0},
+        {p + "released", SampleAppend(p + "released", 0, 1), C::kAborted, "lease lost",
+         0},
         {p + "ended", SampleAppend(p + "ended", 1, 1), C::kFailedPrecondition,
          "has ended", 1},
         {p + "dup", SampleAppend(p + "dup", 0, 1), C::kAlreadyExists, "already written",

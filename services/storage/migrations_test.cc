@@ -280,8 +280,10 @@ TEST_F(StoreMigrationsDbTest, UpgradingAReleasedSchemaKeepsItsGamesPlaying) {
       store_->RenewHosted(absl::Minutes(1), {"g1"});
   ASSERT_TRUE(renewed.ok()) << renewed.status();
   EXPECT_EQ(*renewed, std::vector<std::string>{"g1"});
-  // Its lease lapses: another instance adopts it and appends where the log ends.
+  // Its lease (the game's own and its instance's, migrations/0034) lapses: another
+  // instance adopts it and appends where the log ends.
   Query("UPDATE games SET lease_until = now() - interval '1 second'");
+  Query("UPDATE table_instances SET lease_until = now() - interval '1 second'");
   std::unique_ptr<GameStore> other = OpenStore("table-2");
   absl::StatusOr<std::vector<std::string>> claimed =
       other->ClaimOrphans(absl::Minutes(1), 10);

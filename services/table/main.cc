@@ -82,7 +82,9 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
-  c.Bind("lease_ttl", &f.host.lease_ttl, "how long a table's lease lasts unrenewed");
+  c.Bind("lease_ttl", &f.host.lease_ttl,
+         "how long this instance's lease, which holds all of its tables, lasts "
+         "unrenewed (renewed every third of it)");
   c.Bind("default_contract_ms", &f.host.default_contract_ms, "contract clock default");
   c.Bind("default_doubling_ms", &f.host.default_doubling_ms, "doubling clock default");
   c.Bind("default_card_ms", &f.host.default_card_ms, "card clock default");
@@ -117,6 +119,8 @@ void Bind(service::Config& c, Flags& f) {
          "wake-ups per action; docs/benchmarks.md)");
   c.Bind("db_connections", &f.store.connections, "database connection pool size");
   c.Bind("max_tables", &f.host.max_tables, "tables this instance hosts at most");
+  c.Bind("claim_batch", &f.host.claim_batch,
+         "lapsed tables claimed per maintenance round (every lease_ttl/3) at most");
   c.Bind("max_stake", &f.host.max_stake,
          "largest stake a seat may put up, in whole units");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
@@ -298,6 +302,10 @@ int Run(int argc, char** argv) {
   if (flags.instance_id.empty()) flags.instance_id = HostName();
   if (flags.store.url.empty()) {
     service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
+    return 2;
+  }
+  if (flags.host.claim_batch < 1) {
+    service::LogError("--claim_batch must be at least 1");
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});

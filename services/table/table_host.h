@@ -13,8 +13,8 @@
 //   - recovery: at start it takes back the tables of its own previous runs and
 //     those whose lease lapsed, before it reports SERVING; then periodically it
 //     claims lapsed tables in bounded batches, rebuilds them from their logs and
-//     resumes their clocks. It renews the leases of the tables it hosts, and only
-//     those (table_host_fleet.cc);
+//     resumes their clocks. It renews its instance lease, which keeps every table
+//     it owns, and releases each table it stops hosting (table_host_fleet.cc);
 //   - the fleet: it registers itself (address, capacity, live tables, heartbeat)
 //     so that any instance can say where a table lives. A call for a table it does
 //     not host adopts the table on the spot when nobody holds its lease, or answers
@@ -308,6 +308,9 @@ class TableHost {
   // On the strand: the table broke an invariant; never again hosted anywhere
   // until an operator clears games.broken.
   void Quarantine(Slot& slot, const std::string& reason);
+  // On the io pool: marks the table broken, which releases it; when the database
+  // refuses, releases it (now or in maintenance) so that it does not stay ours.
+  void MarkBroken(const std::string& table_id, const std::string& reason);
   void CountQuarantine(const std::string& table_id, const std::string& reason);
   // After an append was refused with "lease lost": UNAVAILABLE with the location.
   void LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status& why,
@@ -330,7 +333,8 @@ class TableHost {
   // Runs `then` once the leases are known to be fresh (at once, usually), or with
   // UNAVAILABLE when they cannot be confirmed.
   void WhenFresh(std::function<void(const absl::Status&)> then);
-  // Renews the hosted tables' leases; the ones lost are evicted with their location.
+  // Renews the instance's lease; after a lapse, the hosted tables claimed meanwhile
+  // are evicted with their location.
   absl::Status RenewHosted();
   absl::Status RenewHostedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(renew_mu_);
   // A hosted table's lease was not renewed: its streams end with its location.
@@ -345,6 +349,9 @@ class TableHost {
   // Claims up to `limit` orphaned tables and starts adopting them; returns them.
   std::vector<std::shared_ptr<Slot>> ClaimOrphans(int limit);
   void ReleaseEvicted();
+  // Drops the finished tables that lingered their time, and expired answers and
+  // unknown ids; returns the tables dropped.
+  std::vector<std::string> DropExpired();
   absl::Status AddSlot(std::unique_ptr<Table> table, std::shared_ptr<Slot>* out);
   void MaintenanceLoop();
 
@@ -384,8 +391,9 @@ class TableHost {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  // Tables evicted, or claimed and not loaded, while their lease may still be ours
-  // (see ReleaseEvicted).
+  // Tables evicted, claimed and not loaded, or quarantined, whose release the
+  // database may have refused: the instance's lease keeps them ours until
+  // ReleaseEvicted gets one through.
   absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
   size_t adoptions_ ABSL_GUARDED_BY(mu_) = 0;  // placeholders loading
   struct Unknown {

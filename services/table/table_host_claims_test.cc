@@ -2,10 +2,12 @@
 // claimed a table (adopting it on a call, or claiming an orphan in maintenance)
 // and then could not load it releases the lease at once, so that another instance
 // can take the table without waiting for the lease to lapse; when the database
-// also fails the release, the next maintenance round releases it; a table whose
-// log does not replay is quarantined and its lease released too (an operator who
-// clears it lets the next instance adopt it at once), as is a hosted table whose
-// reload after a failed append finds its log damaged. Two hosts over one in-memory
+// also fails the release, maintenance repeats it until it is done (the instance's
+// lease would keep the table otherwise), and a quarantine the database refused
+// is released the same way; a table whose log does not replay is quarantined and
+// its lease released too (an operator who clears it lets the next instance adopt
+// it at once), as is a hosted table whose reload after a failed append finds its
+// log damaged. Two hosts over one in-memory
 // database whose calls fail on demand (testing/memory_store.h).
 #include <memory>
 #include <string>
@@ -134,6 +136,21 @@ TEST_F(ClaimTest, AReleaseTheDatabaseRefusedIsRetriedByMaintenance) {
   EXPECT_TRUE(Leave(c->host, "l2").ok());
 }
 
+// The instance's lease keeps every table the instance owns, hosted or not: a
+// release the database refuses again is repeated each round until it is done.
+TEST_F(ClaimTest, AReleaseRefusedTwiceIsRepeatedUntilDone) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  b->store.FailNextCalls("LoadGame", 1, absl::UnavailableError("connection reset"));
+  b->store.FailNextCalls("ReleaseLease", 2, absl::UnavailableError("connection reset"));
+  EXPECT_EQ(Leave(b->host, "l1").code(), absl::StatusCode::kUnavailable);
+  b->host.RunMaintenance();
+  EXPECT_FALSE(ReleasedBy("table-b"));
+  EXPECT_EQ(Stored().lease_owner, "table-b");
+  b->host.RunMaintenance();
+  EXPECT_TRUE(ReleasedBy("table-b"));
+}
+
 TEST_F(ClaimTest, AnOrphanClaimWhoseLoadFailsIsReleased) {
   std::unique_ptr<Instance> b = StartInstance("table-b");
   Orphan();
@@ -169,6 +186,29 @@ TEST_F(ClaimTest, ATableWhoseLogDoesNotReplayIsQuarantinedAndReleased) {
   }
   std::unique_ptr<Instance> c = StartInstance("table-c");
   EXPECT_TRUE(Leave(c->host, "l2").ok());
+}
+
+// A quarantine the database refused leaves the table unmarked and unhosted, yet
+// this instance's: it is released instead (by maintenance, when the release is
+// refused too), and whoever loads it next quarantines it.
+TEST_F(ClaimTest, AQuarantineTheDatabaseRefusedIsReleasedInstead) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  {
+    absl::MutexLock lock(&db_->mu);
+    db_->games[table_.table_id()].stored.entries[0].payload = "\xff\xff";
+  }
+  b->store.FailNextCalls("MarkBroken", 1, absl::UnavailableError("connection reset"));
+  b->store.FailNextCalls("ReleaseLease", 1, absl::UnavailableError("connection reset"));
+  const absl::Status refused = Leave(b->host, "l1");
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_TRUE(Stored().broken.empty());
+  EXPECT_FALSE(ReleasedBy("table-b"));
+  b->host.RunMaintenance();
+  EXPECT_TRUE(ReleasedBy("table-b"));
+  std::unique_ptr<Instance> c = StartInstance("table-c");
+  EXPECT_EQ(Leave(c->host, "l2").code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_FALSE(Stored().broken.empty());
 }
 
 TEST_F(ClaimTest, AHostedTableWhoseReloadDoesNotReplayIsQuarantined) {

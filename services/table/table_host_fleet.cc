@@ -1,6 +1,6 @@
 // TableHost in a fleet of instances: adopting a table a call asks for, where a
-// table lives, leases (renewing only the hosted tables, revalidating them after a
-// pause), the registry heartbeat, and quarantine.
+// table lives, leases (the instance's lease, renewed in one write; the hosted
+// tables revalidated after a lapse), the registry heartbeat, and quarantine.
 #include <chrono>
 #include <utility>
 
@@ -131,9 +131,7 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string&
   if (table.ok()) return table;
   if (table.status().code() == absl::StatusCode::kDataLoss) {
     const std::string reason(table.status().message());
-    if (absl::Status s = store_->MarkBroken(id, reason); !s.ok()) {
-      LogError("cannot quarantine table", {{"table", id}, {"error", s.ToString()}});
-    }
+    MarkBroken(id, reason);
     CountQuarantine(id, reason);
     return QuarantinedError(reason);
   }
@@ -340,11 +338,16 @@ void TableHost::AdoptAtStart() {
 void TableHost::Quarantine(Slot& slot, const std::string& reason) {
   Forget(slot, QuarantinedError(reason));
   CountQuarantine(slot.id, reason);
-  io_.Post([this, id = slot.id, reason] {
-    if (absl::Status s = store_->MarkBroken(id, reason); !s.ok()) {
-      LogError("cannot quarantine table", {{"table", id}, {"error", s.ToString()}});
-    }
-  });
+  io_.Post([this, id = slot.id, reason] { MarkBroken(id, reason); });
+}
+
+void TableHost::MarkBroken(const std::string& table_id, const std::string& reason) {
+  const absl::Status marked = store_->MarkBroken(table_id, reason);
+  if (marked.ok()) return;  // and released
+  LogError("cannot quarantine table", {{"table", table_id}, {"error", marked.ToString()}});
+  // Not hosted, yet this instance's lease keeps it: released, the next instance
+  // to load it quarantines it.
+  ReleaseClaim(table_id);
 }
 
 void TableHost::CountQuarantine(const std::string& table_id, const std::string& reason) {

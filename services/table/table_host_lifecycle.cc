@@ -96,11 +96,23 @@ void TableHost::RunMaintenance() {
     }
   }
   ReleaseEvicted();
+  // A table the database holds as running after this instance saw it end (commits
+  // lost in a failover of the database) is still this instance's: it is released
+  // with the finished copy, and taken up again like a dead instance's table.
+  const std::vector<std::string> dropped = DropExpired();
+  if (!dropped.empty() && !store_->ReleaseLeases(dropped).ok()) {
+    absl::MutexLock lock(&mu_);
+    evicted_.insert(dropped.begin(), dropped.end());
+  }
+}
+
+std::vector<std::string> TableHost::DropExpired() {
   const absl::Time now = absl::Now();
   // A leak for the soak to catch: finished tables leave the host but stay in memory.
   static auto* const leaked = service::FailpointArmed("table.leak_finished_tables")
                                   ? new std::vector<std::shared_ptr<Slot>>
                                   : nullptr;
+  std::vector<std::string> dropped;
   absl::MutexLock lock(&mu_);
   absl::erase_if(slots_, [&](const auto& entry) {
     const Slot& slot = *entry.second;
@@ -108,12 +120,14 @@ void TableHost::RunMaintenance() {
         slot.finished.load() &&
         absl::FromUnixMicros(slot.finished_at_us.load()) + options_.finished_linger < now;
     if (done && leaked != nullptr) leaked->push_back(entry.second);
+    if (done) dropped.push_back(entry.first);
     return done;
   });
   metrics_.tables.Set(static_cast<double>(slots_.size()));
   absl::erase_if(create_answers_,
                  [&](const auto& entry) { return entry.second.expires < now; });
   absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
+  return dropped;
 }
 
 std::vector<std::shared_ptr<TableHost::Slot>> TableHost::ClaimOrphans(int limit) {
@@ -129,19 +143,25 @@ std::vector<std::shared_ptr<TableHost::Slot>> TableHost::ClaimOrphans(int limit)
 }
 
 void TableHost::ReleaseEvicted() {
-  // The store renews every lease this instance holds, so an evicted table whose
-  // release raced with a renewal would stay ours and unhosted for good: release
-  // again until someone (maybe this instance) has claimed it.
+  // A table this instance no longer hosts stays its own until released, since the
+  // instance's lease keeps every table it owns (migrations/0034): a release the
+  // database refused is repeated each round until it is done, or the table is
+  // hosted here again, or it is no longer ours.
   std::vector<std::string> ids;
   {
     absl::MutexLock lock(&mu_);
     ids.assign(evicted_.begin(), evicted_.end());
   }
   for (const std::string& id : ids) {
-    if (FindSlot(id) != nullptr || !store_->ReleaseLease(id).ok()) {
-      absl::MutexLock lock(&mu_);
-      evicted_.erase(id);  // hosted again here, or no longer ours
+    if (FindSlot(id) == nullptr) {
+      const absl::Status released = store_->ReleaseLease(id);
+      if (!released.ok() && !absl::IsNotFound(released) &&
+          !absl::IsFailedPrecondition(released)) {
+        continue;  // the next round tries again
+      }
     }
+    absl::MutexLock lock(&mu_);
+    evicted_.erase(id);
   }
 }
 

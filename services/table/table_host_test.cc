@@ -97,6 +97,22 @@ class HostTest : public ::testing::Test {
     action.set_request_id(request_id);
     return action;
   }
+  // A one-kingdom table whose seats all leave: the autopilot plays it to the end.
+  // Returns it and seat 2's stream, closed once the game ended.
+  std::pair<v1::CreateTableResponse, std::shared_ptr<RecordingSink>> PlayedOut(
+      const std::string& request_id, uint64_t seed) {
+    v1::CreateTableRequest r =
+        CreateRequest(request_id, v1::TEAM_SOLO, v1::FORMAT_COMPLEX, seed);
+    r.mutable_rules()->set_kingdoms(1);
+    v1::CreateTableResponse table = Create(r).value();
+    v1::ActRequest leave;
+    leave.mutable_leave();
+    for (int s = 0; s < 4; ++s) EXPECT_TRUE(Act(ActFor(table, s, "bye", leave)).ok());
+    auto live = Subscribe(table.table_id(), table.seat_tokens(2), 1);
+    EXPECT_TRUE(
+        live->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+    return {table, live};
+  }
 
   // Plays until every stream has ended (or `max_actions`), acting on each seat's
   // latest prompt. Returns the number of actions sent.
@@ -720,14 +736,8 @@ TEST_F(HostTest, FinishedTablesLeaveMemoryAndAreServedFromTheLog) {
   options.finished_linger = absl::ZeroDuration();
   host_ = std::make_unique<TableHost>(options, store_.get(), &registry_);
   ASSERT_TRUE(host_->Start().ok());
-  v1::CreateTableRequest r = CreateRequest("fin", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 40);
-  r.mutable_rules()->set_kingdoms(1);
-  v1::CreateTableResponse table = Create(r).value();
-  v1::ActRequest leave;
-  leave.mutable_leave();
-  for (int s = 0; s < 4; ++s) ASSERT_TRUE(Act(ActFor(table, s, "bye", leave)).ok());
-  auto live = Subscribe(table.table_id(), table.seat_tokens(2), 1);
-  ASSERT_TRUE(live->WaitUntil([](const RecordingSink& k) { return k.closed_locked(); }));
+  auto [table, live] = PlayedOut("fin", 40);
+  ASSERT_TRUE(live->closed());
   host_->RunMaintenance();
   EXPECT_EQ(host_->table_count(), 0u);
   auto stored = Subscribe(table.table_id(), table.seat_tokens(2), 1);
@@ -746,8 +756,32 @@ TEST_F(HostTest, FinishedTablesLeaveMemoryAndAreServedFromTheLog) {
   EXPECT_EQ(view.phase(), v1::PHASE_GAME_OVER);
   EXPECT_EQ(view.result().totals_size(), 4);
   // Any instance answers an action on a finished table from its log.
-  EXPECT_EQ(Act(ActFor(table, 0, "late", leave)).status().code(),
+  EXPECT_EQ(Act(ActFor(table, 0, "late", Leave())).status().code(),
             absl::StatusCode::kFailedPrecondition);
+}
+
+// The database lost the commits that ended a table (an asynchronous failover): it
+// is running there, finished here. The instance's lease keeps it, so the instance
+// releases it when the finished copy leaves memory, for whoever takes it up.
+TEST_F(HostTest, AFinishedTableTheDatabaseHoldsAsRunningIsReleasedWithItsMemory) {
+  HostOptions options = Options("linger");
+  options.finished_linger = absl::ZeroDuration();
+  options.maintenance_every = absl::Hours(1);  // rounds are run here
+  host_ = std::make_unique<TableHost>(options, store_.get(), &registry_);
+  ASSERT_TRUE(host_->Start().ok());
+  const v1::CreateTableResponse table = PlayedOut("lost", 41).first;
+  {
+    absl::MutexLock lock(&db_->mu);
+    MemoryDatabase::Game& game = db_->games[table.table_id()];
+    ASSERT_TRUE(game.stored.finished);
+    game.stored.finished = false;
+    game.stored.result.clear();
+    EXPECT_NE(game.lease_until, absl::InfinitePast());
+  }
+  host_->RunMaintenance();
+  EXPECT_EQ(host_->table_count(), 0u);
+  absl::MutexLock lock(&db_->mu);
+  EXPECT_EQ(db_->games[table.table_id()].lease_until, absl::InfinitePast());
 }
 
 TEST_F(HostTest, UnavailableUntilStartedAndWhileDraining) {

@@ -9,6 +9,7 @@
 #ifndef TRIX_TESTS_LOAD_LOAD_CONTEXT_H_
 #define TRIX_TESTS_LOAD_LOAD_CONTEXT_H_
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -27,6 +28,9 @@ struct LoadOptions {
   // Loopback addresses only, comma-separated: several instances of one fleet.
   // Tables are created on them in turn; seats follow their table when it moves.
   std::string target = "127.0.0.1:50051";
+  // Tables are created on the first this many targets only (0: on all of them),
+  // e.g. 1: every table starts on one instance, the others only take tables over.
+  int create_targets = 0;
   std::string service_token;               // for CreateTable
   int tables = 1000;                       // concurrent tables
   absl::Duration warmup = absl::Seconds(10);
@@ -94,6 +98,22 @@ class LoadContext {
            ticks < window_close_.load(std::memory_order_relaxed);
   }
 
+  // The instant a fleet failure was caused (failover.h); none until then.
+  void MarkFailure(Clock::time_point t) { failure_.store(Ticks(t)); }
+  bool AfterFailure(Clock::time_point t) const {
+    return Ticks(t) >= failure_.load(std::memory_order_relaxed);
+  }
+  Clock::time_point failure() const {
+    return Clock::time_point(Clock::duration(failure_.load()));
+  }
+  // A call refused, or a stream ended, with gRPC code `code`: counted from the
+  // failure on.
+  void CountRefused(int code, Clock::time_point t) {
+    if (AfterFailure(t) && code > 0 && code < kCodes) refused_[code].fetch_add(1);
+  }
+  static constexpr int kCodes = 17;
+  int64_t refused(int code) const { return refused_[code].load(); }
+
   // Once set, seats send no new action and no new table is created.
   std::atomic<bool> stopping{false};
   std::atomic<int64_t> acts_in_flight{0};
@@ -102,6 +122,8 @@ class LoadContext {
   static int64_t Ticks(Clock::time_point t) { return t.time_since_epoch().count(); }
   std::atomic<int64_t> window_open_{std::numeric_limits<int64_t>::max()};
   std::atomic<int64_t> window_close_{std::numeric_limits<int64_t>::max()};
+  std::atomic<int64_t> failure_{std::numeric_limits<int64_t>::max()};
+  std::array<std::atomic<int64_t>, kCodes> refused_{};
 };
 
 }  // namespace trix::load

@@ -29,7 +29,9 @@ LoadTable::LoadTable(LoadRun* run, LoadContext* context, size_t number,
     : run_(run),
       context_(context),
       number_(number),
-      target_(number),
+      target_(context->options.create_targets > 0
+                  ? number % static_cast<size_t>(context->options.create_targets)
+                  : number),
       request_id_(std::move(request_id)),
       mode_(std::move(mode)),
       seed_(seed) {
@@ -80,11 +82,13 @@ void LoadTable::OnCreateDone(const grpc::Status& status) {
           context_, this, StubFor(address), id_, s, create_response_.seat_tokens(s),
           seed_ * 4 + static_cast<uint64_t>(s), address);
     }
+    created_at_.store(Clock::now().time_since_epoch().count());
     created_.store(true);
     context_->counters.tables_created.fetch_add(1);
     return run_->OnCreated(this, true);
   }
   context_->counters.create_errors.fetch_add(1);
+  context_->CountRefused(status.error_code(), Clock::now());
   const bool retry = !status.ok() && ++create_attempts_ < kMaxCreateAttempts &&
                      !context_->stopping.load() &&
                      status.error_code() != grpc::StatusCode::UNAUTHENTICATED &&
@@ -103,6 +107,22 @@ void LoadTable::OnCreateDone(const grpc::Status& status) {
   pause_ = std::make_unique<grpc::Alarm>();
   pause_->Set(std::chrono::system_clock::now() + kCreatePause,
               [this](bool) { SendCreate(); });
+}
+
+void LoadTable::MarkAfterFailure(std::atomic<int64_t>& first, Clock::time_point now) {
+  if (first.load(std::memory_order_relaxed) != 0) return;
+  int64_t none = 0;
+  first.compare_exchange_strong(none, now.time_since_epoch().count());
+}
+
+std::optional<Clock::time_point> LoadTable::first_update_after_failure() const {
+  if (first_update_.load() == 0) return std::nullopt;
+  return At(first_update_);
+}
+
+std::optional<Clock::time_point> LoadTable::first_ack_after_failure() const {
+  if (first_ack_.load() == 0) return std::nullopt;
+  return At(first_ack_);
 }
 
 void LoadTable::StartSeats() {

@@ -44,6 +44,9 @@ class LoadTable : public SeatHost {
   // From the seats.
   void OnGameEnded() override;
   void OnStreamDone(int seat, const grpc::Status& status) override;
+  // From the fleet's failure on (LoadContext::MarkFailure), the first of each.
+  void OnUpdate(Clock::time_point now) override { MarkAfterFailure(first_update_, now); }
+  void OnAccepted(Clock::time_point now) override { MarkAfterFailure(first_ack_, now); }
   // Runs `act` (sends a seat's action) at the table's next turn when the run is
   // paced (--rate), else at once.
   void Pace(std::function<void()> act) override;
@@ -57,10 +60,19 @@ class LoadTable : public SeatHost {
   bool created() const { return created_.load(); }
   bool ended() const { return ended_.load(); }
   const SeatPlayer& seat(int s) const { return *seats_[s]; }
+  // When it was created, and its first update and first accepted action at or
+  // after the failure; nullopt: none (yet).
+  Clock::time_point created_at() const { return At(created_at_); }
+  std::optional<Clock::time_point> first_update_after_failure() const;
+  std::optional<Clock::time_point> first_ack_after_failure() const;
 
  private:
   void SendCreate();
   void OnCreateDone(const grpc::Status& status);
+  void MarkAfterFailure(std::atomic<int64_t>& first, Clock::time_point now);
+  static Clock::time_point At(const std::atomic<int64_t>& ticks) {
+    return Clock::time_point(Clock::duration(ticks.load()));
+  }
 
   LoadRun* const run_;
   LoadContext* const context_;
@@ -83,6 +95,9 @@ class LoadTable : public SeatHost {
   std::atomic<bool> ended_{false};
   std::atomic<bool> cancelled_{false};
   std::atomic<int> open_streams_{0};
+  std::atomic<int64_t> created_at_{0};  // clock ticks; 0: none
+  std::atomic<int64_t> first_update_{0};
+  std::atomic<int64_t> first_ack_{0};
 };
 
 }  // namespace trix::load

@@ -180,6 +180,7 @@ void SeatPlayer::Connect() {
       bool open;
       first = stream->QueueWrite(std::move(subscribe), &open);
       stream_ = stream;
+      stream_opened_ = Clock::now();
       if (streams_.size() > 1) context_->counters.reconnects.fetch_add(1);
     }
   }
@@ -214,9 +215,11 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
   Stream* stream;
   bool game_ended = false;
   bool pace_again = false;
+  bool after_failure;
   {
     absl::MutexLock lock(&mu_);
     stream = stream_;
+    after_failure = context_->AfterFailure(stream_opened_);
     last_progress_ = absl::Now();
     backoff_ = kBackoffInitial;
     Counters& counters = context_->counters;
@@ -260,6 +263,7 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
     }
     game_over_ = game_over_ || game_ended;
   }
+  if (after_failure) table_->OnUpdate(now);
   if (resend != nullptr) stream->StartWrite(resend);
   if (again && pace_again) {
     paced = again;  // the same action again: after a pause
@@ -276,6 +280,7 @@ void SeatPlayer::OnStreamDone(const grpc::Status& status) {
   {
     absl::MutexLock lock(&mu_);
     stream_ = nullptr;
+    if (!cancelled_) context_->CountRefused(status.error_code(), Clock::now());
     // Its answer is lost with the stream: sent again if its decision is still open.
     if (pending_ && pending_->state == Sending::kWritten) pending_->state = Sending::kResend;
     follow = !cancelled_ && !game_over_ && !status.ok() && NextAddress(status, &wait);
@@ -307,7 +312,10 @@ void SeatPlayer::OnStreamDone(const grpc::Status& status) {
 
 bool SeatPlayer::NextAddress(const grpc::Status& status, absl::Duration* wait) {
   const grpc::StatusCode code = status.error_code();
-  if (!Transient(code) || absl::Now() - last_progress_ > kGiveUp) return false;
+  // CANCELLED that the seat did not ask for: a server ending its calls at shutdown
+  // (the bot SDK resumes after it too).
+  const bool followed = Transient(code) || code == grpc::StatusCode::CANCELLED;
+  if (!followed || absl::Now() - last_progress_ > kGiveUp) return false;
   std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
   if (where && !where->address().empty() && where->address() != address_ &&
       !table_->Targets().empty() && CheckLoopback(where->address()).ok()) {
@@ -365,6 +373,7 @@ std::optional<size_t> SeatPlayer::HandleResult(const v1::ActResult& result,
     counters.acks.fetch_add(1, std::memory_order_relaxed);
     if (streams_.size() > 1) counters.followed_acks.fetch_add(1, std::memory_order_relaxed);
     sent_[pending_->index].acked = true;
+    if (context_->AfterFailure(stream_opened_)) table_->OnAccepted(now);
     // A resent action the server had applied is answered as the first time; its
     // event may already be behind us (in a snapshot).
     if (awaiting_ && result.seq() <= last_seq_) awaiting_.reset();
@@ -372,6 +381,7 @@ std::optional<size_t> SeatPlayer::HandleResult(const v1::ActResult& result,
     return std::nullopt;
   }
   Report(table_id_, seat_, result);
+  context_->CountRefused(result.code(), now);
   if (Transient(result.code()) && ++transient_retries_ <= kMaxTransientRetries) {
     // Not applied (the database was away, the table reloading): the same action
     // under the same request id after a pause, as table.proto asks of a client.

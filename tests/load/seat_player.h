@@ -61,6 +61,10 @@ class SeatHost {
   virtual void Pace(std::function<void()> act) = 0;
   virtual void OnGameEnded() = 0;
   virtual void OnStreamDone(int seat, const grpc::Status& status) = 0;
+  // A seat's stream opened after the fleet's failure brought an update; one of its
+  // actions was accepted there.
+  virtual void OnUpdate(Clock::time_point now) {}
+  virtual void OnAccepted(Clock::time_point now) {}
   // To follow a table that moved: the instances to try in turn when no refusal
   // names one (none: the seat does not follow), and a stub for an address
   // (nullptr: not one to go to).
@@ -140,6 +144,9 @@ class SeatPlayer final {
   std::string address_ ABSL_GUARDED_BY(mu_);  // of the open (or next) stream
   size_t target_ ABSL_GUARDED_BY(mu_) = 0;    // the last of Targets() tried
   Stream* stream_ ABSL_GUARDED_BY(mu_) = nullptr;  // the open one, if any
+  // When the open stream was opened: what it brings counts as the table back in
+  // play after a failure (LoadContext::MarkFailure) only if opened after it.
+  Clock::time_point stream_opened_ ABSL_GUARDED_BY(mu_);
   // Every stream opened, kept until the seat goes (gRPC may still hold the last).
   std::vector<std::unique_ptr<Stream>> streams_ ABSL_GUARDED_BY(mu_);
   std::unique_ptr<grpc::Alarm> pause_ ABSL_GUARDED_BY(mu_);  // before reconnecting

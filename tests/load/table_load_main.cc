@@ -30,6 +30,7 @@
 #include "services/common/config.h"
 #include "services/common/service_main.h"
 #include "tests/load/durability.h"
+#include "tests/load/failover.h"
 #include "tests/load/load_context.h"
 #include "tests/load/load_run.h"
 #include "tests/load/metrics_scrape.h"
@@ -46,6 +47,7 @@ struct Flags {
   double target_rate = 10000;
   double target_p99_ms = 10;
   bool keep_tables = false;  // leave the unfinished tables as they are
+  FailoverOptions failover;
 };
 
 void Bind(service::Config& c, Flags& f) {
@@ -54,6 +56,8 @@ void Bind(service::Config& c, Flags& f) {
          "the table service, host:port on loopback (a,b,...: instances of one fleet)");
   c.Bind("service_token", &o.service_token,
          "bearer token for CreateTable (default: $MAMLAKA_SERVICE_TOKEN)");
+  c.Bind("create_targets", &o.create_targets,
+         "tables are created on the first N of --target only (0: on all of them)");
   c.Bind("tables", &o.tables, "tables in play at once");
   c.Bind("warmup", &o.warmup, "play before the measurement window opens");
   c.Bind("duration", &o.duration, "length of the measurement window");
@@ -78,6 +82,15 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("keep_tables", &f.keep_tables,
          "leave the run's unfinished tables as they are, for investigation (default: "
          "void them at the end, so that no instance keeps them)");
+  FailoverOptions& fail = f.failover;
+  c.Bind("fleet_kill_pid", &fail.pid,
+         "a table-service process to signal mid-window, timing every table's way "
+         "back into play (0: none)");
+  c.Bind("fleet_kill_after", &fail.after, "when, counted from the window's opening");
+  c.Bind("fleet_signal", &fail.signal, "KILL (the instance dies) or TERM (it drains)");
+  c.Bind("fleet_bound", &fail.bound,
+         "every table in play at the failure must have an action accepted within this "
+         "(else the run fails)");
 }
 
 // What the window saw: the counters, the server's metrics, the CPU.
@@ -120,6 +133,23 @@ void Play(const LoadContext& context, const LoadRun& run, Clock::time_point unti
   }
 }
 
+// The measurement window from `open`: with --fleet_kill_pid, the failure at its
+// time (returned, on the wall clock), then play on to the window's end.
+absl::Time PlayWindow(const Flags& flags, LoadContext& context, const LoadRun& run,
+                      Clock::time_point open, int64_t games) {
+  absl::Time failure_at;
+  if (flags.failover.pid != 0) {
+    Play(context, run, open + absl::ToChronoNanoseconds(flags.failover.after), 0);
+    absl::FPrintF(stderr, "table-load: sending SIG%s to %d\n", flags.failover.signal,
+                  flags.failover.pid);
+    if (absl::Status s = CauseFailure(flags.failover, context, &failure_at); !s.ok()) {
+      std::cerr << "table-load: " << s.message() << "\n";
+    }
+  }
+  Play(context, run, open + absl::ToChronoNanoseconds(flags.load.duration), games);
+  return failure_at;
+}
+
 // Beyond the histogram's last bound is +Inf, which JSON cannot say.
 std::string JsonNumber(double v) {
   return std::isfinite(v) ? absl::StrFormat("%.3f", v) : "null";
@@ -135,7 +165,8 @@ std::string CpuJson(const std::vector<CpuShare>& shares) {
 }
 
 void Report(const Flags& flags, const LoadContext& context, const Window& w,
-            const DurabilityReport& durable, int64_t acks_total, bool drained) {
+            const DurabilityReport& durable, int64_t acks_total, bool drained,
+            const std::optional<FailoverFigures>& failover) {
   const LoadOptions& o = flags.load;
   const Counters::Snapshot& c = w.counts;
   const double rate = w.seconds > 0 ? static_cast<double>(c.acks) / w.seconds : 0;
@@ -202,6 +233,7 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
             : "";
     absl::PrintF("  cpu %-14s %.2f cores%s\n", s.name, s.cores, detail);
   }
+  if (failover) absl::PrintF("%s", failover->Text());
   absl::PrintF(
       "  durability         %lld games: %lld acknowledged actions, %lld in the log, "
       "%lld missing, %lld not acknowledged but logged, %lld foreign, %lld errors%s%s\n",
@@ -225,7 +257,7 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       "\"prompts_per_s\":%.1f,\"rejected\":%lld,\"failed\":%lld,"
       "\"stream_errors\":%lld,\"seq_gaps\":%lld,\"reconnects\":%lld,\"moves\":%lld,"
       "\"resent\":%lld,\"followed_acks\":%lld,\"drained\":%s,\"server\":%s,\"cpu\":%s,"
-      "\"durability\":%s,\"targets_met\":%s}\n",
+      "\"durability\":%s,\"failover\":%s,\"targets_met\":%s}\n",
       o.tables, o.mode, o.channels, o.rate, w.seconds, rate,
       static_cast<long long>(c.acks), static_cast<long long>(acks_total),
       static_cast<long long>(c.games_ended), event.Json(), ack.Json(),
@@ -236,7 +268,8 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       static_cast<long long>(c.seq_gaps), static_cast<long long>(c.reconnects),
       static_cast<long long>(c.moves), static_cast<long long>(c.resent),
       static_cast<long long>(c.followed_acks), drained ? "true" : "false", server_json,
-      CpuJson(w.cpu), durable.Json(), met ? "true" : "false");
+      CpuJson(w.cpu), durable.Json(), failover ? failover->Json() : "null",
+      met ? "true" : "false");
   std::fflush(stdout);
 }
 
@@ -245,9 +278,10 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
 void VoidUnfinished(LoadRun& run, const std::string& service_token) {
   std::vector<std::pair<std::string, std::string>> unfinished;
   for (const LoadTable* table : run.tables()) {
-    // Any target: one that does not host the table names the one that does.
+    // Any target: one that does not host the table names the one that does. The
+    // last: after a fleet failure (--fleet_kill_pid) the first may be gone.
     if (table->created() && !table->ended()) {
-      unfinished.emplace_back(table->id(), run.targets().front());
+      unfinished.emplace_back(table->id(), run.targets().back());
     }
   }
   const VoidCounts counts =
@@ -282,6 +316,7 @@ int Run(int argc, char** argv) {
   if (valid.ok() && o.rate < 0) {
     valid = absl::InvalidArgumentError("--rate must be 0 (unpaced) or positive");
   }
+  if (valid.ok()) valid = CheckFailover(flags.failover, o.duration);
   absl::StatusOr<std::vector<ProcessTree>> trees = ParseProcessTrees(flags.cpu_pids);
   if (valid.ok()) valid = trees.status();
   if (!valid.ok()) {
@@ -313,8 +348,8 @@ int Run(int argc, char** argv) {
   }
   const Clock::time_point open = Clock::now();
   context.OpenWindow(open);
-  Play(context, *run, open + absl::ToChronoNanoseconds(o.duration),
-       o.games > 0 ? before.games_ended + o.games : 0);
+  const absl::Time failure_at = PlayWindow(flags, context, *run, open,
+                                           o.games > 0 ? before.games_ended + o.games : 0);
   const Clock::time_point close = Clock::now();
   context.CloseWindow(close);
   w.counts = context.counters.Take() - before;
@@ -332,11 +367,15 @@ int Run(int argc, char** argv) {
                 o.verify_games < 0 ? "all" : std::to_string(o.verify_games).c_str());
   const DurabilityReport durable =
       CheckDurability(run->tables(), run->target_stubs(), o.verify_games);
-  Report(flags, context, w, durable, acks_total, drained);
+  std::optional<FailoverFigures> failover;
+  if (flags.failover.pid != 0) {
+    failover = MeasureFailover(run->tables(), context, flags.failover.bound, failure_at);
+  }
+  Report(flags, context, w, durable, acks_total, drained, failover);
   if (!flags.keep_tables) VoidUnfinished(*run, o.service_token);
   // gRPC may still hold a seat or a table whose call did not end: leave them be.
   if (!closed) (void)run.release();
-  return playing && durable.ok() ? 0 : 1;
+  return playing && durable.ok() && (!failover || failover->ok()) ? 0 : 1;
 }
 
 }  // namespace

@@ -160,7 +160,8 @@ absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
   auto it = db_->games.find(request.game_id);
   if (it == db_->games.end()) return absl::NotFoundError("no such game");
   MemoryDatabase::Game& g = it->second;
-  if (g.lease_owner != instance_id_ || g.lease_until <= absl::Now()) {
+  // As log_append (migrations/0034): the owner's, and not released.
+  if (g.lease_owner != instance_id_ || g.lease_until == absl::InfinitePast()) {
     return absl::AbortedError("lease lost");
   }
   if (g.stored.finished) return absl::FailedPreconditionError("game has ended");
@@ -206,17 +207,21 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::RenewHosted(
     absl::Duration ttl, const std::vector<std::string>& hosted) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
-  std::vector<std::string> renewed;
+  // As the instance lease does (migrations/0034): every game this instance owns,
+  // hosted or not, stays its own until released or claimed.
   const absl::Time now = absl::Now();
+  for (auto& [id, g] : db_->games) {
+    if (g.lease_owner == instance_id_ && !g.stored.finished &&
+        g.lease_until != absl::InfinitePast()) {
+      g.lease_until = std::max(g.lease_until, now + ttl);
+    }
+  }
+  std::vector<std::string> renewed;
   for (const std::string& id : hosted) {
     auto it = db_->games.find(id);
     if (it == db_->games.end()) continue;
-    MemoryDatabase::Game& g = it->second;
-    if (g.lease_owner != instance_id_ || g.stored.finished) {
-      continue;
-    }
-    g.lease_until = now + ttl;
-    renewed.push_back(id);
+    const MemoryDatabase::Game& g = it->second;
+    if (g.lease_owner == instance_id_ && !g.stored.finished) renewed.push_back(id);
   }
   return renewed;
 }
@@ -279,6 +284,8 @@ absl::Status MemoryStore::VoidQuarantined(const storage::AppendRequest& request)
 
 absl::Status MemoryStore::MarkBroken(const std::string& game_id,
                                      const std::string& reason) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  if (absl::Status s = Injected("MarkBroken"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) return absl::NotFoundError("no such game");
@@ -344,7 +351,8 @@ absl::Status MemoryStore::ReleaseLeases(const std::vector<std::string>& game_ids
   absl::MutexLock lock(&db_->mu);
   for (const std::string& id : game_ids) {
     auto it = db_->games.find(id);
-    if (it != db_->games.end() && it->second.lease_owner == instance_id_) {
+    if (it != db_->games.end() && it->second.lease_owner == instance_id_ &&
+        !it->second.stored.finished) {
       it->second.lease_until = absl::InfinitePast();
     }
   }

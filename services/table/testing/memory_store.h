@@ -4,7 +4,9 @@
 // releases them (to see that nothing is streamed or answered before "durable").
 //
 // Several MemoryStores can share one MemoryDatabase, each with its own instance id,
-// to test two instances and lease takeover.
+// to test two instances and lease takeover. Leases behave as PostgreSQL's
+// (migrations/0034): a renewal keeps every game the instance owns, hosted or not,
+// until it is released or its lease lapses and another instance claims it.
 //
 //   auto db = std::make_shared<MemoryDatabase>();
 //   MemoryStore store(db, "table-1");
@@ -53,7 +55,8 @@ class MemoryStore final : public TableStore {
   size_t held_appends() const;
   void SetUnavailable(bool unavailable);  // every call fails UNAVAILABLE
   // The next `count` calls of `method` ("LoadGame", "Locate", "ClaimTable",
-  // "ReleaseLease") fail with `status`: a database error in the middle of a load.
+  // "ReleaseLease", "MarkBroken") fail with `status`: a database error in the
+  // middle of a load.
   void FailNextCalls(const std::string& method, int count, absl::Status status);
   // While held, calls of `method` wait (a slow database); `calls` counts the calls
   // of `method` that reached the store.
