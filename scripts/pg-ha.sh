@@ -70,8 +70,8 @@ log:
 restapi:
   listen: 127.0.0.1:$((base + 20 + i))
   connect_address: 127.0.0.1:$((base + 20 + i))
-etcd3:
-  hosts: 127.0.0.1:$base
+etcd:
+  host: 127.0.0.1:$base
 bootstrap:
   dcs:
     ttl: 20
@@ -166,7 +166,12 @@ case "$cmd" in
     echo "$base" >"$dir/base"
     echo "$mode" >"$dir/mode"
     as_pg mkdir -p "$dir/etcd"
-    (exec_as_pg etcd --name etcd0 --data-dir "$dir/etcd" \
+    # Patroni speaks etcd's v2 API here: Patroni 3.0's v3 client renews a leader
+    # key whose lease lapsed (a primary frozen past the TTL) with an unconditional
+    # put, so a thawed old primary takes the key back from the promoted standby and
+    # the commits made there meanwhile are lost; the v2 client renews with a
+    # compare-and-swap on its own name, which fails, and the old primary demotes.
+    (exec_as_pg etcd --name etcd0 --data-dir "$dir/etcd" --enable-v2=true \
       --listen-client-urls "http://127.0.0.1:$base" --advertise-client-urls "http://127.0.0.1:$base" \
       --listen-peer-urls "http://127.0.0.1:$((base + 1))" \
       --initial-advertise-peer-urls "http://127.0.0.1:$((base + 1))" \

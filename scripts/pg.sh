@@ -17,6 +17,9 @@
 # its "postgres" role may replicate) into DIR and starts it as a hot standby that
 # streams from it, on the socket in DIR only; it prints the standby's URL (for the
 # database "mamlaka": put another name in its path for another database).
+# PG_SSL=1 (start): the server also serves TLS with a certificate for "localhost"
+# signed by a CA made for this run (DIR/ssl/ca.crt), and the URL printed verifies
+# it: host localhost, sslmode=verify-full, sslrootcert=DIR/ssl/ca.crt.
 # PG_SERVER_OPTIONS adds server options, e.g. for a profile of a run:
 #   PG_SERVER_OPTIONS="-c shared_preload_libraries=pg_stat_statements
 #   -c pg_stat_statements.track=all"   (then CREATE EXTENSION pg_stat_statements)
@@ -36,8 +39,27 @@ as_pg() {
 
 start_server() {
   as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200 ${PG_SERVER_OPTIONS:-}" \
+    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200 ${ssl_options:-} ${PG_SERVER_OPTIONS:-}" \
     start >/dev/null
+}
+
+# A CA for this run and the server's certificate for localhost, signed by it, in
+# DIR/ssl (the key readable by the server alone); sets ssl_options.
+make_certificates() {
+  local ssl=$dir/ssl
+  mkdir -p "$ssl"
+  if [ ! -f "$ssl/server.crt" ]; then
+    openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=pg.sh run CA" \
+      -keyout "$ssl/ca.key" -out "$ssl/ca.crt" 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj "/CN=localhost" \
+      -keyout "$ssl/server.key" -out "$ssl/server.csr" 2>/dev/null
+    printf 'subjectAltName=DNS:localhost\n' >"$ssl/san.ext"
+    openssl x509 -req -in "$ssl/server.csr" -CA "$ssl/ca.crt" -CAkey "$ssl/ca.key" \
+      -CAcreateserial -days 2 -extfile "$ssl/san.ext" -out "$ssl/server.crt" 2>/dev/null
+    chmod 600 "$ssl/server.key"
+    [ "$(id -u)" -eq 0 ] && chown postgres:postgres "$ssl/server.key" "$ssl/server.crt"
+  fi
+  ssl_options="-c ssl=on -c ssl_cert_file=$ssl/server.crt -c ssl_key_file=$ssl/server.key"
 }
 
 case "$cmd" in
@@ -50,6 +72,7 @@ case "$cmd" in
     fi
     listen=127.0.0.1
     host=127.0.0.1
+    [ "${PG_SSL:-0}" = 1 ] && make_certificates
     if [ "${PG_SOCKET_ONLY:-0}" = 1 ]; then
       listen="''"
       host=$dir
@@ -71,6 +94,8 @@ case "$cmd" in
       as_pg "$bindir/createdb" -h "$host" -p "$port" -U postgres mamlaka
     if [ "${PG_SOCKET_ONLY:-0}" = 1 ]; then
       echo "postgresql://postgres@/mamlaka?host=$dir&port=$port"
+    elif [ "${PG_SSL:-0}" = 1 ]; then
+      echo "postgresql://postgres@localhost:$port/mamlaka?sslmode=verify-full&sslrootcert=$dir/ssl/ca.crt"
     else
       echo "postgresql://postgres@127.0.0.1:$port/mamlaka"
     fi

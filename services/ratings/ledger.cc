@@ -249,7 +249,7 @@ absl::StatusOr<StatementPage> Ledger::GetStatement(const std::string& player_id,
     return absl::InvalidArgumentError("bad page_token");
   }
   StatementPage page;
-  absl::Status s = pool_->Run("reading a statement", [&](pqxx::connection& c) -> absl::Status {
+  absl::Status s = history_->Run("reading a statement", [&](pqxx::connection& c) -> absl::Status {
     pqxx::read_transaction tx(c);
     if (tx.exec_params("SELECT 1 FROM ratings.accounts WHERE account_id = $1",
                        PlayerAccount(player_id))

@@ -116,8 +116,12 @@ std::string PlayerAccount(const std::string& player_id);
 
 class Ledger {
  public:
-  explicit Ledger(storage::ConnectionPool* pool, LedgerOptions options = {})
-      : pool_(pool), options_(options) {}
+  // Statements are read from `history` (a standby's pool, so they lag by its
+  // replay lag), or from `pool` when it is null; balances, every movement and the
+  // checks before it always from `pool`.
+  explicit Ledger(storage::ConnectionPool* pool, LedgerOptions options = {},
+                  storage::ConnectionPool* history = nullptr)
+      : pool_(pool), history_(history != nullptr ? history : pool), options_(options) {}
 
   // A credit (money in) or debit (money out) of a player's account through the
   // world account, idempotent by request_id. A credit opens the account. A debit
@@ -161,6 +165,7 @@ class Ledger {
   absl::Status CheckRoom(EntryKind kind, const BalanceInfo& before, int64_t amount) const;
 
   storage::ConnectionPool* const pool_;
+  storage::ConnectionPool* const history_;
   const LedgerOptions options_;
 };
 

@@ -12,6 +12,7 @@
 // flight commits or rolls back whole), calls in flight finish, and it exits.
 #include <memory>
 #include <string>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "engine/result.h"
@@ -32,6 +33,7 @@ namespace {
 struct Flags {
   std::string listen = "0.0.0.0:50052";
   std::string database_url;
+  std::string read_database_url;
   service::CallerFlags callers;
   RatingsAccess access;
   std::string migrations_dir = "migrations";
@@ -54,6 +56,12 @@ struct Flags {
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.listen, "address:port for gRPC");
   c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
+  c.Bind("read_database_url", &f.read_database_url,
+         "PostgreSQL URL of a standby for the history reads (GetLeaderboard, "
+         "GetRatingHistory, GetStatement), which then lag by the standby's replay lag: "
+         "a game just rated or money just moved may be missing from them for that "
+         "long (empty: the primary, --database_url; current ratings, balances and "
+         "every write always use the primary)");
   service::BindCallerFlags(c, &f.callers);
   c.Bind("credential_rate", &f.access.credential_rate.per_second,
          "requests per second of each service credential");
@@ -104,6 +112,22 @@ absl::Status Migrate(const Flags& flags) {
   }
 }
 
+// Whether libpq can parse both database URLs (it would otherwise only say so when
+// connecting, over and over).
+absl::Status CheckDatabaseUrls(const Flags& flags) {
+  const std::pair<const char*, const std::string*> urls[] = {
+      {"--database_url", &flags.database_url},
+      {"--read_database_url", &flags.read_database_url}};
+  for (const auto& [flag, url] : urls) {
+    if (url->empty()) continue;
+    if (absl::StatusOr<std::string> checked = storage::ConnectionUrl(*url); !checked.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": ", checked.status().message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
 // The service credentials and player tokens the flags name, into flags.access.
 absl::Status LoadCallers(Flags& flags) {
   absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
@@ -117,6 +141,7 @@ ServerOptions ServerOptionsOf(const Flags& flags) {
   ServerOptions options;
   options.listen_address = flags.listen;
   options.database_url = flags.database_url;
+  options.read_database_url = flags.read_database_url;
   options.access = flags.access;
   options.db_connections = flags.db_connections;
   options.provisional_games = flags.provisional_games;
@@ -140,6 +165,10 @@ int Run(int argc, char** argv) {
   }
   if (flags.database_url.empty()) {
     service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
+    return 2;
+  }
+  if (absl::Status s = CheckDatabaseUrls(flags); !s.ok()) {
+    service::LogError(s.message());
     return 2;
   }
   if (flags.batch_size < 1 || flags.provisional_games < 0 || flags.db_connections < 1) {

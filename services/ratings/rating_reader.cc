@@ -125,7 +125,7 @@ absl::StatusOr<LadderPage> RatingReader::Leaderboard(const std::string& mode, in
   }
   const int min_games = include_provisional ? 0 : options_.provisional_games;
   LadderPage page;
-  absl::Status s = pool_->Run("reading a leaderboard", [&](pqxx::connection& c) {
+  absl::Status s = history_->Run("reading a leaderboard", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     // rank() counts the players with a higher display, so equal displays share one.
     const pqxx::result r = tx.exec_params(
@@ -160,7 +160,7 @@ absl::StatusOr<HistoryPage> RatingReader::History(const std::string& player_id,
     return absl::InvalidArgumentError("bad page_token");
   }
   HistoryPage page;
-  absl::Status s = pool_->Run("reading rating history", [&](pqxx::connection& c) {
+  absl::Status s = history_->Run("reading rating history", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     const pqxx::result r = tx.exec_params(
         "SELECT outbox_id, game_id, extract(epoch FROM finished)::float8, seat, place, "

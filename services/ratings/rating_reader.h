@@ -60,8 +60,12 @@ struct ReaderOptions {
 
 class RatingReader {
  public:
-  RatingReader(storage::ConnectionPool* pool, ReaderOptions options)
-      : pool_(pool), options_(options) {}
+  // The ladders and the histories are read from `history` (a standby's pool, so
+  // they lag by its replay lag), or from `pool` when it is null; a player's current
+  // ratings always from `pool`.
+  RatingReader(storage::ConnectionPool* pool, ReaderOptions options,
+               storage::ConnectionPool* history = nullptr)
+      : pool_(pool), history_(history != nullptr ? history : pool), options_(options) {}
 
   // Modes are names ("complex-partner"); an unknown one is INVALID_ARGUMENT.
   absl::StatusOr<std::vector<PlayerRating>> PlayerRatings(const std::string& player_id);
@@ -77,6 +81,7 @@ class RatingReader {
   PlayerRating Newcomer(const std::string& player_id, const std::string& mode) const;
 
   storage::ConnectionPool* const pool_;
+  storage::ConnectionPool* const history_;
   const ReaderOptions options_;
 };
 

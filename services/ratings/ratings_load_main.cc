@@ -13,6 +13,14 @@
 //
 // instead times the ledger alone: that many credits (each of its own player, from
 // --credit_threads threads with a connection each) and reports credits a second.
+//
+//   ratings-load --database_url=... --rate=100 --read_target=HOST:PORT --read_rate=300
+//
+// also mixes in the service's history reads over gRPC while the games are written
+// (the token in MAMLAKA_READ_TOKEN, a service credential with ratings:read and
+// ledger:read): GetLeaderboard, GetRatingHistory and GetStatement in turn, at
+// --read_rate a second in all, of the games' players (the first 200 are credited
+// once, so that their statements have lines), and reports them under "reads".
 #include <atomic>
 #include <cstdio>
 #include <random>
@@ -24,12 +32,15 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "grpcpp/grpcpp.h"
 #include "nlohmann/json.hpp"
+#include "proto/wire/wire.h"
 #include "services/common/config.h"
 #include "services/ratings/game_result.h"
 #include "services/ratings/ledger.h"
 #include "services/ratings/testing/outbox_games.h"
 #include "services/storage/connection_pool.h"
+#include "trix/v1/ratings.grpc.pb.h"
 
 namespace trix::ratings {
 namespace {
@@ -44,6 +55,9 @@ struct Flags {
   bool drain_only = false;
   int credits = 0;
   int credit_threads = 8;
+  std::string read_target;
+  std::string read_token;
+  double read_rate = 100;
 };
 
 // Credits of distinct players from many threads at once: what the ledger's shared
@@ -72,6 +86,89 @@ int TimeCredits(const Flags& f) {
   out["credits_per_second"] = f.credits / seconds;
   std::printf("%s\n", out.dump().c_str());
   return failed.load() == 0 ? 0 : 1;
+}
+
+// The history reads at f.read_rate a second (four threads) until `stop`.
+class ReadMix {
+ public:
+  static constexpr int kThreads = 4;
+  static constexpr int kCreditedPlayers = 200;
+
+  explicit ReadMix(const Flags& f) : f_(f) {
+    if (f_.read_target.empty()) return;
+    stub_ = v1::RatingsService::NewStub(
+        grpc::CreateChannel(f_.read_target, grpc::InsecureChannelCredentials()));
+    for (int t = 0; t < kThreads; ++t) threads_.emplace_back([this, t] { Run(t); });
+  }
+  ~ReadMix() { Stop(); }
+
+  // Stops the threads; the reads made, as JSON (null without --read_target).
+  nlohmann::json Stop() {
+    stop_ = true;
+    for (std::thread& t : threads_) t.join();
+    threads_.clear();
+    if (f_.read_target.empty()) return nullptr;
+    const double seconds = absl::ToDoubleSeconds(absl::Now() - start_);
+    return {{"ok", ok_.load()}, {"failed", failed_.load()},
+            {"per_second", (ok_.load() + failed_.load()) / seconds}};
+  }
+
+ private:
+  void Run(int thread) {
+    std::mt19937_64 rng(f_.seed * kThreads + thread);
+    const absl::Duration every = absl::Seconds(kThreads / f_.read_rate);
+    absl::Time due = absl::Now();
+    for (int64_t i = thread; !stop_; i += kThreads) {
+      const std::string player =
+          absl::StrCat("load-p", rng() % std::min(f_.players, kCreditedPlayers));
+      const bool ok = ReadOne(i % 3, player, kModeNames[rng() % 4]);
+      ++(ok ? ok_ : failed_);
+      due += every;
+      if (due > absl::Now()) absl::SleepFor(due - absl::Now());
+    }
+  }
+  bool ReadOne(int64_t kind, const std::string& player, const std::string& mode) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", "Bearer " + f_.read_token);
+    context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
+    const v1::Mode wire_mode = wire::ModeFromName(mode).value();
+    if (kind == 0) {
+      v1::GetLeaderboardRequest request;
+      *request.mutable_mode() = wire_mode;
+      request.set_include_provisional(true);
+      v1::GetLeaderboardResponse response;
+      return stub_->GetLeaderboard(&context, request, &response).ok();
+    }
+    if (kind == 1) {
+      v1::GetRatingHistoryRequest request;
+      request.set_player_id(player);
+      *request.mutable_mode() = wire_mode;
+      v1::GetRatingHistoryResponse response;
+      return stub_->GetRatingHistory(&context, request, &response).ok();
+    }
+    v1::GetStatementRequest request;
+    request.set_player_id(player);
+    v1::GetStatementResponse response;
+    return stub_->GetStatement(&context, request, &response).ok();
+  }
+
+  const Flags f_;
+  const absl::Time start_ = absl::Now();
+  std::unique_ptr<v1::RatingsService::Stub> stub_;
+  std::vector<std::thread> threads_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> ok_{0}, failed_{0};
+};
+
+// One credit for each of the first players the read mix asks statements of.
+void CreditReadPlayers(const Flags& f) {
+  storage::ConnectionPool pool(f.database_url, 1, "ratings-load credits");
+  Ledger ledger(&pool);
+  for (int i = 0; i < std::min(f.players, ReadMix::kCreditedPlayers); ++i) {
+    const std::string player = absl::StrCat("load-p", i);
+    (void)ledger.Move(EntryKind::kCredit, absl::StrCat("load-read-", player), player, 100,
+                      "load");
+  }
 }
 
 OutboxGame RandomGame(std::mt19937_64& rng, const std::string& id, int players) {
@@ -139,6 +236,11 @@ int Run(int argc, char** argv) {
   config.Bind("credits", &f.credits,
               "write no games: time this many concurrent credits instead");
   config.Bind("credit_threads", &f.credit_threads, "threads (and connections) for --credits");
+  config.Bind("read_target", &f.read_target,
+              "host:port of the ratings service: mix its history reads in while writing");
+  config.Bind("read_token", &f.read_token,
+              "service token for the reads (ratings:read and ledger:read)");
+  config.Bind("read_rate", &f.read_rate, "history reads a second, in all");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
   if (f.credits > 0 && !f.database_url.empty() && f.credit_threads > 0) return TimeCredits(f);
   if (f.database_url.empty() || f.games < 1 || f.players < 4 || f.write_batch < 1) {
@@ -149,6 +251,14 @@ int Run(int argc, char** argv) {
   std::unique_ptr<pqxx::connection> watcher = storage::Connect(f.database_url, "ratings-load");
   const int64_t first_id = LastWritten(*watcher) + 1;
   if (f.drain_only) return Drain(*watcher);
+  if (!f.read_target.empty()) {
+    if (f.read_rate <= 0) {
+      std::fprintf(stderr, "--read_rate must be positive\n");
+      return 2;
+    }
+    CreditReadPlayers(f);
+  }
+  ReadMix reads(f);
   std::mt19937_64 rng(f.seed);
   const absl::Time start = absl::Now();
   int written = 0;
@@ -186,6 +296,7 @@ int Run(int argc, char** argv) {
   out["rated_per_second"] = applied / absl::ToDoubleSeconds(done - start);
   out["lag_after_last_write_seconds"] = absl::ToDoubleSeconds(done - written_at);
   out["max_games_behind"] = max_behind;
+  out["reads"] = reads.Stop();
   std::printf("%s\n", out.dump().c_str());
   return applied == f.games ? 0 : 1;
 }

@@ -12,6 +12,13 @@ namespace {
 
 constexpr char kServiceName[] = "trix.v1.RatingsService";
 
+// The standby's pool for the history reads, or null without one.
+std::unique_ptr<storage::ConnectionPool> HistoryPool(const ServerOptions& options) {
+  if (options.read_database_url.empty()) return nullptr;
+  return std::make_unique<storage::ConnectionPool>(
+      options.read_database_url, options.db_connections, "ratings-service history");
+}
+
 ConsumerOptions WithUrl(ConsumerOptions c, const std::string& url) {
   c.database_url = url;
   return c;
@@ -23,9 +30,12 @@ RatingsServer::RatingsServer(const ServerOptions& options, prometheus::Registry*
     : options_(options),
       metrics_(*registry),
       pool_(options.database_url, options.db_connections, "ratings-service"),
-      reader_(&pool_, {.provisional_games = options.provisional_games,
-                       .newcomer = {options.consumer.model.mu, options.consumer.model.sigma}}),
-      ledger_(&pool_, options.ledger),
+      history_pool_(HistoryPool(options)),
+      reader_(&pool_,
+              {.provisional_games = options.provisional_games,
+               .newcomer = {options.consumer.model.mu, options.consumer.model.sigma}},
+              history_pool_.get()),
+      ledger_(&pool_, options.ledger, history_pool_.get()),
       service_(&reader_, &ledger_, &metrics_, options.access),
       consumer_(WithUrl(options.consumer, options.database_url), &metrics_),
       sweeper_(&ledger_, &metrics_, options.hold_sweep_interval) {}

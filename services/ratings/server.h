@@ -1,4 +1,5 @@
-// The ratings service assembled: the database pool, RatingReader and Ledger behind
+// The ratings service assembled: the database pool (and a standby's for the history
+// reads, if given), RatingReader and Ledger behind
 // RatingsService on gRPC (with health checking and reflection), and the outbox
 // consumer. main() and the tests build the very same server (tests on port 0).
 //
@@ -38,6 +39,9 @@ namespace trix::ratings {
 struct ServerOptions {
   std::string listen_address = "0.0.0.0:50052";
   std::string database_url;
+  // A standby for the history reads (GetLeaderboard, GetRatingHistory,
+  // GetStatement), which then lag by its replay lag; empty: database_url.
+  std::string read_database_url;
   RatingsAccess access;  // credentials, player tokens, rate limits
   int db_connections = 4;
   int provisional_games = kDefaultProvisionalGames;
@@ -66,6 +70,7 @@ class RatingsServer {
   const ServerOptions options_;
   RatingsMetrics metrics_;
   storage::ConnectionPool pool_;
+  std::unique_ptr<storage::ConnectionPool> history_pool_;  // null: no standby
   RatingReader reader_;
   Ledger ledger_;
   RatingsGrpcService service_;

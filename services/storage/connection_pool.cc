@@ -1,8 +1,11 @@
 #include "services/storage/connection_pool.h"
 
 #include <libpq-fe.h>
+#include <sys/socket.h>
 
 #include <algorithm>
+#include <map>
+#include <thread>
 #include <pqxx/except>
 #include <pqxx/nontransaction>
 #include <utility>
@@ -11,6 +14,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "services/common/logging.h"
 #include "services/storage/pg_status.h"
 
 namespace trix::storage {
@@ -33,9 +37,10 @@ absl::StatusOr<std::string> ConnectionUrl(const std::string& url) {
   PQconninfoFree(options);
 
   constexpr std::pair<const char*, const char*> kDefaults[] = {
-      {"connect_timeout", "5"},
-      {"keepalives_idle", "30"},
-      {"keepalives_interval", "10"},
+      {"connect_timeout", "3"},
+      {"tcp_user_timeout", "5000"},
+      {"keepalives_idle", "10"},
+      {"keepalives_interval", "3"},
       {"keepalives_count", "3"},
   };
   const bool uri =
@@ -54,9 +59,90 @@ absl::StatusOr<std::string> ConnectionUrl(const std::string& url) {
   return out;
 }
 
+namespace {
+
+// The sockets of the calls under a StallLimit, and one thread that shuts down
+// those past their deadline. Shut down under the lock that ~StallLimit takes, so
+// that no socket is touched once its call is over (its number may be reused).
+class StallWatch {
+ public:
+  static StallWatch& Get() {
+    static StallWatch* const watch = new StallWatch;  // never destroyed
+    return *watch;
+  }
+
+  uint64_t Add(int socket, absl::Duration limit) {
+    const absl::Time deadline = absl::Now() + limit;
+    std::lock_guard<std::mutex> lock(mu_);
+    const uint64_t id = ++next_id_;
+    const bool earliest = deadline < Earliest();
+    calls_.emplace(id, Call{socket, deadline, limit});
+    if (earliest) changed_.notify_one();
+    return id;
+  }
+  void Remove(uint64_t id) {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls_.erase(id);
+  }
+
+ private:
+  struct Call {
+    int socket;
+    absl::Time deadline;
+    absl::Duration limit;
+  };
+
+  StallWatch() { std::thread([this] { Run(); }).detach(); }
+
+  absl::Time Earliest() const {
+    absl::Time earliest = absl::InfiniteFuture();
+    for (const auto& [id, call] : calls_) earliest = std::min(earliest, call.deadline);
+    return earliest;
+  }
+  void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
+    for (;;) {
+      const absl::Time earliest = Earliest();
+      if (earliest == absl::InfiniteFuture()) {
+        changed_.wait(lock);
+      } else {
+        changed_.wait_until(lock, absl::ToChronoTime(earliest));
+      }
+      const absl::Time now = absl::Now();
+      for (auto it = calls_.begin(); it != calls_.end();) {
+        if (it->second.deadline > now) {
+          ++it;
+          continue;
+        }
+        shutdown(it->second.socket, SHUT_RDWR);
+        service::LogWarn("a database call got no answer in time; its connection is cut",
+                         {{"limit", absl::FormatDuration(it->second.limit)}});
+        it = calls_.erase(it);
+      }
+    }
+  }
+
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::map<uint64_t, Call> calls_;
+  uint64_t next_id_ = 0;
+};
+
+}  // namespace
+
+StallLimit::StallLimit(const pqxx::connection_base& connection, absl::Duration limit) {
+  const int socket = connection.sock();
+  if (socket >= 0) id_ = StallWatch::Get().Add(socket, limit);
+}
+
+StallLimit::~StallLimit() {
+  if (id_ != 0) StallWatch::Get().Remove(id_);
+}
+
 std::unique_ptr<pqxx::connection> Connect(const std::string& url,
                                           const std::string& application_name) {
-  auto connection = std::make_unique<pqxx::connection>(url);
+  // An unparsable URL is left to libpq, whose exception says what is wrong.
+  auto connection = std::make_unique<pqxx::connection>(ConnectionUrl(url).value_or(url));
   // Deprecated because libpqxx 7 dropped reactivation altogether, which is the
   // behaviour we want from 6.4 too.
 #pragma GCC diagnostic push
@@ -134,6 +220,7 @@ absl::Status ConnectionPool::Run(
   absl::Status status;
   try {
     if (must_open) connection = Open();
+    const StallLimit limit(*connection, kStallLimit);
     status = work(*connection);
   } catch (...) {
     status = StatusFromException(context);

@@ -38,20 +38,6 @@ TEST(GameStoreOpenTest, RejectsBadOptions) {
   EXPECT_NE(bad_url.message().find("nosuchoption"), absl::string_view::npos) << bad_url;
 }
 
-TEST(GameStoreOpenTest, AddsConnectionDefaultsTheUrlDoesNotSet) {
-  EXPECT_EQ(*ConnectionUrl("postgresql://u@h:5/db"),
-            "postgresql://u@h:5/db?connect_timeout=5&keepalives_idle=30"
-            "&keepalives_interval=10&keepalives_count=3");
-  EXPECT_EQ(*ConnectionUrl("postgresql://h/db?connect_timeout=1&keepalives_idle=7"),
-            "postgresql://h/db?connect_timeout=1&keepalives_idle=7"
-            "&keepalives_interval=10&keepalives_count=3");
-  EXPECT_EQ(*ConnectionUrl("host=h dbname=db keepalives_count=9"),
-            "host=h dbname=db keepalives_count=9 connect_timeout=5 keepalives_idle=30 "
-            "keepalives_interval=10");
-  EXPECT_EQ(ConnectionUrl("host=h oops").status().code(),
-            absl::StatusCode::kInvalidArgument);
-}
-
 TEST(GameStoreOpenTest, OpensWithoutADatabaseAndReportsUnavailable) {
   // Port 1 refuses connections: the store opens, and its calls say UNAVAILABLE.
   absl::StatusOr<std::unique_ptr<GameStore>> store = GameStore::Open(

@@ -337,6 +337,7 @@ LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
     sent = true;
     const bool lone = attempt.accepted.size() == 1 &&
                       !attempt.accepted.front()->request.end.has_value();
+    const StallLimit limit(connection, kStallLimit);  // a frozen primary: in doubt
     pqxx::result rows;
     if (lone) rows = columns.CallOne(tx, instance_id_);
     // Not lone, or refused: log_append checks again under the game's lock and says why.
@@ -384,6 +385,7 @@ std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {
       const LogEntry& entry = pending->request.entries.front();
       try {
         pqxx::nontransaction tx(Connection());
+        const StallLimit limit(tx.conn(), kStallLimit);
         const pqxx::result r =
             tx.exec_prepared(kProbe.name, pending->request.game_id, entry.index,
                              pqxx::binarystring(entry.payload));

@@ -65,6 +65,8 @@ else
     'container ratings-service listens on 127.0.0.1, not on every interface'
     "container table-service serves TLS, which the kubelet's gRPC probes cannot speak"
     'container matchmaking-service env MAMLAKA_SEAT_TOKEN_KEY_FILE=/etc/mamlaka/nowhere/key is not in a volume it mounts'
+    "container table-service env MAMLAKA_READ_DATABASE_URL does not verify the database's certificate (sslmode=verify-full)"
+    'container matchmaking-service env MAMLAKA_READ_DATABASE_URL sslrootcert=/etc/mamlaka/nowhere/ca.crt is not in a volume it mounts'
     'Cluster/broken-db: schema: data/spec/instances must be integer'
     'Cluster/broken-db: backup credentials accessKeyId refer to Secret broken-db-backup, which is not defined'
     'Cluster/broken-db: backup credentials secretAccessKey refer to Secret broken-db-backup, which is not defined'

@@ -20,22 +20,11 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/service_fixture.h"
+#include "tests/integration/replica_standby.h"
 #include "tests/integration/service_process.h"
 
 namespace trix::table {
 namespace {
-
-// Runs a shell command; its first line of output, or "" on failure.
-std::string RunLine(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  char line[1024] = {};
-  const bool read = std::fgets(line, sizeof(line), pipe) != nullptr;
-  if (pclose(pipe) != 0 || !read) return "";
-  std::string out = line;
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
-}
 
 // Calls with the service token.
 void AsBackend(grpc::ClientContext& context) {
@@ -50,37 +39,23 @@ class HistoryReplicaTest : public TableServiceTest {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(TableServiceTest::SetUp());
     StopService();  // the real binary instead
-    char dir[] = "/tmp/standby-XXXXXX";
-    ASSERT_NE(mkdtemp(dir), nullptr);
-    standby_dir_ = dir;
-    const std::string url = RunLine(
-        absl::StrCat(PG_SCRIPT, " standby ", standby_dir_, " '", db_->url(), "'"));
-    ASSERT_FALSE(url.empty()) << "no standby of " << db_->url();
-    standby_url_ = absl::StrReplaceAll(url, {{"/mamlaka?", "/" + db_->name() + "?"}});
+    absl::StatusOr<std::unique_ptr<Standby>> standby = Standby::Start(*db_);
+    ASSERT_TRUE(standby.ok()) << standby.status();
+    standby_ = *std::move(standby);
     service_ = ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
                                       .db_url = db_->url(),
                                       .instance_id = "history-replica",
                                       .dir = ::testing::TempDir(),
                                       .migrations_dir = MIGRATIONS_DIR,
-                                      .extra = {"--read_database_url=" + standby_url_}});
+                                      .extra = {"--read_database_url=" + standby_->url()}});
     ASSERT_NE(service_, nullptr);
     ASSERT_TRUE(service_->WaitServing(absl::Seconds(30))) << service_->Log();
     stub_ = v1::TableService::NewStub(service_->NewChannel());
   }
   void TearDown() override {
     service_.reset();
-    StopStandby();
+    standby_.reset();
     TableServiceTest::TearDown();
-  }
-  void StopStandby() {
-    if (standby_dir_.empty()) return;
-    RunLine(absl::StrCat(PG_SCRIPT, " stop ", standby_dir_, " && rm -rf ", standby_dir_,
-                         " && echo stopped"));
-    standby_dir_.clear();
-  }
-  void OnStandby(const std::string& sql) {
-    pqxx::connection c(standby_url_);
-    pqxx::nontransaction(c).exec(sql);
   }
   v1::CreateTableResponse CreateFinishedTable(uint64_t seed) {
     v1::CreateTableResponse table;
@@ -128,8 +103,7 @@ class HistoryReplicaTest : public TableServiceTest {
     return view;
   }
 
-  std::string standby_dir_;
-  std::string standby_url_;
+  std::unique_ptr<Standby> standby_;
   std::unique_ptr<ServiceProcess> service_;
   std::unique_ptr<v1::TableService::Stub> stub_;
 };
@@ -138,7 +112,7 @@ TEST_F(HistoryReplicaTest, AFinishedGameIsMissingWhileReplayIsPausedAndAppearsAf
   // A first game reaches the standby: the history is served once replicated.
   const v1::CreateTableResponse first = CreateFinishedTable(1);
   const std::string player = PlayerOf(1);
-  OnStandby("SELECT pg_wal_replay_pause()");
+  standby_->Run("SELECT pg_wal_replay_pause()");
   const v1::CreateTableResponse paused = CreateFinishedTable(2);
   const std::string paused_player = PlayerOf(2);
 
@@ -151,7 +125,7 @@ TEST_F(HistoryReplicaTest, AFinishedGameIsMissingWhileReplayIsPausedAndAppearsAf
   v1::GameRecord record;
   EXPECT_EQ(Record(paused.table_id(), &record).error_code(), grpc::StatusCode::NOT_FOUND);
 
-  OnStandby("SELECT pg_wal_replay_resume()");
+  standby_->Run("SELECT pg_wal_replay_resume()");
   const absl::Time resumed = absl::Now();
   while (absl::Now() - resumed < absl::Seconds(10)) {
     games.Clear();
@@ -173,7 +147,7 @@ TEST_F(HistoryReplicaTest, AFinishedGameIsMissingWhileReplayIsPausedAndAppearsAf
 
 TEST_F(HistoryReplicaTest, WithTheStandbyGoneHistoryIsUnavailableAndTablesPlayOn) {
   const v1::CreateTableResponse before = CreateFinishedTable(3);
-  StopStandby();
+  standby_->Stop();
   v1::ListPlayerGamesResponse games;
   grpc::Status listed = ListGames(PlayerOf(3), &games);
   EXPECT_EQ(listed.error_code(), grpc::StatusCode::UNAVAILABLE) << listed.error_message();

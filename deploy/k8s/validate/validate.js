@@ -37,6 +37,8 @@ const CNPG_INSTANCE_PORTS = [
   { name: 'status', containerPort: 8000 },
 ];
 const CNPG_APP_SECRET_KEYS = ['uri', 'jdbc-uri', 'host', 'port', 'dbname', 'user', 'username', 'password', 'pgpass'];
+// The operator's CA of the cluster's server certificates (<cluster>-ca).
+const CNPG_CA_SECRET_KEYS = ['ca.crt', 'ca.key'];
 // Stages of the Dockerfile that are not images of their own.
 const INTERNAL_STAGES = new Set(['builder', 'runtime']);
 
@@ -140,6 +142,7 @@ function index(objects, externalSecrets) {
   const secrets = new Map();
   const pods = [];  // {owner, labels, spec, runsToCompletion}
   const operatorPods = [];  // made by an operator: selected, not checked as ours
+  const clusters = new Set();  // CloudNativePG clusters' names
   for (const obj of objects) {
     const name = obj.metadata && obj.metadata.name;
     if (obj.kind === 'ConfigMap') {
@@ -152,6 +155,8 @@ function index(objects, externalSecrets) {
       secrets.set(obj.spec.secretName, new Set(['tls.crt', 'tls.key', 'ca.crt']));
     } else if (isCnpgCluster(obj)) {
       secrets.set(`${name}-app`, new Set(CNPG_APP_SECRET_KEYS));
+      secrets.set(`${name}-ca`, new Set(CNPG_CA_SECRET_KEYS));
+      clusters.add(name);
       operatorPods.push({
         owner: obj,
         labels: { 'cnpg.io/cluster': name, 'cnpg.io/podRole': 'instance' },
@@ -172,7 +177,7 @@ function index(objects, externalSecrets) {
   for (const [name, keys] of Object.entries(externalSecrets || {})) {
     if (!secrets.has(name)) secrets.set(name, new Set(keys));
   }
-  return { configMaps, configMapData, secrets, pods, operatorPods };
+  return { configMaps, configMapData, secrets, pods, operatorPods, clusters };
 }
 
 function isCnpgCluster(obj) {
@@ -333,6 +338,34 @@ function checkSeatTokenKey(pod, c, idx, report) {
   }
 }
 
+// A database URL that leads to a CloudNativePG cluster verifies the server's
+// certificate: spelled out (the operator's uri does not verify), with
+// sslmode=verify-full and an sslrootcert in a volume the container mounts (the
+// cluster's CA, <cluster>-ca). Anyone on the path could otherwise pose as the
+// database and read every game, rating and ledger line.
+function checkDatabaseTls(pod, c, idx, report) {
+  const mounts = (c.volumeMounts || []).map((m) => m.mountPath.replace(/\/$/, '') + '/');
+  for (const e of c.env || []) {
+    if (!/DATABASE_URL$/.test(e.name)) continue;
+    const where = `container ${c.name} env ${e.name}`;
+    const ref = e.valueFrom && e.valueFrom.secretKeyRef;
+    if (ref && [...idx.clusters].some((n) => ref.name === `${n}-app`)) {
+      report(pod.owner, `${where} is the operator's ${ref.key} of ${ref.name}, which does not verify the database's certificate: spell it out with sslmode=verify-full`);
+      continue;
+    }
+    if (e.value === undefined) continue;
+    const host = (/^postgres(?:ql)?:\/\/(?:[^@/]*@)?([^:/?,]*)/.exec(e.value) || [])[1] || '';
+    if (![...idx.clusters].some((n) => new RegExp(`^${n}-(rw|ro|r)(\\.|$)`).test(host))) continue;
+    const query = new URLSearchParams(e.value.split('?')[1] || '');
+    const root = query.get('sslrootcert');
+    if (query.get('sslmode') !== 'verify-full') {
+      report(pod.owner, `${where} does not verify the database's certificate (sslmode=verify-full)`);
+    } else if (!root || !mounts.some((m) => root.startsWith(m))) {
+      report(pod.owner, `${where} sslrootcert=${root} is not in a volume it mounts`);
+    }
+  }
+}
+
 function checkImage(owner, where, image, targets, report) {
   // registry/path/name:tag or ...@sha256:digest
   const withoutDigest = image.split('@')[0];
@@ -473,6 +506,7 @@ function main() {
       checkContainer(pod, c, targets, report);
       checkListen(pod, c, idx, report);
       checkSeatTokenKey(pod, c, idx, report);
+      checkDatabaseTls(pod, c, idx, report);
     }
     checkReferences(pod, idx, report);
   }

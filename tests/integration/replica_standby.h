@@ -1,0 +1,39 @@
+// A real streaming standby of a test database's server, for the read-replica
+// tests: scripts/pg.sh standby (a base backup that streams from the primary, on a
+// socket in its own folder), its URL for that database, SQL run on it (pausing and
+// resuming replay), and stopping it.
+//
+//   absl::StatusOr<std::unique_ptr<Standby>> standby = Standby::Start(*db_);
+//   (*standby)->Run("SELECT pg_wal_replay_pause()");
+//   (*standby)->Stop();  // or when it is destroyed
+#ifndef TRIX_TESTS_INTEGRATION_REPLICA_STANDBY_H_
+#define TRIX_TESTS_INTEGRATION_REPLICA_STANDBY_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "services/storage/testing/test_database.h"
+
+namespace trix {
+
+class Standby {
+ public:
+  static absl::StatusOr<std::unique_ptr<Standby>> Start(const storage::TestDatabase& db);
+  ~Standby() { Stop(); }
+
+  const std::string& url() const { return url_; }
+  // Runs `sql` on the standby; throws what libpqxx throws.
+  void Run(const std::string& sql) const;
+  void Stop();
+
+ private:
+  Standby(std::string dir, std::string url) : dir_(std::move(dir)), url_(std::move(url)) {}
+
+  std::string dir_;  // empty once stopped
+  const std::string url_;
+};
+
+}  // namespace trix
+
+#endif  // TRIX_TESTS_INTEGRATION_REPLICA_STANDBY_H_
