@@ -37,9 +37,12 @@ as_pg() {
   fi
 }
 
+# wal_keep_size: a standby's base backup streams the WAL from its start only once
+# the backup has begun, and the tests sharing the server force checkpoints
+# meanwhile (CREATE DATABASE); without WAL kept, the segment it needs may be gone.
 start_server() {
   as_pg "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200 ${ssl_options:-} ${PG_SERVER_OPTIONS:-}" \
+    -o "-p $1 -k $dir -c listen_addresses=$listen -c max_connections=200 -c wal_keep_size=256MB ${ssl_options:-} ${PG_SERVER_OPTIONS:-}" \
     start >/dev/null
 }
 
