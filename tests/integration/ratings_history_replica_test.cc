@@ -95,11 +95,12 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
     request.set_player_id(player);
     return service_->stub().GetStatement(&context, request, statement);
   }
+  // The history reads: -1 if the read failed (polled while the standby catches up,
+  // so a failure is not one of the test's own).
   int StatementLines(const std::string& player) {
     v1::GetStatementResponse statement;
     const grpc::Status s = Statement(player, &statement);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return statement.lines_size();
+    return s.ok() ? statement.lines_size() : -1;
   }
   grpc::Status Ladder(v1::GetLeaderboardResponse* ladder) {
     grpc::ClientContext context;
@@ -113,8 +114,7 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
   int LadderEntries() {
     v1::GetLeaderboardResponse ladder;
     const grpc::Status s = Ladder(&ladder);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return ladder.entries_size();
+    return s.ok() ? ladder.entries_size() : -1;
   }
   int HistoryChanges(const std::string& player) {
     grpc::ClientContext context;
@@ -125,8 +125,7 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
     request.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
     v1::GetRatingHistoryResponse history;
     const grpc::Status s = service_->stub().GetRatingHistory(&context, request, &history);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return history.changes_size();
+    return s.ok() ? history.changes_size() : -1;
   }
   // Games rated, by the primary's current ratings (GetPlayerRatings).
   int GamesOf(const std::string& player) {
