@@ -205,12 +205,10 @@ TEST(RatingsHistoryReplicaFlagTest, ABadReadUrlStopsTheServiceAndSaysWhy) {
       " --database_url=postgresql://postgres@127.0.0.1:1/x",
       " --read_database_url='host=standby bogus=1' --listen=127.0.0.1:0",
       " --metrics_port=-1 2>&1");
-  FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char chunk[4096];
-  while (size_t n = std::fread(chunk, 1, sizeof(chunk), pipe)) output.append(chunk, n);
-  const int status = pclose(pipe);
+  const CommandRun run = RunCommand(command);
+  ASSERT_NE(run.status, -1) << "cannot run " << command;
+  const int status = run.status;
+  const std::string& output = run.output;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 2) << status << output;
   EXPECT_NE(output.find("--read_database_url: bad database url"), std::string::npos)
       << output;

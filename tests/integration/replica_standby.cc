@@ -11,18 +11,23 @@
 #include "absl/strings/str_replace.h"
 
 namespace trix {
+CommandRun RunCommand(const std::string& command) {
+  CommandRun run;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return run;
+  char chunk[4096];
+  while (size_t n = std::fread(chunk, 1, sizeof(chunk), pipe)) run.output.append(chunk, n);
+  run.status = pclose(pipe);
+  return run;
+}
+
 namespace {
 
 // Runs a shell command; its first line of output, or "" on failure.
 std::string RunLine(const std::string& command) {
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return "";
-  char line[1024] = {};
-  const bool read = std::fgets(line, sizeof(line), pipe) != nullptr;
-  if (pclose(pipe) != 0 || !read) return "";
-  std::string out = line;
-  while (!out.empty() && out.back() == '\n') out.pop_back();
-  return out;
+  const CommandRun run = RunCommand(command);
+  if (run.status != 0) return "";
+  return run.output.substr(0, run.output.find('\n'));
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // A real streaming standby of a test database's server, for the read-replica
 // tests: scripts/pg.sh standby (a base backup that streams from the primary, on a
 // socket in its own folder), its URL for that database, SQL run on it (pausing and
-// resuming replay), and stopping it.
+// resuming replay), and stopping it; and a shell command run to its end.
 //
 //   absl::StatusOr<std::unique_ptr<Standby>> standby = Standby::Start(*db_);
 //   (*standby)->Run("SELECT pg_wal_replay_pause()");
@@ -16,6 +16,14 @@
 #include "services/storage/testing/test_database.h"
 
 namespace trix {
+
+// Runs a shell command to its end: its wait status (pclose) and all it printed
+// (with 2>&1 in `command`, its errors too). Status -1 if it could not be started.
+struct CommandRun {
+  int status = -1;
+  std::string output;
+};
+CommandRun RunCommand(const std::string& command);
 
 class Standby {
  public:

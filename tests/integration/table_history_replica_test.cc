@@ -166,12 +166,10 @@ TEST(HistoryReplicaFlagTest, ABadReadUrlStopsTheServiceAndSaysWhy) {
       "timeout 20 ", TABLE_SERVICE_BINARY,
       " --database_url=postgresql://postgres@127.0.0.1:1/x",
       " --read_database_url='host=standby bogus=1' --listen=127.0.0.1:0 2>&1");
-  FILE* pipe = popen(command.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string output;
-  char chunk[4096];
-  while (size_t n = std::fread(chunk, 1, sizeof(chunk), pipe)) output.append(chunk, n);
-  const int status = pclose(pipe);
+  const CommandRun run = RunCommand(command);
+  ASSERT_NE(run.status, -1) << "cannot run " << command;
+  const int status = run.status;
+  const std::string& output = run.output;
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 1) << status << output;
   EXPECT_NE(output.find("cannot open the history's store (--read_database_url)"),
             std::string::npos)
