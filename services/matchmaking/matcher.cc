@@ -11,6 +11,7 @@
 #include "services/common/metrics.h"
 #include "services/matchmaking/retry_table.h"
 #include "services/matchmaking/table_voids.h"
+#include "services/storage/connection_pool.h"
 #include "services/storage/pg_array.h"
 #include "proto/wire/wire.h"
 
@@ -138,8 +139,10 @@ void Matcher::Connect() {
 
 void Matcher::TryLeases() {
   last_lease_try_ = absl::Now();
+  std::vector<Batch> unfinished;  // enqueued once no statement is waiting
   for (const PoolSpec& spec : options_.pools) {
     if (leased_.count(spec.name)) continue;
+    const storage::StallLimit limit(*connection_, storage::kStallLimit);
     pqxx::nontransaction tx(*connection_);
     bool got = tx.exec_params1("SELECT pg_try_advisory_lock(hashtext('mm:' || $1))",
                                spec.name)[0]
@@ -156,8 +159,8 @@ void Matcher::TryLeases() {
     // Whoever held the pool before may have died mid-placement: its placements are
     // finished (the same tables, asked for again), and tickets it claimed without
     // one go back to the queue.
-    Batch unfinished;
-    unfinished.jobs = UnfinishedPlacements(tx, state);
+    Batch placements;
+    placements.jobs = UnfinishedPlacements(tx, state);
     const pqxx::result back = tx.exec_params(
         "UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, changed = now() "
         "WHERE pool = $1 AND status = 'placing' AND NOT EXISTS "
@@ -169,9 +172,10 @@ void Matcher::TryLeases() {
     service::LogInfo("matching pool",
                      {{"pool", spec.name},
                       {"recovered", static_cast<int64_t>(back.size())},
-                      {"placements", static_cast<int64_t>(unfinished.jobs.size())}});
-    if (!unfinished.jobs.empty()) Enqueue(std::move(unfinished));
+                      {"placements", static_cast<int64_t>(placements.jobs.size())}});
+    if (!placements.jobs.empty()) unfinished.push_back(std::move(placements));
   }
+  for (Batch& batch : unfinished) Enqueue(std::move(batch));
 }
 
 void Matcher::Offer(const std::vector<TicketRow>& rows) {
@@ -288,6 +292,7 @@ void Matcher::ReadPools(bool whole) {
   if (whole) last_full_read_ = last_read_;
   std::vector<std::string> names;
   for (const auto& [name, state] : leased_) names.push_back(name);
+  const storage::StallLimit limit(*connection_, storage::kStallLimit);
   pqxx::nontransaction tx(*connection_);
   // Numbered before the read: a ticket numbered later is read next time. (A
   // sequence never used yet shows the first number it will give.)
@@ -444,6 +449,7 @@ bool Matcher::ClaimWhole(const std::vector<Job>& jobs) {
       "WHERE t.ctid = l.ctid AND (SELECT ok FROM whole)), "
       "placed AS (", kInsertPlacements, " WHERE (SELECT ok FROM whole)) "
       "SELECT ok FROM whole");
+  const storage::StallLimit limit(*connection_, storage::kStallLimit);
   pqxx::nontransaction tx(*connection_);
   return tx.exec_params1(
       kClaim, ids.Finish(), groups.Finish(), a.request_ids.Finish(), a.pools.Finish(),
@@ -496,6 +502,7 @@ bool Matcher::ClaimEach(std::vector<std::pair<PoolState*, Group>>& groups, Batch
     }
   }
   std::vector<std::string> revert;  // claimed, but their group fell apart
+  const storage::StallLimit limit(*connection_, storage::kStallLimit);
   pqxx::work tx(*connection_);
   // Locked in ticket order, as admissions and commits lock them (no deadlock).
   const pqxx::result r = tx.exec_params(

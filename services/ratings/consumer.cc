@@ -178,8 +178,13 @@ void OutboxConsumer::Loop() {
       }
       const bool sweep = idle || absl::Now() - last_sweep > absl::Seconds(5);
       if (sweep) last_sweep = absl::Now();
-      const BatchResult r = ApplyBatch(*connection, sweep);
-      UpdateLag(*connection);
+      BatchResult r;
+      {
+        // A frozen primary never answers: give up on it, reconnect, find the new one.
+        const storage::StallLimit limit(*connection, storage::kStallLimit);
+        r = ApplyBatch(*connection, sweep);
+        UpdateLag(*connection);
+      }
       if (r.more) {
         if (r.rows == 0) absl::SleepFor(absl::Milliseconds(10));  // waiting at a hole
         idle = false;

@@ -10,6 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "services/ratings/testing/ratings_db_test.h"
+#include "services/storage/connection_pool.h"
+#include "services/storage/testing/frozen_backend.h"
 
 namespace trix::ratings {
 namespace {
@@ -189,6 +191,38 @@ TEST_F(ConsumerTest, WaitsForAnEarlierGameStillCommitting) {
   }
   Write({OutboxGame::Solo("g3", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
   EXPECT_EQ(Drain(), 1);
+}
+
+// A primary that stops answering without closing its connections (SIGSTOP, a
+// paused VM): the consumer gives up on it at the stall limit, reconnects and
+// applies what is waiting, rather than waiting for the frozen server forever.
+TEST_F(ConsumerTest, GivesUpOnAServerThatStopsAnsweringAndReconnects) {
+  ConsumerOptions options;
+  options.database_url = db_->url();
+  options.application_name = "consumer under test";
+  options.poll_interval = absl::Milliseconds(100);
+  options.order_grace = absl::ZeroDuration();
+  OutboxConsumer consumer(options, metrics_.get());
+  consumer.Start();
+  absl::StatusOr<std::unique_ptr<storage::FrozenBackend>> frozen =
+      storage::FrozenBackend::Freeze(db_->admin_url(), db_->name(), options.application_name);
+  ASSERT_TRUE(frozen.ok()) << frozen.status();
+  const absl::Time frozen_at = absl::Now();
+  Write({OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
+  bool consumed = false;
+  while (!consumed && absl::Now() < frozen_at + storage::kStallLimit + absl::Seconds(10)) {
+    absl::SleepFor(absl::Milliseconds(50));
+    consumed = !Sql("SELECT consumed_at FROM game_results")[0][0].is_null();
+  }
+  const absl::Duration took = absl::Now() - frozen_at;
+  ASSERT_TRUE(consumed) << "the game still waits " << took << " after the freeze";
+  EXPECT_GE(took, storage::kStallLimit - absl::Seconds(1)) << "applied before the cut";
+  EXPECT_EQ(metrics_->games_rated.Value(), 1);
+  EXPECT_GE(metrics_->batch_errors.Value(), 1);
+  EXPECT_EQ(storage::ConnectionsNamed(db_->admin_url(), db_->name(), options.application_name),
+            2);  // the frozen one and the new one
+  frozen->reset();
+  consumer.Stop();
 }
 
 TEST_F(ConsumerTest, UnreadableRowsAreRecordedAndPassed) {

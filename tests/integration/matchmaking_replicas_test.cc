@@ -13,6 +13,8 @@
 
 #include "bots/demo/child_process.h"
 #include "gtest/gtest.h"
+#include "services/storage/connection_pool.h"
+#include "services/storage/testing/frozen_backend.h"
 #include "tests/integration/matchmaking_fixture.h"
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_process.h"
@@ -163,6 +165,45 @@ TEST_F(MatchmakingReplicasTest, TicketsOnEitherReplicaShareTablesAndSurviveKillN
   TicketClient n2(stub_b.get(), Request("n2"), kServiceBearer);
   ExpectOneTable({&k1, &k2, &n1, &n2});
   EXPECT_EQ(k1.assignment().ticket_id(), ticket);  // the same ticket, resumed
+  EXPECT_EQ(SeatedTwice(), 0);
+}
+
+// A primary that stops answering without closing its connections (SIGSTOP, a
+// paused VM): the matcher gives up on its connection at the stall limit and opens
+// another instead of waiting on the frozen server. Here the frozen server process
+// still holds the pool's lock (a promoted standby would not), so matching waits
+// until it is let go on, finds its client gone and ends; then the matcher takes
+// the pool back and groups tables again, with no restart.
+TEST_F(MatchmakingReplicasTest, AMatcherGivesUpOnAServerThatStopsAnswering) {
+  const std::string dir = ::testing::TempDir();
+  Replica a(db_->url(), dir + "/mm-frozen-db.log");
+  auto stub = a.Stub();
+  {
+    TicketClient p1(stub.get(), Request("f1"), kServiceBearer);
+    TicketClient p2(stub.get(), Request("f2"), kServiceBearer);
+    TicketClient p3(stub.get(), Request("f3"), kServiceBearer);
+    TicketClient p4(stub.get(), Request("f4"), kServiceBearer);
+    ExpectOneTable({&p1, &p2, &p3, &p4});
+  }
+  const std::string name = "mamlaka matcher";
+  {
+    absl::StatusOr<std::unique_ptr<storage::FrozenBackend>> frozen =
+        storage::FrozenBackend::Freeze(db_->admin_url(), db_->name(), name);
+    ASSERT_TRUE(frozen.ok()) << frozen.status();
+    const absl::Time deadline = absl::Now() + storage::kStallLimit + absl::Seconds(10);
+    while (storage::ConnectionsNamed(db_->admin_url(), db_->name(), name) < 2 &&
+           absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+    EXPECT_EQ(storage::ConnectionsNamed(db_->admin_url(), db_->name(), name), 2)
+        << "no new connection beside the frozen one";
+    EXPECT_EQ(a.LogLines("matcher lost its database connection"), 1);
+  }
+  TicketClient p1(stub.get(), Request("t1"), kServiceBearer);
+  TicketClient p2(stub.get(), Request("t2"), kServiceBearer);
+  TicketClient p3(stub.get(), Request("t3"), kServiceBearer);
+  TicketClient p4(stub.get(), Request("t4"), kServiceBearer);
+  ExpectOneTable({&p1, &p2, &p3, &p4});
   EXPECT_EQ(SeatedTwice(), 0);
 }
 
