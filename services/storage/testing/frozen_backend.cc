@@ -3,7 +3,6 @@
 #include <signal.h>
 
 #include <cerrno>
-#include <cstring>
 #include <pqxx/pqxx>
 #include <utility>
 

@@ -34,7 +34,6 @@ class FrozenBackend {
   FrozenBackend(const FrozenBackend&) = delete;
   FrozenBackend& operator=(const FrozenBackend&) = delete;
 
-  int pid() const { return pid_; }
 
  private:
   FrozenBackend(std::string admin_url, int pid) : admin_url_(std::move(admin_url)), pid_(pid) {}
