@@ -6,10 +6,13 @@
 
 #include <cstdio>
 #include <fstream>
+#include <memory>
 #include <pqxx/pqxx>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <utility>
+#include <vector>
 
 #include "bots/demo/child_process.h"
 #include "gtest/gtest.h"
@@ -109,6 +112,25 @@ class MatchmakingReplicasTest : public MatchmakingTest {
     options.migrations_dir = MIGRATIONS_DIR;
     return table::ServiceProcess::StartServing(options);
   }
+  using Tickets = std::vector<std::unique_ptr<TicketClient>>;
+  // Each request queued as a ticket of its own (with the service's token) on the
+  // replica beside it.
+  static Tickets Queue(
+      const std::vector<std::pair<v1::MatchmakingService::Stub*, v1::FindTableRequest>>&
+          requests) {
+    Tickets tickets;
+    for (const auto& [stub, request] : requests) {
+      tickets.push_back(std::make_unique<TicketClient>(stub, request, kServiceBearer));
+    }
+    return tickets;
+  }
+  // One solo ticket per player id, all on `stub`.
+  static Tickets Queue(v1::MatchmakingService::Stub* stub,
+                       const std::vector<std::string>& players) {
+    std::vector<std::pair<v1::MatchmakingService::Stub*, v1::FindTableRequest>> requests;
+    for (const std::string& player : players) requests.emplace_back(stub, Request(player));
+    return Queue(requests);
+  }
   int SeatedTwice() {
     pqxx::connection c(db_->url());
     pqxx::read_transaction tx(c);
@@ -118,10 +140,10 @@ class MatchmakingReplicasTest : public MatchmakingTest {
   }
 };
 
-void ExpectOneTable(const std::vector<TicketClient*>& clients) {
+void ExpectOneTable(const std::vector<std::unique_ptr<TicketClient>>& clients) {
   std::set<std::string> tables;
   std::set<int> seats;
-  for (TicketClient* c : clients) {
+  for (const auto& c : clients) {
     ASSERT_TRUE(c->WaitDone());
     ASSERT_TRUE(c->status().ok()) << c->status().error_message();
     tables.insert(c->assignment().table_id());
@@ -139,13 +161,10 @@ TEST_F(MatchmakingReplicasTest, TicketsOnEitherReplicaShareTablesAndSurviveKillN
   auto stub_b = b.Stub();
 
   // Two players on each replica: one table, whichever replica matched it.
-  {
-    TicketClient p1(stub_a.get(), Request("a1"), kServiceBearer);
-    TicketClient p2(stub_a.get(), Request("a2"), kServiceBearer);
-    TicketClient p3(stub_b.get(), Request("b1"), kServiceBearer);
-    TicketClient p4(stub_b.get(), Request("b2"), kServiceBearer);
-    ExpectOneTable({&p1, &p2, &p3, &p4});
-  }
+  ExpectOneTable(Queue({{stub_a.get(), Request("a1")},
+                        {stub_a.get(), Request("a2")},
+                        {stub_b.get(), Request("b1")},
+                        {stub_b.get(), Request("b2")}}));
 
   // Two players queue on A, which dies; they resubmit the same requests to B.
   std::string ticket;
@@ -159,12 +178,12 @@ TEST_F(MatchmakingReplicasTest, TicketsOnEitherReplicaShareTablesAndSurviveKillN
     ASSERT_TRUE(k1.WaitDone());
     EXPECT_EQ(k1.status().error_code(), grpc::StatusCode::UNAVAILABLE);
   }
-  TicketClient k1(stub_b.get(), Request("k1", "keep"), kServiceBearer);
-  TicketClient k2(stub_b.get(), Request("k2", "keep"), kServiceBearer);
-  TicketClient n1(stub_b.get(), Request("n1"), kServiceBearer);
-  TicketClient n2(stub_b.get(), Request("n2"), kServiceBearer);
-  ExpectOneTable({&k1, &k2, &n1, &n2});
-  EXPECT_EQ(k1.assignment().ticket_id(), ticket);  // the same ticket, resumed
+  const Tickets resumed = Queue({{stub_b.get(), Request("k1", "keep")},
+                                 {stub_b.get(), Request("k2", "keep")},
+                                 {stub_b.get(), Request("n1")},
+                                 {stub_b.get(), Request("n2")}});
+  ExpectOneTable(resumed);
+  EXPECT_EQ(resumed[0]->assignment().ticket_id(), ticket);  // the same ticket, resumed
   EXPECT_EQ(SeatedTwice(), 0);
 }
 
@@ -178,13 +197,7 @@ TEST_F(MatchmakingReplicasTest, AMatcherGivesUpOnAServerThatStopsAnswering) {
   const std::string dir = ::testing::TempDir();
   Replica a(db_->url(), dir + "/mm-frozen-db.log");
   auto stub = a.Stub();
-  {
-    TicketClient p1(stub.get(), Request("f1"), kServiceBearer);
-    TicketClient p2(stub.get(), Request("f2"), kServiceBearer);
-    TicketClient p3(stub.get(), Request("f3"), kServiceBearer);
-    TicketClient p4(stub.get(), Request("f4"), kServiceBearer);
-    ExpectOneTable({&p1, &p2, &p3, &p4});
-  }
+  ExpectOneTable(Queue(stub.get(), {"f1", "f2", "f3", "f4"}));
   const std::string name = "mamlaka matcher";
   {
     absl::StatusOr<std::unique_ptr<storage::FrozenBackend>> frozen =
@@ -199,11 +212,7 @@ TEST_F(MatchmakingReplicasTest, AMatcherGivesUpOnAServerThatStopsAnswering) {
         << "no new connection beside the frozen one";
     EXPECT_EQ(a.LogLines("matcher lost its database connection"), 1);
   }
-  TicketClient p1(stub.get(), Request("t1"), kServiceBearer);
-  TicketClient p2(stub.get(), Request("t2"), kServiceBearer);
-  TicketClient p3(stub.get(), Request("t3"), kServiceBearer);
-  TicketClient p4(stub.get(), Request("t4"), kServiceBearer);
-  ExpectOneTable({&p1, &p2, &p3, &p4});
+  ExpectOneTable(Queue(stub.get(), {"t1", "t2", "t3", "t4"}));
   EXPECT_EQ(SeatedTwice(), 0);
 }
 
@@ -218,11 +227,10 @@ TEST_F(MatchmakingReplicasTest, TicketsQueuedElsewhereAreReadWithoutReadingThePo
   Replica b(db_->url(), dir + "/mm-newest-b.log", "60s", {}, flags);
   auto stub_b = b.Stub();
   for (const std::string round : {"r1-", "r2-"}) {
-    TicketClient p1(stub_a.get(), Request(round + "a1"), kServiceBearer);
-    TicketClient p2(stub_a.get(), Request(round + "a2"), kServiceBearer);
-    TicketClient p3(stub_b.get(), Request(round + "b1"), kServiceBearer);
-    TicketClient p4(stub_b.get(), Request(round + "b2"), kServiceBearer);
-    ExpectOneTable({&p1, &p2, &p3, &p4});
+    ExpectOneTable(Queue({{stub_a.get(), Request(round + "a1")},
+                          {stub_a.get(), Request(round + "a2")},
+                          {stub_b.get(), Request(round + "b1")},
+                          {stub_b.get(), Request(round + "b2")}}));
   }
   EXPECT_EQ(SeatedTwice(), 0);
 }
@@ -306,12 +314,9 @@ TEST_F(MatchmakingReplicasTest, APlacementWhoseAnswerWasLostGetsTheTableThatWasM
   Replica a(db_->url(), dir + "/mm-lost-answer.log");
   auto stub = a.Stub();
 
-  TicketClient p1(stub.get(), Request("lost1"), kServiceBearer);
-  TicketClient p2(stub.get(), Request("lost2"), kServiceBearer);
-  TicketClient p3(stub.get(), Request("lost3"), kServiceBearer);
-  TicketClient p4(stub.get(), Request("lost4"), kServiceBearer);
-  ExpectOneTable({&p1, &p2, &p3, &p4});
-  const std::string table_id = p1.assignment().table_id();
+  const Tickets players = Queue(stub.get(), {"lost1", "lost2", "lost3", "lost4"});
+  ExpectOneTable(players);
+  const std::string table_id = players[0]->assignment().table_id();
   EXPECT_NE(tables->Log().find("CreateTable answer lost"), std::string::npos);
   EXPECT_EQ(Count("SELECT count(*) FROM games"), 1);  // one table, made once
   EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM games WHERE id = '", table_id,
@@ -322,7 +327,7 @@ TEST_F(MatchmakingReplicasTest, APlacementWhoseAnswerWasLostGetsTheTableThatWasM
 
   // Their seat tokens are the table's: every seat plays.
   std::vector<std::unique_ptr<table::SeatClient>> seats;
-  for (TicketClient* p : {&p1, &p2, &p3, &p4}) {
+  for (const auto& p : players) {
     const v1::Assignment& seat = p->assignment();
     seats.push_back(std::make_unique<table::SeatClient>(
         grpc::CreateChannel(seat.address(), grpc::InsecureChannelCredentials()),
@@ -351,10 +356,7 @@ TEST_F(MatchmakingReplicasTest, ARefusalThatProvesNoTableReturnsTheTicketsToTheQ
   Replica a(db_->url(), dir + "/mm-full.log");
   auto stub = a.Stub();
 
-  TicketClient p1(stub.get(), Request("full1"), kServiceBearer);
-  TicketClient p2(stub.get(), Request("full2"), kServiceBearer);
-  TicketClient p3(stub.get(), Request("full3"), kServiceBearer);
-  TicketClient p4(stub.get(), Request("full4"), kServiceBearer);
+  const Tickets players = Queue(stub.get(), {"full1", "full2", "full3", "full4"});
   for (absl::Time until = absl::Now() + absl::Seconds(20);
        a.LogLines("\"cannot place a table\"") < 2 && absl::Now() < until;) {
     absl::SleepFor(absl::Milliseconds(20));
@@ -363,7 +365,7 @@ TEST_F(MatchmakingReplicasTest, ARefusalThatProvesNoTableReturnsTheTicketsToTheQ
   EXPECT_GE(a.LogLines("\"cannot place a table\""), 2);
   EXPECT_EQ(a.LogLines("asking again"), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM games"), 0);
-  for (TicketClient* p : {&p1, &p2, &p3, &p4}) {
+  for (const auto& p : players) {
     EXPECT_FALSE(p->WaitDone(absl::ZeroDuration())) << p->status().error_message();
   }
 }
