@@ -6,9 +6,12 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
+#include "proto/wire/outbox_row.h"
 
 namespace trix::ratings {
 namespace {
+
+namespace v1 = ::trix::v1;
 
 using nlohmann::json;
 
@@ -16,60 +19,64 @@ absl::Status Bad(absl::string_view why) {
   return absl::InvalidArgumentError(absl::StrCat("outbox payload: ", why));
 }
 
-// A JSON number that must be a whole number fitting int64.
-bool WholeNumber(const json& j, int64_t& out) {
-  if (j.is_number_integer()) {
-    out = j.get<int64_t>();
-    return !j.is_number_unsigned() || j.get<uint64_t>() <= uint64_t{INT64_MAX};
+// A row written while payouts were floating point may have one that is not a
+// whole number: it reads with that payout at 0 and the money problem said, so the
+// game is still rated and its money left alone.
+absl::StatusOr<v1::internal::FinishedGame> ReadFractionalPayouts(absl::string_view payload,
+                                                                std::string& money_problem) {
+  json j = json::parse(payload.begin(), payload.end(), nullptr, false);
+  if (!j.is_object() || !j.contains("seats") || !j["seats"].is_array()) {
+    return absl::InvalidArgumentError("not an object with seats");
   }
-  if (!j.is_number_float()) return false;
-  const double d = j.get<double>();
-  if (!std::isfinite(d) || d != std::floor(d) || std::fabs(d) > 9.0e15) return false;
-  out = static_cast<int64_t>(d);
-  return true;
+  for (json& seat : j["seats"]) {
+    if (!seat.is_object() || !seat.contains("payout") || !seat["payout"].is_number_float()) {
+      continue;
+    }
+    const double payout = seat["payout"].get<double>();
+    if (std::isfinite(payout) && payout == std::floor(payout)) continue;
+    if (money_problem.empty()) {
+      money_problem = absl::StrCat("seat ", seat.value("seat", 0), " payout ",
+                                   seat["payout"].dump(), " is not a whole non-negative number");
+    }
+    seat["payout"] = 0;
+  }
+  return wire::OutboxRowFromJson(j.dump());
 }
 
-absl::Status ReadSeat(const json& s, FinishedGame& game) {
-  if (!s.is_object() || !s.contains("seat") || !s["seat"].is_number_integer()) {
-    return Bad("a seat without its number");
-  }
-  const int n = s["seat"].get<int>();
+absl::Status ReadSeat(const v1::internal::FinishedSeat& s, FinishedGame& game) {
+  const int n = s.seat();
   if (n < 0 || n >= kSeats) return Bad("a seat number out of range");
   FinishedSeat& seat = game.seats[n];
   if (!seat.player_id.empty()) return Bad("a seat given twice");
   seat.seat = n;
-  if (!s.contains("player_id") || !s["player_id"].is_string() ||
-      s["player_id"].get<std::string>().empty()) {
-    return Bad("a seat without a player id");
-  }
-  seat.player_id = s["player_id"].get<std::string>();
-  seat.bot = s.value("bot", false);
-  if (!s.contains("place") || !s["place"].is_number_integer()) return Bad("a seat without a place");
-  seat.place = s["place"].get<int>();
+  if (s.player_id().empty()) return Bad("a seat without a player id");
+  seat.player_id = s.player_id();
+  seat.bot = s.bot();
+  if (!s.has_place()) return Bad("a seat without a place");
+  seat.place = s.place();
   if (seat.place < 1 || seat.place > kSeats) return Bad("a place out of range");
-  if (s.contains("total") && !WholeNumber(s["total"], seat.total)) return Bad("a bad total");
-  if (s.contains("stake") && (!WholeNumber(s["stake"], seat.stake) || seat.stake < 0)) {
-    return Bad("a stake that is not a whole non-negative number");
-  }
-  if (s.contains("payout") && (!WholeNumber(s["payout"], seat.payout) || seat.payout < 0)) {
-    if (game.money_problem.empty()) game.money_problem = absl::StrCat("seat ", n, " payout ", s["payout"].dump(), " is not a whole non-negative number");
+  seat.total = s.total();
+  seat.stake = s.stake();
+  if (seat.stake < 0) return Bad("a stake that is not a whole non-negative number");
+  seat.payout = s.payout();
+  if (seat.payout < 0) {
+    if (game.money_problem.empty()) {
+      game.money_problem = absl::StrCat("seat ", n, " payout ", seat.payout,
+                                        " is not a whole non-negative number");
+    }
     seat.payout = 0;
   }
   return absl::OkStatus();
 }
 
 // A voided table's row: when and why, nothing to rate or settle.
-absl::StatusOr<FinishedGame> VoidedGame(const json& j, FinishedGame game) {
-  int64_t ms = 0;
-  if (!j.contains("voided_unix_ms") || !WholeNumber(j["voided_unix_ms"], ms)) {
-    return Bad("a voided table without its time");
-  }
-  if (!j.contains("reason") || !j["reason"].is_string()) {
-    return Bad("a voided table without a reason");
-  }
+absl::StatusOr<FinishedGame> VoidedGame(const v1::internal::FinishedGame& row,
+                                        FinishedGame game) {
+  if (row.voided_unix_ms() == 0) return Bad("a voided table without its time");
+  if (row.reason().empty()) return Bad("a voided table without a reason");
   game.voided = true;
-  game.finished = absl::FromUnixMillis(ms);
-  game.void_reason = j["reason"].get<std::string>();
+  game.finished = absl::FromUnixMillis(row.voided_unix_ms());
+  game.void_reason = row.reason();
   return game;
 }
 
@@ -100,25 +107,20 @@ int64_t FinishedGame::pot() const {
 }
 
 absl::StatusOr<FinishedGame> ParseFinishedGame(int64_t outbox_id, absl::string_view payload) {
-  const json j = json::parse(payload.begin(), payload.end(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) return Bad("not a JSON object");
   FinishedGame game;
   game.outbox_id = outbox_id;
-  if (!j.contains("game_id") || !j["game_id"].is_string()) return Bad("no game id");
-  game.game_id = j["game_id"].get<std::string>();
-  if (!j.contains("mode") || !j["mode"].is_string()) return Bad("no mode");
-  game.mode = j["mode"].get<std::string>();
+  absl::StatusOr<v1::internal::FinishedGame> row = wire::OutboxRowFromJson(payload);
+  if (!row.ok()) row = ReadFractionalPayouts(payload, game.money_problem);
+  if (!row.ok()) return Bad(row.status().message());
+  if (row->game_id().empty()) return Bad("no game id");
+  game.game_id = row->game_id();
+  if (row->mode().empty()) return Bad("no mode");
+  game.mode = row->mode();
   if (!IsKnownMode(game.mode)) return Bad(absl::StrCat("unknown mode ", game.mode));
-  int64_t ms = 0;
-  if (j.contains("finished_unix_ms") && !WholeNumber(j["finished_unix_ms"], ms)) {
-    return Bad("a bad finish time");
-  }
-  game.finished = absl::FromUnixMillis(ms);
-  if (j.value("voided", false)) return VoidedGame(j, std::move(game));
-  if (!j.contains("seats") || !j["seats"].is_array() || j["seats"].size() != kSeats) {
-    return Bad("not four seats");
-  }
-  for (const json& s : j["seats"]) {
+  game.finished = absl::FromUnixMillis(row->finished_unix_ms());
+  if (row->voided()) return VoidedGame(*row, std::move(game));
+  if (row->seats_size() != kSeats) return Bad("not four seats");
+  for (const v1::internal::FinishedSeat& s : row->seats()) {
     if (absl::Status st = ReadSeat(s, game); !st.ok()) return st;
   }
   int64_t stakes = 0, payouts = 0;

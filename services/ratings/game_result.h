@@ -1,7 +1,8 @@
-// A finished game as the table service's outbox announces it (game_results.payload,
-// built in services/table/table.cc Table::Finish), read into values, and the
-// OpenSkill game it is rated as. A voided table's row ("voided": true, a reason and
-// no result) reads as a game with `voided` set: it is neither rated nor settled.
+// A finished game as the table service's outbox announces it (game_results.payload:
+// a trix.v1.internal.FinishedGame, proto/trix/v1/outbox.proto, written when the
+// table ends), read into values and checked, and the OpenSkill game it is rated
+// as. A voided table's row (voided, a reason and no result) reads as a game with
+// `voided` set: it is neither rated nor settled.
 //
 // Solo modes are a four-player free-for-all ranked by place (tied totals share a
 // place, so a tie is a tie); partner modes are two teams of two (seats 0+2 against

@@ -113,17 +113,20 @@ absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& l
 }
 
 v1::GameResult ResultToProto(const engine::Variant& variant,
-                             const engine::GameResult& result,
-                             const engine::Stakes& stakes) {
-  // ResultJson always writes what ResultFromJson reads.
-  return *ResultFromJson(ResultJson(variant, result, stakes));
+                             const engine::GameResult& result) {
+  v1::GameResult out;
+  out.mutable_totals()->Add(result.totals.begin(), result.totals.end());
+  out.mutable_places()->Add(result.places.begin(), result.places.end());
+  if (variant.team == engine::Team::kPartner) {
+    out.mutable_team_totals()->Add(result.team_totals.begin(), result.team_totals.end());
+    out.set_winner_team(result.winner_team);
+  }
+  out.mutable_payouts()->Add(result.payouts.begin(), result.payouts.end());
+  return out;
 }
 
-namespace {
-
-nlohmann::json ResultObject(const engine::Variant& variant,
-                            const engine::GameResult& result,
-                            const engine::Stakes& stakes) {
+std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
+                       const engine::Stakes& stakes) {
   nlohmann::json j;
   j["mode"] = engine::ModeName(variant);
   j["totals"] = result.totals;
@@ -134,25 +137,20 @@ nlohmann::json ResultObject(const engine::Variant& variant,
   }
   j["stakes"] = stakes;
   j["payouts"] = result.payouts;
-  return j;
-}
-
-}  // namespace
-
-std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
-                       const engine::Stakes& stakes) {
-  return ResultObject(variant, result, stakes).dump();
+  return j.dump();
 }
 
 namespace {
 
 // The outbox's seat: who sat there, for which team, at what stake.
-nlohmann::json OutboxSeat(int s, const storage::SeatRecord& seat) {
-  return {{"seat", s},
-          {"player_id", seat.player_id},
-          {"bot", seat.bot},
-          {"team", engine::TeamOf(s)},
-          {"stake", seat.stake}};
+v1::internal::FinishedSeat OutboxSeat(int s, const storage::SeatRecord& seat) {
+  v1::internal::FinishedSeat out;
+  out.set_seat(s);
+  out.set_player_id(seat.player_id);
+  out.set_bot(seat.bot);
+  out.set_team(engine::TeamOf(s));
+  out.set_stake(seat.stake);
+  return out;
 }
 
 }  // namespace
@@ -162,22 +160,19 @@ std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::GameResult& result,
                                 const std::array<storage::SeatRecord, 4>& seats,
                                 int64_t finished_unix_ms) {
-  nlohmann::json outbox;
-  outbox["game_id"] = game_id;
-  outbox["mode"] = engine::ModeName(variant);
-  outbox["finished_unix_ms"] = finished_unix_ms;
-  outbox["seats"] = nlohmann::json::array();
-  engine::Stakes stakes{};
+  v1::internal::FinishedGame outbox;
+  outbox.set_game_id(game_id);
+  outbox.set_mode(engine::ModeName(variant));
+  outbox.set_finished_unix_ms(finished_unix_ms);
   for (int s = 0; s < engine::kNumSeats; ++s) {
-    stakes[s] = seats[s].stake;
-    nlohmann::json seat = OutboxSeat(s, seats[s]);
-    seat["total"] = result.totals[s];
-    seat["place"] = result.places[s];
-    seat["payout"] = result.payouts[s];
-    outbox["seats"].push_back(std::move(seat));
+    v1::internal::FinishedSeat* seat = outbox.add_seats();
+    *seat = OutboxSeat(s, seats[s]);
+    seat->set_total(result.totals[s]);
+    seat->set_place(result.places[s]);
+    seat->set_payout(result.payouts[s]);
   }
-  outbox["result"] = ResultObject(variant, result, stakes);
-  return outbox.dump();
+  *outbox.mutable_result() = ResultToProto(variant, result);
+  return wire::OutboxRowJson(outbox);
 }
 
 std::string VoidedResultJson(const std::string& mode, const std::string& reason) {
@@ -196,17 +191,14 @@ bool ResultJsonVoided(const std::string& json) {
 std::string VoidedOutboxJson(const std::string& game_id, const std::string& mode,
                              const std::array<storage::SeatRecord, 4>& seats,
                              const std::string& reason, int64_t voided_unix_ms) {
-  nlohmann::json outbox;
-  outbox["game_id"] = game_id;
-  outbox["mode"] = mode;
-  outbox["voided"] = true;
-  outbox["reason"] = reason;
-  outbox["voided_unix_ms"] = voided_unix_ms;
-  outbox["seats"] = nlohmann::json::array();
-  for (int s = 0; s < engine::kNumSeats; ++s) {
-    outbox["seats"].push_back(OutboxSeat(s, seats[s]));
-  }
-  return outbox.dump();
+  v1::internal::FinishedGame outbox;
+  outbox.set_game_id(game_id);
+  outbox.set_mode(mode);
+  outbox.set_voided(true);
+  outbox.set_reason(reason);
+  outbox.set_voided_unix_ms(voided_unix_ms);
+  for (int s = 0; s < engine::kNumSeats; ++s) *outbox.add_seats() = OutboxSeat(s, seats[s]);
+  return wire::OutboxRowJson(outbox);
 }
 
 absl::StatusOr<v1::GameResult> ResultFromJson(const std::string& json) {

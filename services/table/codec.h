@@ -27,6 +27,7 @@
 #include "engine/result.h"
 #include "engine/rules.h"
 #include "google/protobuf/timestamp.pb.h"
+#include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"
 #include "services/storage/game_store.h"
 #include "trix/v1/common.pb.h"
@@ -53,17 +54,18 @@ google::protobuf::Timestamp TimeToProto(absl::Time time);
 v1::internal::LoggedAction ActionToLog(const engine::Action& action);
 absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& logged);
 
-// A result on the wire: ResultFromJson(ResultJson(...)), so that GameEnded, a
-// table's view, GetGameRecord and ListPlayerGames show one and the same result.
-// Solo results carry no team fields.
+// A result on the wire, as GameEnded, a table's view, GetGameRecord and the outbox
+// row show it; ResultFromJson reads the same fields back from the result row, so
+// ListPlayerGames shows the same result. Solo results carry no team fields.
 v1::GameResult ResultToProto(const engine::Variant& variant,
-                             const engine::GameResult& result,
-                             const engine::Stakes& stakes);
-// The result row's JSON: totals, places, team totals, winner, stakes, payouts.
+                             const engine::GameResult& result);
+// The result row's JSON (games.result): mode, totals, places, team totals, winner,
+// stakes, payouts.
 std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
                        const engine::Stakes& stakes);
-// What the ratings service consumes when a game ends (the outbox row's JSON): who
-// played which seat, how it ended, and the result row's JSON (ResultJson) inside.
+// What the ratings service consumes when a game ends (the outbox row,
+// proto/trix/v1/outbox.proto): who played which seat, how each seat ended, and the
+// result as ResultToProto gives it.
 std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::Variant& variant,
                                 const engine::GameResult& result,

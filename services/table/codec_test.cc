@@ -2,7 +2,9 @@
 
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "engine/random.h"
+#include "engine/result.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -89,12 +91,59 @@ TEST(CodecTest, ResultJsonRoundTrip) {
   EXPECT_EQ(ResultFromJson("not json").status().code(), absl::StatusCode::kDataLoss);
 }
 
+TEST(CodecTest, TheResultRowAndTheWireShowOneResult) {
+  for (engine::Variant variant : {engine::Variant{engine::Team::kPartner, engine::Format::kComplex},
+                                  engine::Variant{engine::Team::kSolo, engine::Format::kClassic}}) {
+    const engine::GameResult result = engine::ResultOf(variant, {30, -10, 0, -20}, {10, 10, 0, 0});
+    EXPECT_EQ(ResultFromJson(ResultJson(variant, result, {10, 10, 0, 0}))->SerializeAsString(),
+              ResultToProto(variant, result).SerializeAsString());
+  }
+}
+
+TEST(CodecTest, TheOutboxRowReadsBackAsItsMessage) {
+  const engine::Variant partner{engine::Team::kPartner, engine::Format::kComplex};
+  const engine::GameResult result = engine::ResultOf(partner, {30, -10, 0, -20}, {10, 10, 0, 0});
+  std::array<storage::SeatRecord, 4> seats;
+  for (int s = 0; s < 4; ++s) seats[s].player_id = absl::StrCat("p", s);
+  seats[0].stake = seats[1].stake = 10;
+  seats[3].bot = true;
+  absl::StatusOr<v1::internal::FinishedGame> row =
+      wire::OutboxRowFromJson(GameEndedOutboxJson("t-1", partner, result, seats, 1700000000000));
+  ASSERT_TRUE(row.ok()) << row.status();
+  EXPECT_EQ(row->game_id(), "t-1");
+  EXPECT_EQ(row->mode(), "complex-partner");
+  EXPECT_EQ(row->finished_unix_ms(), 1700000000000);
+  ASSERT_EQ(row->seats_size(), 4);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(row->seats(s).seat(), s);
+    EXPECT_EQ(row->seats(s).player_id(), seats[s].player_id);
+    EXPECT_EQ(row->seats(s).team(), s % 2);
+    EXPECT_EQ(row->seats(s).total(), result.totals[s]);
+    EXPECT_EQ(row->seats(s).place(), result.places[s]);
+    EXPECT_EQ(row->seats(s).payout(), result.payouts[s]);
+  }
+  EXPECT_TRUE(row->seats(3).bot());
+  EXPECT_EQ(row->result().SerializeAsString(), ResultToProto(partner, result).SerializeAsString());
+  EXPECT_FALSE(row->voided());
+
+  absl::StatusOr<v1::internal::FinishedGame> voided =
+      wire::OutboxRowFromJson(VoidedOutboxJson("t-2", "classic-solo", seats, "why", 5));
+  ASSERT_TRUE(voided.ok()) << voided.status();
+  EXPECT_TRUE(voided->voided());
+  EXPECT_EQ(voided->reason(), "why");
+  EXPECT_EQ(voided->voided_unix_ms(), 5);
+  EXPECT_FALSE(voided->has_result());
+  EXPECT_EQ(voided->seats(1).stake(), 10);
+  EXPECT_FALSE(voided->seats(1).has_total() || voided->seats(1).has_place() ||
+               voided->seats(1).has_payout());
+}
+
 TEST(CodecTest, ASoloResultHasNoTeamFields) {
   engine::GameResult result;
   result.totals = {100, -50, 200, -250};
   result.places = {2, 3, 1, 4};
   const v1::GameResult out =
-      ResultToProto({engine::Team::kSolo, engine::Format::kComplex}, result, {});
+      ResultToProto({engine::Team::kSolo, engine::Format::kComplex}, result);
   EXPECT_THAT(out.places(), ElementsAre(2, 3, 1, 4));
   EXPECT_TRUE(out.team_totals().empty());
   EXPECT_FALSE(out.has_winner_team());

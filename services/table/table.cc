@@ -355,7 +355,7 @@ engine::GameResult Table::Result() const {
 }
 
 v1::GameResult Table::ResultProto() const {
-  return ResultToProto(game_.rules().variant, Result(), StakesOf(seats_));
+  return ResultToProto(game_.rules().variant, Result());
 }
 
 absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,

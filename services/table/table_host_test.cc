@@ -13,7 +13,6 @@
 #include "engine/random.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
 #include "services/table/refusals.h"
 #include "services/table/testing/memory_store.h"
 #include "services/table/testing/table_client.h"
@@ -1074,18 +1073,19 @@ TEST_F(VoidTest, AVoidedTableTellsItsSeatsRefusesActionsAndShowsVoided) {
 
   const std::vector<std::string> outbox = Outbox(table.table_id());
   ASSERT_EQ(outbox.size(), 1u);
-  nlohmann::json row = nlohmann::json::parse(outbox[0]);
-  EXPECT_EQ(row["game_id"], table.table_id());
-  EXPECT_EQ(row["mode"], "complex-partner");
-  EXPECT_EQ(row["voided"], true);
-  EXPECT_EQ(row["reason"], "abandoned");
-  EXPECT_GT(row["voided_unix_ms"].get<int64_t>(), 0);
-  ASSERT_EQ(row["seats"].size(), 4u);
-  EXPECT_EQ(row["seats"][1]["stake"], 100);
-  EXPECT_EQ(row["seats"][1]["player_id"], "player-1");
-  EXPECT_EQ(row["seats"][1]["team"], 1);
-  EXPECT_FALSE(row.contains("result"));
-  EXPECT_FALSE(row["seats"][1].contains("total"));
+  const absl::StatusOr<v1::internal::FinishedGame> row = wire::OutboxRowFromJson(outbox[0]);
+  ASSERT_TRUE(row.ok()) << row.status();
+  EXPECT_EQ(row->game_id(), table.table_id());
+  EXPECT_EQ(row->mode(), "complex-partner");
+  EXPECT_TRUE(row->voided());
+  EXPECT_EQ(row->reason(), "abandoned");
+  EXPECT_GT(row->voided_unix_ms(), 0);
+  ASSERT_EQ(row->seats_size(), 4);
+  EXPECT_EQ(row->seats(1).stake(), 100);
+  EXPECT_EQ(row->seats(1).player_id(), "player-1");
+  EXPECT_EQ(row->seats(1).team(), 1);
+  EXPECT_FALSE(row->has_result());
+  EXPECT_FALSE(row->seats(1).has_total());
   EXPECT_EQ(host_->metrics().voided.Value(), 1);
 }
 
@@ -1265,7 +1265,7 @@ TEST_F(VoidTest, AQuarantinedTableIsVoidedInTheStore) {
   ASSERT_TRUE(voided.ok()) << voided.status();
   EXPECT_FALSE(voided->already_voided());
   ASSERT_EQ(Outbox(table.table_id()).size(), 1u);
-  EXPECT_EQ(nlohmann::json::parse(Outbox(table.table_id())[0])["reason"], "quarantined");
+  EXPECT_EQ(wire::OutboxRowFromJson(Outbox(table.table_id())[0])->reason(), "quarantined");
   {
     absl::MutexLock lock(&db_->mu);
     EXPECT_TRUE(db_->games[table.table_id()].stored.finished);

@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/rules.h"
+#include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"
 #include "trix/v1/log.pb.h"
 
@@ -130,37 +131,33 @@ absl::StatusOr<json> GameCase(const storage::StoredGame& game) {
 
 absl::StatusOr<json> RecordedResult(const std::string& game_id,
                                     const std::string& outbox_payload) {
-  const json p = json::parse(outbox_payload, nullptr, /*allow_exceptions=*/false);
-  auto bad = [&](const std::string& why) {
+  auto bad = [&](absl::string_view why) {
     return absl::DataLossError(absl::StrCat("game ", game_id, "'s outbox record: ", why));
   };
-  if (!p.is_object() || p.value("game_id", "") != game_id) return bad("not this game's");
-  const json& r = p.value("result", json());
-  const json& seats = p.value("seats", json());
-  if (!r.is_object() || !seats.is_array() || seats.size() != 4) return bad("malformed");
-  json want = {{"id", game_id}, {"ok", true}};
-  for (const char* key : {"totals", "places", "payouts"}) {
-    if (!r.contains(key) || !r[key].is_array() || r[key].size() != 4) {
-      return bad(absl::StrCat("no ", key));
-    }
+  absl::StatusOr<v1::internal::FinishedGame> row = wire::OutboxRowFromJson(outbox_payload);
+  if (!row.ok()) return bad(row.status().message());
+  if (row->game_id() != game_id) return bad("not this game's");
+  const v1::GameResult& r = row->result();
+  if (!row->has_result() || row->seats_size() != 4) return bad("malformed");
+  if (r.totals_size() != 4 || r.places_size() != 4 || r.payouts_size() != 4) {
+    return bad("no totals, places or payouts");
   }
   // The per-seat lines the ratings service reads must say what the result says.
   for (int s = 0; s < 4; ++s) {
-    const json& seat = seats[s];
-    if (seat.value("seat", -1) != s || seat.value("total", json()) != r["totals"][s] ||
-        seat.value("place", json()) != r["places"][s] ||
-        seat.value("payout", json()) != r["payouts"][s]) {
+    const v1::internal::FinishedSeat& seat = row->seats(s);
+    if (seat.seat() != s || seat.total() != r.totals(s) || seat.place() != r.places(s) ||
+        seat.payout() != r.payouts(s)) {
       return bad(absl::StrCat("seat ", s, "'s line disagrees with the result"));
     }
   }
-  want["totals"] = r["totals"];
-  want["payouts_paid"] = r["payouts"];
-  if (r.contains("team_totals")) {
-    want["team_totals"] = r["team_totals"];
-    const json& winner = r.value("winner_team", json());
-    want["winner_team"] = winner.is_number_integer() && winner.get<int>() < 0 ? json() : winner;
+  json want = {{"id", game_id}, {"ok", true}};
+  want["totals"] = std::vector<int32_t>(r.totals().begin(), r.totals().end());
+  want["payouts_paid"] = std::vector<int64_t>(r.payouts().begin(), r.payouts().end());
+  if (r.team_totals_size() > 0) {
+    want["team_totals"] = std::vector<int32_t>(r.team_totals().begin(), r.team_totals().end());
+    want["winner_team"] = r.winner_team() < 0 ? json() : json(r.winner_team());
   } else {
-    want["places"] = r["places"];
+    want["places"] = std::vector<int32_t>(r.places().begin(), r.places().end());
   }
   return want;
 }

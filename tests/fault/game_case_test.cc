@@ -1,7 +1,10 @@
 #include "tests/fault/game_case.h"
 
+#include <array>
 #include <string>
 #include <vector>
+
+#include "absl/strings/str_cat.h"
 
 #include "engine/autopilot.h"
 #include "engine/deal.h"
@@ -77,20 +80,15 @@ LoggedGame PlayAndLog(engine::Variant variant, int kingdoms, uint64_t seed) {
   return out;
 }
 
-// The outbox record the table service writes for `result` (services/table/table.cc).
+// The outbox record the table service writes for `result`.
 std::string Outbox(const std::string& game_id, engine::Variant variant,
                    const engine::GameResult& result) {
-  json seats = json::array();
+  std::array<storage::SeatRecord, 4> seats;
   for (int s = 0; s < 4; ++s) {
-    seats.push_back({{"seat", s},
-                     {"total", result.totals[s]},
-                     {"place", result.places[s]},
-                     {"payout", result.payouts[s]}});
+    seats[s].player_id = absl::StrCat("p", s);
+    seats[s].stake = kStakes[s];
   }
-  return json{{"game_id", game_id},
-              {"seats", seats},
-              {"result", json::parse(table::ResultJson(variant, result, kStakes))}}
-      .dump();
+  return table::GameEndedOutboxJson(game_id, variant, result, seats, 1700000000000);
 }
 
 TEST(GameCaseTest, ReplaysToTheResultOfTheGamePlayed) {

@@ -13,7 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
+#include "proto/wire/outbox_row.h"
 #include "proto/wire/table_location.h"
 #include "tests/integration/failover_check.h"
 #include "tests/integration/seat_client.h"
@@ -45,15 +45,18 @@ class VoidTest : public TableServiceTest {
     v1::VoidTableResponse ignored;
     return CallVoid(*stub_, table_id, reason, response ? response : &ignored);
   }
-  // The outbox rows written for `table_id`.
-  std::vector<nlohmann::json> Outbox(const std::string& table_id) {
+  // The outbox rows written for `table_id`, read as the ratings service reads them.
+  std::vector<v1::internal::FinishedGame> Outbox(const std::string& table_id) {
     pqxx::connection c(db_->url());
     pqxx::nontransaction tx(c);
-    std::vector<nlohmann::json> rows;
+    std::vector<v1::internal::FinishedGame> rows;
     for (const auto& row :
          tx.exec_params("SELECT payload::text FROM game_results WHERE game_id = $1",
                         table_id)) {
-      rows.push_back(nlohmann::json::parse(row[0].as<std::string>()));
+      absl::StatusOr<v1::internal::FinishedGame> game =
+          wire::OutboxRowFromJson(row[0].as<std::string>());
+      EXPECT_TRUE(game.ok()) << game.status();
+      if (game.ok()) rows.push_back(*std::move(game));
     }
     return rows;
   }
@@ -112,26 +115,26 @@ TEST_F(VoidTest, VoidMidGameTellsTheStreamsRefusesActionsAndWritesOneOutboxRow) 
   EXPECT_TRUE(record.voided());
   EXPECT_FALSE(record.has_result());
 
-  const std::vector<nlohmann::json> outbox = Outbox(table.table_id());
+  const std::vector<v1::internal::FinishedGame> outbox = Outbox(table.table_id());
   ASSERT_EQ(outbox.size(), 1u);
-  const nlohmann::json& row = outbox[0];
-  EXPECT_EQ(row["game_id"], table.table_id());
-  EXPECT_EQ(row["mode"], "complex-partner");
-  EXPECT_EQ(row["voided"], true);
-  EXPECT_EQ(row["reason"], "abandoned by its players");
-  EXPECT_NEAR(row["voided_unix_ms"].get<double>(),
+  const v1::internal::FinishedGame& row = outbox[0];
+  EXPECT_EQ(row.game_id(), table.table_id());
+  EXPECT_EQ(row.mode(), "complex-partner");
+  EXPECT_TRUE(row.voided());
+  EXPECT_EQ(row.reason(), "abandoned by its players");
+  EXPECT_NEAR(static_cast<double>(row.voided_unix_ms()),
               static_cast<double>(voided.voided().seconds()) * 1000, 1000);
-  ASSERT_EQ(row["seats"].size(), 4u);
+  ASSERT_EQ(row.seats_size(), 4);
   for (int seat = 0; seat < 4; ++seat) {
-    const nlohmann::json& at = row["seats"][seat];
-    EXPECT_EQ(at["seat"], seat);
-    EXPECT_EQ(at["player_id"], create.seats(seat).player_id());
-    EXPECT_EQ(at["bot"], false);
-    EXPECT_EQ(at["team"], seat % 2);
-    EXPECT_EQ(at["stake"], create.seats(seat).stake());
-    EXPECT_FALSE(at.contains("total") || at.contains("place") || at.contains("payout"));
+    const v1::internal::FinishedSeat& at = row.seats(seat);
+    EXPECT_EQ(at.seat(), seat);
+    EXPECT_EQ(at.player_id(), create.seats(seat).player_id());
+    EXPECT_FALSE(at.bot());
+    EXPECT_EQ(at.team(), seat % 2);
+    EXPECT_EQ(at.stake(), create.seats(seat).stake());
+    EXPECT_FALSE(at.has_total() || at.has_place() || at.has_payout());
   }
-  EXPECT_FALSE(row.contains("result"));
+  EXPECT_FALSE(row.has_result());
 
   // Listed as a voided game, not as a live table.
   grpc::ClientContext listing;
@@ -170,9 +173,10 @@ TEST_F(VoidTest, VoidingTwiceIsIdempotentAndAFinishedTableCannotBeVoided) {
   grpc::Status over = Void(finished.table_id(), "too late");
   EXPECT_EQ(over.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_THAT(over.error_message(), HasSubstr("the game is over"));
-  const std::vector<nlohmann::json> outbox = Outbox(finished.table_id());
+  const std::vector<v1::internal::FinishedGame> outbox = Outbox(finished.table_id());
   ASSERT_EQ(outbox.size(), 1u);
-  EXPECT_FALSE(outbox[0].contains("voided"));
+  EXPECT_FALSE(outbox[0].voided());
+  EXPECT_TRUE(outbox[0].has_result());
 }
 
 TEST_F(VoidTest, BadRequestsAreRefusedAndChangeNothing) {

@@ -3,7 +3,6 @@
 // once, even when the ratings service is killed and the outbox replayed.
 #include <signal.h>
 
-#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <pqxx/pqxx>
@@ -12,7 +11,7 @@
 #include "absl/time/clock.h"
 #include "bots/demo/child_process.h"
 #include "gtest/gtest.h"
-#include "nlohmann/json.hpp"
+#include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"
 #include "services/ratings/testing/ratings_db_test.h"
 #include "tests/ratings/ratings_process.h"
@@ -186,13 +185,12 @@ TEST_F(RatingsEndToEndTest, AStakedGamePlayedToTheEndIsRatedAndSettledOnce) {
   ASSERT_EQ(Applied(), 1);
   EXPECT_EQ(Sql("SELECT settlement FROM ratings.applied_games")[0][0].as<std::string>(), "settled");
 
-  const nlohmann::json payload = nlohmann::json::parse(
+  const absl::StatusOr<v1::internal::FinishedGame> payload = wire::OutboxRowFromJson(
       Sql("SELECT payload::text FROM game_results")[0][0].as<std::string>());
+  ASSERT_TRUE(payload.ok()) << payload.status();
   std::array<int64_t, 4> expected{};
-  for (const nlohmann::json& seat : payload["seats"]) {
-    const int s = seat["seat"];
-    expected[s] = 1000 - seat["stake"].get<int64_t>() +
-                  std::llround(seat["payout"].get<double>());
+  for (const v1::internal::FinishedSeat& seat : payload->seats()) {
+    expected[seat.seat()] = 1000 - seat.stake() + seat.payout();
   }
   for (int s = 0; s < 3; ++s) {
     const v1::Balance b = Balance(players[s]);
@@ -209,7 +207,7 @@ TEST_F(RatingsEndToEndTest, AStakedGamePlayedToTheEndIsRatedAndSettledOnce) {
     ASSERT_EQ(history.changes_size(), 1) << players[s];
     EXPECT_EQ(history.changes(0).game_id(), table.table_id());
     EXPECT_EQ(history.changes(0).seat(), s);
-    EXPECT_EQ(history.changes(0).place(), payload["seats"][s]["place"].get<int>());
+    EXPECT_EQ(history.changes(0).place(), payload->seats(s).place());
   }
   CheckLedger();
 
