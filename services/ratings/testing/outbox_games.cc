@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include "proto/wire/outbox_row.h"
 #include "services/storage/pg_array.h"
 
 namespace trix::ratings {
@@ -30,27 +31,31 @@ OutboxGame OutboxGame::Partner(std::string id, std::array<std::string, 4> player
   return g;
 }
 
-std::string OutboxGame::Payload() const {
+namespace {
+
+// The row as the table service wrote it while payouts were floating point, and
+// its seats and result were written field by field.
+std::string LegacyPayload(const OutboxGame& g) {
   nlohmann::json j;
-  j["game_id"] = game_id;
-  j["mode"] = mode;
+  j["game_id"] = g.game_id;
+  j["mode"] = g.mode;
   j["seats"] = nlohmann::json::array();
-  if (!void_reason.empty()) {
+  if (!g.void_reason.empty()) {
     j["voided"] = true;
-    j["reason"] = void_reason;
-    j["voided_unix_ms"] = finished_unix_ms;
+    j["reason"] = g.void_reason;
+    j["voided_unix_ms"] = g.finished_unix_ms;
     for (int s = 0; s < 4; ++s) {
       j["seats"].push_back({{"seat", s},
-                            {"player_id", seats[s].player_id},
-                            {"bot", seats[s].bot},
+                            {"player_id", g.seats[s].player_id},
+                            {"bot", g.seats[s].bot},
                             {"team", s % 2},
-                            {"stake", seats[s].stake}});
+                            {"stake", g.seats[s].stake}});
     }
     return j.dump();
   }
-  j["finished_unix_ms"] = finished_unix_ms;
+  j["finished_unix_ms"] = g.finished_unix_ms;
   for (int s = 0; s < 4; ++s) {
-    const OutboxSeat& seat = seats[s];
+    const OutboxSeat& seat = g.seats[s];
     j["seats"].push_back({{"seat", s},
                           {"player_id", seat.player_id},
                           {"bot", seat.bot},
@@ -62,6 +67,39 @@ std::string OutboxGame::Payload() const {
   }
   j["result"] = nlohmann::json::object();
   return j.dump();
+}
+
+}  // namespace
+
+std::string OutboxGame::Payload() const {
+  for (const OutboxSeat& seat : seats) {
+    if (!seat.payout.is_number_integer()) return LegacyPayload(*this);
+  }
+  v1::internal::FinishedGame row;
+  row.set_game_id(game_id);
+  row.set_mode(mode);
+  for (int s = 0; s < 4; ++s) {
+    v1::internal::FinishedSeat* seat = row.add_seats();
+    seat->set_seat(s);
+    seat->set_player_id(seats[s].player_id);
+    seat->set_bot(seats[s].bot);
+    seat->set_team(s % 2);
+    seat->set_stake(seats[s].stake);
+    if (void_reason.empty()) {
+      seat->set_total(seats[s].total);
+      seat->set_place(seats[s].place);
+      seat->set_payout(seats[s].payout.get<int64_t>());
+    }
+  }
+  if (!void_reason.empty()) {
+    row.set_voided(true);
+    row.set_reason(void_reason);
+    row.set_voided_unix_ms(finished_unix_ms);
+  } else {
+    row.set_finished_unix_ms(finished_unix_ms);
+    row.mutable_result();
+  }
+  return wire::OutboxRowJson(row);
 }
 
 void WriteOutboxGames(pqxx::connection& connection, const std::vector<OutboxGame>& games) {

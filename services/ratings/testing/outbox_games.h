@@ -1,7 +1,9 @@
 // Finished games written straight into the table service's outbox (a games row and
 // its game_results row, as the table service's last transaction writes them), for
-// tests and the load tool. The payload has the shape of Table::Finish's, or of a
-// voided table's row when void_reason is set. Solo games' totals agree with their
+// tests and the load tool. The payload is the row the table service writes
+// (proto/wire/outbox_row.h) for a finished game, or for a voided table when
+// void_reason is set; a seat whose payout is not a JSON integer (6.5, or 10.0)
+// makes it a row as written while payouts were floating point. Solo games' totals agree with their
 // places (the better placed scored more), as the engine's payout rule reads them.
 //
 //   OutboxGame g = OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4});
