@@ -18,13 +18,13 @@ The stream bookkeeping that every client of the table API needs, done once:
 
 import logging
 import queue
-import random
 import time
 import uuid
 
 import grpc
 
 from trix.v1 import common_pb2, table_pb2, table_pb2_grpc
+from mamlaka_bot.backoff import Backoff
 from mamlaka_bot.view import SeatView
 
 log = logging.getLogger("mamlaka_bot")
@@ -70,13 +70,13 @@ class Seat:
 
     def play(self):
         """Plays until the game ends; returns its trix.v1.GameResult."""
-        backoff = 0.1
+        backoff = Backoff(0.1, 2.0)
         while True:
             channel = self._channel()
             try:
                 if self._run_stream(channel):
                     return self.view.result
-                backoff = 0.1
+                backoff.reset()
             except grpc.RpcError as e:
                 if e.code() == grpc.StatusCode.OUT_OF_RANGE and self.last_seq > 0:
                     # Resumed beyond the stream's end (a failover lost the log's
@@ -95,8 +95,7 @@ class Seat:
             if time.monotonic() - self.last_progress > self.give_up_after:
                 raise SeatError("no progress for %.0f s" % self.give_up_after)
             self.reconnects += 1
-            time.sleep(backoff * (0.5 + random.random()))
-            backoff = min(backoff * 2, 2.0)
+            time.sleep(backoff.failed())
 
     def _channel(self, address=None):
         address = address or self.address

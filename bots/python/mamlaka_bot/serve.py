@@ -12,13 +12,13 @@ after RevokeBot), the games in progress are played to the end first.
 
 import collections
 import logging
-import random
 import threading
 import time
 
 import grpc
 
 from trix.v1 import matchmaking_pb2, matchmaking_pb2_grpc
+from mamlaka_bot.backoff import Backoff
 from mamlaka_bot.seat import Seat, SeatError, TRANSIENT
 
 log = logging.getLogger("mamlaka_bot")
@@ -43,7 +43,7 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
     watch = _Watch(stop, silent_after)
     request = matchmaking_pb2.ServeBotRequest(capacity=capacity, modes=list(modes))
     metadata = (("authorization", "Bearer " + bot_key),)
-    backoff = 0.2
+    backoff = Backoff(0.2, 5.0)
     try:
         while not stop.is_set():
             try:
@@ -53,7 +53,7 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
                     watch.open(updates)
                     for update in updates:
                         watch.heard()
-                        backoff = 0.2
+                        backoff.reset()
                         if update.HasField("assignment"):
                             fresh = seats.start(update.assignment)
                             if on_assignment:
@@ -69,8 +69,7 @@ def serve(matchmaking_address, bot_key, make_bot, capacity=4, modes=(), stop=Non
                     log.warning("bot stream ended (%s): reconnecting", e.code().name)
             finally:
                 watch.close()
-            stop.wait(backoff * (0.5 + random.random()))
-            backoff = min(backoff * 2, 5.0)
+            stop.wait(backoff.failed())
     finally:
         watch.end()
         seats.join()
