@@ -2,11 +2,11 @@
 
 #include <algorithm>
 #include <iostream>
-#include <random>
 
 #include "absl/strings/str_cat.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
+#include "services/common/backoff.h"
 
 namespace trix::bots {
 namespace {
@@ -50,19 +50,16 @@ int BotAccount::live_seats() const {
 }
 
 absl::Status BotAccount::Serve() {
-  std::mt19937_64 jitter(std::random_device{}());
-  absl::Duration backoff = absl::Milliseconds(200);
+  service::Backoff backoff(absl::Milliseconds(200), config_.backoff_max);
   while (!stopped_) {
     bool progressed = false;
     absl::Status status = RunStream(&progressed);
     if (stopped_) break;
     if (Refused(static_cast<grpc::StatusCode>(status.code()))) return status;
-    if (progressed) backoff = absl::Milliseconds(200);
+    if (progressed) backoff.Reset();
     Log(LogLevel::kWarn, absl::StrCat("bot stream ended (", status.ToString(),
                                       "); reconnecting"));
-    const double spread = std::uniform_real_distribution<double>(0.5, 1.5)(jitter);
-    if (stop_.WaitForNotificationWithTimeout(backoff * spread)) break;
-    backoff = std::min(backoff * 2, config_.backoff_max);
+    if (stop_.WaitForNotificationWithTimeout(service::Jittered(backoff.Failed()))) break;
   }
   absl::MutexLock lock(&mu_);
   for (auto& [key, game] : games_) game->seat->Stop();

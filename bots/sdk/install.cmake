@@ -4,11 +4,11 @@
 # Installed as the component `bot_sdk` alone (the servers have no install rules):
 #   cmake --install build --component bot_sdk --prefix /opt/mamlaka
 # It holds the SDK's static libraries and those it links (the engine, trix_check,
-# the generated trix.v1 API and its translation), their headers under include/
-# with the paths used in this repository ("bots/sdk/bot.h", "engine/cards.h",
-# "trix/v1/table.pb.h"), and lib/cmake/MamlakaBot: the exported targets
-# (MamlakaBot::sdk, ::engine, ::check, ::wire, ::proto) and the package config,
-# which finds Abseil, Protobuf and gRPC the way this build does.
+# the generated trix.v1 API and its translation, the header-only backoff), their
+# headers under include/ with the paths used in this repository ("bots/sdk/bot.h",
+# "engine/cards.h", "trix/v1/table.pb.h"), and lib/cmake/MamlakaBot: the exported
+# targets (MamlakaBot::sdk, ::engine, ::check, ::wire, ::proto, ::backoff) and the
+# package config, which finds Abseil, Protobuf and gRPC the way this build does.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
@@ -20,8 +20,9 @@ set_target_properties(trix_engine PROPERTIES EXPORT_NAME engine)
 set_target_properties(trix_check PROPERTIES EXPORT_NAME check)
 set_target_properties(trix_wire PROPERTIES EXPORT_NAME wire)
 set_target_properties(trix_proto PROPERTIES EXPORT_NAME proto)
+set_target_properties(trix_backoff PROPERTIES EXPORT_NAME backoff)
 
-install(TARGETS trix_bot_sdk trix_engine trix_check trix_wire trix_proto
+install(TARGETS trix_bot_sdk trix_engine trix_check trix_wire trix_proto trix_backoff
   EXPORT MamlakaBotTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ${MAMLAKA_BOT_COMPONENT}
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT ${MAMLAKA_BOT_COMPONENT})
@@ -35,6 +36,8 @@ install(FILES ${engine_headers}
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/engine COMPONENT ${MAMLAKA_BOT_COMPONENT})
 install(FILES ${PROJECT_SOURCE_DIR}/proto/wire/wire.h
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/proto/wire COMPONENT ${MAMLAKA_BOT_COMPONENT})
+install(FILES ${PROJECT_SOURCE_DIR}/services/common/backoff.h
+  DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/services/common COMPONENT ${MAMLAKA_BOT_COMPONENT})
 install(DIRECTORY ${TRIX_PROTO_OUT}/trix/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/trix COMPONENT ${MAMLAKA_BOT_COMPONENT}
   FILES_MATCHING PATTERN "*.pb.h" PATTERN "log.*" EXCLUDE)

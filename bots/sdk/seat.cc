@@ -10,6 +10,7 @@
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
 #include "proto/wire/table_location.h"
+#include "services/common/backoff.h"
 
 namespace trix::bots {
 namespace {
@@ -67,13 +68,13 @@ Seat::Seat(std::shared_ptr<grpc::ChannelInterface> channel, SeatConfig config, B
       channel_(channel),
       stub_(v1::TableService::NewStub(std::move(channel))),
       config_(std::move(config)),
-      bot_(bot) {
+      bot_(bot),
+      act_backoff_(config_.backoff_initial, config_.backoff_max) {
   std::random_device device;
   const uint64_t r = (uint64_t{device()} << 32) ^ device();
   // Unique per process and seat, so that a restarted bot never reuses an id that
   // the server would answer from memory with an old action's answer.
   request_prefix_ = absl::StrFormat("%016x", r);
-  jitter_state_ = r | 1;
 }
 
 void Seat::Log(LogLevel level, absl::string_view message) const {
@@ -98,22 +99,13 @@ bool Seat::Sleep(absl::Duration duration) {
   return !stopped_.load();
 }
 
-absl::Duration Seat::Jitter(absl::Duration d) {
-  // xorshift: spreads the reconnects of many bots after one server restart.
-  jitter_state_ ^= jitter_state_ << 13;
-  jitter_state_ ^= jitter_state_ >> 7;
-  jitter_state_ ^= jitter_state_ << 17;
-  const double f = 0.5 + static_cast<double>(jitter_state_ % 1000) / 1000.0;
-  return d * f;
-}
-
 std::string Seat::NextRequestId() {
   return absl::StrCat(request_prefix_, "-", ++request_counter_);
 }
 
 absl::StatusOr<v1::GameResult> Seat::Play() {
   absl::Time last_progress = absl::Now();
-  absl::Duration backoff = config_.backoff_initial;
+  service::Backoff backoff(config_.backoff_initial, config_.backoff_max);
   absl::Status last_error = absl::UnavailableError("never connected");
   bool first = true;
   while (!stopped_.load()) {
@@ -140,7 +132,7 @@ absl::StatusOr<v1::GameResult> Seat::Play() {
     const absl::Time now = absl::Now();
     if (outcome.progressed) {
       last_progress = now;
-      backoff = config_.backoff_initial;
+      backoff.Reset();
       // A resync after progress is routine (the game moved on): no pause.
       if (outcome.end == StreamEnd::kResync) continue;
     }
@@ -149,11 +141,11 @@ absl::StatusOr<v1::GameResult> Seat::Play() {
           absl::StrCat("no progress for ", absl::FormatDuration(now - last_progress),
                        "; last error: ", last_error.ToString()));
     }
-    const absl::Duration pause = Jitter(backoff);
+    // Jittered: spreads the reconnects of many bots after one server restart.
+    const absl::Duration pause = service::Jittered(backoff.Failed());
     Log(LogLevel::kInfo, absl::StrCat("resubscribing in ", absl::FormatDuration(pause),
                                       " after: ", last_error.ToString()));
     if (!Sleep(pause)) break;
-    backoff = std::min(backoff * 2, config_.backoff_max);
   }
   return absl::CancelledError("stopped");
 }
@@ -366,7 +358,7 @@ void Seat::Answer(PlayStream* stream) {
   request.set_request_id(NextRequestId());
   FillAction(decision, &request);
   unacknowledged_ = Unacknowledged{options.seq, std::move(request), retry_until};
-  act_backoff_ = config_.backoff_initial;
+  act_backoff_.Reset();
   SendAct(stream);
 }
 
@@ -415,7 +407,7 @@ Seat::Answered Seat::TakeResult(const v1::ActResult& result, PlayStream* stream,
     return Answered::kOk;
   }
   if (Retryable(code)) {
-    const absl::Duration pause = Jitter(act_backoff_);
+    const absl::Duration pause = service::Jittered(act_backoff_.next());
     if (absl::Now() + pause > unacknowledged_->retry_until) {
       // Unavailable for too long: a new stream, after a pause; the same request
       // goes again if the same decision comes back.
@@ -425,7 +417,7 @@ Seat::Answered Seat::TakeResult(const v1::ActResult& result, PlayStream* stream,
     Log(LogLevel::kInfo, absl::StrCat("retrying request ", result.request_id(),
                                       " after: ", status->ToString()));
     if (!Sleep(pause)) return Answered::kOk;  // stopping; the stream loop notices
-    act_backoff_ = std::min(act_backoff_ * 2, config_.backoff_max);
+    act_backoff_.Failed();
     {
       absl::MutexLock lock(&mu_);
       ++stats_.act_retries;

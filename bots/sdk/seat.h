@@ -51,6 +51,7 @@
 #include "absl/time/time.h"
 #include "bots/sdk/bot.h"
 #include "bots/sdk/seat_state.h"
+#include "services/common/backoff.h"
 #include "grpcpp/channel.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/security/credentials.h"
@@ -154,7 +155,6 @@ class Seat {
                              bool progressed);
   // False when stopped while sleeping.
   bool Sleep(absl::Duration duration);
-  absl::Duration Jitter(absl::Duration d);
   std::string NextRequestId();
   void Log(LogLevel level, absl::string_view message) const;
 
@@ -174,10 +174,9 @@ class Seat {
   int rejected_count_ = 0;     // refusals for rejected_seq_
   std::optional<Unacknowledged> unacknowledged_;
   bool in_flight_ = false;  // unacknowledged_ was sent on this stream, unanswered
-  absl::Duration act_backoff_;
+  service::Backoff act_backoff_;  // between retries of one unanswered action
   std::string request_prefix_;
   uint64_t request_counter_ = 0;
-  uint64_t jitter_state_;
 
   std::atomic<bool> stopped_{false};
   absl::Notification stop_;
