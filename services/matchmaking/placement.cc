@@ -2,11 +2,11 @@
 
 #include <chrono>
 #include <optional>
-#include <pqxx/pqxx>
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "services/common/logging.h"
+#include "services/storage/instance_registry.h"
 
 namespace trix::matchmaking {
 
@@ -32,27 +32,20 @@ int64_t Placement::failures() const {
 }
 
 void Placement::Refresh() {
-  std::map<std::string, Instance> fresh;
-  absl::Status s = db_->Run("reading table instances", [&](pqxx::connection& c) {
-    pqxx::read_transaction tx(c);
-    const pqxx::result r = tx.exec_params(
-        "SELECT instance_id, address, capacity, live_tables FROM table_instances "
-        "WHERE NOT draining AND heartbeat > now() - make_interval(secs => $1)",
-        absl::ToDoubleSeconds(options_.stale_after));
-    for (const pqxx::row& row : r) {
-      fresh[row[0].as<std::string>()] = {.address = row[1].as<std::string>(),
-                                         .capacity = row[2].as<int>(),
-                                         .load = row[3].as<int>()};
-    }
-    return absl::OkStatus();
-  });
+  absl::StatusOr<std::vector<storage::Instance>> live =
+      storage::ListLiveInstances(*db_, options_.stale_after);
   absl::MutexLock lock(&mu_);
   refreshed_ = absl::Now();
-  if (!s.ok()) {
-    service::LogWarn("cannot read table instances", {{"error", s.ToString()}});
+  if (!live.ok()) {
+    service::LogWarn("cannot read table instances", {{"error", live.status().ToString()}});
     return;  // keep what we knew
   }
-  instances_ = std::move(fresh);
+  instances_.clear();
+  for (const storage::Instance& i : *live) {
+    instances_[i.instance_id] = {.address = i.state.address,
+                                 .capacity = i.state.capacity,
+                                 .load = i.state.live_tables};
+  }
 }
 
 std::string Placement::Choose(const std::vector<std::string>& tried) {

@@ -1,6 +1,7 @@
 // Placement: where a new table goes. Table-service instances register themselves
 // in `table_instances` (migrations/0005) with their capacity, live tables and
-// heartbeat; a table is created on a live (fresh heartbeat), non-draining instance
+// heartbeat, and placement reads that registry through the table's own store
+// library (storage::ListLiveInstances), never with SQL of its own; a table is created on a live (fresh heartbeat), non-draining instance
 // with room, the least loaded first, and on the next one when CreateTable fails
 // there. A deployment without registered instances can name one with
 // `fallback_address`. A table nobody is to play (a placement given up) is voided

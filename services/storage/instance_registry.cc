@@ -44,6 +44,26 @@ ORDER BY instance_id)sql";
 
 }  // namespace
 
+absl::StatusOr<std::vector<Instance>> ListLiveInstances(ConnectionPool& pool,
+                                                        absl::Duration live_for) {
+  std::vector<Instance> out;
+  absl::Status status = pool.Run("listing instances", [&](pqxx::connection& c) {
+    pqxx::read_transaction tx(c);
+    for (const pqxx::row& row : tx.exec_params(kLive, absl::ToInt64Microseconds(live_for))) {
+      Instance i;
+      i.instance_id = row[0].as<std::string>();
+      i.state.address = row[1].as<std::string>();
+      i.state.capacity = row[2].as<int>();
+      i.state.live_tables = row[3].as<int>();
+      i.heartbeat = absl::FromUnixMicros(row[4].as<int64_t>());
+      out.push_back(std::move(i));
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return out;
+}
+
 absl::StatusOr<std::unique_ptr<InstanceRegistry>> InstanceRegistry::Open(
     const RegistryOptions& options) {
   if (options.instance_id.empty()) return absl::InvalidArgumentError("no instance id");
@@ -105,23 +125,7 @@ absl::StatusOr<TableHome> InstanceRegistry::Locate(const std::string& game_id) {
 }
 
 absl::StatusOr<std::vector<Instance>> InstanceRegistry::LiveInstances() {
-  std::vector<Instance> out;
-  absl::Status status = pool_->Run("listing instances", [&](pqxx::connection& c) {
-    pqxx::read_transaction tx(c);
-    for (const pqxx::row& row :
-         tx.exec_params(kLive, absl::ToInt64Microseconds(options_.live_for))) {
-      Instance i;
-      i.instance_id = row[0].as<std::string>();
-      i.state.address = row[1].as<std::string>();
-      i.state.capacity = row[2].as<int>();
-      i.state.live_tables = row[3].as<int>();
-      i.heartbeat = absl::FromUnixMicros(row[4].as<int64_t>());
-      out.push_back(std::move(i));
-    }
-    return absl::OkStatus();
-  });
-  if (!status.ok()) return status;
-  return out;
+  return ListLiveInstances(*pool_, options_.live_for);
 }
 
 }  // namespace trix::storage

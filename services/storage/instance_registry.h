@@ -58,6 +58,12 @@ struct TableHome {
   std::string broken;  // the quarantine reason; empty for a sound game
 };
 
+// Live instances (not draining, heartbeat younger than `live_for`), by instance
+// id, read through `pool`: how a service that places tables without registering
+// one (matchmaking) sees the registry.
+absl::StatusOr<std::vector<Instance>> ListLiveInstances(ConnectionPool& pool,
+                                                        absl::Duration live_for);
+
 class InstanceRegistry {
  public:
   static absl::StatusOr<std::unique_ptr<InstanceRegistry>> Open(
