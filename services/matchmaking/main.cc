@@ -26,7 +26,6 @@
 #include "services/common/metrics.h"
 #include "services/common/service_main.h"
 #include "services/matchmaking/server.h"
-#include "services/storage/connection_pool.h"
 #include "services/storage/migrations.h"
 
 namespace trix::matchmaking {
@@ -153,22 +152,6 @@ void Bind(service::Config& c, Flags& f) {
   BindQuotas(c, f);
 }
 
-absl::Status Migrate(const std::string& url, const std::string& dir) {
-  absl::StatusOr<std::vector<storage::Migration>> migrations = storage::ReadMigrations(dir);
-  if (!migrations.ok()) return migrations.status();
-  storage::ConnectionPool pool(url, 1, "mamlaka matchmaking migrations");
-  return pool.Run("migrating", [&](pqxx::connection& c) {
-    return storage::ApplyMigrations(c, *migrations);
-  });
-}
-
-// A migration that fails this way fails the same at every attempt.
-bool MayRetryMigration(const absl::Status& s) {
-  return s.code() != absl::StatusCode::kInvalidArgument &&
-         s.code() != absl::StatusCode::kNotFound &&
-         s.code() != absl::StatusCode::kFailedPrecondition;
-}
-
 // Whom matchmaking trusts (credentials, player tokens) and the token it presents.
 absl::Status LoadAuth(const Flags& flags, MatchmakingConfig& mc) {
   absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
@@ -263,9 +246,8 @@ int Run(int argc, char** argv) {
   }
 
   const service::StopSignals signals;
-  const absl::Status migrated = signals.RetryUntilReady(
-      [&] { return Migrate(flags.database_url, flags.migrations_dir); },
-      MayRetryMigration);
+  const absl::Status migrated = storage::MigrateWithRetry(
+      flags.database_url, flags.migrations_dir, "mamlaka matchmaking migrations", signals);
   if (absl::IsCancelled(migrated)) return 0;
   if (!migrated.ok()) {
     service::LogError("migration failed", {{"error", migrated.ToString()}});

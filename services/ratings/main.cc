@@ -25,7 +25,6 @@
 #include "services/ratings/server.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/migrations.h"
-#include "services/storage/pg_status.h"
 
 namespace trix::ratings {
 namespace {
@@ -97,19 +96,6 @@ void Bind(service::Config& c, Flags& f) {
          "how often the service releases holds past their TTL and measures open holds");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
-}
-
-absl::Status Migrate(const Flags& flags) {
-  absl::StatusOr<std::vector<storage::Migration>> migrations =
-      storage::ReadMigrations(flags.migrations_dir);
-  if (!migrations.ok()) return migrations.status();
-  try {
-    std::unique_ptr<pqxx::connection> c =
-        storage::Connect(flags.database_url, "ratings-service migrate");
-    return storage::ApplyMigrations(*c, *migrations);
-  } catch (...) {
-    return storage::StatusFromException("migrating");
-  }
 }
 
 // Whether libpq can parse both database URLs (it would otherwise only say so when
@@ -191,7 +177,8 @@ int Run(int argc, char** argv) {
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
   if (flags.migrate_only) {
-    absl::Status s = Migrate(flags);
+    storage::ConnectionPool migrating(flags.database_url, 1, "ratings-service migrate");
+    absl::Status s = storage::Migrate(migrating, flags.migrations_dir);
     if (!s.ok()) {
       service::LogError("migration failed", {{"error", s.ToString()}});
       return 1;
@@ -220,11 +207,15 @@ int Run(int argc, char** argv) {
     service::LogError("cannot start the server", {{"error", server.status().ToString()}});
     return 1;
   }
-  const absl::Status ready = signals.RetryUntilReady(
-      [&] { return flags.migrate ? Migrate(flags) : absl::OkStatus(); });
-  if (!ready.ok()) {  // stopped first
+  const absl::Status migrated =
+      flags.migrate ? storage::MigrateWithRetry(flags.database_url, flags.migrations_dir,
+                                                "ratings-service migrate", signals)
+                    : absl::OkStatus();
+  if (!migrated.ok()) {
     (*server)->Shutdown(flags.shutdown_grace);
-    return 0;
+    if (absl::IsCancelled(migrated)) return 0;  // stopped first
+    service::LogError("migration failed", {{"error", migrated.ToString()}});
+    return 1;
   }
   (*server)->SetReady();
   service::LogInfo("serving", {{"port", (*server)->port()}});

@@ -42,18 +42,26 @@ absl::StatusOr<std::unique_ptr<GameStore>> GameStore::Open(const StoreOptions& o
   return std::unique_ptr<GameStore>(new GameStore(std::make_unique<Impl>(checked)));
 }
 
-absl::Status GameStore::Migrate(const std::string& migrations_dir) {
+void GameStore::ExpectMigrations(const std::string& migrations_dir) {
   absl::StatusOr<std::vector<Migration>> migrations = ReadMigrations(migrations_dir);
-  if (!migrations.ok()) return migrations.status();
-  {
-    // Recorded before applying: after a failed run, CheckReady() must say so.
-    std::vector<int64_t> versions;
-    for (const Migration& m : *migrations) versions.push_back(m.version);
-    std::lock_guard<std::mutex> lock(impl_->mu);
-    impl_->migrated = std::move(versions);
-  }
-  return impl_->pool.Run(
-      "migrating", [&](pqxx::connection& c) { return ApplyMigrations(c, *migrations); });
+  if (!migrations.ok()) return;  // Migrate says why
+  std::vector<int64_t> versions;
+  for (const Migration& m : *migrations) versions.push_back(m.version);
+  std::lock_guard<std::mutex> lock(impl_->mu);
+  impl_->migrated = std::move(versions);
+}
+
+absl::Status GameStore::Migrate(const std::string& migrations_dir) {
+  ExpectMigrations(migrations_dir);
+  return storage::Migrate(impl_->pool, migrations_dir);
+}
+
+absl::Status GameStore::MigrateWithRetry(const std::string& migrations_dir,
+                                         const service::StopSignals& signals) {
+  ExpectMigrations(migrations_dir);
+  return storage::MigrateWithRetry(
+      impl_->options.url, migrations_dir,
+      absl::StrCat("mamlaka migrations ", impl_->options.instance_id), signals);
 }
 
 absl::Status GameStore::CheckReady() {

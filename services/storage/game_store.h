@@ -36,6 +36,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
+namespace trix::service {
+class StopSignals;
+}
+
 namespace trix::storage {
 
 struct StoreOptions {
@@ -143,8 +147,11 @@ class GameStore {
   ~GameStore();
 
   // Applies the numbered SQL files of migrations/ not yet recorded, in order, under
-  // an advisory lock (safe when several instances start at once).
+  // an advisory lock (safe when several instances start at once): storage::Migrate,
+  // once, or storage::MigrateWithRetry, as the service starts.
   absl::Status Migrate(const std::string& migrations_dir);
+  absl::Status MigrateWithRetry(const std::string& migrations_dir,
+                                const service::StopSignals& signals);
   // OK when the database answers and every migration is applied.
   absl::Status CheckReady();
 
@@ -234,6 +241,9 @@ class GameStore {
  private:
   struct Impl;
   explicit GameStore(std::unique_ptr<Impl> impl);
+  // Records the versions of `migrations_dir` before applying them: after a failed
+  // run, CheckReady() must say so.
+  void ExpectMigrations(const std::string& migrations_dir);
   std::unique_ptr<Impl> impl_;
 };
 

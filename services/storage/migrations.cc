@@ -13,6 +13,8 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
+#include "services/common/service_main.h"
+#include "services/storage/connection_pool.h"
 
 namespace trix::storage {
 namespace {
@@ -143,6 +145,26 @@ std::vector<int64_t> AppliedVersions(pqxx::connection& connection) {
     versions.push_back(row[0].as<int64_t>());
   }
   return versions;
+}
+
+absl::Status Migrate(ConnectionPool& pool, const std::string& dir) {
+  absl::StatusOr<std::vector<Migration>> migrations = ReadMigrations(dir);
+  if (!migrations.ok()) return migrations.status();
+  return pool.Run("migrating",
+                  [&](pqxx::connection& c) { return ApplyMigrations(c, *migrations); });
+}
+
+bool MayRetryMigration(const absl::Status& failure) {
+  return failure.code() != absl::StatusCode::kInvalidArgument &&
+         failure.code() != absl::StatusCode::kNotFound &&
+         failure.code() != absl::StatusCode::kFailedPrecondition;
+}
+
+absl::Status MigrateWithRetry(const std::string& url, const std::string& dir,
+                              const std::string& application_name,
+                              const service::StopSignals& signals) {
+  ConnectionPool pool(url, 1, application_name);
+  return signals.RetryUntilReady([&] { return Migrate(pool, dir); }, MayRetryMigration);
 }
 
 }  // namespace trix::storage

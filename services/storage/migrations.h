@@ -25,7 +25,13 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
+namespace trix::service {
+class StopSignals;
+}
+
 namespace trix::storage {
+
+class ConnectionPool;
 
 struct Migration {
   int64_t version = 0;
@@ -42,6 +48,24 @@ absl::StatusOr<std::vector<Migration>> ReadMigrations(const std::string& dir);
 // returns FAILED_PRECONDITION for a changed migration.
 absl::Status ApplyMigrations(pqxx::connection& connection,
                              const std::vector<Migration>& migrations);
+
+// Reads the migrations in `dir` and applies those not yet recorded, on one of
+// `pool`'s connections: ReadMigrations' errors, ApplyMigrations', or the pool's
+// status mapping of what libpqxx threw.
+absl::Status Migrate(ConnectionPool& pool, const std::string& dir);
+
+// Whether a failed Migrate may succeed when tried again: not after a bad or missing
+// folder (INVALID_ARGUMENT, NOT_FOUND) or a changed migration (FAILED_PRECONDITION),
+// which fail the same at every attempt.
+bool MayRetryMigration(const absl::Status& failure);
+
+// Migrate as every service runs it at start-up, on a connection of its own to `url`
+// (closed when done): tried again every 2 s while the database cannot be reached
+// (service::StopSignals::RetryUntilReady). Returns OK, the error that retrying
+// cannot mend, or CANCELLED when a stop signal came first.
+absl::Status MigrateWithRetry(const std::string& url, const std::string& dir,
+                              const std::string& application_name,
+                              const service::StopSignals& signals);
 
 // The versions recorded in the database, ascending. Throws what libpqxx throws
 // (undefined_table when nothing was ever migrated).

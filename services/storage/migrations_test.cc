@@ -1,5 +1,6 @@
 #include "services/storage/migrations.h"
 
+#include <signal.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "services/common/service_main.h"
 #include "services/storage/game_store.h"
 #include "services/storage/testing/database_test.h"
 #include "services/storage/testing/sample_games.h"
@@ -248,6 +250,34 @@ TEST_F(StoreMigrationsDbTest, AChangedAppliedMigrationIsRefused) {
   EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
   EXPECT_NE(status.message().find("1_a changed"), absl::string_view::npos) << status;
   EXPECT_EQ(Recorded(), (std::vector<std::string>{"1:a"}));
+}
+
+// What each service runs at start-up: applied once the database answers; a changed
+// migration, which no retry can mend, ends the wait at once.
+TEST_F(StoreMigrationsDbTest, MigrateWithRetryAppliesAndGivesUpOnAChangedMigration) {
+  const service::StopSignals signals;
+  MigrationFolder folder;
+  folder.Write("1_a.sql", "CREATE TABLE a (n int);");
+  ASSERT_OK(MigrateWithRetry(db_->url(), folder.path(), "migrations test", signals));
+  EXPECT_EQ(Recorded(), (std::vector<std::string>{"1:a"}));
+  folder.Write("1_a.sql", "CREATE TABLE a (n bigint);");
+  const absl::Status status =
+      MigrateWithRetry(db_->url(), folder.path(), "migrations test", signals);
+  EXPECT_EQ(status.code(), absl::StatusCode::kFailedPrecondition) << status;
+  EXPECT_FALSE(MayRetryMigration(status));
+}
+
+// A database that does not answer yet is waited for, until a stop signal.
+TEST(StoreMigrationsTest, MigrateWithRetryWaitsForTheDatabaseUntilAStopSignal) {
+  const service::StopSignals signals;
+  MigrationFolder folder;
+  folder.Write("1_a.sql", "CREATE TABLE a (n int);");
+  ASSERT_EQ(raise(SIGTERM), 0);  // pending: the first wait between attempts ends
+  const absl::Status status = MigrateWithRetry(
+      "postgresql://postgres@127.0.0.1:1/nobody?connect_timeout=2", folder.path(),
+      "migrations test", signals);
+  EXPECT_TRUE(absl::IsCancelled(status)) << status;
+  EXPECT_TRUE(MayRetryMigration(absl::UnavailableError("the database is down")));
 }
 
 TEST_F(StoreMigrationsDbTest, LaterMigrationsBuildOnEarlierOnes) {

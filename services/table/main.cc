@@ -227,16 +227,20 @@ std::optional<int> ServeMetrics(const Flags& flags,
   return std::nullopt;
 }
 
-// NOT_SERVING until the database is ready and the orphaned tables are resumed;
-// false when a signal came first.
-bool WaitUntilReady(const Flags& flags, storage::GameStore& games, TableHost& host,
-                    const service::StopSignals& signals) {
-  const absl::Status ready = signals.RetryUntilReady([&] {
-    absl::Status migrated =
-        flags.migrate ? games.Migrate(flags.migrations_dir) : absl::OkStatus();
-    return migrated.ok() ? host.Start() : migrated;
-  });
-  return ready.ok();
+// NOT_SERVING until the database is migrated and the orphaned tables are resumed;
+// the exit code when a signal came first or the migrations cannot be applied.
+std::optional<int> WaitUntilReady(const Flags& flags, storage::GameStore& games,
+                                  TableHost& host, const service::StopSignals& signals) {
+  if (flags.migrate) {
+    const absl::Status migrated = games.MigrateWithRetry(flags.migrations_dir, signals);
+    if (absl::IsCancelled(migrated)) return 0;
+    if (!migrated.ok()) {
+      service::LogError("migration failed", {{"error", migrated.ToString()}});
+      return 1;
+    }
+  }
+  if (!signals.RetryUntilReady([&] { return host.Start(); }).ok()) return 0;
+  return std::nullopt;
 }
 
 // The service credentials and player tokens the flags name; on failure logs why
@@ -280,9 +284,9 @@ int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
     service::LogError("cannot write the port file", {{"path", flags.port_file}});
     return 1;
   }
-  if (!WaitUntilReady(flags, *storage.games, host, signals)) {
+  if (std::optional<int> code = WaitUntilReady(flags, *storage.games, host, signals)) {
     (*server)->Shutdown(flags.shutdown_grace);
-    return 0;
+    return *code;
   }
   (*server)->SetServing(true);
   service::LogInfo("serving", {{"port", (*server)->port()},
