@@ -13,8 +13,8 @@ std::optional<int> ParseServiceFlags(Config& config, int argc, const char* const
   // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
   // every absl::Mutex, gRPC's included: a lock-graph update under one process-wide
   // lock on every acquisition, measured at a fifth of the table service's CPU under
-  // load (docs/benchmarks.md). Lock order is checked by the tests, not in
-  // production.
+  // load (docs/experiments/2026-11-29-table-service-rate-sweep.md, "History"). Lock
+  // order is checked by the tests, not in production.
   absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
   std::optional<int> exit_code = config.ParseCommandLine(argc, argv);
   if (exit_code) return exit_code;

@@ -97,8 +97,9 @@ absl::Status GameStore::CreateGame(const NewGame& game, std::string* existing_ga
   }
   if (existing_game_id != nullptr) existing_game_id->clear();
   // Group commit, as the log's appends: creations that arrive while a batch is
-  // being written share the next statement and its commit (docs/benchmarks.md,
-  // "Matchmaking"). Whoever finds no batch in flight writes what is queued.
+  // being written share the next statement and its commit
+  // (docs/experiments/2026-12-02-matchmaking-one-commit-per-batch.md). Whoever finds
+  // no batch in flight writes what is queued.
   Creation mine;
   mine.game = &game;
   absl::MutexLock lock(&impl_->creations_mu);

@@ -49,8 +49,8 @@ absl::StatusOr<Cursor> DecodeCursor(const std::string& text) {
 constexpr int kMaxPage = 500;
 
 // Leases checked (RenewHosted after a lapse) or released (ReleaseLeases) per
-// transaction. Measured at 1,000 tables and 3,000 actions/s (docs/benchmarks.md,
-// "Table service at the pace people play"): one transaction for all of them held
+// transaction. Measured at 1,000 tables and 3,000 actions/s
+// (docs/experiments/2026-12-01-hot-lease-renewals.md): one transaction for all of them held
 // every game's row lock for the whole renewal, and each append of the instance
 // waited for it.
 constexpr size_t kLeaseChunk = 100;

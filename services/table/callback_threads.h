@@ -7,9 +7,9 @@
 // the event hands the polling role to the other before it runs the reaction: each
 // network event and each stream write completion wakes two threads (measured:
 // about six of the service's eight context switches per action at 300 actions/s,
-// docs/benchmarks.md). With one thread left, it polls and runs the reactions
-// itself: one wake-up per event, and completions that arrive while it works are
-// taken without sleeping.
+// docs/experiments/2026-12-01-fewer-thread-wake-ups.md). With one thread left, it
+// polls and runs the reactions itself: one wake-up per event, and completions that
+// arrive while it works are taken without sleeping.
 //
 // It parks one nexting thread in the completion callback of a call to the
 // server's own in-process channel (to a method nobody serves), until Release().

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What PostgreSQL's CPU is for the smallest durable append of an action, at a
-# player's pace (docs/benchmarks.md, "Floors"): a throwaway server
+# player's pace (docs/experiments/2026-12-02-floors-grpc-and-append.md): a throwaway server
 # (scripts/pg.sh, as the load tests run it: fsync and synchronous commit on) with a
 # stripped-down games table (1,000 running games) and game log, and pgbench
 # committing one statement per action, as the table service's lone append does:

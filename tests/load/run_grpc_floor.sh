@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# What the table service's Play traffic costs in gRPC alone (docs/benchmarks.md,
-# "Floors"): starts build/bin/grpc-floor's server on loopback, drives it with 1,000
-# tables of four Play streams at RATE actions/s, prints the server's CPU, and stops
-# it. API is the server's gRPC API: callback (the table service's) or cq.
+# What the table service's Play traffic costs in gRPC alone
+# (docs/experiments/2026-12-02-floors-grpc-and-append.md): starts build/bin/grpc-floor's
+# server on loopback, drives it with 1,000 tables of four Play streams at RATE
+# actions/s, prints the server's CPU, and stops it. API is the server's gRPC API:
+# callback (the table service's) or cq.
 #
 #   tests/load/run_grpc_floor.sh                 # 300 actions/s, callback API
 #   tests/load/run_grpc_floor.sh 3000 cq

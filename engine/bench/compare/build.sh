@@ -1,6 +1,7 @@
 #!/bin/sh
-# Builds the side-by-side playout benchmarks of docs/benchmarks.md ("Side by side
-# with public Hearts engines") against source trees checked out by hand; nothing
+# Builds the side-by-side playout benchmarks of
+# docs/experiments/2026-12-01-engine-hardware-bit-operations.md ("Side by side with
+# public Hearts engines") against source trees checked out by hand; nothing
 # here is part of the build or of CI.
 #
 #   engine/bench/compare/build.sh OPEN_SPIEL_DIR XINXIN_HEARTS_DIR OUT_DIR
