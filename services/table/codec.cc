@@ -1,11 +1,13 @@
 #include "services/table/codec.h"
 
 #include <cmath>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "engine/cards.h"
 #include "google/protobuf/util/time_util.h"
 #include "nlohmann/json.hpp"
+#include "proto/wire/outbox_row.h"
 
 namespace trix::table {
 namespace {
@@ -127,16 +129,21 @@ v1::GameResult ResultToProto(const engine::Variant& variant,
 
 std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
                        const engine::Stakes& stakes) {
+  // From the wire's message, so that which fields a mode has is said once.
+  const v1::GameResult wire = ResultToProto(variant, result);
+  auto list = [](const auto& field) {
+    return std::vector<int64_t>(field.begin(), field.end());
+  };
   nlohmann::json j;
   j["mode"] = engine::ModeName(variant);
-  j["totals"] = result.totals;
-  j["places"] = result.places;
-  if (variant.team == engine::Team::kPartner) {
-    j["team_totals"] = result.team_totals;
-    j["winner_team"] = result.winner_team;
+  j["totals"] = list(wire.totals());
+  j["places"] = list(wire.places());
+  if (wire.team_totals_size() > 0) {
+    j["team_totals"] = list(wire.team_totals());
+    j["winner_team"] = wire.winner_team();
   }
   j["stakes"] = stakes;
-  j["payouts"] = result.payouts;
+  j["payouts"] = list(wire.payouts());
   return j.dump();
 }
 

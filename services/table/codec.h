@@ -27,7 +27,6 @@
 #include "engine/result.h"
 #include "engine/rules.h"
 #include "google/protobuf/timestamp.pb.h"
-#include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"
 #include "services/storage/game_store.h"
 #include "trix/v1/common.pb.h"

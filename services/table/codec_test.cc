@@ -7,6 +7,7 @@
 #include "engine/result.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire/outbox_row.h"
 
 namespace trix::table {
 namespace {

@@ -13,6 +13,7 @@
 #include "engine/random.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire/outbox_row.h"
 #include "services/table/refusals.h"
 #include "services/table/testing/memory_store.h"
 #include "services/table/testing/table_client.h"

@@ -9,6 +9,7 @@
 #include "engine/random.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/table/testing/table_client.h"
