@@ -31,63 +31,40 @@
 namespace trix::matchmaking {
 namespace {
 
+// The flags are bound straight into the server's config, whose defaults they
+// show; the rest are main's own.
 struct Flags {
-  std::string listen = "0.0.0.0:50061";
-  std::string database_url;
+  MatchmakingConfig server;
   service::CallerFlags callers;
   std::string credential_file;
-  std::string ratings_address;
-  std::string table_address;
   std::string migrations_dir = "migrations";
   std::string stake_levels;
-  absl::Duration bot_fill_wait = absl::Seconds(10);
-  int window_initial = 100;
-  int window_per_second = 50;
-  int window_max = 1000;
-  int provisional_slack = 200;
-  int default_rating = 1500;
-  absl::Duration tick = absl::Milliseconds(5);
-  absl::Duration stage_log_every;
-  absl::Duration lease_retry = absl::Seconds(1);
-  absl::Duration pool_full_read_every = MatcherOptions().full_read_every;
-  absl::Duration poll_every = absl::Milliseconds(100);
-  absl::Duration keep_alive_every = absl::Seconds(10);
-  absl::Duration keep_ended = absl::Hours(1);
-  absl::Duration reconcile_every = absl::Seconds(30);
-  absl::Duration give_up_placing = MatcherOptions().give_up_placing;
-  absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
-  absl::Duration instance_stale_after = absl::Seconds(15);
   int card_ms = 0;
-  int db_connections = 8;
   service::MetricsFlags metrics;
-  service::ServerTls tls;
-  service::ChannelTls dial;
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
   std::string seat_token_key_file;
-  GrpcOptions grpc;  // its quotas
-  BotQuota bot_quota;
   int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
   int max_admissions = static_cast<int>(LobbyOptions().max_admissions);
 };
 
 // The doors' quotas (services/matchmaking/README.md, "Bounds").
 void BindQuotas(service::Config& c, Flags& f) {
-  c.Bind("player_rate", &f.grpc.player_rate.per_second,
+  c.Bind("player_rate", &f.server.grpc.player_rate.per_second,
          "calls per second per player (token) or bot account");
-  c.Bind("player_burst", &f.grpc.player_rate.burst, "burst per player or bot account");
-  c.Bind("backend_rate", &f.grpc.backend_rate.per_second,
+  c.Bind("player_burst", &f.server.grpc.player_rate.burst, "burst per player or bot account");
+  c.Bind("backend_rate", &f.server.grpc.backend_rate.per_second,
          "calls per second per service credential");
-  c.Bind("backend_burst", &f.grpc.backend_rate.burst, "burst per service credential");
-  c.Bind("peer_rate", &f.grpc.peer_rate.per_second,
+  c.Bind("backend_burst", &f.server.grpc.backend_rate.burst, "burst per service credential");
+  c.Bind("peer_rate", &f.server.grpc.peer_rate.per_second,
          "calls per second per client address, for callers not verified (and every "
          "ServeBot before its key is looked up)");
-  c.Bind("peer_burst", &f.grpc.peer_rate.burst, "burst per client address");
-  c.Bind("bot_stream_capacity", &f.grpc.max_bot_capacity,
+  c.Bind("peer_burst", &f.server.grpc.peer_rate.burst, "burst per client address");
+  c.Bind("bot_stream_capacity", &f.server.grpc.max_bot_capacity,
          "most tables one ServeBot stream may offer");
-  c.Bind("bot_max_streams", &f.bot_quota.max_streams,
+  c.Bind("bot_max_streams", &f.server.bot_quota.max_streams,
          "ServeBot streams one bot account may hold open on a replica");
-  c.Bind("bot_max_capacity", &f.bot_quota.max_capacity,
+  c.Bind("bot_max_capacity", &f.server.bot_quota.max_capacity,
          "tables one bot account's streams may offer together on a replica");
   c.Bind("stream_buffer", &f.stream_buffer,
          "messages a stream holds for a slow client before it ends RESOURCE_EXHAUSTED");
@@ -96,54 +73,54 @@ void BindQuotas(service::Config& c, Flags& f) {
 }
 
 void Bind(service::Config& c, Flags& f) {
-  c.Bind("listen", &f.listen, "address:port for gRPC");
-  c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
+  c.Bind("listen", &f.server.listen_address, "address:port for gRPC");
+  c.Bind("database_url", &f.server.database_url, "PostgreSQL URL (required)");
   service::BindCallerFlags(c, &f.callers);
   c.Bind("credential_file", &f.credential_file,
          "file with matchmaking's own credential token, presented to the table and "
          "ratings services (default: the legacy --service_token)");
-  c.Bind("ratings_address", &f.ratings_address,
+  c.Bind("ratings_address", &f.server.ratings_address,
          "ratings service host:port; empty: default ratings and no staked play");
-  c.Bind("table_address", &f.table_address,
+  c.Bind("table_address", &f.server.placement.fallback_address,
          "a table service to use when no registered instance has room");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("stake_levels", &f.stake_levels, "comma-separated stake levels, e.g. 10,100");
-  c.Bind("bot_fill_wait", &f.bot_fill_wait, "wait before empty seats go to bots");
-  c.Bind("window_initial", &f.window_initial, "rating window at first");
-  c.Bind("window_per_second", &f.window_per_second, "rating window growth per second");
-  c.Bind("window_max", &f.window_max, "widest rating window");
-  c.Bind("provisional_slack", &f.provisional_slack,
+  c.Bind("bot_fill_wait", &f.server.pool.bot_fill_wait, "wait before empty seats go to bots");
+  c.Bind("window_initial", &f.server.pool.curve.initial, "rating window at first");
+  c.Bind("window_per_second", &f.server.pool.curve.per_second, "rating window growth per second");
+  c.Bind("window_max", &f.server.pool.curve.max, "widest rating window");
+  c.Bind("provisional_slack", &f.server.pool.provisional_slack,
          "rating distance forgiven when a provisional player is involved");
-  c.Bind("default_rating", &f.default_rating, "rating without a ratings service");
-  c.Bind("tick", &f.tick, "how often the matcher groups its pools");
-  c.Bind("stage_log_every", &f.stage_log_every,
+  c.Bind("default_rating", &f.server.default_rating, "rating without a ratings service");
+  c.Bind("tick", &f.server.tick, "how often the matcher groups its pools");
+  c.Bind("stage_log_every", &f.server.stage_log_every,
          "log where placed tables' time went this often (0: never)");
-  c.Bind("lease_retry", &f.lease_retry, "how often unmatched pools are claimed");
-  c.Bind("pool_full_read_every", &f.pool_full_read_every,
+  c.Bind("lease_retry", &f.server.lease_retry, "how often unmatched pools are claimed");
+  c.Bind("pool_full_read_every", &f.server.pool_full_read_every,
          "how often a leased pool's waiting tickets are read whole, which drops those "
          "cancelled on other replicas (in between, only newly queued ones are read)");
-  c.Bind("poll_every", &f.poll_every, "how often open streams' tickets are checked");
-  c.Bind("keep_alive_every", &f.keep_alive_every, "bot stream keep-alive period");
-  c.Bind("keep_ended", &f.keep_ended,
+  c.Bind("poll_every", &f.server.poll_every, "how often open streams' tickets are checked");
+  c.Bind("keep_alive_every", &f.server.keep_alive_every, "bot stream keep-alive period");
+  c.Bind("keep_ended", &f.server.keep_ended,
          "ended tickets, finished assignments and expired parties are deleted this long "
          "after");
-  c.Bind("reconcile_every", &f.reconcile_every,
+  c.Bind("reconcile_every", &f.server.reconcile_every,
          "how often staked seats are checked against their tables: holds of live games "
          "attached, of games over, voided or gone released");
-  c.Bind("give_up_placing", &f.give_up_placing,
+  c.Bind("give_up_placing", &f.server.give_up_placing,
          "how long an unanswered CreateTable is asked again before its tickets go back "
          "to the queue and its table, if made, is voided");
-  c.Bind("hold_admission_grace", &f.hold_admission_grace,
+  c.Bind("hold_admission_grace", &f.server.hold_admission_grace,
          "a stake held for a ticket that is not queued within this long (the process "
          "died, the answer was lost) is released");
-  c.Bind("instance_stale_after", &f.instance_stale_after,
+  c.Bind("instance_stale_after", &f.server.placement.stale_after,
          "a table instance whose heartbeat is older is not used");
   c.Bind("card_ms", &f.card_ms, "clocks of created tables (all three); 0: the table's");
-  c.Bind("db_connections", &f.db_connections, "database connection pool size");
+  c.Bind("db_connections", &f.server.db_connections, "database connection pool size");
   service::BindMetricsFlags(c, &f.metrics);
-  service::BindServerTlsFlags(c, &f.tls);
+  service::BindServerTlsFlags(c, &f.server.tls);
   // How matchmaking dials the table instances and the ratings service.
-  service::BindChannelTlsFlags(c, &f.dial);
+  service::BindChannelTlsFlags(c, &f.server.dial);
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
   c.Bind("seat_token_key_file", &f.seat_token_key_file,
@@ -186,6 +163,29 @@ absl::Status LoadAuth(const Flags& flags, MatchmakingConfig& mc) {
   return absl::OkStatus();
 }
 
+// What the flags say beyond the fields bound in flags.server: the stake levels,
+// the bounds given as ints, the bot seats' rating and the created tables' clocks.
+absl::Status FinishConfig(Flags& flags) {
+  MatchmakingConfig& mc = flags.server;
+  for (absl::string_view level : absl::StrSplit(flags.stake_levels, ',', absl::SkipEmpty())) {
+    int64_t v = 0;
+    if (!absl::SimpleAtoi(level, &v) || v <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--stake_levels must be positive integers, not \"", level, "\""));
+    }
+    mc.stake_levels.push_back(v);
+  }
+  mc.grpc.stream_buffer = static_cast<size_t>(std::max(1, flags.stream_buffer));
+  mc.max_admissions = static_cast<size_t>(std::max(1, flags.max_admissions));
+  mc.pool.bot_rating = mc.default_rating;
+  if (flags.card_ms > 0) {
+    mc.clocks.set_contract_ms(flags.card_ms);
+    mc.clocks.set_doubling_ms(flags.card_ms);
+    mc.clocks.set_card_ms(flags.card_ms);
+  }
+  return absl::OkStatus();
+}
+
 int Run(int argc, char** argv) {
   Flags flags;
   service::Config config("matchmaking-service", "MAMLAKA_");
@@ -194,60 +194,24 @@ int Run(int argc, char** argv) {
           service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
     return *exit_code;
   }
-  if (flags.database_url.empty()) {
+  if (flags.server.database_url.empty()) {
     service::LogError("--database_url is required");
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
-  MatchmakingConfig mc;
-  if (absl::Status s = LoadAuth(flags, mc); !s.ok()) {
+  if (absl::Status s = LoadAuth(flags, flags.server); !s.ok()) {
     service::LogError("cannot check callers", {{"error", s.ToString()}});
     return 2;
   }
-  mc.listen_address = flags.listen;
-  mc.database_url = flags.database_url;
-  mc.db_connections = flags.db_connections;
-  mc.ratings_address = flags.ratings_address;
-  mc.tls = flags.tls;
-  mc.dial = flags.dial;
-  mc.grpc = flags.grpc;
-  mc.grpc.stream_buffer = static_cast<size_t>(std::max(1, flags.stream_buffer));
-  mc.bot_quota = flags.bot_quota;
-  mc.max_admissions = static_cast<size_t>(std::max(1, flags.max_admissions));
-  for (absl::string_view level : absl::StrSplit(flags.stake_levels, ',', absl::SkipEmpty())) {
-    int64_t v = 0;
-    if (!absl::SimpleAtoi(level, &v) || v <= 0) {
-      service::LogError("--stake_levels must be positive integers", {{"value", std::string(level)}});
-      return 2;
-    }
-    mc.stake_levels.push_back(v);
+  if (absl::Status s = FinishConfig(flags); !s.ok()) {
+    service::LogError(std::string(s.message()));
+    return 2;
   }
-  mc.placement.fallback_address = flags.table_address;
-  mc.placement.stale_after = flags.instance_stale_after;
-  mc.pool.bot_fill_wait = flags.bot_fill_wait;
-  mc.pool.curve = {flags.window_initial, flags.window_per_second, flags.window_max};
-  mc.pool.provisional_slack = flags.provisional_slack;
-  mc.pool.bot_rating = flags.default_rating;
-  mc.default_rating = flags.default_rating;
-  mc.tick = flags.tick;
-  mc.stage_log_every = flags.stage_log_every;
-  mc.lease_retry = flags.lease_retry;
-  mc.pool_full_read_every = flags.pool_full_read_every;
-  mc.poll_every = flags.poll_every;
-  mc.keep_alive_every = flags.keep_alive_every;
-  mc.keep_ended = flags.keep_ended;
-  mc.reconcile_every = flags.reconcile_every;
-  mc.give_up_placing = flags.give_up_placing;
-  mc.hold_admission_grace = flags.hold_admission_grace;
-  if (flags.card_ms > 0) {
-    mc.clocks.set_contract_ms(flags.card_ms);
-    mc.clocks.set_doubling_ms(flags.card_ms);
-    mc.clocks.set_card_ms(flags.card_ms);
-  }
+  const MatchmakingConfig& mc = flags.server;
 
   const service::StopSignals signals;
   const absl::Status migrated = storage::MigrateWithRetry(
-      flags.database_url, flags.migrations_dir, "mamlaka matchmaking migrations", signals);
+      mc.database_url, flags.migrations_dir, "mamlaka matchmaking migrations", signals);
   if (absl::IsCancelled(migrated)) return 0;
   if (!migrated.ok()) {
     service::LogError("migration failed", {{"error", migrated.ToString()}});

@@ -29,70 +29,60 @@
 namespace trix::ratings {
 namespace {
 
+// The flags are bound straight into the server's options, whose defaults they
+// show; the rest are main's own.
 struct Flags {
-  std::string listen = "0.0.0.0:50052";
-  std::string database_url;
-  std::string read_database_url;
+  ServerOptions server;
   service::CallerFlags callers;
-  RatingsAccess access;
   std::string migrations_dir = "migrations";
   bool migrate = true;
   bool migrate_only = false;
-  bool consume = true;
   service::MetricsFlags metrics{.port = 9465};
-  service::ServerTls tls;
-  int db_connections = 4;
-  int provisional_games = kDefaultProvisionalGames;
-  int batch_size = 2000;
-  absl::Duration poll_interval = absl::Milliseconds(500);
-  absl::Duration order_grace = absl::Milliseconds(250);
-  LedgerOptions ledger;
-  absl::Duration hold_sweep_interval = absl::Seconds(30);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(5);
 };
 
 void Bind(service::Config& c, Flags& f) {
-  c.Bind("listen", &f.listen, "address:port for gRPC");
-  c.Bind("database_url", &f.database_url, "PostgreSQL URL (required)");
-  c.Bind("read_database_url", &f.read_database_url,
+  c.Bind("listen", &f.server.listen_address, "address:port for gRPC");
+  c.Bind("database_url", &f.server.database_url, "PostgreSQL URL (required)");
+  c.Bind("read_database_url", &f.server.read_database_url,
          "PostgreSQL URL of a standby for the history reads (GetLeaderboard, "
          "GetRatingHistory, GetStatement), which then lag by the standby's replay lag: "
          "a game just rated or money just moved may be missing from them for that "
          "long (empty: the primary, --database_url; current ratings, balances and "
          "every write always use the primary)");
   service::BindCallerFlags(c, &f.callers);
-  c.Bind("credential_rate", &f.access.credential_rate.per_second,
+  c.Bind("credential_rate", &f.server.access.credential_rate.per_second,
          "requests per second of each service credential");
-  c.Bind("credential_burst", &f.access.credential_rate.burst, "burst of each credential");
-  c.Bind("player_rate", &f.access.player_rate.per_second,
+  c.Bind("credential_burst", &f.server.access.credential_rate.burst, "burst of each credential");
+  c.Bind("player_rate", &f.server.access.player_rate.per_second,
          "requests per second of each player (player tokens)");
-  c.Bind("player_burst", &f.access.player_rate.burst, "burst of each player");
-  c.Bind("peer_rate", &f.access.peer_rate.per_second,
+  c.Bind("player_burst", &f.server.access.player_rate.burst, "burst of each player");
+  c.Bind("peer_rate", &f.server.access.peer_rate.per_second,
          "requests per second per client address, for calls with no verified identity");
-  c.Bind("peer_burst", &f.access.peer_rate.burst, "burst per client address");
+  c.Bind("peer_burst", &f.server.access.peer_rate.burst, "burst per client address");
   c.Bind("migrations_dir", &f.migrations_dir, "folder of numbered SQL migrations");
   c.Bind("migrate", &f.migrate, "apply migrations at start-up");
   c.Bind("migrate_only", &f.migrate_only, "apply migrations and exit");
-  c.Bind("consume", &f.consume, "consume the outbox of finished games in this instance");
+  c.Bind("consume", &f.server.consume, "consume the outbox of finished games in this instance");
   service::BindMetricsFlags(c, &f.metrics);
-  service::BindServerTlsFlags(c, &f.tls);
-  c.Bind("db_connections", &f.db_connections, "database connection pool size (reads, ledger)");
-  c.Bind("provisional_games", &f.provisional_games,
+  service::BindServerTlsFlags(c, &f.server.tls);
+  c.Bind("db_connections", &f.server.db_connections, "database connection pool size (reads, ledger)");
+  c.Bind("provisional_games", &f.server.provisional_games,
          "rated games in a mode before a player's rating is no longer provisional");
-  c.Bind("batch_size", &f.batch_size, "finished games applied per consumer transaction");
-  c.Bind("poll_interval", &f.poll_interval, "outbox polling when no notification wakes it");
-  c.Bind("order_grace", &f.order_grace,
+  c.Bind("batch_size", &f.server.consumer.batch_size, "finished games applied per consumer transaction");
+  c.Bind("poll_interval", &f.server.consumer.poll_interval, "outbox polling when no notification wakes it");
+  c.Bind("order_grace", &f.server.consumer.order_grace,
          "how long the consumer waits for a missing outbox id before skipping it");
-  c.Bind("max_transfer", &f.ledger.max_transfer,
+  c.Bind("max_transfer", &f.server.ledger.max_transfer,
          "largest credit or debit, in units (larger: INVALID_ARGUMENT)");
-  c.Bind("max_balance", &f.ledger.max_balance,
+  c.Bind("max_balance", &f.server.ledger.max_balance,
          "largest balance a credit may bring an account to (beyond: FAILED_PRECONDITION)");
-  c.Bind("held_hold_ttl", &f.ledger.held_ttl,
+  c.Bind("held_hold_ttl", &f.server.ledger.held_ttl,
          "a held (queued ticket's) hold is released by the service this long after it was placed");
-  c.Bind("attached_hold_ttl", &f.ledger.attached_ttl,
+  c.Bind("attached_hold_ttl", &f.server.ledger.attached_ttl,
          "an attached hold is released by the service this long after it was attached");
-  c.Bind("hold_sweep_interval", &f.hold_sweep_interval,
+  c.Bind("hold_sweep_interval", &f.server.hold_sweep_interval,
          "how often the service releases holds past their TTL and measures open holds");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
   c.Bind("shutdown_grace", &f.shutdown_grace, "time calls in flight get at shutdown");
@@ -102,8 +92,8 @@ void Bind(service::Config& c, Flags& f) {
 // connecting, over and over).
 absl::Status CheckDatabaseUrls(const Flags& flags) {
   const std::pair<const char*, const std::string*> urls[] = {
-      {"--database_url", &flags.database_url},
-      {"--read_database_url", &flags.read_database_url}};
+      {"--database_url", &flags.server.database_url},
+      {"--read_database_url", &flags.server.read_database_url}};
   for (const auto& [flag, url] : urls) {
     if (url->empty()) continue;
     if (absl::StatusOr<std::string> checked = storage::ConnectionUrl(*url); !checked.ok()) {
@@ -114,31 +104,41 @@ absl::Status CheckDatabaseUrls(const Flags& flags) {
   return absl::OkStatus();
 }
 
-// The service credentials and player tokens the flags name, into flags.access.
+// The service credentials and player tokens the flags name, into flags.server.access.
 absl::Status LoadCallers(Flags& flags) {
   absl::StatusOr<service::Callers> callers = service::LoadCallers(flags.callers);
   if (!callers.ok()) return callers.status();
-  flags.access.credentials = callers->credentials;
-  flags.access.player_tokens = callers->player_tokens;
+  flags.server.access.credentials = callers->credentials;
+  flags.server.access.player_tokens = callers->player_tokens;
   return absl::OkStatus();
 }
 
-ServerOptions ServerOptionsOf(const Flags& flags) {
-  ServerOptions options;
-  options.listen_address = flags.listen;
-  options.database_url = flags.database_url;
-  options.read_database_url = flags.read_database_url;
-  options.access = flags.access;
-  options.db_connections = flags.db_connections;
-  options.provisional_games = flags.provisional_games;
-  options.consume = flags.consume;
-  options.consumer.batch_size = flags.batch_size;
-  options.consumer.poll_interval = flags.poll_interval;
-  options.consumer.order_grace = flags.order_grace;
-  options.tls = flags.tls;
-  options.ledger = flags.ledger;
-  options.hold_sweep_interval = flags.hold_sweep_interval;
-  return options;
+// INVALID_ARGUMENT, saying which, for flags the service cannot start with.
+absl::Status CheckFlags(const Flags& flags) {
+  const ServerOptions& o = flags.server;
+  if (o.database_url.empty()) {
+    return absl::InvalidArgumentError("--database_url (MAMLAKA_DATABASE_URL) is required");
+  }
+  if (absl::Status s = CheckDatabaseUrls(flags); !s.ok()) return s;
+  if (o.consumer.batch_size < 1 || o.provisional_games < 0 || o.db_connections < 1) {
+    return absl::InvalidArgumentError(
+        "--batch_size and --db_connections must be positive, --provisional_games not "
+        "negative");
+  }
+  if (o.ledger.max_transfer < 1 || o.ledger.max_balance < o.ledger.max_transfer ||
+      o.ledger.max_balance > engine::kMaxStake) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--max_transfer must be at least 1, --max_balance at least "
+                     "--max_transfer and at most ",
+                     engine::kMaxStake));
+  }
+  if (o.ledger.held_ttl <= absl::ZeroDuration() ||
+      o.ledger.attached_ttl <= absl::ZeroDuration() ||
+      o.hold_sweep_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "--held_hold_ttl, --attached_hold_ttl and --hold_sweep_interval must be positive");
+  }
+  return absl::OkStatus();
 }
 
 int Run(int argc, char** argv) {
@@ -149,35 +149,13 @@ int Run(int argc, char** argv) {
           service::ParseServiceFlags(config, argc, argv, flags.log_level)) {
     return *exit_code;
   }
-  if (flags.database_url.empty()) {
-    service::LogError("--database_url (MAMLAKA_DATABASE_URL) is required");
-    return 2;
-  }
-  if (absl::Status s = CheckDatabaseUrls(flags); !s.ok()) {
-    service::LogError(s.message());
-    return 2;
-  }
-  if (flags.batch_size < 1 || flags.provisional_games < 0 || flags.db_connections < 1) {
-    service::LogError("--batch_size and --db_connections must be positive, "
-                      "--provisional_games not negative");
-    return 2;
-  }
-  if (flags.ledger.max_transfer < 1 || flags.ledger.max_balance < flags.ledger.max_transfer ||
-      flags.ledger.max_balance > engine::kMaxStake) {
-    service::LogError(absl::StrCat("--max_transfer must be at least 1, --max_balance at least "
-                                   "--max_transfer and at most ", engine::kMaxStake));
-    return 2;
-  }
-  if (flags.ledger.held_ttl <= absl::ZeroDuration() ||
-      flags.ledger.attached_ttl <= absl::ZeroDuration() ||
-      flags.hold_sweep_interval <= absl::ZeroDuration()) {
-    service::LogError("--held_hold_ttl, --attached_hold_ttl and --hold_sweep_interval "
-                      "must be positive");
+  if (absl::Status s = CheckFlags(flags); !s.ok()) {
+    service::LogError(std::string(s.message()));
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
   if (flags.migrate_only) {
-    storage::ConnectionPool migrating(flags.database_url, 1, "ratings-service migrate");
+    storage::ConnectionPool migrating(flags.server.database_url, 1, "ratings-service migrate");
     absl::Status s = storage::Migrate(migrating, flags.migrations_dir);
     if (!s.ok()) {
       service::LogError("migration failed", {{"error", s.ToString()}});
@@ -202,13 +180,13 @@ int Run(int argc, char** argv) {
   // heap in use (heap_metrics.h).
   const service::HeapReleaser heap_releaser;
   absl::StatusOr<std::unique_ptr<RatingsServer>> server =
-      RatingsServer::Start(ServerOptionsOf(flags), &(*metrics)->registry());
+      RatingsServer::Start(flags.server, &(*metrics)->registry());
   if (!server.ok()) {
     service::LogError("cannot start the server", {{"error", server.status().ToString()}});
     return 1;
   }
   const absl::Status migrated =
-      flags.migrate ? storage::MigrateWithRetry(flags.database_url, flags.migrations_dir,
+      flags.migrate ? storage::MigrateWithRetry(flags.server.database_url, flags.migrations_dir,
                                                 "ratings-service migrate", signals)
                     : absl::OkStatus();
   if (!migrated.ok()) {
