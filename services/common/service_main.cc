@@ -112,4 +112,24 @@ int StopSignals::ServeUntilStopped(const std::function<void()>& drain) const {
   return 0;
 }
 
+int RunService(const StopSignals& signals, const ServiceLife& life) {
+  if (life.migrate) {
+    const absl::Status migrated = life.migrate(signals);
+    if (!migrated.ok()) {
+      if (!absl::IsCancelled(migrated)) {
+        LogError("migration failed", {{"error", migrated.ToString()}});
+      }
+      life.drain();
+      return absl::IsCancelled(migrated) ? 0 : 1;
+    }
+  }
+  if (life.ready && !signals.RetryUntilReady(life.ready).ok()) {  // stopped first
+    life.drain();
+    return 0;
+  }
+  life.serve();
+  LogInfo("serving", life.serving_log());
+  return signals.ServeUntilStopped(life.drain);
+}
+
 }  // namespace trix::service

@@ -1,7 +1,7 @@
 // What every service's main does around its own work, written once: parse the
 // flags and start logging, block the stop signals (SIGINT, SIGTERM) before any
-// thread starts, retry the database until it is ready, and drain when a stop
-// signal comes.
+// thread starts, and then one life for all three services (RunService): listen
+// with health NOT_SERVING, migrate with retry, start, SERVING, drain.
 //
 //   Flags flags;
 //   service::Config config("ratings-service", "MAMLAKA_");
@@ -11,10 +11,12 @@
 //     return *exit_code;  // --help, or a bad flag (already reported)
 //   }
 //   service::StopSignals signals;  // before any thread starts
-//   ...                            // start the server, NOT_SERVING
-//   if (!signals.RetryUntilReady([&] { return Migrate(flags); }).ok()) return 0;
-//   ...                            // SERVING
-//   return signals.ServeUntilStopped([&] { server->Shutdown(flags.shutdown_grace); });
+//   ...                            // start the server: listening, NOT_SERVING
+//   return service::RunService(signals, {
+//       .migrate = [&](const service::StopSignals& s) { return Migrate(flags, s); },
+//       .serve = [&] { server->SetReady(); },
+//       .serving_log = [&] { return service::LogFields{{"port", server->port()}}; },
+//       .drain = [&] { server->Shutdown(flags.shutdown_grace); }});
 #ifndef TRIX_SERVICES_COMMON_SERVICE_MAIN_H_
 #define TRIX_SERVICES_COMMON_SERVICE_MAIN_H_
 
@@ -31,6 +33,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/common/config.h"
+#include "services/common/logging.h"
 #include "services/common/metrics.h"
 #include "services/common/tls.h"
 
@@ -91,6 +94,25 @@ class StopSignals {
  private:
   sigset_t signals_;
 };
+
+// A service's life once it listens with health NOT_SERVING, the same for every
+// service: `migrate` (which retries while the database does not answer, e.g.
+// storage::MigrateWithRetry), then `ready` until it succeeds (retried every 2 s:
+// what must hold before SERVING, such as resuming the instance's tables), then
+// `serve` (SERVING) and the "serving" log line with `serving_log`'s fields (tests
+// and scripts read the port there); then it waits for a stop signal, logs
+// "draining", calls `drain` and logs "stopped". A stop signal before SERVING drains
+// at once. Empty `migrate` or `ready`: no such step.
+struct ServiceLife {
+  std::function<absl::Status(const StopSignals&)> migrate;
+  std::function<absl::Status()> ready;
+  std::function<void()> serve;
+  std::function<LogFields()> serving_log;
+  std::function<void()> drain;
+};
+// Returns main's exit code: 0 after a stop signal, 1 when the migrations cannot
+// apply (logged as "migration failed").
+int RunService(const StopSignals& signals, const ServiceLife& life);
 
 }  // namespace trix::service
 

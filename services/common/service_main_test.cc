@@ -5,6 +5,7 @@
 #include <signal.h>
 
 #include <string>
+#include <vector>
 
 #include "gtest/gtest.h"
 
@@ -66,6 +67,62 @@ TEST(StopSignalsTest, ServeUntilStoppedDrainsAtASignal) {
   bool drained = false;
   EXPECT_EQ(signals.ServeUntilStopped([&] { drained = true; }), 0);
   EXPECT_TRUE(drained);
+}
+
+// RunService's steps, in the order they ran.
+struct Steps {
+  std::vector<std::string> ran;
+  ServiceLife Life(absl::Status migrated, absl::Status ready) {
+    return {.migrate =
+                [this, migrated](const StopSignals&) {
+                  ran.push_back("migrate");
+                  return migrated;
+                },
+            .ready =
+                [this, ready] {
+                  ran.push_back("ready");
+                  return ready;
+                },
+            .serve = [this] { ran.push_back("serve"); },
+            .serving_log = [] { return LogFields{{"port", 1}}; },
+            .drain = [this] { ran.push_back("drain"); }};
+  }
+};
+
+TEST(RunServiceTest, MigratesStartsServesAndDrainsAtASignal) {
+  StopSignals signals;
+  ASSERT_EQ(raise(SIGTERM), 0);  // pending: taken once the service is SERVING
+  Steps steps;
+  EXPECT_EQ(RunService(signals, steps.Life(absl::OkStatus(), absl::OkStatus())), 0);
+  EXPECT_EQ(steps.ran, (std::vector<std::string>{"migrate", "ready", "serve", "drain"}));
+}
+
+TEST(RunServiceTest, MigrationsThatCannotApplyEndItWithStatusOne) {
+  StopSignals signals;
+  Steps steps;
+  const ServiceLife life =
+      steps.Life(absl::FailedPreconditionError("migration 1_a changed"), absl::OkStatus());
+  EXPECT_EQ(RunService(signals, life), 1);
+  EXPECT_EQ(steps.ran, (std::vector<std::string>{"migrate", "drain"}));
+}
+
+TEST(RunServiceTest, AStopWhileWaitingToBeReadyDrainsWithoutServing) {
+  StopSignals signals;
+  ASSERT_EQ(raise(SIGTERM), 0);
+  Steps steps;
+  const ServiceLife life =
+      steps.Life(absl::OkStatus(), absl::UnavailableError("the database is down"));
+  EXPECT_EQ(RunService(signals, life), 0);
+  EXPECT_EQ(steps.ran, (std::vector<std::string>{"migrate", "ready", "drain"}));
+}
+
+TEST(RunServiceTest, AStopWhileMigratingDrainsWithStatusZero) {
+  StopSignals signals;
+  Steps steps;
+  const ServiceLife life =
+      steps.Life(absl::CancelledError("stopped while waiting"), absl::OkStatus());
+  EXPECT_EQ(RunService(signals, life), 0);
+  EXPECT_EQ(steps.ran, (std::vector<std::string>{"migrate", "drain"}));
 }
 
 TEST(ParseServiceFlagsTest, HelpAndBadFlagsEndMainWithTheirExitCodes) {

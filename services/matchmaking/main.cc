@@ -6,7 +6,8 @@
 //       [--jwks_file=FILE --jwt_issuer=... --jwt_audience=...]
 //
 // Every flag can also come from the environment (MAMLAKA_<FLAG>); --help lists them.
-// Start-up applies the migrations (advisory-locked) and then serves. SIGTERM or
+// Start-up listens with health NOT_SERVING (every call UNAVAILABLE), applies the
+// migrations (advisory-locked), then starts matching and reports SERVING. SIGTERM or
 // SIGINT drains: NOT_SERVING, streams end UNAVAILABLE (clients resubmit; tickets
 // and assignments are kept in PostgreSQL), the pools pass to other replicas.
 #include <algorithm>
@@ -210,13 +211,6 @@ int Run(int argc, char** argv) {
   const MatchmakingConfig& mc = flags.server;
 
   const service::StopSignals signals;
-  const absl::Status migrated = storage::MigrateWithRetry(
-      mc.database_url, flags.migrations_dir, "mamlaka matchmaking migrations", signals);
-  if (absl::IsCancelled(migrated)) return 0;
-  if (!migrated.ok()) {
-    service::LogError("migration failed", {{"error", migrated.ToString()}});
-    return 1;
-  }
   absl::StatusOr<std::unique_ptr<service::Metrics>> metrics =
       service::StartMetrics(flags.metrics);
   if (!metrics.ok()) {
@@ -233,9 +227,17 @@ int Run(int argc, char** argv) {
     service::LogError("cannot start", {{"error", server.status().ToString()}});
     return 1;
   }
-  // One line tests and scripts read for the port when --listen ends in :0.
-  service::LogInfo("serving", {{"port", (*server)->port()}});
-  return signals.ServeUntilStopped([&] { (*server)->Shutdown(flags.shutdown_grace); });
+  MatchmakingServer& serving = **server;
+  return service::RunService(
+      signals,
+      {.migrate =
+           [&](const service::StopSignals& s) {
+             return storage::MigrateWithRetry(mc.database_url, flags.migrations_dir,
+                                              "mamlaka matchmaking migrations", s);
+           },
+       .serve = [&] { serving.SetReady(); },
+       .serving_log = [&] { return service::LogFields{{"port", serving.port()}}; },
+       .drain = [&] { serving.Shutdown(flags.shutdown_grace); }});
 }
 
 }  // namespace

@@ -136,23 +136,27 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       service::HealthPort::Start(config.tls.health_address, s->server_.get());
   if (!health_port.ok()) return health_port.status();
   s->health_port_ = *std::move(health_port);
-  s->releases_->Start();
-  s->voids_->Start();
-  s->lobby_->Start();
-  s->bots_->Start();
-  s->matcher_->Start();
-  s->SetServing(true);
-  MatchmakingServer* watched = s.get();
-  s->database_watch_ = std::make_unique<storage::ReadinessWatch>(
-      &s->store_->pool(), absl::Milliseconds(500), [watched](bool ready) {
-        grpc::HealthCheckServiceInterface* health =
-            watched->server_->GetHealthCheckService();
-        if (health == nullptr || watched->shut_down_.load()) return;
+  s->SetServing(false);  // until SetReady: every call UNAVAILABLE
+  service::LogInfo("matchmaking listening", {{"port", s->port_}});
+  return s;
+}
+
+void MatchmakingServer::SetReady() {
+  if (ready_ || shut_down_.load()) return;
+  ready_ = true;
+  releases_->Start();
+  voids_->Start();
+  lobby_->Start();
+  bots_->Start();
+  matcher_->Start();
+  SetServing(true);
+  database_watch_ = std::make_unique<storage::ReadinessWatch>(
+      &store_->pool(), absl::Milliseconds(500), [this](bool ready) {
+        grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
+        if (health == nullptr || shut_down_.load()) return;
         health->SetServingStatus(ready);
         health->SetServingStatus(kServiceName, ready);
       });
-  service::LogInfo("matchmaking listening", {{"port", s->port_}});
-  return s;
 }
 
 MatchmakingServer::~MatchmakingServer() { Shutdown(absl::ZeroDuration()); }

@@ -3,7 +3,12 @@
 // health, reflection). main() and the integration tests build the very same thing;
 // tests listen on port 0.
 //
+// Start listens with health NOT_SERVING (every call UNAVAILABLE); SetReady, once
+// the database is migrated, starts the lobby, the matcher and the rest, and
+// reports SERVING.
+//
 //   auto server = MatchmakingServer::Start(config, &registry);
+//   (*server)->SetReady();
 //   ... (*server)->port() ...
 //   (*server)->Shutdown(absl::Seconds(5));
 #ifndef TRIX_SERVICES_MATCHMAKING_SERVER_H_
@@ -80,6 +85,8 @@ class MatchmakingServer {
   ~MatchmakingServer();
 
   int port() const { return port_; }
+  // Once migrated: the background work starts and health says SERVING.
+  void SetReady();
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   // NOT_SERVING, streams end UNAVAILABLE, the matcher lets its pools go, gRPC
   // stops giving calls in flight `grace`.
@@ -107,6 +114,7 @@ class MatchmakingServer {
   // Health NOT_SERVING while the database is away (calls need it).
   std::unique_ptr<storage::ReadinessWatch> database_watch_;
   int port_ = 0;
+  bool ready_ = false;
   std::atomic<bool> shut_down_{false};
 };
 

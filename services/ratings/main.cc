@@ -185,19 +185,18 @@ int Run(int argc, char** argv) {
     service::LogError("cannot start the server", {{"error", server.status().ToString()}});
     return 1;
   }
-  const absl::Status migrated =
-      flags.migrate ? storage::MigrateWithRetry(flags.server.database_url, flags.migrations_dir,
-                                                "ratings-service migrate", signals)
-                    : absl::OkStatus();
-  if (!migrated.ok()) {
-    (*server)->Shutdown(flags.shutdown_grace);
-    if (absl::IsCancelled(migrated)) return 0;  // stopped first
-    service::LogError("migration failed", {{"error", migrated.ToString()}});
-    return 1;
-  }
-  (*server)->SetReady();
-  service::LogInfo("serving", {{"port", (*server)->port()}});
-  return signals.ServeUntilStopped([&] { (*server)->Shutdown(flags.shutdown_grace); });
+  RatingsServer& serving = **server;
+  return service::RunService(
+      signals,
+      {.migrate = flags.migrate ? std::function([&](const service::StopSignals& s) {
+                                    return storage::MigrateWithRetry(
+                                        flags.server.database_url, flags.migrations_dir,
+                                        "ratings-service migrate", s);
+                                  })
+                                : nullptr,
+       .serve = [&] { serving.SetReady(); },
+       .serving_log = [&] { return service::LogFields{{"port", serving.port()}}; },
+       .drain = [&] { serving.Shutdown(flags.shutdown_grace); }});
 }
 
 }  // namespace

@@ -227,22 +227,6 @@ std::optional<int> ServeMetrics(const Flags& flags,
   return std::nullopt;
 }
 
-// NOT_SERVING until the database is migrated and the orphaned tables are resumed;
-// the exit code when a signal came first or the migrations cannot be applied.
-std::optional<int> WaitUntilReady(const Flags& flags, storage::GameStore& games,
-                                  TableHost& host, const service::StopSignals& signals) {
-  if (flags.migrate) {
-    const absl::Status migrated = games.MigrateWithRetry(flags.migrations_dir, signals);
-    if (absl::IsCancelled(migrated)) return 0;
-    if (!migrated.ok()) {
-      service::LogError("migration failed", {{"error", migrated.ToString()}});
-      return 1;
-    }
-  }
-  if (!signals.RetryUntilReady([&] { return host.Start(); }).ok()) return 0;
-  return std::nullopt;
-}
-
 // The service credentials and player tokens the flags name; on failure logs why
 // and returns the exit code.
 std::optional<int> LoadCallers(Flags& flags) {
@@ -284,15 +268,25 @@ int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
     service::LogError("cannot write the port file", {{"path", flags.port_file}});
     return 1;
   }
-  if (std::optional<int> code = WaitUntilReady(flags, *storage.games, host, signals)) {
-    (*server)->Shutdown(flags.shutdown_grace);
-    return *code;
-  }
-  (*server)->SetServing(true);
-  service::LogInfo("serving", {{"port", (*server)->port()},
-                               {"instance", lease_owner},
-                               {"tables", static_cast<int64_t>(host.table_count())}});
-  return signals.ServeUntilStopped([&] { (*server)->Shutdown(flags.shutdown_grace); });
+  // Migrated, it resumes its previous run's tables and those whose lease lapsed
+  // before it reports SERVING.
+  TableServer& serving = **server;
+  storage::GameStore& games = *storage.games;
+  return service::RunService(
+      signals,
+      {.migrate = flags.migrate ? std::function([&](const service::StopSignals& s) {
+                                    return games.MigrateWithRetry(flags.migrations_dir, s);
+                                  })
+                                : nullptr,
+       .ready = [&] { return host.Start(); },
+       .serve = [&] { serving.SetServing(true); },
+       .serving_log =
+           [&] {
+             return service::LogFields{{"port", serving.port()},
+                                       {"instance", lease_owner},
+                                       {"tables", static_cast<int64_t>(host.table_count())}};
+           },
+       .drain = [&] { serving.Shutdown(flags.shutdown_grace); }});
 }
 
 int Run(int argc, char** argv) {

@@ -163,6 +163,7 @@ void MatchmakingTest::StartMatchmaking(MatchmakingConfig config) {
       MatchmakingServer::Start(config, &registry_);
   ASSERT_TRUE(server.ok()) << server.status();
   matchmaking_ = *std::move(server);
+  matchmaking_->SetReady();  // the test database is migrated
   stub_ = v1::MatchmakingService::NewStub(
       grpc::CreateChannel(matchmaking_->address(), grpc::InsecureChannelCredentials()));
 }
