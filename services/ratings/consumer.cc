@@ -42,6 +42,7 @@ std::string Float(double x) { return absl::StrFormat("%.17g", x); }
 
 using PlayerKey = std::pair<std::string, std::string>;  // mode, player id
 
+
 struct PlayerState {
   Skill skill;
   int games = 0;
@@ -78,6 +79,65 @@ void AddApplied(BatchWrites& w, const OutboxRow& row, const std::string& mode,
   w.a_rated.AddBool(rated);
   w.a_settlement.AddString(settlement.outcome);
   w.a_note.AddString(settlement.note);
+}
+
+// The rating history row of one seat of a rated game.
+void AddHistory(BatchWrites& w, const FinishedGame& g, const FinishedSeat& s,
+                const Skill& before, const Skill& after) {
+  w.h_player.AddString(s.player_id);
+  w.h_mode.AddString(g.mode);
+  w.h_outbox.AddInt(g.outbox_id);
+  w.h_game.AddString(g.game_id);
+  w.h_finished.AddTime(g.finished);
+  w.h_seat.AddInt(s.seat);
+  w.h_place.AddInt(s.place);
+  w.h_mu_before.AddString(Float(before.mu));
+  w.h_sigma_before.AddString(Float(before.sigma));
+  w.h_mu_after.AddString(Float(after.mu));
+  w.h_sigma_after.AddString(Float(after.sigma));
+  w.h_display_before.AddInt(DisplayOf(before));
+  w.h_display_after.AddInt(DisplayOf(after));
+}
+
+// Rates a finished game's seats (OpenSkill, `model` with the game's ranks) from
+// and into `players`, and adds their history rows to `w`. False, with the reason
+// logged, when the game is not rated: a player in two seats, or a rating that
+// failed. Touches no database.
+bool RateGame(const FinishedGame& g, const RateOptions& model,
+              std::map<PlayerKey, PlayerState>& players, BatchWrites& w) {
+  std::set<std::string> distinct;
+  for (const FinishedSeat& s : g.seats) distinct.insert(s.player_id);
+  if (distinct.size() != kSeats) {
+    service::LogWarn("a player sat in two seats; the game is not rated", {{"game", g.game_id}});
+    return false;
+  }
+  const RatedGame shape = RatedGameOf(g);
+  std::vector<SkillTeam> teams;
+  for (const std::vector<int>& team : shape.teams) {
+    SkillTeam t;
+    for (int seat : team) t.push_back(players[{g.mode, g.seats[seat].player_id}].skill);
+    teams.push_back(t);
+  }
+  RateOptions o = model;
+  o.ranks = shape.ranks;
+  absl::StatusOr<std::vector<SkillTeam>> after = Rate(teams, o);
+  if (!after.ok()) {
+    service::LogError("game could not be rated",
+                      {{"game", g.game_id}, {"error", after.status().ToString()}});
+    return false;
+  }
+  for (size_t t = 0; t < shape.teams.size(); ++t) {
+    for (size_t k = 0; k < shape.teams[t].size(); ++k) {
+      const FinishedSeat& s = g.seats[shape.teams[t][k]];
+      PlayerState& p = players[{g.mode, s.player_id}];
+      const Skill before = p.skill;
+      p.skill = (*after)[t][k];
+      ++p.games;
+      p.changed = true;
+      AddHistory(w, g, s, before, p.skill);
+    }
+  }
+  return true;
 }
 
 // What a batch did to money, counted for the metrics.
@@ -217,11 +277,40 @@ void OutboxConsumer::UpdateLag(pqxx::connection& c) {
   metrics_->pending_games.Set(r[0][1].as<double>());
 }
 
+// One batch on its way through ApplyBatch: read, rated and settled, written.
+struct OutboxConsumer::Batch {
+  int64_t number = 0;  // ratings.consumer_state.batch once this batch is claimed
+  int64_t last = 0;    // the highest outbox id applied before it
+  std::vector<OutboxRow> rows;  // in id order, up to the first hole that may fill
+  // The rows not applied before, each parsed or with why it is not a finished game.
+  std::vector<std::pair<const OutboxRow*, absl::StatusOr<FinishedGame>>> games;
+  std::map<PlayerKey, PlayerState> players;  // everyone in `games`, by mode
+  BatchWrites writes;
+  int rated = 0, quarantined = 0;
+  MoneyCounts money;
+};
+
 BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   const absl::Time start = absl::Now();
   BatchResult out;
   pqxx::work tx(c);
-  if (!tx.exec1(kConsumerLock)[0].as<bool>()) return out;  // another replica is at it
+  Batch batch;
+  if (!Claim(tx, batch)) return out;  // another replica is at it
+  ReadPending(tx, include_late, batch, out);
+  if (batch.rows.empty()) return out;
+  ReadGames(tx, batch);
+  ApplyGames(tx, batch);
+  Write(tx, batch);
+  Commit(tx, batch);
+  out.rows = static_cast<int>(batch.rows.size());
+  out.applied = static_cast<int>(batch.games.size());
+  games_applied_ += out.applied;
+  Count(batch, absl::Now() - start);
+  return out;
+}
+
+bool OutboxConsumer::Claim(pqxx::work& tx, Batch& batch) {
+  if (!tx.exec1(kConsumerLock)[0].as<bool>()) return false;
   const pqxx::row state = tx.exec_params1(
       "UPDATE ratings.consumer_state c SET owner = $1, batch = c.batch + 1 "
       "FROM (SELECT owner, batch FROM ratings.consumer_state WHERE id = 1) p "
@@ -230,9 +319,14 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   if (state[0].as<std::string>() != instance_ || state[1].as<int64_t>() != my_batch_) {
     cache_.clear();  // someone else wrote since: reread everyone
   }
-  const int64_t this_batch = state[2].as<int64_t>();
-  const int64_t last =
+  batch.number = state[2].as<int64_t>();
+  batch.last =
       tx.exec1("SELECT COALESCE(max(outbox_id), 0) FROM ratings.applied_games")[0].as<int64_t>();
+  return true;
+}
+
+void OutboxConsumer::ReadPending(pqxx::work& tx, bool include_late, Batch& batch,
+                                 BatchResult& out) {
   // Above the last applied id the primary key leads straight to the new rows; below
   // it the pending index is full of consumed rows until vacuum, so late rows and
   // replays are looked for only when asked.
@@ -242,16 +336,13 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
                                     options_.batch_size)
                    : tx.exec_params("SELECT id, game_id, payload::text FROM game_results "
                                     "WHERE id > $2 AND consumed_at IS NULL ORDER BY id LIMIT $1",
-                                    options_.batch_size, last);
+                                    options_.batch_size, batch.last);
   if (static_cast<int>(pending.size()) == options_.batch_size) out.more = true;
-
-  // Rows in id order up to the first hole that may still fill.
-  std::vector<OutboxRow> rows;
-  int64_t expected = last + 1;
+  int64_t expected = batch.last + 1;
   const absl::Time now = absl::Now();
   for (const pqxx::row& r : pending) {
     OutboxRow row{r[0].as<int64_t>(), r[1].as<std::string>(), r[2].as<std::string>()};
-    if (row.id > last) {
+    if (row.id > batch.last) {
       if (row.id > expected) {
         if (hole_ != expected) {
           hole_ = expected;
@@ -265,38 +356,39 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
       }
       expected = row.id + 1;
     }
-    rows.push_back(std::move(row));
+    batch.rows.push_back(std::move(row));
   }
-  if (rows.empty()) return out;
+}
 
-  BatchWrites w;
+void OutboxConsumer::ReadGames(pqxx::work& tx, Batch& batch) {
   PgArray ids(PgType::kText);
-  for (const OutboxRow& row : rows) ids.AddString(row.game_id);
+  for (const OutboxRow& row : batch.rows) ids.AddString(row.game_id);
   std::set<std::string> already;
   for (const pqxx::row& r : tx.exec_params(
            "SELECT game_id FROM ratings.applied_games WHERE game_id = ANY($1::text[])",
            ids.Finish())) {
     already.insert(r[0].as<std::string>());
   }
-
-  // Read the payloads, and the ratings of everyone in them.
-  std::vector<std::pair<const OutboxRow*, absl::StatusOr<FinishedGame>>> games;
-  std::map<PlayerKey, PlayerState> players;
-  for (const OutboxRow& row : rows) {
-    w.consumed.AddInt(row.id);
+  for (const OutboxRow& row : batch.rows) {
+    batch.writes.consumed.AddInt(row.id);
     if (already.count(row.game_id)) continue;
     absl::StatusOr<FinishedGame> game = ParseFinishedGame(row.id, row.payload);
     if (game.ok()) game->game_id = row.game_id;  // the outbox row's key is the game's identity
     if (game.ok() && !game->voided) {
       for (const FinishedSeat& s : game->seats) {
-        PlayerState& p = players[{game->mode, s.player_id}];
+        PlayerState& p = batch.players[{game->mode, s.player_id}];
         p.skill = {options_.model.mu, options_.model.sigma};
         p.bot = s.bot;
       }
     }
-    games.emplace_back(&row, std::move(game));
+    batch.games.emplace_back(&row, std::move(game));
   }
-  PgArray modes(PgType::kText), ids2(PgType::kText);
+  ReadRatings(tx, batch);
+}
+
+void OutboxConsumer::ReadRatings(pqxx::work& tx, Batch& batch) {
+  std::map<PlayerKey, PlayerState>& players = batch.players;
+  PgArray modes(PgType::kText), ids(PgType::kText);
   for (auto& [key, p] : players) {
     auto cached = cache_.find(key);
     if (cached != cache_.end()) {
@@ -306,88 +398,41 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
       continue;
     }
     modes.AddString(key.first);
-    ids2.AddString(key.second);
+    ids.AddString(key.second);
   }
-  if (modes.size() > 0) {
-    for (const pqxx::row& r : tx.exec_params(
-             "SELECT p.mode, p.player_id, p.mu, p.sigma, p.games FROM ratings.player_ratings p "
-             "JOIN unnest($1::text[], $2::text[]) AS k(mode, player_id) "
-             "ON p.mode = k.mode AND p.player_id = k.player_id",
-             modes.Finish(), ids2.Finish())) {
-      PlayerState& p = players[{r[0].as<std::string>(), r[1].as<std::string>()}];
-      p.skill = {r[2].as<double>(), r[3].as<double>()};
-      p.games = r[4].as<int>();
-      p.stored = true;
-    }
+  if (modes.size() == 0) return;
+  for (const pqxx::row& r : tx.exec_params(
+           "SELECT p.mode, p.player_id, p.mu, p.sigma, p.games FROM ratings.player_ratings p "
+           "JOIN unnest($1::text[], $2::text[]) AS k(mode, player_id) "
+           "ON p.mode = k.mode AND p.player_id = k.player_id",
+           modes.Finish(), ids.Finish())) {
+    PlayerState& p = players[{r[0].as<std::string>(), r[1].as<std::string>()}];
+    p.skill = {r[2].as<double>(), r[3].as<double>()};
+    p.games = r[4].as<int>();
+    p.stored = true;
   }
+}
 
-  int rated = 0, quarantined = 0;
-  MoneyCounts money;
-  for (auto& [row, game] : games) {
+void OutboxConsumer::ApplyGames(pqxx::work& tx, Batch& batch) {
+  for (const auto& [row, game] : batch.games) {
     if (!game.ok()) {
-      ++quarantined;
+      ++batch.quarantined;
       service::LogError("outbox row is not a finished game; recorded as unrated",
                         {{"game", row->game_id}, {"outbox_id", row->id},
                          {"error", game.status().ToString()}});
-      AddApplied(w, *row, "", absl::UnixEpoch(), false,
+      AddApplied(batch.writes, *row, "", absl::UnixEpoch(), false,
                  {"unsettled", std::string(game.status().message())});
       continue;
     }
     const FinishedGame& g = *game;
-    if (g.voided) {
-      AddApplied(w, *row, g.mode, g.finished, false, SettleGame(tx, g, money));
-      continue;
-    }
-    std::set<std::string> distinct;
-    for (const FinishedSeat& s : g.seats) distinct.insert(s.player_id);
-    bool is_rated = false;
-    if (distinct.size() == kSeats) {
-      const RatedGame shape = RatedGameOf(g);
-      std::vector<SkillTeam> teams;
-      for (const std::vector<int>& team : shape.teams) {
-        SkillTeam t;
-        for (int seat : team) t.push_back(players[{g.mode, g.seats[seat].player_id}].skill);
-        teams.push_back(t);
-      }
-      RateOptions o = options_.model;
-      o.ranks = shape.ranks;
-      absl::StatusOr<std::vector<SkillTeam>> after = Rate(teams, o);
-      if (after.ok()) {
-        is_rated = true;
-        for (size_t t = 0; t < shape.teams.size(); ++t) {
-          for (size_t k = 0; k < shape.teams[t].size(); ++k) {
-            const FinishedSeat& s = g.seats[shape.teams[t][k]];
-            PlayerState& p = players[{g.mode, s.player_id}];
-            const Skill before = p.skill;
-            p.skill = (*after)[t][k];
-            ++p.games;
-            p.changed = true;
-            w.h_player.AddString(s.player_id);
-            w.h_mode.AddString(g.mode);
-            w.h_outbox.AddInt(g.outbox_id);
-            w.h_game.AddString(g.game_id);
-            w.h_finished.AddTime(g.finished);
-            w.h_seat.AddInt(s.seat);
-            w.h_place.AddInt(s.place);
-            w.h_mu_before.AddString(Float(before.mu));
-            w.h_sigma_before.AddString(Float(before.sigma));
-            w.h_mu_after.AddString(Float(p.skill.mu));
-            w.h_sigma_after.AddString(Float(p.skill.sigma));
-            w.h_display_before.AddInt(DisplayOf(before));
-            w.h_display_after.AddInt(DisplayOf(p.skill));
-          }
-        }
-      } else {
-        service::LogError("game could not be rated",
-                          {{"game", g.game_id}, {"error", after.status().ToString()}});
-      }
-    } else {
-      service::LogWarn("a player sat in two seats; the game is not rated", {{"game", g.game_id}});
-    }
-    if (is_rated) ++rated; else ++quarantined;
-    AddApplied(w, *row, g.mode, g.finished, is_rated, SettleGame(tx, g, money));
+    const bool rated = !g.voided && RateGame(g, options_.model, batch.players, batch.writes);
+    if (!g.voided) ++(rated ? batch.rated : batch.quarantined);
+    AddApplied(batch.writes, *row, g.mode, g.finished, rated, SettleGame(tx, g, batch.money));
   }
+}
 
+void OutboxConsumer::Write(pqxx::work& tx, Batch& batch) {
+  BatchWrites& w = batch.writes;
   if (w.h_player.size() > 0) {
     tx.exec_params0(
         "INSERT INTO ratings.rating_history SELECT * FROM unnest($1::text[], $2::text[], "
@@ -398,12 +443,12 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
         w.h_finished.Finish(), w.h_seat.Finish(), w.h_place.Finish(), w.h_mu_before.Finish(),
         w.h_sigma_before.Finish(), w.h_mu_after.Finish(), w.h_sigma_after.Finish(),
         w.h_display_before.Finish(), w.h_display_after.Finish());
-    if (WritePlayers(tx, players, /*stored=*/true) != Changed(players, true)) {
+    if (WritePlayers(tx, batch.players, /*stored=*/true) != Changed(batch.players, true)) {
       cache_.clear();
       my_batch_ = -1;
       throw std::runtime_error("a rating row vanished under the consumer; rereading");
     }
-    WritePlayers(tx, players, /*stored=*/false);
+    WritePlayers(tx, batch.players, /*stored=*/false);
   }
   if (w.a_game.size() > 0) {
     tx.exec_params0(
@@ -415,7 +460,10 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
   }
   tx.exec_params0("UPDATE game_results SET consumed_at = now() WHERE id = ANY($1::int8[])",
                   w.consumed.Finish());
-  if (!rows.empty()) service::Failpoint("consumer.before_commit");  // read, not applied
+}
+
+void OutboxConsumer::Commit(pqxx::work& tx, const Batch& batch) {
+  service::Failpoint("consumer.before_commit");  // read, not applied
   // The cache follows only what committed; an unknown outcome forgets it.
   try {
     tx.commit();
@@ -424,28 +472,26 @@ BatchResult OutboxConsumer::ApplyBatch(pqxx::connection& c, bool include_late) {
     my_batch_ = -1;
     throw;
   }
-  my_batch_ = this_batch;
-  if (!rows.empty()) service::Failpoint("consumer.after_commit");  // applied, unreported
-  if (cache_.size() + players.size() > options_.max_cached_ratings) cache_.clear();
-  for (const auto& [key, p] : players) {
+  my_batch_ = batch.number;
+  service::Failpoint("consumer.after_commit");  // applied, unreported
+  if (cache_.size() + batch.players.size() > options_.max_cached_ratings) cache_.clear();
+  for (const auto& [key, p] : batch.players) {
     if (p.changed || p.stored) cache_[key] = {p.skill, p.games, p.bot};
   }
+}
 
-  out.rows = static_cast<int>(rows.size());
-  out.applied = static_cast<int>(games.size());
-  games_applied_ += out.applied;
-  metrics_->games_rated.Increment(rated);
-  metrics_->games_quarantined.Increment(quarantined);
-  metrics_->games_settled.Increment(money.settled);
-  metrics_->games_unsettled.Increment(money.unsettled);
-  metrics_->games_voided.Increment(money.voided);
-  metrics_->unheld_stakes.Increment(money.unheld_stakes);
-  if (money.entries > 0) {
-    metrics_->ledger_entries.Add({{"kind", "stake"}}).Increment(money.entries);
-    metrics_->ledger_entries.Add({{"kind", "payout"}}).Increment(money.entries);
+void OutboxConsumer::Count(const Batch& batch, absl::Duration took) {
+  metrics_->games_rated.Increment(batch.rated);
+  metrics_->games_quarantined.Increment(batch.quarantined);
+  metrics_->games_settled.Increment(batch.money.settled);
+  metrics_->games_unsettled.Increment(batch.money.unsettled);
+  metrics_->games_voided.Increment(batch.money.voided);
+  metrics_->unheld_stakes.Increment(batch.money.unheld_stakes);
+  if (batch.money.entries > 0) {
+    metrics_->ledger_entries.Add({{"kind", "stake"}}).Increment(batch.money.entries);
+    metrics_->ledger_entries.Add({{"kind", "payout"}}).Increment(batch.money.entries);
   }
-  metrics_->batch_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
-  return out;
+  metrics_->batch_seconds.Observe(absl::ToDoubleSeconds(took));
 }
 
 }  // namespace trix::ratings

@@ -33,6 +33,7 @@
 #include <map>
 #include <memory>
 #include <pqxx/connection>
+#include <pqxx/transaction>
 #include <string>
 #include <thread>
 #include <utility>
@@ -78,8 +79,20 @@ class OutboxConsumer {
   int64_t games_applied() const { return games_applied_.load(); }
 
  private:
+  struct Batch;  // consumer.cc
+
   void Loop();
   void UpdateLag(pqxx::connection& connection);
+  // ApplyBatch's steps, in order. Claim: false when another replica holds the
+  // consumer lock.
+  bool Claim(pqxx::work& tx, Batch& batch);
+  void ReadPending(pqxx::work& tx, bool include_late, Batch& batch, BatchResult& out);
+  void ReadGames(pqxx::work& tx, Batch& batch);
+  void ReadRatings(pqxx::work& tx, Batch& batch);  // from the cache or the database
+  void ApplyGames(pqxx::work& tx, Batch& batch);    // rate and settle each game
+  void Write(pqxx::work& tx, Batch& batch);
+  void Commit(pqxx::work& tx, const Batch& batch);
+  void Count(const Batch& batch, absl::Duration took);
 
   const ConsumerOptions options_;
   std::atomic<bool> stop_{false};
