@@ -54,17 +54,28 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
       service::ChannelCredentials(config.dial);
   if (!dial.ok()) return dial.status();
   std::unique_ptr<MatchmakingServer> s(new MatchmakingServer());
-  s->store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections,
-                                            SeatTokens(config.seat_token_key));
-  if (!config.ratings_address.empty()) {
-    s->ratings_ = v1::RatingsService::NewStub(
-        grpc::CreateChannel(config.ratings_address, *dial));
+  s->Assemble(config, *dial, registry);
+  if (absl::Status listening = s->Listen(config, *credentials); !listening.ok()) {
+    return listening;
   }
-  s->auth_ = std::make_unique<PlayerAuth>(config.auth);
+  return s;
+}
+
+// The parts, wired together; nothing runs yet.
+void MatchmakingServer::Assemble(const MatchmakingConfig& config,
+                                 const std::shared_ptr<grpc::ChannelCredentials>& dial,
+                                 prometheus::Registry* registry) {
+  store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections,
+                                         SeatTokens(config.seat_token_key));
+  if (!config.ratings_address.empty()) {
+    ratings_ =
+        v1::RatingsService::NewStub(grpc::CreateChannel(config.ratings_address, dial));
+  }
+  auth_ = std::make_unique<PlayerAuth>(config.auth);
   PlacementOptions placement = config.placement;
   placement.service_token = config.credential_token;
-  placement.credentials = *dial;
-  s->placement_ = std::make_unique<Placement>(&s->store_->pool(), placement);
+  placement.credentials = dial;
+  placement_ = std::make_unique<Placement>(&store_->pool(), placement);
   std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
 
   LobbyOptions lobby{.pools = pools,
@@ -72,73 +83,84 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
                      .default_rating = config.default_rating,
                      .ratings_token = config.credential_token,
                      .table_token = config.credential_token,
-                     .table_credentials = *dial,
+                     .table_credentials = dial,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
                      .max_admissions = config.max_admissions,
                      .keep_ended = config.keep_ended,
                      .reconcile_every = config.reconcile_every};
-  s->releases_ = std::make_unique<HoldReleases>(
-      &s->store_->pool(), s->ratings_.get(),
+  releases_ = std::make_unique<HoldReleases>(
+      &store_->pool(), ratings_.get(),
       HoldReleasesOptions{.ratings_token = lobby.ratings_token,
                           .admission_grace = config.hold_admission_grace,
                           .keep = 2 * config.keep_ended},
       registry);
-  s->voids_ = std::make_unique<TableVoids>(&s->store_->pool(), s->placement_.get(),
-                                           s->releases_.get(), registry);
-  MatchmakingServer* raw = s.get();
-  s->bot_streams_ = std::make_unique<BotStreams>(&s->store_->pool(), service::NewUuid());
-  s->bots_ = std::make_unique<BotRoster>(
+  voids_ = std::make_unique<TableVoids>(&store_->pool(), placement_.get(),
+                                        releases_.get(), registry);
+  bot_streams_ = std::make_unique<BotStreams>(&store_->pool(), service::NewUuid());
+  bots_ = std::make_unique<BotRoster>(
       config.keep_alive_every,
-      [raw](const std::string& address, const std::string& table) {
-        return raw->lobby_->GameOver(address, table);
+      [this](const std::string& address, const std::string& table) {
+        return lobby_->GameOver(address, table);
       },
-      s->store_.get(), s->bot_streams_.get(), config.bot_quota);
+      store_.get(), bot_streams_.get(), config.bot_quota);
+  AssembleMatcher(config, pools, registry);
+  lobby_ = std::make_unique<Lobby>(lobby, store_.get(), ratings_.get(), matcher_.get(),
+                                   releases_.get());
+  service_ = std::make_unique<MatchmakingGrpcService>(
+      config.grpc, auth_.get(), lobby_.get(), bots_.get(), store_.get());
+}
+
+// The matcher: it asks the bot roster for bot seats and hands what it placed to
+// the lobby (players' streams), the roster (bots') and the holds.
+void MatchmakingServer::AssembleMatcher(const MatchmakingConfig& config,
+                                        const std::vector<PoolSpec>& pools,
+                                        prometheus::Registry* registry) {
   MatcherOptions matcher{.database_url = config.database_url,
                          .pools = pools,
                          .tick = config.tick,
                          .lease_retry = config.lease_retry,
                          .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
-                         .db = &s->store_->pool(),
+                         .db = &store_->pool(),
                          .give_up_placing = config.give_up_placing,
                          .stage_log_every = config.stage_log_every,
-                         .seat_tokens = &s->store_->seat_tokens()};
-  s->matcher_ = std::make_unique<Matcher>(
-      matcher, s->placement_.get(),
-      [raw](const v1::Mode& mode, const std::vector<std::string>& taken) {
-        return raw->bots_->Reserve(mode, taken);
+                         .seat_tokens = &store_->seat_tokens()};
+  matcher_ = std::make_unique<Matcher>(
+      matcher, placement_.get(),
+      [this](const v1::Mode& mode, const std::vector<std::string>& taken) {
+        return bots_->Reserve(mode, taken);
       },
-      [raw](const std::vector<AssignmentRow>& rows) {
-        raw->lobby_->Deliver(rows);
-        raw->bots_->Deliver(rows);
-        raw->lobby_->AttachHolds(rows);
+      [this](const std::vector<AssignmentRow>& rows) {
+        lobby_->Deliver(rows);
+        bots_->Deliver(rows);
+        lobby_->AttachHolds(rows);
       },
       registry);
-  s->lobby_ = std::make_unique<Lobby>(lobby, s->store_.get(), s->ratings_.get(),
-                                      s->matcher_.get(), s->releases_.get());
-  s->service_ = std::make_unique<MatchmakingGrpcService>(
-      config.grpc, s->auth_.get(), s->lobby_.get(), s->bots_.get(), s->store_.get());
+}
 
+absl::Status MatchmakingServer::Listen(
+    const MatchmakingConfig& config,
+    const std::shared_ptr<grpc::ServerCredentials>& credentials) {
   grpc::ServerBuilder builder;
-  builder.AddListeningPort(config.listen_address, *credentials, &s->port_);
-  builder.RegisterService(s->service_.get());
+  builder.AddListeningPort(config.listen_address, credentials, &port_);
+  builder.RegisterService(service_.get());
   builder.SetMaxReceiveMessageSize(64 * 1024);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
-  s->server_ = builder.BuildAndStart();
-  if (!s->server_ || s->port_ == 0) {
+  server_ = builder.BuildAndStart();
+  if (!server_ || port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));
   }
   absl::StatusOr<std::unique_ptr<service::HealthPort>> health_port =
-      service::HealthPort::Start(config.tls.health_address, s->server_.get());
+      service::HealthPort::Start(config.tls.health_address, server_.get());
   if (!health_port.ok()) return health_port.status();
-  s->health_port_ = *std::move(health_port);
-  s->SetServing(false);  // until SetReady: every call UNAVAILABLE
-  service::LogInfo("matchmaking listening", {{"port", s->port_}});
-  return s;
+  health_port_ = *std::move(health_port);
+  SetServing(false);  // until SetReady: every call UNAVAILABLE
+  service::LogInfo("matchmaking listening", {{"port", port_}});
+  return absl::OkStatus();
 }
 
 void MatchmakingServer::SetReady() {

@@ -96,6 +96,14 @@ class MatchmakingServer {
 
  private:
   MatchmakingServer() = default;
+  void Assemble(const MatchmakingConfig& config,
+                const std::shared_ptr<grpc::ChannelCredentials>& dial,
+                prometheus::Registry* registry);
+  void AssembleMatcher(const MatchmakingConfig& config, const std::vector<PoolSpec>& pools,
+                       prometheus::Registry* registry);
+  // gRPC on config.listen_address and the health port, NOT_SERVING.
+  absl::Status Listen(const MatchmakingConfig& config,
+                      const std::shared_ptr<grpc::ServerCredentials>& credentials);
   void SetServing(bool serving);
 
   std::unique_ptr<TicketStore> store_;
