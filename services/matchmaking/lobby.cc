@@ -343,13 +343,21 @@ void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
 }
 
 void Lobby::AdmitBatch(std::vector<Pending>& batch) {
+  std::vector<Pending*> queue = SeatAgain(batch);
+  Rate(queue);
+  for (Pending* p : queue) FillTicket(*p);
+  std::vector<Pending*> admitted = HoldStakes(queue);
+  if (!admitted.empty()) Queue(admitted);
+}
+
+std::vector<Lobby::Pending*> Lobby::SeatAgain(std::vector<Pending>& batch) {
   // A player whose game is still on gets that seat again instead of a new ticket.
   std::vector<std::string> players;
   for (const Pending& p : batch) players.push_back(p.player_id);
   absl::StatusOr<std::vector<AssignmentRow>> live = store_->LiveAssignmentsOf(players);
   if (!live.ok()) {
     for (Pending& p : batch) p.sink->End(live.status());
-    return;
+    return {};
   }
   std::map<std::string, AssignmentRow> seat_of;
   for (const AssignmentRow& a : *live) {
@@ -367,46 +375,50 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
     if (it != seat_of.end()) {
       p.sink->Assigned(ToAssignment(it->second));
       again.push_back(it->second);
-      continue;
+    } else if (absl::Status s = CheckParty(p); !s.ok()) {
+      p.sink->End(s);
+    } else {
+      queue.push_back(&p);
     }
-    if (!p.request.party_id().empty()) {
-      absl::StatusOr<PartyRow> party = store_->Party(p.request.party_id());
-      absl::Status s = party.status();
-      if (s.ok() && std::find(party->members.begin(), party->members.end(),
-                              p.player_id) == party->members.end()) {
-        s = absl::PermissionDeniedError("not a member of this party");
-      } else if (s.ok() && party->members.size() != 2) {
-        s = absl::FailedPreconditionError(
-            "the party has one member; the other must join it first");
-      }
-      if (!s.ok()) {
-        p.sink->End(s);
-        continue;
-      }
-    }
-    queue.push_back(&p);
   }
   // Attaching is idempotent: this finishes what a matchmaking process that died
   // between committing the seats and attaching their holds left undone.
   AttachHolds(again);
-  Rate(queue);
-  for (Pending* p : queue) {
-    TicketRow& t = p->row;
-    t.ticket_id = service::NewUuid();
-    t.request_id = p->request.request_id();
-    t.player_id = p->player_id;
-    t.display_name = p->request.display_name();
-    t.pool = p->spec->name;
-    t.team = p->request.mode().team();
-    t.format = p->request.mode().format();
-    t.stake = p->request.stake();
-    t.party_id = p->request.party_id();
-    t.queued = absl::Now();
+  return queue;
+}
+
+absl::Status Lobby::CheckParty(const Pending& p) {
+  if (p.request.party_id().empty()) return absl::OkStatus();
+  absl::StatusOr<PartyRow> party = store_->Party(p.request.party_id());
+  if (!party.ok()) return party.status();
+  if (std::find(party->members.begin(), party->members.end(), p.player_id) ==
+      party->members.end()) {
+    return absl::PermissionDeniedError("not a member of this party");
   }
+  if (party->members.size() != 2) {
+    return absl::FailedPreconditionError(
+        "the party has one member; the other must join it first");
+  }
+  return absl::OkStatus();
+}
+
+void Lobby::FillTicket(Pending& p) {
+  TicketRow& t = p.row;
+  t.ticket_id = service::NewUuid();
+  t.request_id = p.request.request_id();
+  t.player_id = p.player_id;
+  t.display_name = p.request.display_name();
+  t.pool = p.spec->name;
+  t.team = p.request.mode().team();
+  t.format = p.request.mode().format();
+  t.stake = p.request.stake();
+  t.party_id = p.request.party_id();
+  t.queued = absl::Now();
+}
+
+void Lobby::Queue(const std::vector<Pending*>& admitted) {
   std::vector<TicketRow> rows;
-  std::vector<Pending*> admitted = HoldStakes(queue);
   for (Pending* p : admitted) rows.push_back(p->row);
-  if (rows.empty()) return;
   const absl::Time now = absl::Now();
   {
     // Open before the insert commits, so the matcher's result finds the stream.
@@ -449,35 +461,35 @@ void Lobby::AdmitBatch(std::vector<Pending>& batch) {
       sink->End(absl::AbortedError("superseded by a newer request of this player"));
     }
   }
-  for (size_t i = 0; i < admitted.size(); ++i) {
-    const AdmitOutcome& o = result->outcomes[i];
-    Pending* p = admitted[i];
-    if (o.assigned) {
-      // Seated meanwhile (matched since the check above): that seat, no ticket.
-      if (std::shared_ptr<TicketSink> sink = Take(p->row.ticket_id)) {
-        sink->Assigned(ToAssignment(*o.assigned));
-      }
-      continue;
+  for (size_t i = 0; i < admitted.size(); ++i) Answer(*admitted[i], result->outcomes[i]);
+}
+
+void Lobby::Answer(const Pending& p, const AdmitOutcome& o) {
+  if (o.assigned) {
+    // Seated meanwhile (matched since the check above): that seat, no ticket.
+    if (std::shared_ptr<TicketSink> sink = Take(p.row.ticket_id)) {
+      sink->Assigned(ToAssignment(*o.assigned));
     }
-    Open open;
-    {
-      absl::MutexLock lock(&mu_);
-      auto it = open_.find(p->row.ticket_id);
-      if (it == open_.end()) continue;  // superseded within the batch, or assigned
-      open = it->second;
-      if (o.resumed) {
-        // A retry of the same request: this stream follows the live ticket.
-        open_.erase(it);
-        auto old = open_.find(o.ticket_id);
-        if (old != open_.end()) {
-          old->second.sink->End(absl::AbortedError("resumed by a newer stream"));
-          open.queued = old->second.queued;
-        }
-        open_[o.ticket_id] = open;
-      }
-    }
-    SendQueued(o.ticket_id, open);
+    return;
   }
+  Open open;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = open_.find(p.row.ticket_id);
+    if (it == open_.end()) return;  // superseded within the batch, or assigned
+    open = it->second;
+    if (o.resumed) {
+      // A retry of the same request: this stream follows the live ticket.
+      open_.erase(it);
+      auto old = open_.find(o.ticket_id);
+      if (old != open_.end()) {
+        old->second.sink->End(absl::AbortedError("resumed by a newer stream"));
+        open.queued = old->second.queued;
+      }
+      open_[o.ticket_id] = open;
+    }
+  }
+  SendQueued(o.ticket_id, open);
 }
 
 void Lobby::KeepHolds(const std::vector<Pending*>& admitted, const Admitted& result,

@@ -134,6 +134,15 @@ class Lobby {
   grpc::ClientContext* Ratings(grpc::ClientContext* c) const;
   void AdmitLoop();
   void AdmitBatch(std::vector<Pending>& batch);
+  // AdmitBatch's steps. SeatAgain: players whose game is still on get that seat
+  // back, requests for a party they cannot queue with are refused; returns the
+  // others.
+  std::vector<Pending*> SeatAgain(std::vector<Pending>& batch);
+  absl::Status CheckParty(const Pending& p);
+  static void FillTicket(Pending& p);
+  // Queues the admitted tickets (one transaction) and answers their streams.
+  void Queue(const std::vector<Pending*>& admitted);
+  void Answer(const Pending& p, const AdmitOutcome& o);
   void Rate(std::vector<Pending*>& batch);
   // Holds every staked ticket's stake (its hold recorded to be released unless
   // the ticket is queued); ends the streams of those that cannot be held and
