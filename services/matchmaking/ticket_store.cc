@@ -106,101 +106,108 @@ void TicketStore::ReadLiveOf(pqxx::transaction_base& tx,
   }
 }
 
-absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) {
-  Admitted admitted;
-  // The last row of each player wins within the batch.
-  absl::flat_hash_map<std::string, size_t> last;
-  for (size_t i = 0; i < rows.size(); ++i) last[rows[i].player_id] = i;
-  PgArray ids(PgType::kText), requests(PgType::kText), players(PgType::kText),
-      names(PgType::kText), pools(PgType::kText), teams(PgType::kInt4),
-      formats(PgType::kInt4), stakes(PgType::kInt8), ratings(PgType::kInt4),
-      provisional(PgType::kBool), parties(PgType::kText), holds(PgType::kText);
+namespace {
+
+// An admission's new tickets as the INSERT's columns: each player's last row.
+struct TicketColumns {
+  PgArray ids{PgType::kText}, requests{PgType::kText}, players{PgType::kText},
+      names{PgType::kText}, pools{PgType::kText}, teams{PgType::kInt4},
+      formats{PgType::kInt4}, stakes{PgType::kInt8}, ratings{PgType::kInt4},
+      provisional{PgType::kBool}, parties{PgType::kText}, holds{PgType::kText};
+};
+
+TicketColumns ColumnsOf(const std::vector<TicketRow>& rows,
+                        const absl::flat_hash_map<std::string, size_t>& last) {
+  TicketColumns n;
   for (size_t i = 0; i < rows.size(); ++i) {
     const TicketRow& t = rows[i];
-    if (last[t.player_id] != i) continue;
-    ids.AddString(t.ticket_id);
-    requests.AddString(t.request_id);
-    players.AddString(t.player_id);
-    names.AddString(t.display_name);
-    pools.AddString(t.pool);
-    teams.AddInt(t.team);
-    formats.AddInt(t.format);
-    stakes.AddInt(t.stake);
-    ratings.AddInt(t.rating);
-    provisional.AddBool(t.provisional);
-    if (t.party_id.empty()) parties.AddNull(); else parties.AddString(t.party_id);
-    if (t.hold_id.empty()) holds.AddNull(); else holds.AddString(t.hold_id);
+    if (last.at(t.player_id) != i) continue;
+    n.ids.AddString(t.ticket_id);
+    n.requests.AddString(t.request_id);
+    n.players.AddString(t.player_id);
+    n.names.AddString(t.display_name);
+    n.pools.AddString(t.pool);
+    n.teams.AddInt(t.team);
+    n.formats.AddInt(t.format);
+    n.stakes.AddInt(t.stake);
+    n.ratings.AddInt(t.rating);
+    n.provisional.AddBool(t.provisional);
+    if (t.party_id.empty()) n.parties.AddNull(); else n.parties.AddString(t.party_id);
+    if (t.hold_id.empty()) n.holds.AddNull(); else n.holds.AddString(t.hold_id);
   }
-  absl::flat_hash_map<std::string, std::string> live;  // player -> ticket
-  absl::flat_hash_map<std::string, AssignmentRow> seat;  // player -> live seat
-  absl::Status s = pool_.Run("admitting tickets", [&](pqxx::connection& c) {
-    pqxx::work tx(c);
-    // The players' live tickets, locked in ticket order (as the matcher's claims
-    // and commits lock them): a commit of their assignments either finished before
-    // (and the statements below see its assignments) or waits for this one (and
-    // the ticket it places is resumed below, not replaced). Locked, they stay live
-    // until this transaction ends, unless superseded just below.
-    admitted.superseded.clear();  // a retry starts again
-    live.clear();
-    seat.clear();
-    for (const pqxx::row& r :
-         tx.exec_params(absl::StrCat(kLiveTicketsOf, " ORDER BY ticket_id FOR UPDATE"),
-                        players.Finish())) {
-      live[r[0].as<std::string>()] = r[1].as<std::string>();
-    }
-    const pqxx::result old = tx.exec_params(
-        absl::StrCat("UPDATE mm_tickets t SET status = 'superseded', changed = now() "
-                     "FROM unnest($1::text[], $2::text[]) AS n(player_id, request_id) "
-                     "WHERE t.status = 'waiting' AND t.player_id = n.player_id "
-                     "AND t.request_id <> n.request_id RETURNING ",
-                     "t.ticket_id, t.request_id, t.player_id, t.display_name, t.pool, "
-                     "t.team, t.format, t.stake, t.rating, t.provisional, "
-                     "coalesce(t.party_id, ''), coalesce(t.hold_id, ''), t.status, "
-                     "extract(epoch from t.queued)::float8, t.seq"),
-        players.Finish(), requests.Finish());
-    for (const pqxx::row& r : old) {
-      admitted.superseded.push_back(ReadTicket(r));
-      live.erase(admitted.superseded.back().player_id);
-    }
-    for (const pqxx::row& r : tx.exec_params(
-             "INSERT INTO mm_tickets (ticket_id, request_id, player_id, display_name, "
-             "pool, team, format, stake, rating, provisional, party_id, hold_id) "
-             "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
-             "$5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], $10::bool[], "
-             "$11::text[], $12::text[]) AS n (ticket_id, request_id, player_id) "
-             "WHERE NOT EXISTS (SELECT 1 FROM mm_assignments AS a "
-             "WHERE a.player_id = n.player_id AND NOT a.finished) "
-             "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING "
-             "RETURNING player_id, ticket_id",
-             ids.Finish(), requests.Finish(), players.Finish(), names.Finish(),
-             pools.Finish(), teams.Finish(), formats.Finish(), stakes.Finish(),
-             ratings.Finish(), provisional.Finish(), parties.Finish(), holds.Finish())) {
-      live[r[0].as<std::string>()] = r[1].as<std::string>();
-    }
-    // Each player now has the live ticket locked or inserted above, except one
-    // seated (who got no ticket) or one whose other request queued a ticket since
-    // the lock: only theirs are read.
-    std::vector<std::string> unqueued;
-    for (const auto& [player, i] : last) {
-      if (!live.contains(player)) unqueued.push_back(player);
-    }
-    if (!unqueued.empty()) ReadLiveOf(tx, unqueued, &live, &seat);
-    tx.commit();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
+  return n;
+}
+
+// The players' live tickets, locked in ticket order (as the matcher's claims and
+// commits lock them): a commit of their assignments either finished before (and
+// the statements below see its assignments) or waits for this one (and the ticket
+// it places is resumed below, not replaced). Locked, they stay live until this
+// transaction ends, unless superseded here: a waiting ticket of another request.
+void LockAndSupersede(pqxx::work& tx, const TicketColumns& n, Admitted& admitted,
+                      absl::flat_hash_map<std::string, std::string>& live) {
+  for (const pqxx::row& r :
+       tx.exec_params(absl::StrCat(kLiveTicketsOf, " ORDER BY ticket_id FOR UPDATE"),
+                      n.players.Finish())) {
+    live[r[0].as<std::string>()] = r[1].as<std::string>();
+  }
+  const pqxx::result old = tx.exec_params(
+      absl::StrCat("UPDATE mm_tickets t SET status = 'superseded', changed = now() "
+                   "FROM unnest($1::text[], $2::text[]) AS n(player_id, request_id) "
+                   "WHERE t.status = 'waiting' AND t.player_id = n.player_id "
+                   "AND t.request_id <> n.request_id RETURNING ",
+                   "t.ticket_id, t.request_id, t.player_id, t.display_name, t.pool, "
+                   "t.team, t.format, t.stake, t.rating, t.provisional, "
+                   "coalesce(t.party_id, ''), coalesce(t.hold_id, ''), t.status, "
+                   "extract(epoch from t.queued)::float8, t.seq"),
+      n.players.Finish(), n.requests.Finish());
+  for (const pqxx::row& r : old) {
+    admitted.superseded.push_back(ReadTicket(r));
+    live.erase(admitted.superseded.back().player_id);
+  }
+}
+
+// A ticket for each player with no live ticket and no live seat.
+void InsertTickets(pqxx::work& tx, const TicketColumns& n,
+                   absl::flat_hash_map<std::string, std::string>& live) {
+  for (const pqxx::row& r : tx.exec_params(
+           "INSERT INTO mm_tickets (ticket_id, request_id, player_id, display_name, "
+           "pool, team, format, stake, rating, provisional, party_id, hold_id) "
+           "SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], "
+           "$5::text[], $6::int4[], $7::int4[], $8::int8[], $9::int4[], $10::bool[], "
+           "$11::text[], $12::text[]) AS n (ticket_id, request_id, player_id) "
+           "WHERE NOT EXISTS (SELECT 1 FROM mm_assignments AS a "
+           "WHERE a.player_id = n.player_id AND NOT a.finished) "
+           "ON CONFLICT (player_id) WHERE status IN ('waiting', 'placing') DO NOTHING "
+           "RETURNING player_id, ticket_id",
+           n.ids.Finish(), n.requests.Finish(), n.players.Finish(), n.names.Finish(),
+           n.pools.Finish(), n.teams.Finish(), n.formats.Finish(), n.stakes.Finish(),
+           n.ratings.Finish(), n.provisional.Finish(), n.parties.Finish(),
+           n.holds.Finish())) {
+    live[r[0].as<std::string>()] = r[1].as<std::string>();
+  }
+}
+
+// What each row of the batch came to, in its order: seated meanwhile, superseded
+// (by a later row of its player, or lost), or its player's live ticket (resumed
+// when it is not the row's own).
+void AddOutcomes(const std::vector<TicketRow>& rows,
+                 const absl::flat_hash_map<std::string, size_t>& last,
+                 const absl::flat_hash_map<std::string, std::string>& live,
+                 const absl::flat_hash_map<std::string, AssignmentRow>& seat,
+                 Admitted& admitted) {
   for (size_t i = 0; i < rows.size(); ++i) {
     const TicketRow& t = rows[i];
     AdmitOutcome o;
     auto it = live.find(t.player_id);
     auto held = seat.find(t.player_id);
-    if (last[t.player_id] == i && it == live.end() && held != seat.end()) {
+    const bool players_last = last.at(t.player_id) == i;
+    if (players_last && it == live.end() && held != seat.end()) {
       o.ticket_id = t.ticket_id;
       o.assigned = held->second;
       admitted.outcomes.push_back(std::move(o));
       continue;
     }
-    if (last[t.player_id] != i || it == live.end()) {
+    if (!players_last || it == live.end()) {
       TicketRow lost = t;
       lost.status = "superseded";
       admitted.superseded.push_back(lost);
@@ -213,6 +220,38 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
     o.resumed = it->second != t.ticket_id;
     admitted.outcomes.push_back(o);
   }
+}
+
+}  // namespace
+
+absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) {
+  Admitted admitted;
+  // The last row of each player wins within the batch.
+  absl::flat_hash_map<std::string, size_t> last;
+  for (size_t i = 0; i < rows.size(); ++i) last[rows[i].player_id] = i;
+  const TicketColumns n = ColumnsOf(rows, last);
+  absl::flat_hash_map<std::string, std::string> live;  // player -> ticket
+  absl::flat_hash_map<std::string, AssignmentRow> seat;  // player -> live seat
+  absl::Status s = pool_.Run("admitting tickets", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    admitted.superseded.clear();  // a retry starts again
+    live.clear();
+    seat.clear();
+    LockAndSupersede(tx, n, admitted, live);
+    InsertTickets(tx, n, live);
+    // Each player now has the live ticket locked or inserted above, except one
+    // seated (who got no ticket) or one whose other request queued a ticket since
+    // the lock: only theirs are read.
+    std::vector<std::string> unqueued;
+    for (const auto& [player, i] : last) {
+      if (!live.contains(player)) unqueued.push_back(player);
+    }
+    if (!unqueued.empty()) ReadLiveOf(tx, unqueued, &live, &seat);
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  AddOutcomes(rows, last, live, seat, admitted);
   return admitted;
 }
 
