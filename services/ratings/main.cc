@@ -10,6 +10,7 @@
 // database and applies migrations; then it reports SERVING and starts consuming.
 // SIGTERM or SIGINT: NOT_SERVING, the consumer stops between batches (a batch in
 // flight commits or rolls back whole), calls in flight finish, and it exits.
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
