@@ -718,12 +718,27 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
   std::vector<Placed> placed = placement_->CreateTables(requests);
   service::Failpoint("matcher.after_create_tables");  // tables made, not yet assigned
   const absl::Time created_at = absl::Now();
-  // The seats of the tables made, built once, before the transaction.
-  std::vector<AssignmentRow> rows;
-  std::vector<std::string> row_requests;  // each row's placement
-  std::vector<std::string> created, failed, created_tickets, failed_tickets;
-  std::vector<std::string> given_up;  // failed, but the table may have been made
   std::vector<size_t> unanswered;  // jobs whose table may have been made
+  Placements p = Sort(batch, placed, created_at, unanswered);
+  absl::StatusOr<std::set<std::string>> mine = Commit(p);
+  if (!p.failed.empty()) reread_ = true;
+  if (!mine.ok()) {
+    service::LogWarn("assignments not committed; placing them again",
+                     {{"error", mine.status().ToString()}});
+    return std::move(batch.jobs);
+  }
+  const absl::Time now = absl::Now();
+  Deliver(batch, placed, p, *mine, now);
+  LogStages(batch, started, created_at, now);
+  std::vector<Job> again;
+  for (size_t i : unanswered) again.push_back(std::move(batch.jobs[i]));
+  return again;
+}
+
+Matcher::Placements Matcher::Sort(Batch& batch, const std::vector<Placed>& placed,
+                                  absl::Time created_at, std::vector<size_t>& unanswered) {
+  // The seats of the tables made, built once, before the transaction.
+  Placements p;
   for (size_t i = 0; i < placed.size(); ++i) {
     Job& job = batch.jobs[i];
     if (!placed[i].status.ok()) {
@@ -734,13 +749,13 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
       }
       service::LogWarn("cannot place a table",
                        {{"pool", job.pool}, {"error", placed[i].status.ToString()}});
-      if (!ProvesNoTable(placed[i].status)) given_up.push_back(job.request.request_id());
-      failed.push_back(job.request.request_id());
-      failed_tickets.insert(failed_tickets.end(), job.tickets.begin(), job.tickets.end());
+      if (!ProvesNoTable(placed[i].status)) p.given_up.push_back(job.request.request_id());
+      p.failed.push_back(job.request.request_id());
+      p.failed_tickets.insert(p.failed_tickets.end(), job.tickets.begin(), job.tickets.end());
       continue;
     }
-    created.push_back(job.request.request_id());
-    created_tickets.insert(created_tickets.end(), job.tickets.begin(), job.tickets.end());
+    p.created.push_back(job.request.request_id());
+    p.created_tickets.insert(p.created_tickets.end(), job.tickets.begin(), job.tickets.end());
     for (AssignmentRow a : job.seats) {
       a.table_id = placed[i].response.table_id();
       a.address = placed[i].address;
@@ -750,35 +765,36 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
       if (a.seat_token == options_.seat_tokens->For(job.request.request_id(), a.seat)) {
         a.placement_id = job.request.request_id();
       }
-      rows.push_back(std::move(a));
-      row_requests.push_back(job.request.request_id());
+      p.rows.push_back(std::move(a));
+      p.row_requests.push_back(job.request.request_id());
     }
   }
+  return p;
+}
+
+absl::StatusOr<std::set<std::string>> Matcher::Commit(const Placements& p) {
   std::set<std::string> mine;
   absl::Status s = options_.db->Run("committing assignments", [&](pqxx::connection& c) {
     mine.clear();
     // One statement, atomic on its own: one round trip, durable when it returns.
     pqxx::nontransaction tx(c);
-    for (const pqxx::row& row : CommitAssignments(tx, created, created_tickets, failed,
-                                                  failed_tickets, rows, row_requests,
-                                                  given_up)) {
+    for (const pqxx::row& row : CommitAssignments(tx, p)) {
       mine.insert(row[0].as<std::string>());
     }
     return absl::OkStatus();
   });
-  if (!failed.empty()) reread_ = true;
-  if (!s.ok()) {
-    service::LogWarn("assignments not committed; placing them again",
-                     {{"error", s.ToString()}});
-    return std::move(batch.jobs);
-  }
-  const absl::Time now = absl::Now();
+  if (!s.ok()) return s;
+  return mine;
+}
+
+void Matcher::Deliver(const Batch& batch, const std::vector<Placed>& placed, Placements& p,
+                      const std::set<std::string>& mine, absl::Time now) {
   // A placement another matcher finished (this replica lost the pool meanwhile)
   // was gone: its table is the same, and its seats were assigned by that matcher.
   std::vector<AssignmentRow> assigned;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    if (!mine.count(row_requests[i])) continue;
-    assigned.push_back(std::move(rows[i]));
+  for (size_t i = 0; i < p.rows.size(); ++i) {
+    if (!mine.count(p.row_requests[i])) continue;
+    assigned.push_back(std::move(p.rows[i]));
     assigned.back().matched = now;
   }
   for (size_t i = 0; i < placed.size(); ++i) {
@@ -792,57 +808,65 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
     service::Failpoint("matcher.after_assign");  // assignments committed, nobody told
     on_assigned_(assigned);
   }
-  if (stages_.on() && batch.seen != absl::Time()) {
-    const absl::Time delivered = absl::Now();
-    stages_.Add("queue", started - batch.enqueued);
-    stages_.Add("create", created_at - started);
-    stages_.Add("commit", now - created_at);
-    stages_.Add("deliver", delivered - now);
-    for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
-  }
-  std::vector<Job> again;
-  for (size_t i : unanswered) again.push_back(std::move(batch.jobs[i]));
-  return again;
 }
 
-pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
-                                        const std::vector<std::string>& created,
-                                        const std::vector<std::string>& created_tickets,
-                                        const std::vector<std::string>& failed,
-                                        const std::vector<std::string>& failed_tickets,
-                                        const std::vector<AssignmentRow>& rows,
-                                        const std::vector<std::string>& row_requests,
-                                        const std::vector<std::string>& given_up) {
-  PgArray requests(PgType::kText), tables(PgType::kText), seat_no(PgType::kInt4),
-      players(PgType::kText), tickets(PgType::kText), bots(PgType::kBool),
-      addresses(PgType::kText), tokens(PgType::kText), teams(PgType::kInt4),
-      formats(PgType::kInt4), stakes(PgType::kInt8), possible(PgType::kTimestampTz),
-      streams(PgType::kText), placements(PgType::kText);
-  for (size_t i = 0; i < rows.size(); ++i) {
-    const AssignmentRow& a = rows[i];
-    requests.AddString(row_requests[i]);
-    tables.AddString(a.table_id);
-    seat_no.AddInt(a.seat);
-    players.AddString(a.player_id);
-    if (a.ticket_id.empty()) tickets.AddNull(); else tickets.AddString(a.ticket_id);
-    bots.AddBool(a.bot);
-    addresses.AddString(a.address);
+void Matcher::LogStages(const Batch& batch, absl::Time started, absl::Time created_at,
+                        absl::Time committed) {
+  if (!stages_.on() || batch.seen == absl::Time()) return;
+  const absl::Time delivered = absl::Now();
+  stages_.Add("queue", started - batch.enqueued);
+  stages_.Add("create", created_at - started);
+  stages_.Add("commit", committed - created_at);
+  stages_.Add("deliver", delivered - committed);
+  for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
+}
+
+namespace {
+
+// The seats of a commit of placements as the INSERT's columns, with the
+// placement each belongs to.
+struct SeatColumns {
+  PgArray requests{PgType::kText}, tables{PgType::kText}, seat_no{PgType::kInt4},
+      players{PgType::kText}, tickets{PgType::kText}, bots{PgType::kBool},
+      addresses{PgType::kText}, tokens{PgType::kText}, teams{PgType::kInt4},
+      formats{PgType::kInt4}, stakes{PgType::kInt8}, possible{PgType::kTimestampTz},
+      streams{PgType::kText}, placements{PgType::kText};
+};
+
+SeatColumns SeatColumnsOf(const Matcher::Placements& p) {
+  SeatColumns c;
+  for (size_t i = 0; i < p.rows.size(); ++i) {
+    const AssignmentRow& a = p.rows[i];
+    c.requests.AddString(p.row_requests[i]);
+    c.tables.AddString(a.table_id);
+    c.seat_no.AddInt(a.seat);
+    c.players.AddString(a.player_id);
+    if (a.ticket_id.empty()) c.tickets.AddNull(); else c.tickets.AddString(a.ticket_id);
+    c.bots.AddBool(a.bot);
+    c.addresses.AddString(a.address);
     // The placement id stands for the token, which is not stored.
     if (a.placement_id.empty()) {
-      tokens.AddString(a.seat_token);
-      placements.AddNull();
+      c.tokens.AddString(a.seat_token);
+      c.placements.AddNull();
     } else {
-      tokens.AddString("");
-      placements.AddString(a.placement_id);
+      c.tokens.AddString("");
+      c.placements.AddString(a.placement_id);
     }
-    teams.AddInt(a.team);
-    formats.AddInt(a.format);
-    stakes.AddInt(a.stake);
-    possible.AddTime(a.possible);
-    if (a.bot_stream.empty()) streams.AddNull(); else streams.AddString(a.bot_stream);
+    c.teams.AddInt(a.team);
+    c.formats.AddInt(a.format);
+    c.stakes.AddInt(a.stake);
+    c.possible.AddTime(a.possible);
+    if (a.bot_stream.empty()) c.streams.AddNull(); else c.streams.AddString(a.bot_stream);
   }
-  std::vector<std::string> all_tickets = created_tickets;
-  all_tickets.insert(all_tickets.end(), failed_tickets.begin(), failed_tickets.end());
+  return c;
+}
+
+}  // namespace
+
+pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx, const Placements& p) {
+  const SeatColumns c = SeatColumnsOf(p);
+  std::vector<std::string> all_tickets = p.created_tickets;
+  all_tickets.insert(all_tickets.end(), p.failed_tickets.begin(), p.failed_tickets.end());
   // One statement. The placements still ours (another matcher may have finished
   // one) are deleted; their tickets, locked in ticket order as admissions lock them
   // (an admission of one of these players waits, then sees the seat), are matched
@@ -879,12 +903,12 @@ pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx,
       "SELECT request_id, request, $18 FROM dropped WHERE request_id = ANY($17::text[]) "
       "ON CONFLICT (request_id) DO NOTHING) "
       "SELECT request_id FROM mine",
-      TextArray(created).Finish(), TextArray(failed).Finish(),
-      TextArray(all_tickets).Finish(), requests.Finish(), tables.Finish(),
-      seat_no.Finish(), players.Finish(), tickets.Finish(), bots.Finish(),
-      addresses.Finish(), tokens.Finish(), teams.Finish(), formats.Finish(),
-      stakes.Finish(), possible.Finish(), streams.Finish(), TextArray(given_up).Finish(),
-      std::string(kVoidGivenUp), placements.Finish());
+      TextArray(p.created).Finish(), TextArray(p.failed).Finish(),
+      TextArray(all_tickets).Finish(), c.requests.Finish(), c.tables.Finish(),
+      c.seat_no.Finish(), c.players.Finish(), c.tickets.Finish(), c.bots.Finish(),
+      c.addresses.Finish(), c.tokens.Finish(), c.teams.Finish(), c.formats.Finish(),
+      c.stakes.Finish(), c.possible.Finish(), c.streams.Finish(),
+      TextArray(p.given_up).Finish(), std::string(kVoidGivenUp), c.placements.Finish());
 }
 
 }  // namespace trix::matchmaking

@@ -30,6 +30,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -41,6 +42,7 @@
 #include <pqxx/result>
 #include <pqxx/transaction>
 
+#include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
 #include "prometheus/counter.h"
@@ -122,20 +124,21 @@ class Matcher {
   // Waiting players per pool as last seen by this replica's leased pools.
   int Waiting(const std::string& pool) const;
 
-  // The commit of placed tables' seats, in `tx` (the placers' last step; public
-  // for the ticket store's test). `created`: placements whose tables were made,
-  // with their tickets and seats (`rows`, each with its placement in
-  // `row_requests`); `failed`: placements whose tables could not be made, with
-  // their tickets, of which `given_up` may have made theirs (to be voided). Returns the placements it finished (request_id): the created
-  // ones still recorded, which another matcher may have finished first.
-  static pqxx::result CommitAssignments(pqxx::transaction_base& tx,
-                                        const std::vector<std::string>& created,
-                                        const std::vector<std::string>& created_tickets,
-                                        const std::vector<std::string>& failed,
-                                        const std::vector<std::string>& failed_tickets,
-                                        const std::vector<AssignmentRow>& rows,
-                                        const std::vector<std::string>& row_requests,
-                                        const std::vector<std::string>& given_up = {});
+  // What a batch of placements comes to, for the commit of their seats:
+  // `created`, placements whose tables were made, with their tickets and seats
+  // (`rows`, each with its placement in `row_requests`); `failed`, placements whose
+  // tables could not be made, with their tickets, of which `given_up` may have
+  // made theirs (to be voided).
+  struct Placements {
+    std::vector<std::string> created, created_tickets;
+    std::vector<std::string> failed, failed_tickets, given_up;
+    std::vector<AssignmentRow> rows;
+    std::vector<std::string> row_requests;
+  };
+  // The commit of placed tables' seats, in `tx` (the placers' last step; public for
+  // the ticket store's test). Returns the placements it finished (request_id): the
+  // created ones still recorded, which another matcher may have finished first.
+  static pqxx::result CommitAssignments(pqxx::transaction_base& tx, const Placements& p);
 
  private:
   struct PoolState {
@@ -183,6 +186,17 @@ class Matcher {
   // the jobs whose tables may have been made without an answer. Their placements
   // stay recorded.
   std::vector<Job> Place(Batch& batch);
+  // Place's steps: what each CreateTable answer comes to (the jobs that may have
+  // made a table unanswered in `unanswered`), the commit (the placements this
+  // matcher finished, or why nothing was committed), the streams told and the
+  // stages logged.
+  Placements Sort(Batch& batch, const std::vector<Placed>& placed, absl::Time created_at,
+                  std::vector<size_t>& unanswered);
+  absl::StatusOr<std::set<std::string>> Commit(const Placements& p);
+  void Deliver(const Batch& batch, const std::vector<Placed>& placed, Placements& p,
+               const std::set<std::string>& mine, absl::Time now);
+  void LogStages(const Batch& batch, absl::Time started, absl::Time created_at,
+                 absl::Time committed);
   // Whether a job whose CreateTable failed with `failure` is to be asked for again.
   bool AskAgain(Job& job, const absl::Status& failure, absl::Time now);
   // Queues `batch` for the placers (at most kMaxBatchesQueued wait).

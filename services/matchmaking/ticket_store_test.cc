@@ -64,8 +64,9 @@ class TicketStoreTest : public storage::DatabaseTest {
                              .format = 2,
                              .possible = absl::Now()};
     pqxx::work tx(c);
-    const pqxx::result finished =
-        Matcher::CommitAssignments(tx, {group}, {ticket_id}, {}, {}, {seat}, {group});
+    const pqxx::result finished = Matcher::CommitAssignments(
+        tx, {.created = {group}, .created_tickets = {ticket_id}, .rows = {seat},
+             .row_requests = {group}});
     ASSERT_EQ(finished.size(), 1u);
     tx.commit();
   }
