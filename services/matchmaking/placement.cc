@@ -115,66 +115,78 @@ std::vector<Placed> Placement::CreateTables(
   // Per request, the first failure that may have made its table.
   std::vector<std::optional<Placed>> maybe_made(requests.size());
   for (int attempt = 0; attempt < options_.attempts && !pending.empty(); ++attempt) {
-    std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
-    absl::BlockingCounter done(static_cast<int>(pending.size()));
-    for (size_t i : pending) {
-      std::string address = Choose(tried[i]);
-      if (address.empty()) {
-        placed[i].address.clear();  // none left; an earlier failure stands
-        if (tried[i].empty()) {
-          placed[i].status = absl::ResourceExhaustedError(
-              "no live table-service instance has room for a new table");
-        }
-        done.DecrementCount();
-        continue;
-      }
-      tried[i].push_back(address);
-      placed[i].address = address;
-      auto context = std::make_unique<grpc::ClientContext>();
-      context->AddMetadata("authorization", "Bearer " + options_.service_token);
-      context->set_deadline(std::chrono::system_clock::now() +
-                            absl::ToChronoMilliseconds(options_.call_timeout));
-      Stub(address)->async()->CreateTable(
-          context.get(), &requests[i], &placed[i].response,
-          [&placed, &done, i](grpc::Status s) {
-            placed[i].status =
-                s.ok() ? absl::OkStatus()
-                       : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                                      s.error_message());
-            done.DecrementCount();
-          });
-      contexts.push_back(std::move(context));
-    }
-    done.Wait();
-    std::vector<size_t> failed;
-    for (size_t i : pending) {
-      if (placed[i].status.ok()) {
-        maybe_made[i].reset();
-        continue;
-      }
-      // Refusals of the request itself would fail anywhere; the rest may not.
-      if (placed[i].status.code() == absl::StatusCode::kInvalidArgument ||
-          placed[i].address.empty()) {
-        continue;
-      }
-      if (!maybe_made[i] && !ProvesNoTable(placed[i].status)) {
-        maybe_made[i] = placed[i];
-      }
-      service::LogWarn("table placement failed",
-                       {{"address", placed[i].address},
-                        {"error", placed[i].status.ToString()}});
-      {
-        absl::MutexLock lock(&mu_);
-        ++failures_;
-      }
-      failed.push_back(i);
-    }
-    pending = std::move(failed);
+    CreateOnce(requests, pending, tried, placed);
+    pending = ToTryAgain(pending, placed, maybe_made);
   }
   for (size_t i = 0; i < requests.size(); ++i) {
     if (maybe_made[i]) placed[i] = *std::move(maybe_made[i]);
   }
   return placed;
+}
+
+void Placement::CreateOnce(const std::vector<v1::CreateTableRequest>& requests,
+                           const std::vector<size_t>& pending,
+                           std::vector<std::vector<std::string>>& tried,
+                           std::vector<Placed>& placed) {
+  std::vector<std::unique_ptr<grpc::ClientContext>> contexts;
+  absl::BlockingCounter done(static_cast<int>(pending.size()));
+  for (size_t i : pending) {
+    std::string address = Choose(tried[i]);
+    if (address.empty()) {
+      placed[i].address.clear();  // none left; an earlier failure stands
+      if (tried[i].empty()) {
+        placed[i].status = absl::ResourceExhaustedError(
+            "no live table-service instance has room for a new table");
+      }
+      done.DecrementCount();
+      continue;
+    }
+    tried[i].push_back(address);
+    placed[i].address = address;
+    auto context = std::make_unique<grpc::ClientContext>();
+    context->AddMetadata("authorization", "Bearer " + options_.service_token);
+    context->set_deadline(std::chrono::system_clock::now() +
+                          absl::ToChronoMilliseconds(options_.call_timeout));
+    Stub(address)->async()->CreateTable(
+        context.get(), &requests[i], &placed[i].response,
+        [&placed, &done, i](grpc::Status s) {
+          placed[i].status =
+              s.ok() ? absl::OkStatus()
+                     : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
+                                    s.error_message());
+          done.DecrementCount();
+        });
+    contexts.push_back(std::move(context));
+  }
+  done.Wait();
+}
+
+std::vector<size_t> Placement::ToTryAgain(const std::vector<size_t>& pending,
+                                          const std::vector<Placed>& placed,
+                                          std::vector<std::optional<Placed>>& maybe_made) {
+  std::vector<size_t> failed;
+  for (size_t i : pending) {
+    if (placed[i].status.ok()) {
+      maybe_made[i].reset();
+      continue;
+    }
+    // Refusals of the request itself would fail anywhere; the rest may not.
+    if (placed[i].status.code() == absl::StatusCode::kInvalidArgument ||
+        placed[i].address.empty()) {
+      continue;
+    }
+    if (!maybe_made[i] && !ProvesNoTable(placed[i].status)) {
+      maybe_made[i] = placed[i];
+    }
+    service::LogWarn("table placement failed", {{"address", placed[i].address},
+                                                {"error", placed[i].status.ToString()}});
+    {
+      absl::MutexLock lock(&mu_);
+      ++failures_;
+    }
+    failed.push_back(i);
+  }
+  return failed;
 }
 
 }  // namespace trix::matchmaking

@@ -16,6 +16,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,17 @@ class Placement {
   // The least-loaded instance with room not in `tried`, or "" for none.
   std::string Choose(const std::vector<std::string>& tried);
   v1::TableService::Stub* Stub(const std::string& address);
+  // One round of CreateTables: each pending request sent to the next instance it
+  // has not tried, all at once, and their answers awaited.
+  void CreateOnce(const std::vector<v1::CreateTableRequest>& requests,
+                  const std::vector<size_t>& pending,
+                  std::vector<std::vector<std::string>>& tried, std::vector<Placed>& placed);
+  // The pending requests to send again after a round (the others succeeded or
+  // would fail anywhere); keeps each one's first failure that may have made its
+  // table in `maybe_made`.
+  std::vector<size_t> ToTryAgain(const std::vector<size_t>& pending,
+                                 const std::vector<Placed>& placed,
+                                 std::vector<std::optional<Placed>>& maybe_made);
 
   storage::ConnectionPool* const db_;
   const PlacementOptions options_;
