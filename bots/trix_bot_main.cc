@@ -151,9 +151,7 @@ int ServeAccount(const Flags& flags,
   return 0;
 }
 
-int Run(int argc, char** argv) {
-  Flags flags;
-  service::Config config("trix-bot", "TRIX_BOT_");
+void Bind(service::Config& config, Flags& flags) {
   config.Bind("address", &flags.address, "the table service, host:port");
   config.Bind("table", &flags.table, "the table id");
   config.Bind("token", &flags.token, "the seat token (prefer TRIX_BOT_TOKEN)");
@@ -173,32 +171,13 @@ int Run(int argc, char** argv) {
   config.Bind("capacity", &flags.capacity, "tables a bot account plays at once");
   service::BindMetricsFlags(config, &flags.metrics);
   service::BindChannelTlsFlags(config, &flags.tls);
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
-    return *exit_code;
-  }
-  const bool account = !flags.matchmaking.empty();
-  if (account ? flags.bot_key.empty() || flags.capacity < 1
-              : flags.table.empty() || flags.token.empty()) {
-    std::cerr << "trix-bot: either --table and --token (TRIX_BOT_TABLE, TRIX_BOT_TOKEN), "
-                 "or --matchmaking, --bot_key (TRIX_BOT_BOT_KEY) and --capacity >= 1\n\n"
-              << config.Usage();
-    return 2;
-  }
-  service::InitLogging("trix-bot", flags.log_level);
-  if (!MakeStrategy(flags.strategy, 1).ok()) {
-    std::cerr << "trix-bot: " << MakeStrategy(flags.strategy, 1).status().message() << "\n";
-    return 2;
-  }
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      service::ChannelCredentials(flags.tls);
-  if (!credentials.ok()) {
-    std::cerr << "trix-bot: " << credentials.status().message() << "\n";
-    return 2;
-  }
-  if (account) return ServeAccount(flags, *credentials);
+}
+
+// Plays the one seat of --table with --token, then prints a line of what it did.
+int PlayOneSeat(const Flags& flags,
+                const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
   absl::StatusOr<std::unique_ptr<Bot>> bot =
       MakeStrategy(flags.strategy, Seed(flags.seed), flags.search);
-
   const std::string table = flags.table;
   SeatConfig seat_config;
   seat_config.table_id = flags.table;
@@ -206,8 +185,8 @@ int Run(int argc, char** argv) {
   seat_config.think = flags.think;
   seat_config.give_up_after = flags.give_up_after;
   seat_config.log = SeatLog(table);
-  seat_config.credentials = *credentials;
-  Seat seat(TableChannel(flags.address, *credentials), seat_config, bot->get());
+  seat_config.credentials = credentials;
+  Seat seat(TableChannel(flags.address, credentials), seat_config, bot->get());
   StopOnSignal([&seat] { seat.Stop(); });
 
   service::LogInfo(
@@ -233,6 +212,35 @@ int Run(int argc, char** argv) {
   if (me >= 0 && me < result->places_size()) line["place"] = result->places(me);
   std::cout << line.dump() << std::endl;
   return 0;
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  service::Config config("trix-bot", "TRIX_BOT_");
+  Bind(config, flags);
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
+    return *exit_code;
+  }
+  const bool account = !flags.matchmaking.empty();
+  if (account ? flags.bot_key.empty() || flags.capacity < 1
+              : flags.table.empty() || flags.token.empty()) {
+    std::cerr << "trix-bot: either --table and --token (TRIX_BOT_TABLE, TRIX_BOT_TOKEN), "
+                 "or --matchmaking, --bot_key (TRIX_BOT_BOT_KEY) and --capacity >= 1\n\n"
+              << config.Usage();
+    return 2;
+  }
+  service::InitLogging("trix-bot", flags.log_level);
+  if (!MakeStrategy(flags.strategy, 1).ok()) {
+    std::cerr << "trix-bot: " << MakeStrategy(flags.strategy, 1).status().message() << "\n";
+    return 2;
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(flags.tls);
+  if (!credentials.ok()) {
+    std::cerr << "trix-bot: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  return account ? ServeAccount(flags, *credentials) : PlayOneSeat(flags, *credentials);
 }
 
 }  // namespace

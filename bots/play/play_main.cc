@@ -203,9 +203,7 @@ int Practice(Flags flags) {
   return status;
 }
 
-int Run(int argc, char** argv) {
-  Flags flags;
-  service::Config config("trix-play", "TRIX_PLAY_");
+void Bind(service::Config& config, Flags& flags) {
   config.Bind("address", &flags.address, "the table service, host:port (a given seat)");
   config.Bind("table", &flags.table, "the table id (a given seat)");
   config.Bind("token", &flags.token, "the seat token (prefer TRIX_PLAY_TOKEN)");
@@ -225,36 +223,11 @@ int Run(int argc, char** argv) {
   config.Bind("give_up_after", &flags.give_up_after,
               "stop after this long without news from the table service");
   service::BindChannelTlsFlags(config, &flags.tls);
-  const absl::Status parsed = config.Parse(argc, argv);
-  if (!parsed.ok()) {
-    std::cerr << "trix-play: " << parsed.message() << "\n\n" << config.Usage();
-    return 2;
-  }
-  if (config.help()) {
-    std::cout << config.Usage() << "\n" << kKeysHelp;
-    return 0;
-  }
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      service::ChannelCredentials(flags.tls);
-  if (!credentials.ok()) {
-    std::cerr << "trix-play: " << credentials.status().message() << "\n";
-    return 2;
-  }
-  flags.credentials = *credentials;
-  if (flags.practice) return Practice(flags);
-  const bool given_seat = !flags.table.empty() && !flags.token.empty();
-  if (!given_seat && (flags.matchmaking.empty() || flags.player.empty())) {
-    std::cerr << "trix-play: give --address, --table and --token (a seat), or "
-                 "--matchmaking and --player\n\n"
-              << config.Usage();
-    return 2;
-  }
-  if (given_seat) {
-    if (flags.address.empty()) flags.address = "127.0.0.1:50051";
-    RawTerminal terminal;
-    return PlaySeat(flags, flags.address, flags.table, flags.token);
-  }
+}
 
+// Finds a table through matchmaking, showing the search (q stops it), then plays
+// the seat found.
+int FindAndPlay(const Flags& flags) {
   MatchRequest match;
   match.address = flags.matchmaking;
   match.player = flags.player;
@@ -299,6 +272,42 @@ int Run(int argc, char** argv) {
     return absl::IsCancelled(seat.status()) ? 0 : 1;  // the person stopped looking
   }
   return PlaySeat(flags, seat->address(), seat->table_id(), seat->seat_token());
+}
+
+int Run(int argc, char** argv) {
+  Flags flags;
+  service::Config config("trix-play", "TRIX_PLAY_");
+  Bind(config, flags);
+  const absl::Status parsed = config.Parse(argc, argv);
+  if (!parsed.ok()) {
+    std::cerr << "trix-play: " << parsed.message() << "\n\n" << config.Usage();
+    return 2;
+  }
+  if (config.help()) {
+    std::cout << config.Usage() << "\n" << kKeysHelp;
+    return 0;
+  }
+  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
+      service::ChannelCredentials(flags.tls);
+  if (!credentials.ok()) {
+    std::cerr << "trix-play: " << credentials.status().message() << "\n";
+    return 2;
+  }
+  flags.credentials = *credentials;
+  if (flags.practice) return Practice(flags);
+  const bool given_seat = !flags.table.empty() && !flags.token.empty();
+  if (!given_seat && (flags.matchmaking.empty() || flags.player.empty())) {
+    std::cerr << "trix-play: give --address, --table and --token (a seat), or "
+                 "--matchmaking and --player\n\n"
+              << config.Usage();
+    return 2;
+  }
+  if (given_seat) {
+    if (flags.address.empty()) flags.address = "127.0.0.1:50051";
+    RawTerminal terminal;
+    return PlaySeat(flags, flags.address, flags.table, flags.token);
+  }
+  return FindAndPlay(flags);
 }
 
 }  // namespace
