@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/time/clock.h"
@@ -142,7 +143,7 @@ bool RateGame(const FinishedGame& g, const RateOptions& model,
 
 // What a batch did to money, counted for the metrics.
 struct MoneyCounts {
-  int settled = 0, unsettled = 0, voided = 0, unheld_stakes = 0, entries = 0;
+  int settled = 0, unsettled = 0, voided = 0, unheld_stakes = 0, entries = 0, set_aside = 0;
 };
 
 // Settles a finished game, or releases a voided table's holds; logs what went amiss.
@@ -169,6 +170,58 @@ Settlement SettleGame(pqxx::work& tx, const FinishedGame& game, MoneyCounts& cou
                       {{"game", game.game_id}, {"seats", s.note}});
   }
   return s;
+}
+
+void CountMoney(RatingsMetrics& m, const MoneyCounts& money) {
+  m.games_settled.Increment(money.settled);
+  m.games_unsettled.Increment(money.unsettled);
+  m.games_voided.Increment(money.voided);
+  m.unheld_stakes.Increment(money.unheld_stakes);
+  m.settlements_set_aside.Increment(money.set_aside);
+  if (money.entries > 0) {
+    m.ledger_entries.Add({{"kind", "stake"}}).Increment(money.entries);
+    m.ledger_entries.Add({{"kind", "payout"}}).Increment(money.entries);
+  }
+}
+
+// Settles `g` (SettleGame) behind a savepoint. A settlement the database refuses
+// (a constraint, a failed statement) is rolled back alone and set aside in
+// ratings.set_aside_settlements, to be tried again (RetrySetAside), so that one
+// game never stops the rating and settlement of the games after it. Returns the
+// settlement, "set_aside" with the database's word as its note when refused.
+// Throws what is not the game's own: a lost connection, an unknown commit.
+Settlement SettleOrSetAside(pqxx::work& tx, const OutboxRow& row, const FinishedGame& g,
+                            MoneyCounts& counts) {
+  if (!g.voided && !g.staked()) return {"unstaked", ""};
+  std::string error;
+  // Every statement of a settlement goes through exec_params: libpqxx 6's plain
+  // exec closes the whole transaction on an error, savepoint or not.
+  tx.exec0("SAVEPOINT settle");
+  try {
+    if (service::FailpointFires("consumer.settlement_fails")) {
+      tx.exec_params("SELECT $1::int", "consumer.settlement_fails");  // refused by the database
+    }
+    MoneyCounts these;
+    const Settlement s = SettleGame(tx, g, these);
+    tx.exec0("RELEASE SAVEPOINT settle");
+    counts.settled += these.settled;
+    counts.unsettled += these.unsettled;
+    counts.voided += these.voided;
+    counts.unheld_stakes += these.unheld_stakes;
+    counts.entries += these.entries;
+    return s;
+  } catch (const pqxx::sql_error& e) {
+    error = std::string(absl::StripTrailingAsciiWhitespace(e.what()));
+  }
+  tx.exec0("ROLLBACK TO SAVEPOINT settle");
+  service::LogError("settlement refused by the database; set aside, the games after it go on",
+                    {{"game", g.game_id}, {"outbox_id", row.id}, {"error", error}});
+  tx.exec_params0(
+      "INSERT INTO ratings.set_aside_settlements (game_id, outbox_id, error) VALUES ($1, $2, $3) "
+      "ON CONFLICT (game_id) DO UPDATE SET error = EXCLUDED.error, last_tried = now(), "
+      "attempts = ratings.set_aside_settlements.attempts + 1, resolved = NULL",
+      g.game_id, row.id, error);
+  return {"set_aside", error};
 }
 
 // The changed ratings that already have a row (stored) or not yet, in one statement.
@@ -229,6 +282,7 @@ void OutboxConsumer::Loop() {
   std::unique_ptr<WakeUp> wake_up;
   const long poll_us = static_cast<long>(absl::ToInt64Microseconds(options_.poll_interval));
   absl::Time last_sweep = absl::InfinitePast();
+  absl::Time last_retry = absl::Now();
   bool idle = true;
   while (!stop_.load()) {
     try {
@@ -243,6 +297,10 @@ void OutboxConsumer::Loop() {
         // A frozen primary never answers: give up on it, reconnect, find the new one.
         const storage::StallLimit limit(*connection, storage::kStallLimit);
         r = ApplyBatch(*connection, sweep);
+        if (absl::Now() - last_retry >= options_.set_aside_retry) {
+          last_retry = absl::Now();
+          RetrySetAside(*connection, options_.set_aside_retry);
+        }
         UpdateLag(*connection);
       }
       if (r.more) {
@@ -272,9 +330,11 @@ void OutboxConsumer::UpdateLag(pqxx::connection& c) {
       "WITH a AS (SELECT COALESCE(max(outbox_id), 0) AS last FROM ratings.applied_games) "
       "SELECT COALESCE((SELECT extract(epoch FROM clock_timestamp() - created)::float8 "
       "  FROM game_results, a WHERE id > a.last AND consumed_at IS NULL ORDER BY id LIMIT 1), 0), "
-      "GREATEST(COALESCE((SELECT max(id) FROM game_results), 0) - (SELECT last FROM a), 0)");
+      "GREATEST(COALESCE((SELECT max(id) FROM game_results), 0) - (SELECT last FROM a), 0), "
+      "(SELECT count(*) FROM ratings.set_aside_settlements WHERE resolved IS NULL)");
   metrics_->lag_seconds.Set(std::max(0.0, r[0][0].as<double>()));
   metrics_->pending_games.Set(r[0][1].as<double>());
+  metrics_->open_set_aside.Set(r[0][2].as<double>());
 }
 
 // One batch on its way through ApplyBatch: read, rated and settled, written.
@@ -427,7 +487,9 @@ void OutboxConsumer::ApplyGames(pqxx::work& tx, Batch& batch) {
     const FinishedGame& g = *game;
     const bool rated = !g.voided && RateGame(g, options_.model, batch.players, batch.writes);
     if (!g.voided) ++(rated ? batch.rated : batch.quarantined);
-    AddApplied(batch.writes, *row, g.mode, g.finished, rated, SettleGame(tx, g, batch.money));
+    const Settlement s = SettleOrSetAside(tx, *row, g, batch.money);
+    batch.money.set_aside += s.outcome == "set_aside";
+    AddApplied(batch.writes, *row, g.mode, g.finished, rated, s);
   }
 }
 
@@ -480,17 +542,54 @@ void OutboxConsumer::Commit(pqxx::work& tx, const Batch& batch) {
   }
 }
 
+int OutboxConsumer::RetrySetAside(pqxx::connection& c, absl::Duration after) {
+  std::vector<std::string> due;
+  {
+    pqxx::read_transaction tx(c);
+    for (const pqxx::row& r : tx.exec_params(
+             "SELECT game_id FROM ratings.set_aside_settlements WHERE resolved IS NULL "
+             "AND last_tried <= now() - $1 * interval '1 second' ORDER BY outbox_id LIMIT 100",
+             absl::ToDoubleSeconds(after))) {
+      due.push_back(r[0].as<std::string>());
+    }
+  }
+  int settled = 0;
+  for (const std::string& game_id : due) settled += RetryOne(c, game_id);
+  return settled;
+}
+
+bool OutboxConsumer::RetryOne(pqxx::connection& c, const std::string& game_id) {
+  pqxx::work tx(c);
+  const pqxx::result r = tx.exec_params(
+      "SELECT s.outbox_id, g.payload::text FROM ratings.set_aside_settlements s "
+      "JOIN game_results g ON g.id = s.outbox_id WHERE s.game_id = $1 AND s.resolved IS NULL "
+      "FOR UPDATE OF s SKIP LOCKED",
+      game_id);
+  if (r.empty()) return false;  // settled meanwhile, or being tried by another replica
+  const OutboxRow row{r[0][0].as<int64_t>(), game_id, r[0][1].as<std::string>()};
+  absl::StatusOr<FinishedGame> game = ParseFinishedGame(row.id, row.payload);
+  if (!game.ok()) return false;  // it was read once: the row cannot have changed
+  game->game_id = game_id;
+  MoneyCounts money;
+  const Settlement s = SettleOrSetAside(tx, row, *game, money);
+  if (s.outcome != "set_aside") {
+    tx.exec_params0("UPDATE ratings.applied_games SET settlement = $2, note = $3 WHERE game_id = $1",
+                    game_id, s.outcome, s.note);
+    tx.exec_params0("UPDATE ratings.set_aside_settlements SET resolved = now(), "
+                    "last_tried = now(), attempts = attempts + 1 WHERE game_id = $1",
+                    game_id);
+  }
+  tx.commit();
+  if (s.outcome == "set_aside") return false;
+  service::LogInfo("set-aside settlement applied", {{"game", game_id}, {"settlement", s.outcome}});
+  CountMoney(*metrics_, money);
+  return true;
+}
+
 void OutboxConsumer::Count(const Batch& batch, absl::Duration took) {
   metrics_->games_rated.Increment(batch.rated);
   metrics_->games_quarantined.Increment(batch.quarantined);
-  metrics_->games_settled.Increment(batch.money.settled);
-  metrics_->games_unsettled.Increment(batch.money.unsettled);
-  metrics_->games_voided.Increment(batch.money.voided);
-  metrics_->unheld_stakes.Increment(batch.money.unheld_stakes);
-  if (batch.money.entries > 0) {
-    metrics_->ledger_entries.Add({{"kind", "stake"}}).Increment(batch.money.entries);
-    metrics_->ledger_entries.Add({{"kind", "payout"}}).Increment(batch.money.entries);
-  }
+  CountMoney(*metrics_, batch.money);
   metrics_->batch_seconds.Observe(absl::ToDoubleSeconds(took));
 }
 

@@ -20,6 +20,14 @@
 // rolled-back id. A row that still commits later (beyond the grace) is applied when
 // it appears: nothing is missed.
 //
+// One game never stops the others: each staked or voided game is settled behind a
+// savepoint, and a settlement the database refuses (a constraint, a failed
+// statement) is rolled back alone and set aside (ratings.set_aside_settlements,
+// settlement "set_aside" in applied_games) while the game is rated and the batch
+// goes on. The set-aside games are counted (trix_ratings_settlements_set_aside_total
+// and the open ones in trix_ratings_set_aside_settlements), logged, and tried again
+// every set_aside_retry until they settle; their holds stay attached meanwhile.
+//
 // Wake-up: LISTEN trix_game_results (a trigger on game_results notifies), with
 // polling every poll_interval as the fallback.
 //
@@ -52,6 +60,7 @@ struct ConsumerOptions {
   size_t max_cached_ratings = 4000000;  // about 100 bytes each
   absl::Duration poll_interval = absl::Milliseconds(500);
   absl::Duration order_grace = absl::Milliseconds(250);
+  absl::Duration set_aside_retry = absl::Seconds(30);  // between tries of a set-aside settlement
   RateOptions model;  // OpenSkill defaults
 };
 
@@ -76,6 +85,10 @@ class OutboxConsumer {
   // throws; a batch that throws changed nothing.
   BatchResult ApplyBatch(pqxx::connection& connection, bool include_late = true);
 
+  // Tries again the set-aside settlements last tried at least `after` ago, each in
+  // a transaction of its own; returns how many settled. Throws what libpqxx throws.
+  int RetrySetAside(pqxx::connection& connection, absl::Duration after);
+
   int64_t games_applied() const { return games_applied_.load(); }
 
  private:
@@ -93,6 +106,7 @@ class OutboxConsumer {
   void Write(pqxx::work& tx, Batch& batch);
   void Commit(pqxx::work& tx, const Batch& batch);
   void Count(const Batch& batch, absl::Duration took);
+  bool RetryOne(pqxx::connection& connection, const std::string& game_id);
 
   const ConsumerOptions options_;
   std::atomic<bool> stop_{false};

@@ -77,6 +77,13 @@ constexpr char kHoldColumns[] = "hold_id, player_id, amount, state, table_id, se
 constexpr char kPastTtl[] =
     "((state = 1 AND updated < now() - $1 * interval '1 second') OR "
     "(state = 2 AND updated < now() - $2 * interval '1 second'))";
+// An open hold the sweep may release: past its TTL, and not attached to a table
+// whose settlement is set aside to be tried again (migrations/0035).
+constexpr char kSweepable[] =
+    "((state = 1 AND updated < now() - $1 * interval '1 second') OR "
+    "(state = 2 AND updated < now() - $2 * interval '1 second' AND NOT EXISTS "
+    "(SELECT 1 FROM ratings.set_aside_settlements x "
+    "WHERE x.game_id = holds.table_id AND x.resolved IS NULL)))";
 
 // Serializes calls that share an idempotency key, so a retry racing its original
 // waits for it and then sees its answer.
@@ -399,7 +406,7 @@ absl::StatusOr<int> Ledger::ReleaseExpiredHolds(int limit) {
     pqxx::read_transaction tx(c);
     for (const pqxx::row& r : tx.exec_params(
              absl::StrCat("SELECT hold_id FROM ratings.holds WHERE state IN (1, 2) AND ",
-                          kPastTtl, " ORDER BY updated LIMIT $3"),
+                          kSweepable, " ORDER BY updated LIMIT $3"),
              held, attached, limit)) {
       expired.push_back(r[0].as<std::string>());
     }
@@ -413,7 +420,7 @@ absl::StatusOr<int> Ledger::ReleaseExpiredHolds(int limit) {
       std::optional<HoldInfo> hold = LockHold(tx, hold_id);
       // Still open and past its TTL: another replica may have been first.
       if (!hold || tx.exec_params(absl::StrCat("SELECT 1 FROM ratings.holds WHERE hold_id = $3 "
-                                               "AND state IN (1, 2) AND ", kPastTtl),
+                                               "AND state IN (1, 2) AND ", kSweepable),
                                   held, attached, hold_id)
                        .empty()) {
         return absl::OkStatus();
@@ -478,7 +485,9 @@ engine::Payouts PayoutsOf(const FinishedGame& game, const engine::Stakes& held, 
 }
 
 // Moves the held stakes into the pot and pays it out; settles the holds that
-// backed them and releases every other hold of the table.
+// backed them and releases every other hold of the table. A settled hold leaves
+// `held` before its stake leaves `balance`: the other order breaks the account's
+// held <= balance in between whenever the stake is more than half the balance.
 void MoveHeldStakes(pqxx::work& tx, const FinishedGame& game, const engine::Stakes& held,
                     const std::vector<HoldInfo>& holds, Settlement& out) {
   const engine::Payouts payouts = PayoutsOf(game, held, out.unheld_seats == 0);
@@ -494,16 +503,7 @@ void MoveHeldStakes(pqxx::work& tx, const FinishedGame& game, const engine::Stak
       paid[pot] -= payouts[s.seat];
     }
   }
-  int64_t stake_entry = 0;
-  if (!stakes.empty()) {
-    tx.exec_params0(
-        "INSERT INTO ratings.accounts (account_id, kind) VALUES ($1, 'pot') "
-        "ON CONFLICT DO NOTHING",
-        pot);
-    stake_entry = PostEntry(tx, EntryKind::kStake, "", game.game_id, "stake", stakes);
-    PostEntry(tx, EntryKind::kPayout, "", game.game_id, "payout", paid);
-    out.moved = true;
-  }
+  std::vector<std::string> settled;
   for (const HoldInfo& h : holds) {
     if (held[h.seat] == 0) {  // not the hold of its seat's stake
       ReleaseLocked(tx, h);
@@ -512,9 +512,20 @@ void MoveHeldStakes(pqxx::work& tx, const FinishedGame& game, const engine::Stak
     }
     tx.exec_params0("UPDATE ratings.accounts SET held = held - $2 WHERE account_id = $1",
                     PlayerAccount(h.player_id), h.amount);
+    settled.push_back(h.hold_id);
+  }
+  if (stakes.empty()) return;
+  tx.exec_params0(
+      "INSERT INTO ratings.accounts (account_id, kind) VALUES ($1, 'pot') "
+      "ON CONFLICT DO NOTHING",
+      pot);
+  const int64_t stake_entry = PostEntry(tx, EntryKind::kStake, "", game.game_id, "stake", stakes);
+  PostEntry(tx, EntryKind::kPayout, "", game.game_id, "payout", paid);
+  out.moved = true;
+  for (const std::string& hold_id : settled) {
     tx.exec_params0(
         "UPDATE ratings.holds SET state = 4, entry_id = $2, updated = now() WHERE hold_id = $1",
-        h.hold_id, stake_entry);
+        hold_id, stake_entry);
   }
 }
 

@@ -25,9 +25,11 @@
 // is recorded "unheld" with the seats and why. Every other hold attached to the
 // table is released. When the result's payouts are unusable (not whole numbers, not
 // summing to the pot, paid to a seat that did not stake) nothing moves: "unsettled",
-// the holds stay attached until their TTL. Otherwise one STAKE entry moves the held
-// stakes into the pot, those holds become settled, and one PAYOUT entry empties the
-// pot. A voided table (Void) moves nothing and releases every hold attached to it.
+// the holds stay attached until their TTL. Otherwise those holds leave `held`, one
+// STAKE entry moves the held stakes into the pot (in that order, so that a stake of
+// a whole balance keeps held <= balance), the holds become settled, and one PAYOUT
+// entry empties the pot. A voided table (Void) moves nothing and releases every
+// hold attached to it.
 //
 //   Ledger ledger(&pool);
 //   absl::StatusOr<Transfer> t = ledger.Move(EntryKind::kCredit, "req-1", "p1", 500, "");
@@ -148,6 +150,7 @@ class Ledger {
                                       int seat);
 
   // Releases up to `limit` open holds past their TTL; returns how many it released.
+  // The holds of a table whose settlement is set aside (consumer.h) wait for it.
   // Safe to run in several replicas at once: each hold is released once.
   absl::StatusOr<int> ReleaseExpiredHolds(int limit);
   absl::StatusOr<OpenHolds> GetOpenHolds();

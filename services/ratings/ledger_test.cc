@@ -165,6 +165,85 @@ TEST_F(LedgerTest, StakedGameSettlesFromAttachedHolds) {
   CheckLedger();
 }
 
+// A stake of a whole balance (and of more than half of it): the hold leaves
+// `held` before the stake leaves `balance`, so held <= balance holds throughout
+// and the game after it is applied too.
+TEST_F(LedgerTest, AStakeOfAWholeBalanceSettles) {
+  Credit("a", 100);
+  Credit("b", 100);
+  Credit("c", 150);
+  Credit("d", 1000);
+  for (int s = 0; s < 4; ++s) {
+    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
+  }
+  Write({StakedSolo("g1"), OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {4, 3, 2, 1})});
+  EXPECT_EQ(Drain(), 2);
+  EXPECT_EQ(Settlement("g1"), "settled");
+  EXPECT_EQ(Settlement("g2"), "unstaked");
+  EXPECT_EQ(BalanceOf("a"), 240);
+  EXPECT_EQ(BalanceOf("b"), 120);
+  EXPECT_EQ(BalanceOf("c"), 90);
+  EXPECT_EQ(BalanceOf("d"), 900);
+  EXPECT_EQ(Available("b"), 120);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history WHERE game_id = 'g2'")[0][0].as<int>(),
+            4);
+  CheckLedger();
+}
+
+// A settlement the database refuses (here a trigger on the journal) is set aside:
+// the game is rated, the 100 games after it are applied in the same drain, its
+// holds stay attached past their TTL, and once the cause is gone a retry settles it.
+TEST_F(LedgerTest, ARefusedSettlementIsSetAsideWhileTheGamesAfterItGoOn) {
+  for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
+  for (int s = 0; s < 4; ++s) {
+    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
+  }
+  Sql("CREATE FUNCTION refuse_g1() RETURNS trigger LANGUAGE plpgsql AS "
+      "$$ BEGIN RAISE EXCEPTION 'the journal refuses g1'; END $$");
+  Sql("CREATE TRIGGER refuse_g1 BEFORE INSERT ON ratings.entries FOR EACH ROW "
+      "WHEN (NEW.game_id = 'g1') EXECUTE FUNCTION refuse_g1()");
+  std::vector<OutboxGame> games = {StakedSolo("g1")};
+  for (int i = 2; i <= 101; ++i) {
+    games.push_back(OutboxGame::Solo(absl::StrCat("g", i), {"a", "b", "c", "d"}, {1, 2, 3, 4}));
+  }
+  Write(games);
+  EXPECT_EQ(Drain(), 101);
+  EXPECT_EQ(Settlement("g1"), "set_aside");
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history")[0][0].as<int>(), 404);
+  EXPECT_EQ(metrics_->settlements_set_aside.Value(), 1);
+  EXPECT_EQ(BalanceOf("a"), 1000);
+  EXPECT_EQ(Available("a"), 900);  // its hold is still attached
+  pqxx::result aside = Sql(
+      "SELECT attempts, error, resolved IS NULL FROM ratings.set_aside_settlements "
+      "WHERE game_id = 'g1'");
+  ASSERT_EQ(aside.size(), 1u);
+  EXPECT_EQ(aside[0][0].as<int>(), 1);
+  EXPECT_THAT(aside[0][1].as<std::string>(), ::testing::HasSubstr("the journal refuses g1"));
+  EXPECT_TRUE(aside[0][2].as<bool>());
+
+  // Past their TTL, the holds of a set-aside table wait for it.
+  Sql("UPDATE ratings.holds SET updated = now() - interval '2 hours'");
+  Ledger swept(pool_.get(), {.attached_ttl = absl::Hours(1)});
+  EXPECT_EQ(swept.ReleaseExpiredHolds(10).value_or(-1), 0);
+
+  // Still refused: tried again and still set aside; then the cause goes away.
+  EXPECT_EQ(consumer_->RetrySetAside(*connection_, absl::ZeroDuration()), 0);
+  EXPECT_EQ(Sql("SELECT attempts FROM ratings.set_aside_settlements")[0][0].as<int>(), 2);
+  Sql("DROP TRIGGER refuse_g1 ON ratings.entries");
+  EXPECT_EQ(consumer_->RetrySetAside(*connection_, absl::Hours(1)), 0);  // tried too lately
+  EXPECT_EQ(consumer_->RetrySetAside(*connection_, absl::ZeroDuration()), 1);
+  EXPECT_EQ(Settlement("g1"), "settled");
+  EXPECT_EQ(BalanceOf("a"), 1140);
+  EXPECT_EQ(BalanceOf("d"), 900);
+  EXPECT_EQ(Available("a"), 1140);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.set_aside_settlements WHERE resolved IS NULL")[0][0]
+                .as<int>(),
+            0);
+  EXPECT_EQ(consumer_->RetrySetAside(*connection_, absl::ZeroDuration()), 0);
+  EXPECT_EQ(metrics_->games_settled.Value(), 1);
+  CheckLedger();
+}
+
 TEST_F(LedgerTest, AStakeWithoutItsHoldSettlesNothingForThatSeat) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
   for (int s = 0; s < 3; ++s) {

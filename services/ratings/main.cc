@@ -75,6 +75,8 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("poll_interval", &f.server.consumer.poll_interval, "outbox polling when no notification wakes it");
   c.Bind("order_grace", &f.server.consumer.order_grace,
          "how long the consumer waits for a missing outbox id before skipping it");
+  c.Bind("set_aside_retry", &f.server.consumer.set_aside_retry,
+         "how often a settlement the database refused is tried again");
   c.Bind("max_transfer", &f.server.ledger.max_transfer,
          "largest credit or debit, in units (larger: INVALID_ARGUMENT)");
   c.Bind("max_balance", &f.server.ledger.max_balance,
@@ -135,9 +137,11 @@ absl::Status CheckFlags(const Flags& flags) {
   }
   if (o.ledger.held_ttl <= absl::ZeroDuration() ||
       o.ledger.attached_ttl <= absl::ZeroDuration() ||
-      o.hold_sweep_interval <= absl::ZeroDuration()) {
+      o.hold_sweep_interval <= absl::ZeroDuration() ||
+      o.consumer.set_aside_retry <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(
-        "--held_hold_ttl, --attached_hold_ttl and --hold_sweep_interval must be positive");
+        "--held_hold_ttl, --attached_hold_ttl, --hold_sweep_interval and --set_aside_retry "
+        "must be positive");
   }
   return absl::OkStatus();
 }

@@ -27,6 +27,12 @@ RatingsMetrics::RatingsMetrics(prometheus::Registry& r)
                            "Voided tables applied: nothing rated or settled, their holds released")),
       unheld_stakes(Counter(r, "trix_ratings_unheld_stakes_total",
                             "Staked seats that settled nothing: no matching hold was attached")),
+      settlements_set_aside(
+          Counter(r, "trix_ratings_settlements_set_aside_total",
+                  "Staked games whose settlement the database refused, set aside to be "
+                  "tried again while the games after them went on")),
+      open_set_aside(Gauge(r, "trix_ratings_set_aside_settlements",
+                           "Set-aside settlements not applied yet (ratings.set_aside_settlements)")),
       holds_expired(Counter(r, "trix_ratings_holds_expired_total",
                             "Open holds released by the sweep once past their TTL")),
       oldest_open_hold_seconds(Gauge(r, "trix_ratings_oldest_open_hold_seconds",

@@ -19,6 +19,8 @@ struct RatingsMetrics {
   prometheus::Counter& games_unsettled;    // staked games whose money could not move
   prometheus::Counter& games_voided;       // voided tables applied
   prometheus::Counter& unheld_stakes;      // staked seats that settled nothing: no hold
+  prometheus::Counter& settlements_set_aside;  // settlements refused, set aside to retry
+  prometheus::Gauge& open_set_aside;           // set-aside settlements still waiting
   prometheus::Counter& holds_expired;      // holds the sweep released past their TTL
   prometheus::Gauge& oldest_open_hold_seconds;
   prometheus::Gauge& holds_past_ttl;       // open holds the sweep has yet to release

@@ -65,16 +65,17 @@ class RatingsEndToEndTest : public RatingsDbTest {
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
     RatingsDbTest::TearDown();
   }
-  void StartRatings() {
+  void StartRatings(const std::vector<std::string>& flags = {},
+                    const std::vector<std::pair<std::string, std::string>>& env = {}) {
     absl::StatusOr<std::unique_ptr<RatingsProcess>> p =
-        RatingsProcess::Start(db_->url(), dir_ + "/ratings-service.log");
+        RatingsProcess::Start(db_->url(), dir_ + "/ratings-service.log", flags, env);
     ASSERT_TRUE(p.ok()) << p.status();
     ratings_ = *std::move(p);
   }
   v1::CreateTableResponse CreateTable(const std::array<std::string, 4>& players,
                                       const std::array<int64_t, 4>& stakes) {
     v1::CreateTableRequest request;
-    request.set_request_id(absl::StrCat("ratings-e2e-", players[0]));
+    request.set_request_id(absl::StrCat("ratings-e2e-", players[0], "-", ++tables_made_));
     *request.mutable_mode() = wire::ModeFromName("classic-solo").value();
     for (int s = 0; s < 4; ++s) {
       v1::SeatAssignment* seat = request.add_seats();
@@ -136,6 +137,62 @@ class RatingsEndToEndTest : public RatingsDbTest {
   int64_t Applied() {
     return Sql("SELECT count(*) FROM ratings.applied_games")[0][0].as<int64_t>();
   }
+  // Waits up to `within` for `n` games applied; the count then.
+  int64_t AwaitApplied(int64_t n, absl::Duration within) {
+    const absl::Time until = absl::Now() + within;
+    while (Applied() < n && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
+    return Applied();
+  }
+  void Credit(const std::string& player, int64_t amount) {
+    v1::TransferRequest credit;
+    credit.set_request_id("buy-" + player);
+    credit.set_player_id(player);
+    credit.set_amount(amount);
+    Ask<v1::TransferRequest, v1::TransferResponse>(&v1::RatingsService::Stub::Credit, credit);
+  }
+  // Each player of `stakes` above 0 holds it and attaches the hold to their seat
+  // of `table_id`, as matchmaking does.
+  void HoldAndAttach(const std::array<std::string, 4>& players,
+                     const std::array<int64_t, 4>& stakes, const std::string& table_id) {
+    for (int s = 0; s < 4; ++s) {
+      if (stakes[s] == 0) continue;
+      v1::HoldStakeRequest hold;
+      hold.set_request_id(absl::StrCat("ticket-", players[s]));
+      hold.set_player_id(players[s]);
+      hold.set_amount(stakes[s]);
+      v1::AttachHoldRequest attach;
+      attach.set_hold_id(
+          Ask<v1::HoldStakeRequest, v1::Hold>(&v1::RatingsService::Stub::HoldStake, hold)
+              .hold_id());
+      attach.set_table_id(table_id);
+      attach.set_seat(s);
+      const v1::Hold attached =
+          Ask<v1::AttachHoldRequest, v1::Hold>(&v1::RatingsService::Stub::AttachHold, attach);
+      EXPECT_EQ(attached.state(), v1::HOLD_STATE_ATTACHED);
+    }
+  }
+  // A table where each player of `stakes` above 0 stakes it, their holds attached;
+  // the others are bots.
+  v1::CreateTableResponse StakedTable(const std::array<std::string, 4>& players,
+                                      const std::array<int64_t, 4>& stakes) {
+    const v1::CreateTableResponse table = CreateTable(players, stakes);
+    if (!table.table_id().empty()) HoldAndAttach(players, stakes, table.table_id());
+    return table;
+  }
+  // What each seat's balance is once `game_id` is settled, from its outbox row.
+  std::array<int64_t, 4> SettledBalances(const std::string& game_id,
+                                         const std::array<int64_t, 4>& credits) {
+    const absl::StatusOr<v1::internal::FinishedGame> payload = wire::OutboxRowFromJson(
+        Sql("SELECT payload::text FROM game_results WHERE game_id = '" + game_id + "'")[0][0]
+            .as<std::string>());
+    EXPECT_TRUE(payload.ok()) << payload.status();
+    std::array<int64_t, 4> expected = credits;
+    if (!payload.ok()) return expected;
+    for (const v1::internal::FinishedSeat& seat : payload->seats()) {
+      expected[seat.seat()] += seat.payout() - seat.stake();
+    }
+    return expected;
+  }
 
   std::string dir_;
   std::string address_;
@@ -143,6 +200,7 @@ class RatingsEndToEndTest : public RatingsDbTest {
   std::unique_ptr<v1::TableService::Stub> tables_;
   std::unique_ptr<RatingsProcess> ratings_;
   std::array<std::unique_ptr<bots::ChildProcess>, 4> bots_;
+  int tables_made_ = 0;
 };
 
 TEST_F(RatingsEndToEndTest, AStakedGamePlayedToTheEndIsRatedAndSettledOnce) {
@@ -151,38 +209,12 @@ TEST_F(RatingsEndToEndTest, AStakedGamePlayedToTheEndIsRatedAndSettledOnce) {
   const std::string tag = db_->name().substr(db_->name().size() - 6);
   const std::array<std::string, 4> players = {"ann-" + tag, "bo-" + tag, "cy-" + tag,
                                               "bot-" + tag};
-  for (int s = 0; s < 3; ++s) {
-    v1::TransferRequest credit;
-    credit.set_request_id(absl::StrCat("buy-", s));
-    credit.set_player_id(players[s]);
-    credit.set_amount(1000);
-    Ask<v1::TransferRequest, v1::TransferResponse>(&v1::RatingsService::Stub::Credit, credit);
-  }
-  std::array<std::string, 3> holds;
-  for (int s = 0; s < 3; ++s) {
-    v1::HoldStakeRequest hold;
-    hold.set_request_id(absl::StrCat("ticket-", s));
-    hold.set_player_id(players[s]);
-    hold.set_amount(100);
-    holds[s] = Ask<v1::HoldStakeRequest, v1::Hold>(&v1::RatingsService::Stub::HoldStake, hold)
-                   .hold_id();
-  }
-  const v1::CreateTableResponse table = CreateTable(players, {100, 100, 100, 0});
+  for (int s = 0; s < 3; ++s) Credit(players[s], 1000);
+  const v1::CreateTableResponse table = StakedTable(players, {100, 100, 100, 0});
   ASSERT_FALSE(table.table_id().empty());
-  for (int s = 0; s < 3; ++s) {
-    v1::AttachHoldRequest attach;
-    attach.set_hold_id(holds[s]);
-    attach.set_table_id(table.table_id());
-    attach.set_seat(s);
-    const v1::Hold attached =
-        Ask<v1::AttachHoldRequest, v1::Hold>(&v1::RatingsService::Stub::AttachHold, attach);
-    EXPECT_EQ(attached.state(), v1::HOLD_STATE_ATTACHED);
-  }
   PlayToTheEnd(table);
   if (HasFatalFailure()) return;
-  const absl::Time until = absl::Now() + absl::Seconds(10);
-  while (Applied() == 0 && absl::Now() < until) absl::SleepFor(absl::Milliseconds(20));
-  ASSERT_EQ(Applied(), 1);
+  ASSERT_EQ(AwaitApplied(1, absl::Seconds(10)), 1);
   EXPECT_EQ(Sql("SELECT settlement FROM ratings.applied_games")[0][0].as<std::string>(), "settled");
 
   const absl::StatusOr<v1::internal::FinishedGame> payload = wire::OutboxRowFromJson(
@@ -226,6 +258,82 @@ TEST_F(RatingsEndToEndTest, AStakedGamePlayedToTheEndIsRatedAndSettledOnce) {
   EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history")[0][0].as<int>(), 4);
   EXPECT_EQ(Sql("SELECT count(*) FROM ratings.entries WHERE game_id IS NOT NULL")[0][0].as<int>(),
             2);
+  CheckLedger();
+}
+
+// Two players stake their whole balance (100 of 100), a third 100 of 150: the game
+// settles, and the unstaked game after it is rated.
+TEST_F(RatingsEndToEndTest, AStakeOfAWholeBalanceSettlesAndTheNextGameIsRated) {
+  const std::string tag = db_->name().substr(db_->name().size() - 6);
+  const std::array<std::string, 4> players = {"ann-" + tag, "bo-" + tag, "cy-" + tag,
+                                              "bot-" + tag};
+  const std::array<int64_t, 4> credits = {100, 100, 150, 0};
+  for (int s = 0; s < 3; ++s) Credit(players[s], credits[s]);
+  const v1::CreateTableResponse staked = StakedTable(players, {100, 100, 100, 0});
+  ASSERT_FALSE(staked.table_id().empty());
+  PlayToTheEnd(staked);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(AwaitApplied(1, absl::Seconds(10)), 1);
+  EXPECT_EQ(Sql("SELECT settlement FROM ratings.applied_games")[0][0].as<std::string>(), "settled");
+  const std::array<int64_t, 4> expected = SettledBalances(staked.table_id(), credits);
+  for (int s = 0; s < 3; ++s) {
+    const v1::Balance b = Balance(players[s]);
+    EXPECT_EQ(b.balance(), expected[s]) << players[s];
+    EXPECT_EQ(b.held(), 0) << players[s];
+  }
+
+  const v1::CreateTableResponse next = CreateTable(players, {0, 0, 0, 0});
+  ASSERT_FALSE(next.table_id().empty());
+  PlayToTheEnd(next);
+  if (HasFatalFailure()) return;
+  ASSERT_EQ(AwaitApplied(2, absl::Seconds(10)), 2);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history WHERE game_id = '" +
+                next.table_id() + "'")[0][0]
+                .as<int>(),
+            4);
+  CheckLedger();
+}
+
+// The ratings service with its first settlement refused by the database (the
+// failpoint consumer.settlement_fails): that game is set aside, the 100 games
+// after it are rated without waiting, and the retry settles it.
+TEST_F(RatingsEndToEndTest, ARefusedSettlementDoesNotDelayTheNextHundredGames) {
+  ratings_.reset();
+  StartRatings({"--set_aside_retry=1s"}, {{"MAMLAKA_FAILPOINTS", "consumer.settlement_fails=1"}});
+  const std::array<std::string, 4> players = {"ann", "bo", "cy", "di"};
+  for (const std::string& p : players) Credit(p, 1000);
+  HoldAndAttach(players, {100, 100, 100, 100}, "staked");
+  OutboxGame game = OutboxGame::Solo("staked", players, {1, 2, 3, 4});
+  const std::array<int64_t, 4> payouts = {240, 120, 40, 0};
+  for (int s = 0; s < 4; ++s) {
+    game.seats[s].stake = 100;
+    game.seats[s].payout = payouts[s];
+  }
+  std::vector<OutboxGame> games = {game};
+  for (int i = 0; i < 100; ++i) {
+    games.push_back(OutboxGame::Solo(absl::StrCat("after-", i), players, {4, 3, 2, 1}));
+  }
+  Write(games);
+  EXPECT_EQ(AwaitApplied(101, absl::Seconds(20)), 101);
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.rating_history")[0][0].as<int>(), 404);
+  const pqxx::result aside = Sql("SELECT error FROM ratings.set_aside_settlements");
+  ASSERT_EQ(aside.size(), 1u);
+  EXPECT_NE(aside[0][0].as<std::string>().find("consumer.settlement_fails"), std::string::npos)
+      << aside[0][0].as<std::string>();
+
+  const absl::Time until = absl::Now() + absl::Seconds(15);
+  while (Sql("SELECT settlement FROM ratings.applied_games WHERE game_id = 'staked'")[0][0]
+                 .as<std::string>() != "settled" &&
+         absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_EQ(Sql("SELECT count(*) FROM ratings.set_aside_settlements WHERE resolved IS NOT NULL")
+                [0][0]
+                    .as<int>(),
+            1);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(Balance(players[s]).balance(), 1000 - 100 + payouts[s]) << players[s];
+  }
   CheckLedger();
 }
 

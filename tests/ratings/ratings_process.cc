@@ -36,7 +36,8 @@ std::vector<int> LoggedPorts(const std::string& log, const std::string& msg = "s
 
 absl::StatusOr<std::unique_ptr<RatingsProcess>> RatingsProcess::Start(
     const std::string& database_url, const std::string& log,
-    const std::vector<std::string>& extra_flags) {
+    const std::vector<std::string>& extra_flags,
+    const std::vector<std::pair<std::string, std::string>>& env) {
   const size_t starts = LoggedPorts(log).size();
   const size_t starts_metrics = LoggedPorts(log, "serving metrics").size();
   bots::ChildProcess::Options options;
@@ -45,6 +46,7 @@ absl::StatusOr<std::unique_ptr<RatingsProcess>> RatingsProcess::Start(
   options.argv.insert(options.argv.end(), extra_flags.begin(), extra_flags.end());
   options.env = {{"MAMLAKA_DATABASE_URL", database_url},
                  {"MAMLAKA_SERVICE_TOKEN", kTestServiceToken}};
+  options.env.insert(options.env.end(), env.begin(), env.end());
   options.output_path = log;
   absl::StatusOr<std::unique_ptr<bots::ChildProcess>> child = bots::ChildProcess::Start(options);
   if (!child.ok()) return child.status();

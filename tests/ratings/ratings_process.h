@@ -11,6 +11,7 @@
 
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -24,10 +25,12 @@ inline constexpr char kTestServiceToken[] = "ratings-test-token";
 
 class RatingsProcess {
  public:
-  // Starts the binary and waits until it serves. `log` collects its output.
+  // Starts the binary and waits until it serves. `log` collects its output; `env`
+  // is added to its environment (e.g. MAMLAKA_FAILPOINTS).
   static absl::StatusOr<std::unique_ptr<RatingsProcess>> Start(
       const std::string& database_url, const std::string& log,
-      const std::vector<std::string>& extra_flags = {});
+      const std::vector<std::string>& extra_flags = {},
+      const std::vector<std::pair<std::string, std::string>>& env = {});
 
   v1::RatingsService::Stub& stub() { return *stub_; }
   void Authorize(grpc::ClientContext& context) const;
