@@ -82,6 +82,12 @@ absl::StatusOr<const nlohmann::json*> TimeClaim(const nlohmann::json& claims,
     return nullptr;
   }
   if (!it->is_number_integer()) return Refused(absl::StrCat("has a ", name, " that is not an integer"));
+  // Between 1970 and 9999: the lifetime and leeway sums can then never overflow.
+  constexpr int64_t kLatest = 253402300799;  // 9999-12-31T23:59:59Z
+  if (it->is_number_unsigned() ? it->get<uint64_t>() > static_cast<uint64_t>(kLatest)
+                               : (it->get<int64_t>() < 0 || it->get<int64_t>() > kLatest)) {
+    return Refused(absl::StrCat("has a ", name, " outside the years 1970 to 9999"));
+  }
   return &*it;
 }
 

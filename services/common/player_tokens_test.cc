@@ -165,6 +165,26 @@ TEST_F(PlayerTokensTest, TimeClaimsMustBeIntegers) {
   EXPECT_THAT(Refusal(SignRawToken(ed_, header, payload(iat))), HasSubstr("no exp"));
 }
 
+// exp - iat and exp + leeway on claims near the ends of int64 (or past them, as
+// unsigned) once overflowed into a lifetime that passed every check.
+TEST_F(PlayerTokensTest, TimeClaimsOutsideTheCalendarAreRefused) {
+  tokens_ = Open();
+  const std::string header = R"({"alg":"EdDSA","kid":"ed-1"})";
+  auto payload = [&](const std::string& iat, const std::string& exp) {
+    return R"({"sub":"alice","iss":"login.trix","aud":"trix","iat":)" + iat + R"(,"exp":)" +
+           exp + "}";
+  };
+  const std::string now = std::to_string(absl::ToUnixSeconds(kNow));
+  EXPECT_THAT(Refusal(SignRawToken(ed_, header, payload("-200", "9223372036854775707"))),
+              HasSubstr("outside the years 1970 to 9999"));
+  EXPECT_THAT(Refusal(SignRawToken(ed_, header, payload(now, "18446744073709551615"))),
+              HasSubstr("exp outside the years"));
+  EXPECT_THAT(Refusal(SignRawToken(ed_, header, payload("-1", now))),
+              HasSubstr("iat outside the years"));
+  EXPECT_THAT(Refusal(SignRawToken(ed_, header, payload(now, "253402300800"))),
+              HasSubstr("exp outside the years"));
+}
+
 TEST_F(PlayerTokensTest, ALifetimeLongerThanTheMaximumIsRefused) {
   tokens_ = Open({.max_lifetime = absl::Hours(1)});
   nlohmann::json claims = GoodClaims("alice", kNow);
