@@ -361,12 +361,15 @@ class TableHost {
   void CreateStored(v1::CreateTableRequest request, storage::NewGame game,
                     std::unique_ptr<Table> table, v1::CreateTableResponse response,
                     Reply<v1::CreateTableResponse> reply);
-  // Answers a repeated CreateTable from memory; false when it is not remembered.
   // A repeated CreateTable whose caller chose every seat token (and so proves it
-  // created `existing`): the same table, answered from the database.
-  bool AnswerByTokens(const std::string& existing, const v1::CreateTableResponse& asked,
+  // created `existing`): the same table, answered from the database, when its
+  // mode and seats (players, stakes) are the request's; ALREADY_EXISTS when not.
+  bool AnswerByTokens(const std::string& existing, const v1::CreateTableRequest& request,
+                      const v1::CreateTableResponse& asked,
                       Reply<v1::CreateTableResponse>& reply);
-  bool AnswerRepeat(const std::string& request_id, Reply<v1::CreateTableResponse>& reply);
+  // Answers a repeated CreateTable from memory: the table when the request is the
+  // same as the first, ALREADY_EXISTS when it differs; false when not remembered.
+  bool AnswerRepeat(const v1::CreateTableRequest& request, Reply<v1::CreateTableResponse>& reply);
   // On the strand: voids the hosted table and commits it.
   void VoidHosted(const std::shared_ptr<Slot>& slot, const std::string& reason,
                   const Reply<v1::VoidTableResponse>& reply);
@@ -402,6 +405,7 @@ class TableHost {
   };
   absl::flat_hash_map<std::string, Unknown> unknown_ ABSL_GUARDED_BY(mu_);
   struct CreateAnswer {
+    v1::CreateTableRequest request;
     v1::CreateTableResponse response;
     absl::Time expires;
   };

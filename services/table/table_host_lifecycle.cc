@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "google/protobuf/util/message_differencer.h"
 #include "engine/observation.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
@@ -343,7 +344,19 @@ absl::Status TableHost::CheckCreate(const v1::CreateTableRequest& request) const
   return absl::OkStatus();
 }
 
+namespace {
+
+absl::Status RepeatDiffers(const std::string& request_id, const std::string& table_id) {
+  return absl::AlreadyExistsError(absl::StrCat(
+      "request_id \"", request_id, "\" already created table ", table_id,
+      " from another request (its mode, seats or stakes differ); a repeat must be the "
+      "same request"));
+}
+
+}  // namespace
+
 bool TableHost::AnswerByTokens(const std::string& existing,
+                               const v1::CreateTableRequest& request,
                                const v1::CreateTableResponse& asked,
                                Reply<v1::CreateTableResponse>& reply) {
   absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(existing);
@@ -354,19 +367,32 @@ bool TableHost::AnswerByTokens(const std::string& existing,
       return false;
     }
   }
+  bool same = stored->game.mode == wire::ModeName(request.mode());
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    same = same && stored->game.seats[s].player_id == request.seats(s).player_id() &&
+           stored->game.seats[s].stake == request.seats(s).stake();
+  }
+  if (!same) {
+    reply(RepeatDiffers(request.request_id(), existing));
+    return true;
+  }
   v1::CreateTableResponse response = asked;
   response.set_table_id(existing);
   reply(response);
   return true;
 }
 
-bool TableHost::AnswerRepeat(const std::string& request_id,
+bool TableHost::AnswerRepeat(const v1::CreateTableRequest& request,
                              Reply<v1::CreateTableResponse>& reply) {
   v1::CreateTableResponse response;
   {
     absl::MutexLock lock(&mu_);
-    auto it = create_answers_.find(request_id);
+    auto it = create_answers_.find(request.request_id());
     if (it == create_answers_.end()) return false;
+    if (!google::protobuf::util::MessageDifferencer::Equals(it->second.request, request)) {
+      reply(RepeatDiffers(request.request_id(), it->second.response.table_id()));
+      return true;
+    }
     response = it->second.response;
   }
   std::shared_ptr<Slot> slot = FindSlot(response.table_id());
@@ -394,7 +420,7 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
   }
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (absl::Status s = CheckCreate(request); !s.ok()) return reply(s);
-  if (AnswerRepeat(request.request_id(), reply)) return;
+  if (AnswerRepeat(request, reply)) return;
   v1::internal::TableSettings settings;
   if (absl::Status s = ResolveSettings(request, &settings); !s.ok()) return reply(s);
   if (table_count() >= static_cast<size_t>(options_.max_tables)) {
@@ -453,8 +479,8 @@ void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame ga
   std::string existing;
   absl::Status created = store_->CreateGame(game, &existing);
   if (created.code() == absl::StatusCode::kAlreadyExists) {
-    if (AnswerRepeat(request.request_id(), reply)) return;
-    if (AnswerByTokens(existing, response, reply)) return;
+    if (AnswerRepeat(request, reply)) return;
+    if (AnswerByTokens(existing, request, response, reply)) return;
     return reply(absl::AlreadyExistsError(
         absl::StrCat("table ", existing,
                      " was already created by this request_id; its seat tokens "
@@ -463,7 +489,7 @@ void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame ga
   if (!created.ok()) return reply(created);
   {
     absl::MutexLock lock(&mu_);
-    create_answers_[request.request_id()] = {response,
+    create_answers_[request.request_id()] = {request, response,
                                              absl::Now() + options_.create_answer_memory};
   }
   std::shared_ptr<Slot> slot;

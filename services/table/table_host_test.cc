@@ -240,6 +240,14 @@ TEST_F(HostTest, CreateTableIsIdempotent) {
   EXPECT_EQ(again.table_id(), first.table_id());
   EXPECT_EQ(again.seat_tokens(2), first.seat_tokens(2));
   EXPECT_EQ(host_->table_count(), 1u);
+
+  // The same request_id with other seats is not a repeat: no tokens for it.
+  v1::CreateTableRequest other = r;
+  other.mutable_seats(1)->set_player_id("someone-else");
+  const absl::Status refused = Create(other).status();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(std::string(refused.message()), HasSubstr("a repeat must be the same request"));
+  EXPECT_EQ(host_->table_count(), 1u);
 }
 
 // A creator that chose the seat tokens gets its table back from any instance,
@@ -262,6 +270,11 @@ TEST_F(HostTest, ChosenSeatTokensGetTheSameTableBackAnywhere) {
   v1::CreateTableRequest wrong = r;
   wrong.mutable_seats(3)->set_seat_token(std::string(40, 'y'));
   EXPECT_EQ(Create(wrong).status().code(), absl::StatusCode::kAlreadyExists);
+  v1::CreateTableRequest other_player = r;  // every token right, a seat another player's
+  other_player.mutable_seats(2)->set_player_id("someone-else");
+  const absl::Status differs = Create(other_player).status();
+  EXPECT_EQ(differs.code(), absl::StatusCode::kAlreadyExists);
+  EXPECT_THAT(std::string(differs.message()), HasSubstr("a repeat must be the same request"));
 
   v1::CreateTableRequest short_token = CreateRequest("short", v1::TEAM_SOLO, v1::FORMAT_COMPLEX, 3);
   short_token.mutable_seats(0)->set_seat_token("too-short");
