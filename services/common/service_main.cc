@@ -54,9 +54,20 @@ void BindServerTlsFlags(Config& config, ServerTls* tls) {
   config.Bind("tls_refresh", &tls->refresh,
               "how often the TLS files are re-read (a renewed certificate is used "
               "without a restart)");
+  config.Bind("require_tls", &tls->require,
+              "refuse to start without --tls_cert and --tls_key instead of serving "
+              "plaintext");
   config.Bind("health_address", &tls->health_address,
               "host:port of a plaintext port serving grpc.health.v1.Health/Check only, "
               "with --listen's answer, for probes that cannot speak TLS (empty: none)");
+}
+
+void WarnIfPlaintext(const ServerTls& tls) {
+  if (!tls.cert_file.empty() || !tls.key_file.empty() || tls.require) return;
+  LogWarn(
+      "serving plaintext: no --tls_cert and --tls_key, so every call, token and card "
+      "crosses the network unencrypted; set them, and --require_tls to refuse to start "
+      "without them");
 }
 
 void BindChannelTlsFlags(Config& config, ChannelTls* tls) {

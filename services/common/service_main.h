@@ -62,6 +62,9 @@ absl::StatusOr<std::unique_ptr<Metrics>> StartMetrics(const MetricsFlags& flags)
 // (--tls_cert, --tls_key, --tls_client_ca, --tls_refresh) and a client's (--tls,
 // --tls_ca, --tls_client_cert, --tls_client_key), see tls.h.
 void BindServerTlsFlags(Config& config, ServerTls* tls);
+// Logs a warning naming the flags when `tls` serves plaintext (and does not
+// require TLS, which ServerCredentials refuses).
+void WarnIfPlaintext(const ServerTls& tls);
 void BindChannelTlsFlags(Config& config, ChannelTls* tls);
 // The same client settings as the environment of a program whose flags read
 // `prefix` (e.g. "TRIX_BOT_" for the trix-bot processes a demo starts); empty when

@@ -56,6 +56,10 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
       return absl::InvalidArgumentError(
           "--tls_client_ca needs the server's own certificate (--tls_cert, --tls_key)");
     }
+    if (tls.require) {
+      return absl::InvalidArgumentError(
+          "--require_tls is set but no certificate is given (--tls_cert, --tls_key)");
+    }
     return grpc::InsecureServerCredentials();
   }
   absl::Status s = Paired(tls.cert_file, tls.key_file, "--tls_cert, --tls_key");

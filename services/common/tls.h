@@ -39,6 +39,9 @@ struct ServerTls {
   // certificate it signed (mutual TLS); when empty, none is asked for.
   std::string client_ca_file;
   absl::Duration refresh = absl::Seconds(10);
+  // Refuse to start without a certificate (--require_tls) rather than serve
+  // plaintext.
+  bool require = false;
   // host:port of a plaintext listener for health checks only (health_port.h),
   // for probes that cannot speak TLS (Kubernetes'); empty: none.
   std::string health_address;
@@ -60,9 +63,10 @@ struct ChannelTls {
   }
 };
 
-// Insecure credentials when `tls` sets no certificate; INVALID_ARGUMENT when a
-// certificate comes without its key (or the other way round), a client CA without
-// a certificate, or a file cannot be read.
+// Insecure credentials when `tls` sets no certificate (INVALID_ARGUMENT instead
+// when it requires TLS); INVALID_ARGUMENT when a certificate comes without its key
+// (or the other way round), a client CA without a certificate, or a file cannot be
+// read.
 absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
     const ServerTls& tls);
 

@@ -200,6 +200,7 @@ int Run(int argc, char** argv) {
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
+  service::WarnIfPlaintext(flags.server.tls);
   if (absl::Status s = LoadAuth(flags, flags.server); !s.ok()) {
     service::LogError("cannot check callers", {{"error", s.ToString()}});
     return 2;

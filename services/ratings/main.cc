@@ -159,6 +159,7 @@ int Run(int argc, char** argv) {
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
+  service::WarnIfPlaintext(flags.server.tls);
   if (flags.migrate_only) {
     storage::ConnectionPool migrating(flags.server.database_url, 1, "ratings-service migrate");
     absl::Status s = storage::Migrate(migrating, flags.migrations_dir);

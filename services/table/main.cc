@@ -308,6 +308,7 @@ int Run(int argc, char** argv) {
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});
+  service::WarnIfPlaintext(flags.server.tls);
 
   // Signals go to StopSignals, not to a random thread: blocked before any thread
   // starts.
