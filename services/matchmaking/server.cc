@@ -96,7 +96,7 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
                           .keep = 2 * config.keep_ended},
       registry);
   voids_ = std::make_unique<TableVoids>(&store_->pool(), placement_.get(),
-                                        releases_.get(), registry);
+                                        &store_->seat_tokens(), releases_.get(), registry);
   bot_streams_ = std::make_unique<BotStreams>(&store_->pool(), service::NewUuid());
   bots_ = std::make_unique<BotRoster>(
       config.keep_alive_every,

@@ -7,10 +7,11 @@
 namespace trix::matchmaking {
 
 TableVoids::TableVoids(storage::ConnectionPool* db, Placement* placement,
-                       HoldReleases* releases, prometheus::Registry* registry,
-                       absl::Duration every)
+                       const SeatTokens* seat_tokens, HoldReleases* releases,
+                       prometheus::Registry* registry, absl::Duration every)
     : db_(db),
       placement_(placement),
+      seat_tokens_(seat_tokens),
       releases_(releases),
       every_(every),
       table_(db, "mm_table_voids", "request_id") {
@@ -47,6 +48,7 @@ bool TableVoids::VoidOne(const std::string& request_id, const std::string& reque
   if (table_id.empty()) {
     v1::CreateTableRequest create;
     create.ParseFromString(request);
+    seat_tokens_->Restore(&create);  // the same request as the placement's, tokens and all
     Placed placed = std::move(placement_->CreateTables({create}).front());
     if (!placed.status.ok()) {
       service::LogWarn("cannot find the table to void; asking again",

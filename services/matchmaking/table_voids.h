@@ -21,6 +21,7 @@
 #include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/retry_table.h"
+#include "services/matchmaking/seat_tokens.h"
 #include "services/storage/connection_pool.h"
 
 namespace trix::matchmaking {
@@ -29,8 +30,10 @@ inline constexpr char kVoidGivenUp[] = "placement given up";
 
 class TableVoids {
  public:
-  TableVoids(storage::ConnectionPool* db, Placement* placement, HoldReleases* releases,
-             prometheus::Registry* registry, absl::Duration every = absl::Seconds(1));
+  // `seat_tokens` gives the stored request back its seat tokens (stored without).
+  TableVoids(storage::ConnectionPool* db, Placement* placement, const SeatTokens* seat_tokens,
+             HoldReleases* releases, prometheus::Registry* registry,
+             absl::Duration every = absl::Seconds(1));
   ~TableVoids();
   void Start();
   void Stop();
@@ -45,6 +48,7 @@ class TableVoids {
 
   storage::ConnectionPool* const db_;
   Placement* const placement_;
+  const SeatTokens* const seat_tokens_;
   HoldReleases* const releases_;
   const absl::Duration every_;
   RetryTable table_;
