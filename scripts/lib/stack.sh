@@ -44,18 +44,22 @@ stack_adopt() {
 
 # The stack's service credentials (docs/operations.md, "Service credentials and
 # their scopes"), in $log_dir once: "operator" is $token with every scope, which
-# the scripts' clients present; "matchmaking" has only matchmaking's scopes and
-# its token in $log_dir/matchmaking-token; matchmaking's seat token key is
+# the scripts' clients present; "matchmaking" has only what matchmaking asks of
+# the ratings service, its token in $log_dir/matchmaking-token, and
+# "matchmaking-tables" only what it asks of the table instances, its token in
+# $log_dir/matchmaking-table-token; matchmaking's seat token key is
 # $log_dir/seat-token-key. Made anew by each script (its $token is).
 stack_credentials_made=
 stack_credentials() {
   [ -n "$stack_credentials_made" ] && return 0
   stack_credentials_made=1
-  local mm_token
+  local mm_token mm_table_token
   mm_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
+  mm_table_token=$(head -c 24 /dev/urandom | base64 | tr -d '/+=')
   (umask 077 && printf '%s\n' "$mm_token" >"$log_dir/matchmaking-token" &&
+    printf '%s\n' "$mm_table_token" >"$log_dir/matchmaking-table-token" &&
     head -c 32 /dev/urandom | base64 >"$log_dir/seat-token-key")
-  python3 - "$token" "$mm_token" >"$log_dir/credentials.json" <<'PY'
+  python3 - "$token" "$mm_token" "$mm_table_token" >"$log_dir/credentials.json" <<'PY'
 import hashlib, json, sys
 def entry(name, token, scopes):
     return {"name": name, "sha256": hashlib.sha256(token.encode()).hexdigest(), "scopes": scopes}
@@ -63,8 +67,8 @@ every = ["tables:create", "tables:void", "tables:read", "ledger:write", "ledger:
          "ledger:read", "ratings:read", "bots:admin", "matchmaking:play"]
 print(json.dumps({"credentials": [
     entry("operator", sys.argv[1], every),
-    entry("matchmaking", sys.argv[2],
-          ["tables:create", "tables:void", "ledger:hold", "ratings:read"])]}))
+    entry("matchmaking", sys.argv[2], ["ledger:hold", "ratings:read"]),
+    entry("matchmaking-tables", sys.argv[3], ["tables:create", "tables:void"])]}))
 PY
 }
 
@@ -80,6 +84,7 @@ stack_start() {
   stack_credentials
   MAMLAKA_DATABASE_URL=$url MAMLAKA_SERVICE_CREDENTIALS=$log_dir/credentials.json \
     MAMLAKA_CREDENTIAL_FILE=$log_dir/matchmaking-token \
+    MAMLAKA_TABLE_CREDENTIAL_FILE=$log_dir/matchmaking-table-token \
     MAMLAKA_SEAT_TOKEN_KEY_FILE=$log_dir/seat-token-key \
     "$bin/$binary" --listen="127.0.0.1:${port[$name]:-0}" \
     --migrations_dir="$root/migrations" --metrics_port=-1 "$@" >>"$log" 2>&1 &

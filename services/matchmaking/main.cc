@@ -38,6 +38,7 @@ struct Flags {
   MatchmakingConfig server;
   service::CallerFlags callers;
   std::string credential_file;
+  std::string table_credential_file;
   std::string migrations_dir = "migrations";
   std::string stake_levels;
   int card_ms = 0;
@@ -78,8 +79,12 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("database_url", &f.server.database_url, "PostgreSQL URL (required)");
   service::BindCallerFlags(c, &f.callers);
   c.Bind("credential_file", &f.credential_file,
-         "file with matchmaking's own credential token, presented to the table and "
-         "ratings services (default: the legacy --service_token)");
+         "file with matchmaking's own credential token, presented to the ratings "
+         "service (and to the table instances without --table_credential_file; "
+         "default: the legacy --service_token)");
+  c.Bind("table_credential_file", &f.table_credential_file,
+         "file with the credential token presented to the table instances "
+         "(tables:create tables:void), so that none of them sees the ratings one");
   c.Bind("ratings_address", &f.server.ratings_address,
          "ratings service host:port; empty: default ratings and no staked play");
   c.Bind("table_address", &f.server.placement.fallback_address,
@@ -143,6 +148,15 @@ absl::Status LoadAuth(const Flags& flags, MatchmakingConfig& mc) {
   }
   if (mc.credential_token.empty()) {
     return absl::InvalidArgumentError("--credential_file (MAMLAKA_CREDENTIAL_FILE) is required");
+  }
+  if (!flags.table_credential_file.empty()) {
+    absl::StatusOr<std::string> token = service::ReadCredentialToken(flags.table_credential_file);
+    if (!token.ok()) return token.status();
+    mc.table_credential_token = *token;
+  } else if (!mc.ratings_address.empty()) {
+    service::LogWarn(
+        "no --table_credential_file: every table instance is shown the credential "
+        "presented to the ratings service, which can hold players' stakes");
   }
   if (flags.seat_token_key_file.empty()) {
     service::LogWarn("no --seat_token_key_file: seat tokens are derived from the credential");

@@ -73,7 +73,7 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
   }
   auth_ = std::make_unique<PlayerAuth>(config.auth);
   PlacementOptions placement = config.placement;
-  placement.service_token = config.credential_token;
+  placement.service_token = config.table_token();
   placement.credentials = dial;
   placement_ = std::make_unique<Placement>(&store_->pool(), placement);
   std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
@@ -82,7 +82,7 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
                      .stake_levels = config.stake_levels,
                      .default_rating = config.default_rating,
                      .ratings_token = config.credential_token,
-                     .table_token = config.credential_token,
+                     .table_token = config.table_token(),
                      .table_credentials = dial,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,

@@ -45,9 +45,15 @@ struct MatchmakingConfig {
   int db_connections = 8;
   std::string seat_token_key;  // required: the key of derived seat tokens (seat_tokens.h)
   std::string ratings_address;  // "" = no ratings service (see lobby.h)
-  // Matchmaking's own service credential token, presented to the table and
-  // ratings services (scopes tables:create tables:void ledger:hold ratings:read).
+  // Matchmaking's own service credential tokens: one presented to the ratings
+  // service (scopes ledger:hold ratings:read), one to the table instances
+  // (tables:create tables:void), so that no table instance is ever shown a token
+  // that can hold a stake. table_credential_token empty: credential_token for both.
   std::string credential_token;
+  std::string table_credential_token;
+  const std::string& table_token() const {
+    return table_credential_token.empty() ? credential_token : table_credential_token;
+  }
   service::ServerTls tls;       // of listen_address; plaintext without a certificate
   // How the table instances and the ratings service are dialled (TLS, a CA, a
   // client certificate for mutual TLS); placement.credentials is made from it.

@@ -130,6 +130,7 @@ MatchmakingConfig TestConfig(const std::string& db_url) {
   c.auth.credentials = table::TestCredentials();
   c.auth.player_tokens = LoginTokens();
   c.credential_token = table::kMatchmakingToken;
+  c.table_credential_token = table::kMatchmakingTableToken;
   c.seat_token_key = "integration seat token key";
   c.stake_levels = {100};
   c.pool.bot_fill_wait = absl::Seconds(2);

@@ -24,14 +24,19 @@ class MatchmakingStakesTest : public MatchmakingTest {
     MatchmakingTest::SetUp();
     if (HasFatalFailure()) return;
     // Matchmaking calls the ratings service with its own credential, which holds
-    // only its scopes; the test's own calls use the legacy token (every scope).
-    const std::string credentials = ::testing::TempDir() + "/mm-stakes-credentials.json";
-    table::WriteCredentialsFile(credentials, {{.name = "matchmaking",
+    // only its scopes, and the table instances with another; one credentials file
+    // lists both, as deployed. The test's own calls use the legacy token (every
+    // scope).
+    credentials_ = ::testing::TempDir() + "/mm-stakes-credentials-" + db_->name() + ".json";
+    table::WriteCredentialsFile(credentials_, {{.name = "matchmaking",
                                                .token = table::kMatchmakingToken,
-                                               .scopes = table::MatchmakingScopes()}});
+                                               .scopes = table::MatchmakingScopes()},
+                                              {.name = "matchmaking-tables",
+                                               .token = table::kMatchmakingTableToken,
+                                               .scopes = table::MatchmakingTableScopes()}});
     auto ratings = ratings::RatingsProcess::Start(
         db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log",
-        {"--service_credentials=" + credentials});
+        {"--service_credentials=" + credentials_});
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
     StartMatchmaking(StakedConfig());
@@ -99,6 +104,7 @@ class MatchmakingStakesTest : public MatchmakingTest {
     return balance;
   }
   std::unique_ptr<ratings::RatingsProcess> ratings_;
+  std::string credentials_;  // the credentials file every service here reads
 };
 
 TEST(HoldRequestIdTest, IsFixedLengthAndNamesOnePlayerAndRequest) {
@@ -173,8 +179,8 @@ TEST_F(MatchmakingStakesTest, APlacementGivenUpHasItsTableVoided) {
       .instance_id = "lossy",
       .dir = ::testing::TempDir(),
       .migrations_dir = MIGRATIONS_DIR,
-      // Matchmaking's own credential (SetUp's file): tables:create, tables:void.
-      .extra = {"--service_credentials=" + ::testing::TempDir() + "/mm-stakes-credentials.json"},
+      // SetUp's file: matchmaking's table credential has tables:create, tables:void.
+      .extra = {"--service_credentials=" + credentials_},
       .env = {{"MAMLAKA_FAILPOINTS", "table.lose_create_answer=1"}}};
   std::unique_ptr<table::ServiceProcess> lossy = table::ServiceProcess::Start(options);
   ASSERT_NE(lossy, nullptr);
@@ -258,6 +264,49 @@ TEST_F(MatchmakingStakesTest, FourStakedPlayersShareATableAndTheirHoldsAreAttach
     EXPECT_EQ(p->assignment().table_id(), table);
   }
   EXPECT_EQ(Balance("staker0").held(), 100);  // attached to the table, not released
+}
+
+// Matchmaking shows each table instance only its table credential: with it the
+// instance (any address in table_instances) can neither hold, attach nor release
+// a stake, while matchmaking's own holds went through above.
+TEST_F(MatchmakingStakesTest, TheCredentialATableSeesCannotHoldAStake) {
+  Credit("victim", 500);
+  auto as_table = [](grpc::ClientContext& c) {
+    c.AddMetadata("authorization", absl::StrCat("Bearer ", table::kMatchmakingTableToken));
+  };
+  v1::HoldStakeRequest hold;
+  hold.set_request_id("taken-by-a-table");
+  hold.set_player_id("victim");
+  hold.set_amount(500);
+  v1::Hold held;
+  grpc::ClientContext hold_context;
+  as_table(hold_context);
+  const grpc::Status refused = ratings_->stub().HoldStake(&hold_context, hold, &held);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_THAT(refused.error_message(), ::testing::HasSubstr("ledger:hold"));
+  v1::AttachHoldRequest attach;
+  attach.set_hold_id("any");
+  attach.set_table_id("any");
+  grpc::ClientContext attach_context;
+  as_table(attach_context);
+  EXPECT_EQ(ratings_->stub().AttachHold(&attach_context, attach, &held).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(Balance("victim").held(), 0);
+
+  // And matchmaking itself still places a staked table with both credentials.
+  std::vector<std::unique_ptr<TicketClient>> players;
+  for (int i = 0; i < 4; ++i) {
+    const std::string id = "split" + std::to_string(i);
+    Credit(id, 300);
+    v1::FindTableRequest r = Request(id);
+    r.set_stake(100);
+    players.push_back(Queue(r));
+  }
+  for (auto& p : players) {
+    ASSERT_TRUE(p->WaitDone());
+    ASSERT_TRUE(p->status().ok()) << p->status().error_message();
+  }
+  EXPECT_EQ(Balance("split0").held(), 100);
 }
 
 }  // namespace

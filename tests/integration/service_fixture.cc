@@ -14,15 +14,20 @@
 namespace trix::table {
 
 std::vector<std::string> MatchmakingScopes() {
-  return {service::kTablesCreate, service::kTablesVoid, service::kLedgerHold,
-          service::kRatingsRead};
+  return {service::kLedgerHold, service::kRatingsRead};
+}
+
+std::vector<std::string> MatchmakingTableScopes() {
+  return {service::kTablesCreate, service::kTablesVoid};
 }
 
 std::shared_ptr<const service::ServiceCredentials> TestCredentials() {
   return *service::ServiceCredentials::Load(
       {.fixed = {service::CredentialFor("backend", kServiceToken, service::AllScopes()),
                  service::CredentialFor("matchmaking", kMatchmakingToken,
-                                        MatchmakingScopes())}});
+                                        MatchmakingScopes()),
+                 service::CredentialFor("matchmaking-tables", kMatchmakingTableToken,
+                                        MatchmakingTableScopes())}});
 }
 
 void WriteCredentialsFile(const std::string& path, const std::vector<TestCredential>& entries) {

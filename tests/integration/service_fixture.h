@@ -34,7 +34,10 @@ namespace trix::table {
 // scopes matchmaking holds in a deployment: tables:create tables:void ledger:hold
 // ratings:read).
 inline constexpr char kServiceToken[] = "integration-service-token";
+// Matchmaking's two credentials: the one it shows the ratings service and the one
+// it shows the table instances (MatchmakingScopes, MatchmakingTableScopes).
 inline constexpr char kMatchmakingToken[] = "integration-matchmaking-token";
+inline constexpr char kMatchmakingTableToken[] = "integration-matchmaking-table-token";
 std::shared_ptr<const service::ServiceCredentials> TestCredentials();
 // The credentials file (credentials.h) for `entries` of {name, token, scopes},
 // written to `path`.
@@ -46,6 +49,7 @@ struct TestCredential {
 void WriteCredentialsFile(const std::string& path, const std::vector<TestCredential>& entries);
 // Matchmaking's scopes, as a deployment gives them.
 std::vector<std::string> MatchmakingScopes();
+std::vector<std::string> MatchmakingTableScopes();
 
 struct ServiceOptions {
   HostOptions host;
