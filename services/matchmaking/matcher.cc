@@ -713,9 +713,8 @@ bool Matcher::AskAgain(Job& job, const absl::Status& failure, absl::Time now) {
 
 std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
   const absl::Time started = absl::Now();
-  std::vector<v1::CreateTableRequest> requests;
-  for (const Job& job : batch.jobs) requests.push_back(job.request);
-  std::vector<Placed> placed = placement_->CreateTables(requests);
+  std::set<std::string> gone;
+  std::vector<Placed> placed = CreateHeldTables(batch, gone);
   service::Failpoint("matcher.after_create_tables");  // tables made, not yet assigned
   const absl::Time created_at = absl::Now();
   std::vector<size_t> unanswered;  // jobs whose table may have been made
@@ -727,12 +726,52 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
                      {{"error", mine.status().ToString()}});
     return std::move(batch.jobs);
   }
+  // Back in the queue now, where they can be cancelled.
+  if (!gone.empty()) options_.end_unheld({gone.begin(), gone.end()});
   const absl::Time now = absl::Now();
   Deliver(batch, placed, p, *mine, now);
   LogStages(batch, started, created_at, now);
   std::vector<Job> again;
   for (size_t i : unanswered) again.push_back(std::move(batch.jobs[i]));
   return again;
+}
+
+std::vector<std::string> Matcher::StakedTickets(const Batch& batch) const {
+  std::vector<std::string> tickets;
+  if (!options_.check_holds || batch.retries > 0 || batch.seen == absl::Time()) return tickets;
+  for (const Job& job : batch.jobs) {
+    const bool staked = !job.seats.empty() && job.seats.front().stake > 0;
+    if (!staked || job.unanswered_since != absl::InfinitePast()) continue;
+    tickets.insert(tickets.end(), job.tickets.begin(), job.tickets.end());
+  }
+  return tickets;
+}
+
+std::vector<Placed> Matcher::CreateHeldTables(const Batch& batch,
+                                              std::set<std::string>& gone) {
+  const std::vector<std::string> staked = StakedTickets(batch);
+  const HoldCheck check = staked.empty() ? HoldCheck{} : options_.check_holds(staked);
+  std::vector<Placed> placed(batch.jobs.size());
+  std::vector<v1::CreateTableRequest> requests;
+  std::vector<size_t> asked;  // the jobs whose tables are asked for
+  for (size_t i = 0; i < batch.jobs.size(); ++i) {
+    bool unheld = false;
+    for (const std::string& t : batch.jobs[i].tickets) {
+      if (check.gone.count(t)) gone.insert(t);
+      unheld |= check.gone.count(t) > 0 || check.unchecked.count(t) > 0;
+    }
+    if (unheld) {
+      placed[i].status = absl::FailedPreconditionError(
+          "a staked seat's hold is gone or could not be checked: no table is made");
+    } else {
+      requests.push_back(batch.jobs[i].request);
+      asked.push_back(i);
+    }
+  }
+  if (requests.empty()) return placed;
+  std::vector<Placed> answers = placement_->CreateTables(requests);
+  for (size_t k = 0; k < asked.size(); ++k) placed[asked[k]] = std::move(answers[k]);
+  return placed;
 }
 
 Matcher::Placements Matcher::Sort(Batch& batch, const std::vector<Placed>& placed,

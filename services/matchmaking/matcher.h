@@ -75,6 +75,14 @@ struct BotSeat {
   std::string stream_id;  // the bot stream that plays it (bot_streams.h)
 };
 
+// The stake holds of tickets about to be seated (MatcherOptions::check_holds):
+// those whose hold is gone (released, past its TTL) and those that could not be
+// checked (the ratings service did not answer). Every other one is held, and was
+// kept just now.
+struct HoldCheck {
+  std::set<std::string> gone, unchecked;
+};
+
 struct MatcherOptions {
   std::string database_url;
   std::vector<PoolSpec> pools;
@@ -97,6 +105,12 @@ struct MatcherOptions {
   absl::Duration give_up_placing = absl::Minutes(2);
   absl::Duration stage_log_every;  // 0: off (stage_log.h)
   const SeatTokens* seat_tokens = nullptr;  // the seats' tokens (required)
+  // Checks the holds of a staked table's tickets before the table is made (null:
+  // not checked). A table with a seat whose hold is gone or unchecked is not
+  // made: its tickets go back to the queue, and `end_unheld` ends those whose hold
+  // is gone. A table that may have been made already (asked again) is not held up.
+  std::function<HoldCheck(const std::vector<std::string>& ticket_ids)> check_holds;
+  std::function<void(const std::vector<std::string>& ticket_ids)> end_unheld;
 };
 
 class Matcher {
@@ -186,6 +200,12 @@ class Matcher {
   // the jobs whose tables may have been made without an answer. Their placements
   // stay recorded.
   std::vector<Job> Place(Batch& batch);
+  // Creates the batch's tables, one answer per job; a fresh staked job with a seat
+  // whose hold is gone or unchecked gets FAILED_PRECONDITION instead (the tickets
+  // whose hold is gone in `gone`).
+  std::vector<Placed> CreateHeldTables(const Batch& batch, std::set<std::string>& gone);
+  // The tickets of the batch's fresh staked jobs (never asked for before).
+  std::vector<std::string> StakedTickets(const Batch& batch) const;
   // Place's steps: what each CreateTable answer comes to (the jobs that may have
   // made a table unanswered in `unanswered`), the commit (the placements this
   // matcher finished, or why nothing was committed), the streams told and the

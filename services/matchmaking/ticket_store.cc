@@ -273,6 +273,24 @@ absl::StatusOr<std::vector<TicketRow>> TicketStore::Cancel(
   return cancelled;
 }
 
+absl::StatusOr<std::vector<TicketRow>> TicketStore::WaitingHeldTickets(
+    const std::vector<std::string>& player_ids) {
+  std::vector<TicketRow> rows;
+  absl::Status s = pool_.Run("reading held tickets", [&](pqxx::connection& c) {
+    rows.clear();
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kTicketColumns,
+                     " FROM mm_tickets WHERE player_id = ANY($1::text[]) "
+                     "AND status = 'waiting' AND hold_id IS NOT NULL"),
+        TextArray(player_ids).Finish());
+    for (const pqxx::row& row : r) rows.push_back(ReadTicket(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
 absl::StatusOr<std::vector<TicketRow>> TicketStore::Tickets(
     const std::vector<std::string>& ids) {
   std::vector<TicketRow> rows;

@@ -110,6 +110,9 @@ class TicketStore {
   absl::StatusOr<std::vector<TicketRow>> Cancel(const std::vector<std::string>& ids);
   // The tickets' rows (any status).
   absl::StatusOr<std::vector<TicketRow>> Tickets(const std::vector<std::string>& ids);
+  // The waiting tickets of these players that carry a stake hold.
+  absl::StatusOr<std::vector<TicketRow>> WaitingHeldTickets(
+      const std::vector<std::string>& player_ids);
 
   // The live (unfinished) assignments of a player or bot account, newest first.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignments(
