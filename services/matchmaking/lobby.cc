@@ -576,12 +576,17 @@ void Lobby::KeepHolds(const std::vector<Pending*>& admitted, const Admitted& res
   // or found its seat, a request superseded within the batch) goes back unless
   // the ticket the player has carries it (the same request's hold): the release
   // checks.
+  // A retry that resumed a live ticket whose hold is over (the hold this request
+  // made first was released or attached elsewhere) gives it the new hold instead.
   std::vector<std::string> queued, unqueued;
   for (size_t i = 0; i < admitted.size(); ++i) {
     const Pending* p = admitted[i];
     if (p->hold_request.empty()) continue;
     const AdmitOutcome& o = result.outcomes[i];
-    const bool carried = !o.resumed && !o.assigned && !lost.count(p->row.ticket_id);
+    bool carried = !o.resumed && !o.assigned && !lost.count(p->row.ticket_id);
+    if (o.resumed && p->own_hold && !lost.count(p->row.ticket_id)) {
+      carried = store_->CarryHold(o.ticket_id, p->row.hold_id, p->row.stake).value_or(false);
+    }
     (carried ? queued : unqueued).push_back(p->hold_request);
   }
   (void)releases_->Queued(queued);
@@ -626,21 +631,20 @@ std::vector<Lobby::Pending*> Lobby::TakeOverHolds(const std::vector<Pending*>& s
   std::vector<std::string> players;
   for (const Pending* p : staked) players.push_back(p->player_id);
   absl::StatusOr<std::vector<TicketRow>> waiting =
-      staked.empty() ? std::vector<TicketRow>{} : store_->WaitingHeldTickets(players);
+      staked.empty() ? std::vector<TicketRow>{} : store_->HeldTicketsOf(players);
   if (!waiting.ok()) return staked;  // each holds a stake of its own
   std::map<std::string, const TicketRow*> older;  // by player
   for (const TicketRow& t : *waiting) older[t.player_id] = &t;
   std::vector<Pending*> rest;
   for (Pending* p : staked) {
     auto it = older.find(p->player_id);
-    // Its own request's ticket is resumed, with its hold (HoldStakes).
-    const bool superseded = it != older.end() && it->second->stake == p->row.stake &&
-                            it->second->request_id != p->row.request_id;
+    const bool same_stake = it != older.end() && it->second->stake == p->row.stake;
     absl::StatusOr<v1::HoldState> state =
-        superseded ? KeepHold(it->second->hold_id) : absl::NotFoundError("no older ticket");
+        same_stake ? KeepHold(it->second->hold_id) : absl::NotFoundError("no live ticket");
     if (state.ok() && *state == v1::HOLD_STATE_HELD) {
-      // Admit() supersedes the older ticket as it queues this one: the older
-      // ticket's release leaves alone the hold that a waiting ticket carries.
+      // Admit() supersedes a waiting ticket of another request as it queues this
+      // one (whose release leaves alone the hold that a waiting ticket carries),
+      // or resumes the live one (a retry, or a ticket being placed) with its hold.
       p->row.hold_id = it->second->hold_id;
     } else {
       rest.push_back(p);
@@ -651,6 +655,7 @@ std::vector<Lobby::Pending*> Lobby::TakeOverHolds(const std::vector<Pending*>& s
 
 absl::Status Lobby::RenewHold(Pending& p) {
   p.hold_request = HoldRequestId(p.player_id, p.row.request_id, p.row.ticket_id);
+  p.own_hold = true;
   if (absl::Status s = releases_->Expect({{p.hold_request, p.player_id, p.row.stake}});
       !s.ok()) {
     return s;

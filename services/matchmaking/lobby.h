@@ -140,6 +140,7 @@ class Lobby {
     const PoolSpec* spec = nullptr;
     TicketRow row;
     std::string hold_request;  // its stake hold's HoldStake request id
+    bool own_hold = false;     // made for this ticket (RenewHold): its request's is over
   };
   struct Open {
     std::shared_ptr<TicketSink> sink;
@@ -171,9 +172,9 @@ class Lobby {
   absl::StatusOr<bool> HoldStake(Pending& p);
   // KeepHold: the hold's state, NOT_FOUND or FAILED_PRECONDITION when it is gone.
   absl::StatusOr<v1::HoldState> KeepHold(const std::string& hold_id);
-  // Staked requests whose player's waiting ticket of the same stake (another
-  // request, which this one supersedes) carries a held hold take that hold over;
-  // returns the others.
+  // Staked requests whose player's live ticket of the same stake (which this one
+  // supersedes or resumes) carries a held hold take that hold over; returns the
+  // others.
   std::vector<Pending*> TakeOverHolds(const std::vector<Pending*>& staked);
   // A hold of the ticket's own (its request's is over), recorded first.
   absl::Status RenewHold(Pending& p);

@@ -159,7 +159,7 @@ void Matcher::TryLeases() {
     // Whoever held the pool before may have died mid-placement: its placements are
     // finished (the same tables, asked for again), and tickets it claimed without
     // one go back to the queue.
-    Batch placements;
+    Batch placements{.recovered = true};
     placements.jobs = UnfinishedPlacements(tx, state);
     const pqxx::result back = tx.exec_params(
         "UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, changed = now() "
@@ -738,7 +738,7 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
 
 std::vector<std::string> Matcher::StakedTickets(const Batch& batch) const {
   std::vector<std::string> tickets;
-  if (!options_.check_holds || batch.retries > 0 || batch.seen == absl::Time()) return tickets;
+  if (!options_.check_holds || batch.retries > 0 || batch.recovered) return tickets;
   for (const Job& job : batch.jobs) {
     const bool staked = !job.seats.empty() && job.seats.front().stake > 0;
     if (!staked || job.unanswered_since != absl::InfinitePast()) continue;

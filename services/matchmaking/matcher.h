@@ -184,6 +184,7 @@ class Matcher {
     // When a tick grouped it, and when it was claimed and queued (stage_log.h).
     absl::Time seen, claimed, enqueued;
     int retries = 0;  // times it was placed before, unfinished
+    bool recovered = false;  // a previous holder's placements: tables may exist
     absl::Time due;   // placed again (retries > 0) from then on
   };
   static constexpr size_t kMaxBatchesQueued = 8;
@@ -204,7 +205,8 @@ class Matcher {
   // whose hold is gone or unchecked gets FAILED_PRECONDITION instead (the tickets
   // whose hold is gone in `gone`).
   std::vector<Placed> CreateHeldTables(const Batch& batch, std::set<std::string>& gone);
-  // The tickets of the batch's fresh staked jobs (never asked for before).
+  // The tickets of the batch's fresh staked jobs (never asked for before, nor
+  // recovered from a previous holder of the pool).
   std::vector<std::string> StakedTickets(const Batch& batch) const;
   // Place's steps: what each CreateTable answer comes to (the jobs that may have
   // made a table unanswered in `unanswered`), the commit (the placements this

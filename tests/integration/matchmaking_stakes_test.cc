@@ -387,10 +387,96 @@ TEST_F(MatchmakingStakesTest, ASupersedingTicketCarriesTheHoldOfTheOneItReplaces
   ASSERT_FALSE(second->queued().empty());
   const std::string ticket = second->queued()[0].ticket_id();
   EXPECT_EQ(TicketStatus(ticket), "waiting");
-  second->Cancel();
+  // A retry of the newer request resumes its ticket, hold and all.
+  auto retry = QueueAt("once", 100, "r2");
+  ASSERT_TRUE(retry->WaitQueued(1)) << retry->status().error_message();
+  EXPECT_EQ(retry->queued()[0].ticket_id(), ticket);
   ASSERT_TRUE(second->WaitDone());
+  EXPECT_EQ(second->status().error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_EQ(Balance("once").held(), 100);
+  retry->Cancel();
+  ASSERT_TRUE(retry->WaitDone());
   EXPECT_TRUE(HeldBecomes("once", 0, absl::Seconds(10)));
   EXPECT_EQ(Balance("once").available(), 100);
+}
+
+// A retry of a request whose waiting ticket's hold is gone resumes the ticket
+// with a new hold, which the ticket then carries (it was given back at once).
+TEST_F(MatchmakingStakesTest, ARetryGivesAWaitingTicketWhoseHoldIsGoneANewOne) {
+  MatchmakingConfig config = StakedConfig();
+  config.keep_holds_every = absl::Hours(1);  // nothing ends the ticket meanwhile
+  StartMatchmaking(config);
+  auto player = QueueStaked("lapsed");
+  ASSERT_FALSE(player->queued().empty());
+  const std::string ticket = player->queued()[0].ticket_id();
+  const std::string hold_of_ticket =
+      "SELECT hold_id FROM mm_tickets WHERE ticket_id = '" + ticket + "'";
+  std::string lapsed;
+  {
+    pqxx::connection c(db_->url());
+    pqxx::read_transaction tx(c);
+    lapsed = tx.exec1(hold_of_ticket)[0].as<std::string>();
+  }
+  grpc::ClientContext context;
+  ratings_->Authorize(context);
+  v1::ReleaseHoldRequest release;
+  release.set_hold_id(lapsed);
+  v1::Hold released;
+  ASSERT_TRUE(ratings_->stub().ReleaseHold(&context, release, &released).ok());
+  EXPECT_EQ(Balance("lapsed").held(), 0);
+
+  auto retry = QueueAt("lapsed", 100, "r1");
+  ASSERT_TRUE(retry->WaitQueued(1)) << retry->status().error_message();
+  EXPECT_EQ(retry->queued()[0].ticket_id(), ticket);
+  absl::SleepFor(absl::Seconds(2));  // a hold the ticket did not carry would go back
+  EXPECT_EQ(Balance("lapsed").held(), 100);
+  pqxx::connection c(db_->url());
+  pqxx::read_transaction tx(c);
+  const std::string carried = tx.exec1(hold_of_ticket)[0].as<std::string>();
+  EXPECT_NE(carried, lapsed);
+  EXPECT_EQ(tx.exec1("SELECT state FROM ratings.holds WHERE hold_id = '" + carried + "'")[0]
+                .as<int>(),
+            1);
+}
+
+// The matcher checks the holds before it makes a staked table: a ticket whose
+// hold was given back behind matchmaking's back (and not kept since) gets no
+// seat and ends; no table is made, and the other three wait on, still held.
+TEST_F(MatchmakingStakesTest, ASeatWhoseHoldIsGoneIsNotGiven) {
+  MatchmakingConfig config = StakedConfig();
+  config.keep_holds_every = absl::Hours(1);  // only the matcher's check finds it
+  StartMatchmaking(config);
+  std::vector<std::unique_ptr<TicketClient>> players;
+  for (int i = 0; i < 3; ++i) players.push_back(QueueStaked("seat" + std::to_string(i)));
+  ASSERT_FALSE(players[0]->queued().empty());
+  const std::string ticket = players[0]->queued()[0].ticket_id();
+  std::string hold;
+  {
+    pqxx::connection c(db_->url());
+    pqxx::read_transaction tx(c);
+    hold = tx.exec1("SELECT hold_id FROM mm_tickets WHERE ticket_id = '" + ticket + "'")[0]
+               .as<std::string>();
+  }
+  grpc::ClientContext context;
+  ratings_->Authorize(context);
+  v1::ReleaseHoldRequest release;
+  release.set_hold_id(hold);
+  v1::Hold released;
+  ASSERT_TRUE(ratings_->stub().ReleaseHold(&context, release, &released).ok());
+
+  players.push_back(QueueStaked("seat3"));
+  ASSERT_TRUE(players[0]->WaitDone(absl::Seconds(10)));
+  EXPECT_EQ(players[0]->status().error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << players[0]->status().error_message();
+  EXPECT_EQ(TicketStatus(ticket), "cancelled");
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM games"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments"), 0);
+  for (int i = 1; i < 4; ++i) {
+    const std::string id = "seat" + std::to_string(i);
+    EXPECT_EQ(Balance(id).held(), 100) << id;
+    EXPECT_EQ(TicketStatus(players[i]->queued()[0].ticket_id()), "waiting") << id;
+  }
 }
 
 }  // namespace
