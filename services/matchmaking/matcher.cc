@@ -714,11 +714,12 @@ bool Matcher::AskAgain(Job& job, const absl::Status& failure, absl::Time now) {
 std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
   const absl::Time started = absl::Now();
   std::set<std::string> gone;
-  std::vector<Placed> placed = CreateHeldTables(batch, gone);
+  std::set<size_t> held_back;  // placed again later, with the unanswered
+  std::vector<Placed> placed = CreateHeldTables(batch, gone, held_back);
   service::Failpoint("matcher.after_create_tables");  // tables made, not yet assigned
   const absl::Time created_at = absl::Now();
   std::vector<size_t> unanswered;  // jobs whose table may have been made
-  Placements p = Sort(batch, placed, created_at, unanswered);
+  Placements p = Sort(batch, placed, created_at, held_back, unanswered);
   absl::StatusOr<std::set<std::string>> mine = Commit(p);
   if (!p.failed.empty()) reread_ = true;
   if (!mine.ok()) {
@@ -738,33 +739,39 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
 
 std::vector<std::string> Matcher::StakedTickets(const Batch& batch) const {
   std::vector<std::string> tickets;
-  if (!options_.check_holds || batch.retries > 0 || batch.recovered) return tickets;
+  if (!options_.check_holds || batch.recovered) return tickets;
   for (const Job& job : batch.jobs) {
     const bool staked = !job.seats.empty() && job.seats.front().stake > 0;
-    if (!staked || job.unanswered_since != absl::InfinitePast()) continue;
+    if (!staked || job.asked) continue;
     tickets.insert(tickets.end(), job.tickets.begin(), job.tickets.end());
   }
   return tickets;
 }
 
-std::vector<Placed> Matcher::CreateHeldTables(const Batch& batch,
-                                              std::set<std::string>& gone) {
+std::vector<Placed> Matcher::CreateHeldTables(Batch& batch, std::set<std::string>& gone,
+                                              std::set<size_t>& held_back) {
   const std::vector<std::string> staked = StakedTickets(batch);
   const HoldCheck check = staked.empty() ? HoldCheck{} : options_.check_holds(staked);
   std::vector<Placed> placed(batch.jobs.size());
   std::vector<v1::CreateTableRequest> requests;
   std::vector<size_t> asked;  // the jobs whose tables are asked for
   for (size_t i = 0; i < batch.jobs.size(); ++i) {
-    bool unheld = false;
-    for (const std::string& t : batch.jobs[i].tickets) {
+    Job& job = batch.jobs[i];
+    bool unheld = false, unchecked = false;
+    for (const std::string& t : job.tickets) {
       if (check.gone.count(t)) gone.insert(t);
-      unheld |= check.gone.count(t) > 0 || check.unchecked.count(t) > 0;
+      unheld |= check.gone.count(t) > 0;
+      unchecked |= check.unchecked.count(t) > 0;
     }
     if (unheld) {
-      placed[i].status = absl::FailedPreconditionError(
-          "a staked seat's hold is gone or could not be checked: no table is made");
+      placed[i].status =
+          absl::FailedPreconditionError("a staked seat's hold is gone: no table is made");
+    } else if (unchecked) {
+      placed[i].status = absl::UnavailableError("a staked seat's hold could not be checked");
+      held_back.insert(i);
     } else {
-      requests.push_back(batch.jobs[i].request);
+      job.asked = true;
+      requests.push_back(job.request);
       asked.push_back(i);
     }
   }
@@ -775,11 +782,16 @@ std::vector<Placed> Matcher::CreateHeldTables(const Batch& batch,
 }
 
 Matcher::Placements Matcher::Sort(Batch& batch, const std::vector<Placed>& placed,
-                                  absl::Time created_at, std::vector<size_t>& unanswered) {
+                                  absl::Time created_at, const std::set<size_t>& held_back,
+                                  std::vector<size_t>& unanswered) {
   // The seats of the tables made, built once, before the transaction.
   Placements p;
   for (size_t i = 0; i < placed.size(); ++i) {
     Job& job = batch.jobs[i];
+    if (held_back.count(i)) {
+      unanswered.push_back(i);
+      continue;
+    }
     if (!placed[i].status.ok()) {
       placement_failures_->Increment();
       if (AskAgain(job, placed[i].status, created_at)) {

@@ -178,6 +178,7 @@ class Matcher {
     std::vector<AssignmentRow> seats;
     absl::Time possible;
     absl::Time unanswered_since = absl::InfinitePast();  // its first lost answer
+    bool asked = false;  // its CreateTable was sent: its table may exist
   };
   struct Batch {
     std::vector<Job> jobs;
@@ -198,21 +199,24 @@ class Matcher {
   std::optional<Batch> NextBatch();
   // Places the batch and commits what it can. Returns what is to be placed again:
   // every job when the seats could not be committed (the database is away), else
-  // the jobs whose tables may have been made without an answer. Their placements
-  // stay recorded.
+  // the jobs whose tables may have been made without an answer and the staked
+  // ones whose holds could not be checked. Their placements stay recorded.
   std::vector<Job> Place(Batch& batch);
-  // Creates the batch's tables, one answer per job; a fresh staked job with a seat
-  // whose hold is gone or unchecked gets FAILED_PRECONDITION instead (the tickets
-  // whose hold is gone in `gone`).
-  std::vector<Placed> CreateHeldTables(const Batch& batch, std::set<std::string>& gone);
-  // The tickets of the batch's fresh staked jobs (never asked for before, nor
-  // recovered from a previous holder of the pool).
+  // Creates the batch's tables, one answer per job. A staked job never asked for
+  // is not: one with a seat whose hold is gone gets FAILED_PRECONDITION (its
+  // tickets go back to the queue; those whose hold is gone in `gone`), one whose
+  // holds could not be checked is held back (`held_back`: placed again later).
+  std::vector<Placed> CreateHeldTables(Batch& batch, std::set<std::string>& gone,
+                                       std::set<size_t>& held_back);
+  // The tickets of the batch's staked jobs never asked for (nor recovered from a
+  // previous holder of the pool).
   std::vector<std::string> StakedTickets(const Batch& batch) const;
   // Place's steps: what each CreateTable answer comes to (the jobs that may have
   // made a table unanswered in `unanswered`), the commit (the placements this
   // matcher finished, or why nothing was committed), the streams told and the
   // stages logged.
   Placements Sort(Batch& batch, const std::vector<Placed>& placed, absl::Time created_at,
+                  const std::set<size_t>& held_back,
                   std::vector<size_t>& unanswered);
   absl::StatusOr<std::set<std::string>> Commit(const Placements& p);
   void Deliver(const Batch& batch, const std::vector<Placed>& placed, Placements& p,
