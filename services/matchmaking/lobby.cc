@@ -269,10 +269,12 @@ void Lobby::KeepWaitingHolds() {
     if (state.ok()) continue;
     if (absl::IsNotFound(state.status()) || absl::IsFailedPrecondition(state.status())) {
       unheld.push_back(t.ticket_id);
-    } else {  // the ratings service is away: kept at the next round
-      service::LogWarn("cannot keep a waiting ticket's stake hold",
-                       {{"ticket", t.ticket_id}, {"error", state.status().ToString()}});
+      continue;
     }
+    // The ratings service is away: these holds are kept at the next round.
+    service::LogWarn("cannot keep waiting tickets' stake holds",
+                     {{"ticket", t.ticket_id}, {"error", state.status().ToString()}});
+    break;
   }
   if (!unheld.empty()) EndUnheld(unheld);
 }
@@ -575,9 +577,8 @@ void Lobby::KeepHolds(const std::vector<Pending*>& admitted, const Admitted& res
   // A new ticket carries its hold. Any other's (a retry that resumed a live ticket
   // or found its seat, a request superseded within the batch) goes back unless
   // the ticket the player has carries it (the same request's hold): the release
-  // checks.
-  // A retry that resumed a live ticket whose hold is over (the hold this request
-  // made first was released or attached elsewhere) gives it the new hold instead.
+  // checks. A retry that resumed a waiting ticket whose hold is over (the hold its
+  // request made first was released) gives that ticket its new hold instead.
   std::vector<std::string> queued, unqueued;
   for (size_t i = 0; i < admitted.size(); ++i) {
     const Pending* p = admitted[i];
