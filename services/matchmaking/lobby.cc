@@ -1,5 +1,6 @@
 #include "services/matchmaking/lobby.h"
 
+#include <algorithm>
 #include <chrono>
 #include <set>
 
@@ -209,16 +210,21 @@ void Lobby::EndTable(const std::string& table_id, TableEnd end) {
 void Lobby::Housekeeping() {
   Reconcile();
   absl::Time reconciled = absl::Now();
+  absl::Time kept = absl::Now();
   constexpr int kSweepBatch = 5000;
   bool failing = false;
   for (;;) {
     {
       absl::MutexLock lock(&mu_);
       auto stopped = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return stop_; };
-      mu_.AwaitWithTimeout(
-          absl::Condition(&stopped),
-          std::min(options_.sweep_every, options_.reconcile_every));
+      mu_.AwaitWithTimeout(absl::Condition(&stopped),
+                           std::min({options_.sweep_every, options_.reconcile_every,
+                                     options_.keep_holds_every}));
       if (stop_) return;
+    }
+    if (absl::Now() - kept >= options_.keep_holds_every) {
+      kept = absl::Now();
+      KeepWaitingHolds();
     }
     if (absl::Now() - reconciled >= options_.reconcile_every) {
       reconciled = absl::Now();
@@ -238,6 +244,80 @@ void Lobby::Housekeeping() {
       }
     }
   }
+}
+
+void Lobby::KeepWaitingHolds() {
+  if (ratings_ == nullptr) return;
+  std::vector<std::string> ids;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, open] : open_) {
+      if (open.spec->stake > 0) ids.push_back(id);
+    }
+  }
+  if (ids.empty()) return;
+  absl::StatusOr<std::vector<TicketRow>> tickets = store_->Tickets(ids);
+  if (!tickets.ok()) {
+    service::LogWarn("cannot read the waiting staked tickets",
+                     {{"error", tickets.status().ToString()}});
+    return;
+  }
+  std::vector<std::string> unheld;
+  for (const TicketRow& t : *tickets) {
+    if (t.hold_id.empty() || t.status != "waiting") continue;
+    absl::StatusOr<v1::HoldState> state = KeepHold(t.hold_id);
+    if (state.ok()) continue;
+    if (absl::IsNotFound(state.status()) || absl::IsFailedPrecondition(state.status())) {
+      unheld.push_back(t.ticket_id);
+      continue;
+    }
+    // The ratings service is away: these holds are kept at the next round.
+    service::LogWarn("cannot keep waiting tickets' stake holds",
+                     {{"ticket", t.ticket_id}, {"error", state.status().ToString()}});
+    break;
+  }
+  if (!unheld.empty()) EndUnheld(unheld);
+}
+
+HoldCheck Lobby::CheckHolds(const std::vector<std::string>& ticket_ids) {
+  HoldCheck check;
+  if (ratings_ == nullptr) return check;
+  absl::StatusOr<std::vector<TicketRow>> tickets = store_->Tickets(ticket_ids);
+  if (!tickets.ok()) {
+    check.unchecked.insert(ticket_ids.begin(), ticket_ids.end());
+    return check;
+  }
+  for (const TicketRow& t : *tickets) {
+    absl::StatusOr<v1::HoldState> state =
+        t.hold_id.empty() ? absl::NotFoundError("the ticket carries no hold")
+                          : KeepHold(t.hold_id);
+    if (state.ok() && *state == v1::HOLD_STATE_HELD) continue;
+    // Attached to another seat, released or unknown: this seat could not settle.
+    const bool gone = state.ok() || absl::IsNotFound(state.status()) ||
+                      absl::IsFailedPrecondition(state.status());
+    (gone ? check.gone : check.unchecked).insert(t.ticket_id);
+  }
+  return check;
+}
+
+void Lobby::EndUnheld(const std::vector<std::string>& ticket_ids) {
+  absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(ticket_ids);
+  if (!gone.ok()) {
+    service::LogWarn("cannot end tickets whose hold is gone",
+                     {{"error", gone.status().ToString()}});
+    return;
+  }
+  std::vector<std::string> ids;
+  for (const TicketRow& t : *gone) {
+    ids.push_back(t.ticket_id);
+    service::LogWarn("a waiting ticket's stake hold is gone; the ticket ends",
+                     {{"ticket", t.ticket_id}, {"hold", t.hold_id}});
+    if (std::shared_ptr<TicketSink> sink = Take(t.ticket_id)) {
+      sink->End(absl::FailedPreconditionError(
+          "the stake held for this ticket was given back; request again"));
+    }
+  }
+  if (matcher_ != nullptr) matcher_->Withdraw(ids);
 }
 
 void Lobby::AdmitLoop() {
@@ -497,13 +577,17 @@ void Lobby::KeepHolds(const std::vector<Pending*>& admitted, const Admitted& res
   // A new ticket carries its hold. Any other's (a retry that resumed a live ticket
   // or found its seat, a request superseded within the batch) goes back unless
   // the ticket the player has carries it (the same request's hold): the release
-  // checks.
+  // checks. A retry that resumed a waiting ticket whose hold is over (the hold its
+  // request made first was released) gives that ticket its new hold instead.
   std::vector<std::string> queued, unqueued;
   for (size_t i = 0; i < admitted.size(); ++i) {
     const Pending* p = admitted[i];
     if (p->hold_request.empty()) continue;
     const AdmitOutcome& o = result.outcomes[i];
-    const bool carried = !o.resumed && !o.assigned && !lost.count(p->row.ticket_id);
+    bool carried = !o.resumed && !o.assigned && !lost.count(p->row.ticket_id);
+    if (o.resumed && p->own_hold && !lost.count(p->row.ticket_id)) {
+      carried = store_->CarryHold(o.ticket_id, p->row.hold_id, p->row.stake).value_or(false);
+    }
     (carried ? queued : unqueued).push_back(p->hold_request);
   }
   (void)releases_->Queued(queued);
@@ -532,8 +616,47 @@ absl::StatusOr<bool> Lobby::HoldStake(Pending& p) {
   return hold.state() == v1::HOLD_STATE_HELD;
 }
 
+absl::StatusOr<v1::HoldState> Lobby::KeepHold(const std::string& hold_id) {
+  v1::KeepHoldRequest request;
+  request.set_hold_id(hold_id);
+  v1::Hold hold;
+  grpc::ClientContext context;
+  grpc::Status s = ratings_->KeepHold(Ratings(&context), request, &hold);
+  if (!s.ok()) {
+    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
+  }
+  return hold.state();
+}
+
+std::vector<Lobby::Pending*> Lobby::TakeOverHolds(const std::vector<Pending*>& staked) {
+  std::vector<std::string> players;
+  for (const Pending* p : staked) players.push_back(p->player_id);
+  absl::StatusOr<std::vector<TicketRow>> waiting =
+      staked.empty() ? std::vector<TicketRow>{} : store_->HeldTicketsOf(players);
+  if (!waiting.ok()) return staked;  // each holds a stake of its own
+  std::map<std::string, const TicketRow*> older;  // by player
+  for (const TicketRow& t : *waiting) older[t.player_id] = &t;
+  std::vector<Pending*> rest;
+  for (Pending* p : staked) {
+    auto it = older.find(p->player_id);
+    const bool same_stake = it != older.end() && it->second->stake == p->row.stake;
+    absl::StatusOr<v1::HoldState> state =
+        same_stake ? KeepHold(it->second->hold_id) : absl::NotFoundError("no live ticket");
+    if (state.ok() && *state == v1::HOLD_STATE_HELD) {
+      // Admit() supersedes a waiting ticket of another request as it queues this
+      // one (whose release leaves alone the hold that a waiting ticket carries),
+      // or resumes the live one (a retry, or a ticket being placed) with its hold.
+      p->row.hold_id = it->second->hold_id;
+    } else {
+      rest.push_back(p);
+    }
+  }
+  return rest;
+}
+
 absl::Status Lobby::RenewHold(Pending& p) {
   p.hold_request = HoldRequestId(p.player_id, p.row.request_id, p.row.ticket_id);
+  p.own_hold = true;
   if (absl::Status s = releases_->Expect({{p.hold_request, p.player_id, p.row.stake}});
       !s.ok()) {
     return s;
@@ -545,12 +668,14 @@ absl::Status Lobby::RenewHold(Pending& p) {
 
 std::vector<Lobby::Pending*> Lobby::HoldStakes(std::vector<Pending*>& queue) {
   std::vector<Pending*> staked;
-  std::vector<HoldIntent> intents;
   for (Pending* p : queue) {
-    if (p->row.stake == 0) continue;
+    if (p->row.stake != 0) staked.push_back(p);
+  }
+  staked = TakeOverHolds(staked);
+  std::vector<HoldIntent> intents;
+  for (Pending* p : staked) {
     p->hold_request = HoldRequestId(p->player_id, p->row.request_id);
     intents.push_back({p->hold_request, p->player_id, p->row.stake});
-    staked.push_back(p);
   }
   // Recorded before the stakes are held: a hold whose ticket is never queued
   // (this process dies, the answer is lost, the database fails) is released.

@@ -7,6 +7,12 @@
 // open streams' tickets — and answers GetAssignment. It knows nothing of gRPC: a
 // stream is a TicketSink.
 //
+// A staked ticket's hold lives as long as the ticket: every `keep_holds_every`
+// the holds of the waiting tickets whose streams are open here are kept
+// (KeepHold), and a ticket whose hold is gone (released, past its TTL) ends
+// FAILED_PRECONDITION. A player's newer staked ticket of the same stake carries
+// the hold of the waiting ticket it supersedes instead of holding a second stake.
+//
 // Every `reconcile_every` (and at start) it reconciles the staked seats of games
 // not known to be over with their tables: a live game's holds are attached (a
 // process may have died between committing the seats and attaching them); the
@@ -70,6 +76,9 @@ struct LobbyOptions {
   absl::Duration keep_ended = absl::Hours(1);
   absl::Duration sweep_every = absl::Seconds(10);
   absl::Duration reconcile_every = absl::Seconds(30);
+  // The holds of this replica's waiting staked tickets are kept (KeepHold) this
+  // often: well within the ratings service's --held_hold_ttl (15 min).
+  absl::Duration keep_holds_every = absl::Minutes(1);
 };
 
 // How a table's game stands, as its table service says.
@@ -109,9 +118,18 @@ class Lobby {
 
   // Attaches staked holds of delivered seats; called with the matcher's rows.
   void AttachHolds(const std::vector<AssignmentRow>& rows);
+  // The matcher's check before it makes a staked table (MatcherOptions::
+  // check_holds): each ticket's hold is kept, and must be held.
+  HoldCheck CheckHolds(const std::vector<std::string>& ticket_ids);
+  // Cancels these waiting tickets, whose holds are gone, and ends their streams
+  // FAILED_PRECONDITION (those open on another replica end there, cancelled).
+  void EndUnheld(const std::vector<std::string>& ticket_ids);
   // The staked seats of games not known to be over against their tables (see
   // above; attaching is idempotent), and the ended tickets' holds.
   void Reconcile();
+  // Keeps the holds of the waiting staked tickets whose streams are open here
+  // and ends those whose hold is gone (see above).
+  void KeepWaitingHolds();
   void Housekeeping();
 
  private:
@@ -122,6 +140,7 @@ class Lobby {
     const PoolSpec* spec = nullptr;
     TicketRow row;
     std::string hold_request;  // its stake hold's HoldStake request id
+    bool own_hold = false;     // made for this ticket (RenewHold): its request's is over
   };
   struct Open {
     std::shared_ptr<TicketSink> sink;
@@ -145,11 +164,18 @@ class Lobby {
   void Answer(const Pending& p, const AdmitOutcome& o);
   void Rate(std::vector<Pending*>& batch);
   // Holds every staked ticket's stake (its hold recorded to be released unless
-  // the ticket is queued); ends the streams of those that cannot be held and
+  // the ticket is queued), or takes over the hold of the waiting ticket it
+  // supersedes (TakeOverHolds); ends the streams of those that cannot be held and
   // returns the others.
   std::vector<Pending*> HoldStakes(std::vector<Pending*>& queue);
   // HoldStake under p's hold_request: whether the hold is held (not over).
   absl::StatusOr<bool> HoldStake(Pending& p);
+  // KeepHold: the hold's state, NOT_FOUND or FAILED_PRECONDITION when it is gone.
+  absl::StatusOr<v1::HoldState> KeepHold(const std::string& hold_id);
+  // Staked requests whose player's live ticket of the same stake (which this one
+  // supersedes or resumes) carries a held hold take that hold over; returns the
+  // others.
+  std::vector<Pending*> TakeOverHolds(const std::vector<Pending*>& staked);
   // A hold of the ticket's own (its request's is over), recorded first.
   absl::Status RenewHold(Pending& p);
   // After the admission: the holds the queued tickets carry are kept, the others

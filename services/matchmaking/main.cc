@@ -113,6 +113,9 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("reconcile_every", &f.server.reconcile_every,
          "how often staked seats are checked against their tables: holds of live games "
          "attached, of games over, voided or gone released");
+  c.Bind("keep_holds_every", &f.server.keep_holds_every,
+         "how often the stake holds of waiting tickets are kept; well within the ratings "
+         "service's --held_hold_ttl (a ticket whose hold is gone ends)");
   c.Bind("give_up_placing", &f.server.give_up_placing,
          "how long an unanswered CreateTable is asked again before its tickets go back "
          "to the queue and its table, if made, is voided");

@@ -159,7 +159,7 @@ void Matcher::TryLeases() {
     // Whoever held the pool before may have died mid-placement: its placements are
     // finished (the same tables, asked for again), and tickets it claimed without
     // one go back to the queue.
-    Batch placements;
+    Batch placements{.recovered = true};
     placements.jobs = UnfinishedPlacements(tx, state);
     const pqxx::result back = tx.exec_params(
         "UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, changed = now() "
@@ -713,13 +713,13 @@ bool Matcher::AskAgain(Job& job, const absl::Status& failure, absl::Time now) {
 
 std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
   const absl::Time started = absl::Now();
-  std::vector<v1::CreateTableRequest> requests;
-  for (const Job& job : batch.jobs) requests.push_back(job.request);
-  std::vector<Placed> placed = placement_->CreateTables(requests);
+  std::set<std::string> gone;
+  std::set<size_t> held_back;  // placed again later, with the unanswered
+  std::vector<Placed> placed = CreateHeldTables(batch, gone, held_back);
   service::Failpoint("matcher.after_create_tables");  // tables made, not yet assigned
   const absl::Time created_at = absl::Now();
   std::vector<size_t> unanswered;  // jobs whose table may have been made
-  Placements p = Sort(batch, placed, created_at, unanswered);
+  Placements p = Sort(batch, placed, created_at, held_back, unanswered);
   absl::StatusOr<std::set<std::string>> mine = Commit(p);
   if (!p.failed.empty()) reread_ = true;
   if (!mine.ok()) {
@@ -727,6 +727,8 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
                      {{"error", mine.status().ToString()}});
     return std::move(batch.jobs);
   }
+  // Back in the queue now, where they can be cancelled.
+  if (!gone.empty()) options_.end_unheld({gone.begin(), gone.end()});
   const absl::Time now = absl::Now();
   Deliver(batch, placed, p, *mine, now);
   LogStages(batch, started, created_at, now);
@@ -735,12 +737,61 @@ std::vector<Matcher::Job> Matcher::Place(Batch& batch) {
   return again;
 }
 
+std::vector<std::string> Matcher::StakedTickets(const Batch& batch) const {
+  std::vector<std::string> tickets;
+  if (!options_.check_holds || batch.recovered) return tickets;
+  for (const Job& job : batch.jobs) {
+    const bool staked = !job.seats.empty() && job.seats.front().stake > 0;
+    if (!staked || job.asked) continue;
+    tickets.insert(tickets.end(), job.tickets.begin(), job.tickets.end());
+  }
+  return tickets;
+}
+
+std::vector<Placed> Matcher::CreateHeldTables(Batch& batch, std::set<std::string>& gone,
+                                              std::set<size_t>& held_back) {
+  const std::vector<std::string> staked = StakedTickets(batch);
+  const HoldCheck check = staked.empty() ? HoldCheck{} : options_.check_holds(staked);
+  std::vector<Placed> placed(batch.jobs.size());
+  std::vector<v1::CreateTableRequest> requests;
+  std::vector<size_t> asked;  // the jobs whose tables are asked for
+  for (size_t i = 0; i < batch.jobs.size(); ++i) {
+    Job& job = batch.jobs[i];
+    bool unheld = false, unchecked = false;
+    for (const std::string& t : job.tickets) {
+      if (check.gone.count(t)) gone.insert(t);
+      unheld |= check.gone.count(t) > 0;
+      unchecked |= check.unchecked.count(t) > 0;
+    }
+    if (unheld) {
+      placed[i].status =
+          absl::FailedPreconditionError("a staked seat's hold is gone: no table is made");
+    } else if (unchecked) {
+      placed[i].status = absl::UnavailableError("a staked seat's hold could not be checked");
+      held_back.insert(i);
+    } else {
+      job.asked = true;
+      requests.push_back(job.request);
+      asked.push_back(i);
+    }
+  }
+  if (requests.empty()) return placed;
+  std::vector<Placed> answers = placement_->CreateTables(requests);
+  for (size_t k = 0; k < asked.size(); ++k) placed[asked[k]] = std::move(answers[k]);
+  return placed;
+}
+
 Matcher::Placements Matcher::Sort(Batch& batch, const std::vector<Placed>& placed,
-                                  absl::Time created_at, std::vector<size_t>& unanswered) {
+                                  absl::Time created_at, const std::set<size_t>& held_back,
+                                  std::vector<size_t>& unanswered) {
   // The seats of the tables made, built once, before the transaction.
   Placements p;
   for (size_t i = 0; i < placed.size(); ++i) {
     Job& job = batch.jobs[i];
+    if (held_back.count(i)) {
+      unanswered.push_back(i);
+      continue;
+    }
     if (!placed[i].status.ok()) {
       placement_failures_->Increment();
       if (AskAgain(job, placed[i].status, created_at)) {

@@ -75,6 +75,14 @@ struct BotSeat {
   std::string stream_id;  // the bot stream that plays it (bot_streams.h)
 };
 
+// The stake holds of tickets about to be seated (MatcherOptions::check_holds):
+// those whose hold is gone (released, past its TTL) and those that could not be
+// checked (the ratings service did not answer). Every other one is held, and was
+// kept just now.
+struct HoldCheck {
+  std::set<std::string> gone, unchecked;
+};
+
 struct MatcherOptions {
   std::string database_url;
   std::vector<PoolSpec> pools;
@@ -97,6 +105,12 @@ struct MatcherOptions {
   absl::Duration give_up_placing = absl::Minutes(2);
   absl::Duration stage_log_every;  // 0: off (stage_log.h)
   const SeatTokens* seat_tokens = nullptr;  // the seats' tokens (required)
+  // Checks the holds of a staked table's tickets before the table is made (null:
+  // not checked). A table with a seat whose hold is gone or unchecked is not
+  // made: its tickets go back to the queue, and `end_unheld` ends those whose hold
+  // is gone. A table that may have been made already (asked again) is not held up.
+  std::function<HoldCheck(const std::vector<std::string>& ticket_ids)> check_holds;
+  std::function<void(const std::vector<std::string>& ticket_ids)> end_unheld;
 };
 
 class Matcher {
@@ -164,12 +178,14 @@ class Matcher {
     std::vector<AssignmentRow> seats;
     absl::Time possible;
     absl::Time unanswered_since = absl::InfinitePast();  // its first lost answer
+    bool asked = false;  // its CreateTable was sent: its table may exist
   };
   struct Batch {
     std::vector<Job> jobs;
     // When a tick grouped it, and when it was claimed and queued (stage_log.h).
     absl::Time seen, claimed, enqueued;
     int retries = 0;  // times it was placed before, unfinished
+    bool recovered = false;  // a previous holder's placements: tables may exist
     absl::Time due;   // placed again (retries > 0) from then on
   };
   static constexpr size_t kMaxBatchesQueued = 8;
@@ -183,14 +199,24 @@ class Matcher {
   std::optional<Batch> NextBatch();
   // Places the batch and commits what it can. Returns what is to be placed again:
   // every job when the seats could not be committed (the database is away), else
-  // the jobs whose tables may have been made without an answer. Their placements
-  // stay recorded.
+  // the jobs whose tables may have been made without an answer and the staked
+  // ones whose holds could not be checked. Their placements stay recorded.
   std::vector<Job> Place(Batch& batch);
+  // Creates the batch's tables, one answer per job. A staked job never asked for
+  // is not: one with a seat whose hold is gone gets FAILED_PRECONDITION (its
+  // tickets go back to the queue; those whose hold is gone in `gone`), one whose
+  // holds could not be checked is held back (`held_back`: placed again later).
+  std::vector<Placed> CreateHeldTables(Batch& batch, std::set<std::string>& gone,
+                                       std::set<size_t>& held_back);
+  // The tickets of the batch's staked jobs never asked for (nor recovered from a
+  // previous holder of the pool).
+  std::vector<std::string> StakedTickets(const Batch& batch) const;
   // Place's steps: what each CreateTable answer comes to (the jobs that may have
   // made a table unanswered in `unanswered`), the commit (the placements this
   // matcher finished, or why nothing was committed), the streams told and the
   // stages logged.
   Placements Sort(Batch& batch, const std::vector<Placed>& placed, absl::Time created_at,
+                  const std::set<size_t>& held_back,
                   std::vector<size_t>& unanswered);
   absl::StatusOr<std::set<std::string>> Commit(const Placements& p);
   void Deliver(const Batch& batch, const std::vector<Placed>& placed, Placements& p,

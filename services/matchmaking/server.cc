@@ -88,7 +88,8 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
                      .update_every = config.update_every,
                      .max_admissions = config.max_admissions,
                      .keep_ended = config.keep_ended,
-                     .reconcile_every = config.reconcile_every};
+                     .reconcile_every = config.reconcile_every,
+                     .keep_holds_every = config.keep_holds_every};
   releases_ = std::make_unique<HoldReleases>(
       &store_->pool(), ratings_.get(),
       HoldReleasesOptions{.ratings_token = lobby.ratings_token,
@@ -126,6 +127,15 @@ void MatchmakingServer::AssembleMatcher(const MatchmakingConfig& config,
                          .give_up_placing = config.give_up_placing,
                          .stage_log_every = config.stage_log_every,
                          .seat_tokens = &store_->seat_tokens()};
+  if (ratings_ != nullptr) {
+    // A staked table is made only for tickets whose holds are held.
+    matcher.check_holds = [this](const std::vector<std::string>& tickets) {
+      return lobby_->CheckHolds(tickets);
+    };
+    matcher.end_unheld = [this](const std::vector<std::string>& tickets) {
+      lobby_->EndUnheld(tickets);
+    };
+  }
   matcher_ = std::make_unique<Matcher>(
       matcher, placement_.get(),
       [this](const v1::Mode& mode, const std::vector<std::string>& taken) {

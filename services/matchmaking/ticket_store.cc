@@ -273,6 +273,40 @@ absl::StatusOr<std::vector<TicketRow>> TicketStore::Cancel(
   return cancelled;
 }
 
+absl::StatusOr<bool> TicketStore::CarryHold(const std::string& ticket_id,
+                                            const std::string& hold_id, int64_t stake) {
+  bool carried = false;
+  absl::Status s = pool_.Run("giving a ticket a hold", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    carried = !tx.exec_params("UPDATE mm_tickets SET hold_id = $2 WHERE ticket_id = $1 "
+                              "AND status = 'waiting' AND stake = $3 RETURNING 1",
+                              ticket_id, hold_id, stake)
+                   .empty();
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return carried;
+}
+
+absl::StatusOr<std::vector<TicketRow>> TicketStore::HeldTicketsOf(
+    const std::vector<std::string>& player_ids) {
+  std::vector<TicketRow> rows;
+  absl::Status s = pool_.Run("reading held tickets", [&](pqxx::connection& c) {
+    rows.clear();
+    pqxx::read_transaction tx(c);
+    const pqxx::result r = tx.exec_params(
+        absl::StrCat("SELECT ", kTicketColumns,
+                     " FROM mm_tickets WHERE player_id = ANY($1::text[]) "
+                     "AND status IN ('waiting', 'placing') AND hold_id IS NOT NULL"),
+        TextArray(player_ids).Finish());
+    for (const pqxx::row& row : r) rows.push_back(ReadTicket(row));
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return rows;
+}
+
 absl::StatusOr<std::vector<TicketRow>> TicketStore::Tickets(
     const std::vector<std::string>& ids) {
   std::vector<TicketRow> rows;

@@ -110,6 +110,13 @@ class TicketStore {
   absl::StatusOr<std::vector<TicketRow>> Cancel(const std::vector<std::string>& ids);
   // The tickets' rows (any status).
   absl::StatusOr<std::vector<TicketRow>> Tickets(const std::vector<std::string>& ids);
+  // The waiting ticket, staked at `stake`, carries `hold_id` instead of its own
+  // hold (which is over); false when no such ticket waits.
+  absl::StatusOr<bool> CarryHold(const std::string& ticket_id, const std::string& hold_id,
+                                 int64_t stake);
+  // The live (waiting or placing) tickets of these players that carry a stake hold.
+  absl::StatusOr<std::vector<TicketRow>> HeldTicketsOf(
+      const std::vector<std::string>& player_ids);
 
   // The live (unfinished) assignments of a player or bot account, newest first.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignments(

@@ -296,4 +296,16 @@ grpc::Status RatingsGrpcService::AttachHold(grpc::ServerContext* context,
   return grpc::Status::OK;
 }
 
+grpc::Status RatingsGrpcService::KeepHold(grpc::ServerContext* context,
+                                          const v1::KeepHoldRequest* request,
+                                          v1::Hold* response) {
+  if (absl::Status s = Admit(context, "KeepHold", service::kLedgerHold); !s.ok()) {
+    return ToGrpc(s);
+  }
+  absl::StatusOr<HoldInfo> h = ledger_->KeepHold(request->hold_id());
+  if (!h.ok()) return ToGrpc(h.status());
+  ToProto(*h, response);
+  return grpc::Status::OK;
+}
+
 }  // namespace trix::ratings

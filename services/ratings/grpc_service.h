@@ -6,8 +6,8 @@
 // Who may call ("authorization: Bearer <token>"): a service credential holding
 // the RPC's scope — ratings:read (GetPlayerRatings, GetRatings, GetLeaderboard,
 // GetRatingHistory), ledger:write (Credit, Debit), ledger:read (GetBalance,
-// GetStatement), ledger:hold (HoldStake, ReleaseHold, AttachHold) — or, when
-// player tokens are on, a player for their own ratings, history, balance and
+// GetStatement), ledger:hold (HoldStake, ReleaseHold, AttachHold, KeepHold) — or,
+// when player tokens are on, a player for their own ratings, history, balance and
 // statement, and any player for the leaderboard. Every call is rate-limited by
 // its verified identity: per credential, per player, else per client address;
 // over the rate it is RESOURCE_EXHAUSTED.
@@ -73,6 +73,8 @@ class RatingsGrpcService final : public v1::RatingsService::Service {
                            v1::Hold* response) override;
   grpc::Status AttachHold(grpc::ServerContext* context, const v1::AttachHoldRequest* request,
                           v1::Hold* response) override;
+  grpc::Status KeepHold(grpc::ServerContext* context, const v1::KeepHoldRequest* request,
+                        v1::Hold* response) override;
 
  private:
   // Which players, besides a credential with the scope, may make a call.

@@ -398,6 +398,26 @@ absl::StatusOr<HoldInfo> Ledger::AttachHold(const std::string& hold_id,
   return out;
 }
 
+absl::StatusOr<HoldInfo> Ledger::KeepHold(const std::string& hold_id) {
+  if (hold_id.empty()) return absl::InvalidArgumentError("hold_id is required");
+  HoldInfo out;
+  absl::Status s = pool_->Run("keeping a hold", [&](pqxx::connection& c) -> absl::Status {
+    pqxx::work tx(c);
+    std::optional<HoldInfo> hold = LockHold(tx, hold_id);
+    if (!hold) return absl::NotFoundError("no such hold");
+    out = *hold;
+    if (out.state == HoldState::kAttached) return absl::OkStatus();
+    if (out.state != HoldState::kHeld) {
+      return absl::FailedPreconditionError("the hold was released or settled");
+    }
+    tx.exec_params0("UPDATE ratings.holds SET updated = now() WHERE hold_id = $1", hold_id);
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return out;
+}
+
 absl::StatusOr<int> Ledger::ReleaseExpiredHolds(int limit) {
   const double held = absl::ToDoubleSeconds(options_.held_ttl);
   const double attached = absl::ToDoubleSeconds(options_.attached_ttl);

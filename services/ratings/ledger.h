@@ -15,7 +15,8 @@
 // A stake moves only through its hold. A hold is HELD (a queued ticket), ATTACHED
 // (matched to a table and seat), then SETTLED by that table's result or RELEASED
 // (cancelled, the table voided, or past its TTL: HELD 15 min, ATTACHED 6 h by
-// default, released by ReleaseExpiredHolds).
+// default, released by ReleaseExpiredHolds). A HELD hold's TTL counts from the
+// last KeepHold: matchmaking keeps the hold of a ticket for as long as it waits.
 //
 // Settlement of a finished staked game (from the outbox, in the consumer's
 // transaction): a staked seat settles only against the hold attached to that table
@@ -148,6 +149,9 @@ class Ledger {
                                        const std::string& table_id = "");
   absl::StatusOr<HoldInfo> AttachHold(const std::string& hold_id, const std::string& table_id,
                                       int seat);
+  // A HELD hold's TTL starts again (its ticket still waits); an ATTACHED one is
+  // left as it is. A released or settled one is FAILED_PRECONDITION.
+  absl::StatusOr<HoldInfo> KeepHold(const std::string& hold_id);
 
   // Releases up to `limit` open holds past their TTL; returns how many it released.
   // The holds of a table whose settlement is set aside (consumer.h) wait for it.

@@ -479,6 +479,32 @@ TEST_F(LedgerTest, RandomScenariosKeepTheBooksBalanced) {
   }
 }
 
+// A waiting ticket's hold, kept within its TTL, outlives it; one no longer kept
+// is released by the sweep and cannot be kept again.
+TEST_F(LedgerTest, AKeptHoldOutlivesItsHeldTtl) {
+  Ledger ledger(pool_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  for (const char* p : {"a", "b", "c"}) Credit(p, 1000);
+  const std::string kept = ledger.HoldStake("t-a", "a", 100)->hold_id;
+  const std::string lapsed = ledger.HoldStake("t-b", "b", 100)->hold_id;
+  const HoldInfo playing = AttachedHold("t-c", "c", 100, "g1", 0);
+  Sql("UPDATE ratings.holds SET updated = now() - interval '50 seconds'");
+  absl::StatusOr<HoldInfo> k = ledger.KeepHold(kept);
+  ASSERT_TRUE(k.ok()) << k.status();
+  EXPECT_EQ(k->state, HoldState::kHeld);
+  absl::StatusOr<HoldInfo> attached = ledger.KeepHold(playing.hold_id);
+  ASSERT_TRUE(attached.ok()) << attached.status();
+  EXPECT_EQ(attached->state, HoldState::kAttached);
+  EXPECT_EQ(attached->table_id, "g1");
+  Sql("UPDATE ratings.holds SET updated = updated - interval '20 seconds'");
+  HoldSweeper sweeper(&ledger, metrics_.get(), absl::Seconds(30));
+  EXPECT_EQ(sweeper.SweepOnce(), 1);
+  EXPECT_EQ(Available("a"), 900);
+  EXPECT_EQ(Available("b"), 1000);
+  EXPECT_EQ(ledger.KeepHold(lapsed).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ledger.KeepHold("no-such-hold").status().code(), StatusCode::kNotFound);
+  EXPECT_EQ(ledger.KeepHold("").status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST_F(LedgerTest, HoldsPastTheirTtlAreReleasedOnceBySweep) {
   Ledger ledger(pool_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);

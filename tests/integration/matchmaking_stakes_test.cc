@@ -3,7 +3,8 @@
 // holds its stake and a cancelled one gives it back, even when the ratings
 // service was away at the time; a seat whose table is gone gives its hold back;
 // a placement given up has its table voided, its players' holds kept for the
-// table they get.
+// table they get; a ticket's hold lives as long as the ticket, however long it
+// waits, and a newer ticket of the player carries the hold of the one it replaces.
 #include <csignal>
 #include <pqxx/pqxx>
 
@@ -12,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "services/matchmaking/hold_releases.h"
 #include "tests/integration/matchmaking_fixture.h"
+#include "tests/integration/seat_client.h"
 #include "tests/integration/service_process.h"
 #include "tests/ratings/ratings_process.h"
 
@@ -23,6 +25,14 @@ class MatchmakingStakesTest : public MatchmakingTest {
   void SetUp() override {
     MatchmakingTest::SetUp();
     if (HasFatalFailure()) return;
+    StartRatings();
+    if (HasFatalFailure()) return;
+    StartMatchmaking(StakedConfig());
+  }
+  // (Re)starts the ratings service with `flags` besides its credentials; the
+  // matchmaking started next dials it.
+  void StartRatings(std::vector<std::string> flags = {}) {
+    ratings_.reset();
     // Matchmaking calls the ratings service with its own credential, which holds
     // only its scopes, and the table instances with another; one credentials file
     // lists both, as deployed. The test's own calls use the legacy token (every
@@ -34,12 +44,42 @@ class MatchmakingStakesTest : public MatchmakingTest {
                                               {.name = "matchmaking-tables",
                                                .token = table::kMatchmakingTableToken,
                                                .scopes = table::MatchmakingTableScopes()}});
+    flags.push_back("--service_credentials=" + credentials_);
     auto ratings = ratings::RatingsProcess::Start(
-        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log",
-        {"--service_credentials=" + credentials_});
+        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log", flags);
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
-    StartMatchmaking(StakedConfig());
+  }
+  // Ratings whose held holds lapse after 3 s unless kept, and matchmaking that
+  // keeps its waiting tickets' holds every second.
+  void StartWithShortHeldTtl() {
+    StartRatings({"--held_hold_ttl=3s", "--hold_sweep_interval=1s"});
+    ASSERT_FALSE(HasFatalFailure());
+    MatchmakingConfig config = StakedConfig();
+    config.keep_holds_every = absl::Seconds(1);
+    StartMatchmaking(config);
+  }
+  std::unique_ptr<TicketClient> QueueAt(const std::string& player, int64_t stake,
+                                        const std::string& request_id = "r1") {
+    v1::FindTableRequest r = Request(player, request_id);
+    r.set_stake(stake);
+    return Queue(r);
+  }
+  // The settlement the ratings service recorded for the game at `table`, once
+  // applied ("" if not within `timeout`).
+  std::string SettlementOf(const std::string& table, absl::Duration timeout) {
+    const std::string applied = absl::StrCat(
+        "SELECT count(*) FROM ratings.applied_games WHERE game_id = '", table, "'");
+    for (absl::Time until = absl::Now() + timeout;
+         Count(applied) == 0 && absl::Now() < until;) {
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+    if (Count(applied) == 0) return "";
+    pqxx::connection c(db_->url());
+    pqxx::read_transaction tx(c);
+    return tx.exec1("SELECT settlement FROM ratings.applied_games WHERE game_id = '" + table +
+                    "'")[0]
+        .as<std::string>();
   }
   MatchmakingConfig StakedConfig() {
     MatchmakingConfig config = TestConfig(db_->url());
@@ -307,6 +347,185 @@ TEST_F(MatchmakingStakesTest, TheCredentialATableSeesCannotHoldAStake) {
     ASSERT_TRUE(p->status().ok()) << p->status().error_message();
   }
   EXPECT_EQ(Balance("split0").held(), 100);
+}
+
+// Three staked tickets wait more than twice the held TTL: matchmaking keeps
+// their holds while they wait, the fourth player completes the table, and the
+// game played out settles from the four holds attached to it.
+TEST_F(MatchmakingStakesTest, AStakedTicketThatWaitsPastTheHeldTtlKeepsItsHold) {
+  StartWithShortHeldTtl();
+  std::vector<std::unique_ptr<TicketClient>> players;
+  for (int i = 0; i < 3; ++i) {
+    const std::string id = "waiter" + std::to_string(i);
+    Credit(id, 300);
+    players.push_back(QueueAt(id, 100));
+    ASSERT_TRUE(players.back()->WaitQueued(1)) << players.back()->status().error_message();
+  }
+  absl::SleepFor(absl::Seconds(8));
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(Balance("waiter" + std::to_string(i)).held(), 100) << "waiter" << i;
+  }
+  Credit("waiter3", 300);
+  players.push_back(QueueAt("waiter3", 100));
+  std::vector<std::unique_ptr<table::SeatClient>> seats;
+  std::string table;
+  for (auto& p : players) {
+    ASSERT_TRUE(p->WaitDone());
+    ASSERT_TRUE(p->status().ok()) << p->status().error_message();
+    const v1::Assignment& seat = p->assignment();
+    table = seat.table_id();
+    seats.push_back(std::make_unique<table::SeatClient>(
+        grpc::CreateChannel(seat.address(), grpc::InsecureChannelCredentials()),
+        seat.table_id(), seat.seat_token(), seat.seat()));
+    seats.back()->Open(0, /*play_seed=*/60 + seat.seat());
+  }
+  for (auto& seat : seats) {
+    grpc::Status end = seat->WaitDone(absl::Seconds(120));
+    EXPECT_TRUE(end.ok()) << end.error_message();
+  }
+  EXPECT_EQ(SettlementOf(table, absl::Seconds(30)), "settled");
+  int64_t total = 0;
+  for (int i = 0; i < 4; ++i) {
+    const v1::Balance b = Balance("waiter" + std::to_string(i));
+    EXPECT_EQ(b.held(), 0);
+    total += b.balance();
+  }
+  EXPECT_EQ(total, 1200);  // the pot went back to the four, whole
+}
+
+// A waiting ticket whose hold is gone (here released behind matchmaking's back)
+// ends FAILED_PRECONDITION instead of waiting for a seat it has no stake for.
+TEST_F(MatchmakingStakesTest, AWaitingTicketWhoseHoldIsGoneEnds) {
+  StartWithShortHeldTtl();
+  auto player = QueueStaked("unheld");
+  ASSERT_FALSE(player->queued().empty());
+  const std::string ticket = player->queued()[0].ticket_id();
+  pqxx::connection c(db_->url());
+  pqxx::read_transaction tx(c);
+  const std::string hold =
+      tx.exec1("SELECT hold_id FROM mm_tickets WHERE ticket_id = '" + ticket + "'")[0]
+          .as<std::string>();
+  tx.commit();
+  grpc::ClientContext context;
+  ratings_->Authorize(context);
+  v1::ReleaseHoldRequest release;
+  release.set_hold_id(hold);
+  v1::Hold released;
+  ASSERT_TRUE(ratings_->stub().ReleaseHold(&context, release, &released).ok());
+  ASSERT_TRUE(player->WaitDone(absl::Seconds(10)));
+  EXPECT_EQ(player->status().error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << player->status().error_message();
+  EXPECT_EQ(TicketStatus(ticket), "cancelled");
+}
+
+// A player whose balance covers one stake asks again (a new request) while their
+// ticket waits: the new ticket is queued carrying the older one's hold, which
+// goes back when the new ticket is cancelled in turn.
+TEST_F(MatchmakingStakesTest, ASupersedingTicketCarriesTheHoldOfTheOneItReplaces) {
+  Credit("once", 100);
+  auto first = QueueAt("once", 100, "r1");
+  ASSERT_TRUE(first->WaitQueued(1)) << first->status().error_message();
+  EXPECT_EQ(Balance("once").held(), 100);
+  auto second = QueueAt("once", 100, "r2");
+  ASSERT_TRUE(second->WaitQueued(1)) << second->status().error_message();
+  ASSERT_TRUE(first->WaitDone());
+  EXPECT_EQ(first->status().error_code(), grpc::StatusCode::ABORTED);
+  absl::SleepFor(absl::Seconds(2));  // the older ticket's release is tried meanwhile
+  EXPECT_EQ(Balance("once").held(), 100);
+  EXPECT_EQ(Count("SELECT count(*) FROM ratings.holds WHERE player_id = 'once'"), 1);
+  ASSERT_FALSE(second->queued().empty());
+  const std::string ticket = second->queued()[0].ticket_id();
+  EXPECT_EQ(TicketStatus(ticket), "waiting");
+  // A retry of the newer request resumes its ticket, hold and all.
+  auto retry = QueueAt("once", 100, "r2");
+  ASSERT_TRUE(retry->WaitQueued(1)) << retry->status().error_message();
+  EXPECT_EQ(retry->queued()[0].ticket_id(), ticket);
+  ASSERT_TRUE(second->WaitDone());
+  EXPECT_EQ(second->status().error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_EQ(Balance("once").held(), 100);
+  retry->Cancel();
+  ASSERT_TRUE(retry->WaitDone());
+  EXPECT_TRUE(HeldBecomes("once", 0, absl::Seconds(10)));
+  EXPECT_EQ(Balance("once").available(), 100);
+}
+
+// A retry of a request whose waiting ticket's hold is gone resumes the ticket
+// with a new hold, which the ticket then carries (it was given back at once).
+TEST_F(MatchmakingStakesTest, ARetryGivesAWaitingTicketWhoseHoldIsGoneANewOne) {
+  MatchmakingConfig config = StakedConfig();
+  config.keep_holds_every = absl::Hours(1);  // nothing ends the ticket meanwhile
+  StartMatchmaking(config);
+  auto player = QueueStaked("lapsed");
+  ASSERT_FALSE(player->queued().empty());
+  const std::string ticket = player->queued()[0].ticket_id();
+  const std::string hold_of_ticket =
+      "SELECT hold_id FROM mm_tickets WHERE ticket_id = '" + ticket + "'";
+  std::string lapsed;
+  {
+    pqxx::connection c(db_->url());
+    pqxx::read_transaction tx(c);
+    lapsed = tx.exec1(hold_of_ticket)[0].as<std::string>();
+  }
+  grpc::ClientContext context;
+  ratings_->Authorize(context);
+  v1::ReleaseHoldRequest release;
+  release.set_hold_id(lapsed);
+  v1::Hold released;
+  ASSERT_TRUE(ratings_->stub().ReleaseHold(&context, release, &released).ok());
+  EXPECT_EQ(Balance("lapsed").held(), 0);
+
+  auto retry = QueueAt("lapsed", 100, "r1");
+  ASSERT_TRUE(retry->WaitQueued(1)) << retry->status().error_message();
+  EXPECT_EQ(retry->queued()[0].ticket_id(), ticket);
+  absl::SleepFor(absl::Seconds(2));  // a hold the ticket did not carry would go back
+  EXPECT_EQ(Balance("lapsed").held(), 100);
+  pqxx::connection c(db_->url());
+  pqxx::read_transaction tx(c);
+  const std::string carried = tx.exec1(hold_of_ticket)[0].as<std::string>();
+  EXPECT_NE(carried, lapsed);
+  EXPECT_EQ(tx.exec1("SELECT state FROM ratings.holds WHERE hold_id = '" + carried + "'")[0]
+                .as<int>(),
+            1);
+}
+
+// The matcher checks the holds before it makes a staked table: a ticket whose
+// hold was given back behind matchmaking's back (and not kept since) gets no
+// seat and ends; no table is made, and the other three wait on, still held.
+TEST_F(MatchmakingStakesTest, ASeatWhoseHoldIsGoneIsNotGiven) {
+  MatchmakingConfig config = StakedConfig();
+  config.keep_holds_every = absl::Hours(1);  // only the matcher's check finds it
+  StartMatchmaking(config);
+  std::vector<std::unique_ptr<TicketClient>> players;
+  for (int i = 0; i < 3; ++i) players.push_back(QueueStaked("seat" + std::to_string(i)));
+  ASSERT_FALSE(players[0]->queued().empty());
+  const std::string ticket = players[0]->queued()[0].ticket_id();
+  std::string hold;
+  {
+    pqxx::connection c(db_->url());
+    pqxx::read_transaction tx(c);
+    hold = tx.exec1("SELECT hold_id FROM mm_tickets WHERE ticket_id = '" + ticket + "'")[0]
+               .as<std::string>();
+  }
+  grpc::ClientContext context;
+  ratings_->Authorize(context);
+  v1::ReleaseHoldRequest release;
+  release.set_hold_id(hold);
+  v1::Hold released;
+  ASSERT_TRUE(ratings_->stub().ReleaseHold(&context, release, &released).ok());
+
+  players.push_back(QueueStaked("seat3"));
+  ASSERT_TRUE(players[0]->WaitDone(absl::Seconds(10)));
+  EXPECT_EQ(players[0]->status().error_code(), grpc::StatusCode::FAILED_PRECONDITION)
+      << players[0]->status().error_message();
+  EXPECT_EQ(TicketStatus(ticket), "cancelled");
+  absl::SleepFor(absl::Seconds(1));
+  EXPECT_EQ(Count("SELECT count(*) FROM games"), 0);
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments"), 0);
+  for (int i = 1; i < 4; ++i) {
+    const std::string id = "seat" + std::to_string(i);
+    EXPECT_EQ(Balance(id).held(), 100) << id;
+    EXPECT_EQ(TicketStatus(players[i]->queued()[0].ticket_id()), "waiting") << id;
+  }
 }
 
 }  // namespace

@@ -229,6 +229,13 @@ TEST_F(ServiceScopesTest, TheRatingsServiceRefusesEachScopeOutsideItsRpcs) {
          v1::Hold r;
          return stub.ReleaseHold(c, q, &r);
        }},
+      {"KeepHold", service::kLedgerHold,
+       [&](grpc::ClientContext* c) {
+         v1::KeepHoldRequest q;
+         q.set_hold_id("no-such-hold");
+         v1::Hold r;
+         return stub.KeepHold(c, q, &r);
+       }},
   });
 }
 
