@@ -59,6 +59,15 @@ void BindServerTlsFlags(Config& config, ServerTls* tls) {
               "with --listen's answer, for probes that cannot speak TLS (empty: none)");
 }
 
+void BindServerLimitsFlags(Config& config, ServerLimits* limits) {
+  config.Bind("grpc_memory_quota_mib", &limits->memory_quota_mib,
+              "memory gRPC may take for this server's connections and calls, in MiB "
+              "(0: no quota)");
+  config.Bind("max_streams_per_connection", &limits->max_streams_per_connection,
+              "calls one client connection may have open at once; more wait in the "
+              "client (0: no limit)");
+}
+
 void BindChannelTlsFlags(Config& config, ChannelTls* tls) {
   config.Bind("tls", &tls->enabled,
               "dial the services over TLS (on by itself when any --tls_ca or "

@@ -1,0 +1,56 @@
+#include "services/table/opening_deadlines.h"
+
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+
+namespace trix::table {
+
+OpeningDeadlines::OpeningDeadlines(absl::Duration within)
+    : within_(within), timer_([this](const std::string& key) { Fire(key); }) {}
+
+uint64_t OpeningDeadlines::Start(std::weak_ptr<StreamSink> sink) {
+  uint64_t id;
+  {
+    absl::MutexLock lock(&mu_);
+    id = ++next_id_;
+    if (within_ <= absl::ZeroDuration()) return id;
+    waiting_.emplace(id, std::move(sink));
+  }
+  timer_.Schedule(absl::StrCat(id), absl::Now() + within_);
+  return id;
+}
+
+bool OpeningDeadlines::Said(uint64_t id) {
+  if (within_ <= absl::ZeroDuration()) return true;
+  absl::MutexLock lock(&mu_);
+  return waiting_.erase(id) > 0;
+}
+
+size_t OpeningDeadlines::waiting() const {
+  absl::MutexLock lock(&mu_);
+  return waiting_.size();
+}
+
+void OpeningDeadlines::Fire(const std::string& key) {
+  uint64_t id = 0;
+  if (!absl::SimpleAtoi(key, &id)) return;
+  std::shared_ptr<StreamSink> sink;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = waiting_.find(id);
+    if (it == waiting_.end()) return;  // said in time
+    sink = it->second.lock();
+    waiting_.erase(it);
+  }
+  if (sink == nullptr) return;  // the call ended on its own
+  sink->Close(absl::DeadlineExceededError(absl::StrCat(
+      "no subscribe within ", absl::FormatDuration(within_),
+      " of opening the Play stream; its first message must be subscribe (table_id "
+      "and seat_token)")));
+}
+
+}  // namespace trix::table
