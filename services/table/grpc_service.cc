@@ -68,7 +68,7 @@ TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
       seat_limiter_(options_.seat_rate),
       backend_limiter_(options_.backend_rate),
       peer_limiter_(options_.peer_rate),
-      opening_(options_.subscribe_within) {}
+      opening_(options_.subscribe_within, options_.max_waiting_play_streams) {}
 
 absl::Status TableGrpcService::Screen(const std::string& peer_key) const {
   if (!peer_limiter_.Spent(peer_key)) return absl::OkStatus();

@@ -61,6 +61,9 @@ struct GrpcOptions {
   // The time a Play stream has, from its opening, to send its first message
   // (subscribe); later it is ended DEADLINE_EXCEEDED. Zero: no limit.
   absl::Duration subscribe_within = absl::Seconds(5);
+  // Play streams that may wait for their first message at once, over every
+  // connection; one more ends RESOURCE_EXHAUSTED at once. Zero: no limit.
+  size_t max_waiting_play_streams = 4096;
   // Watch streams one client address may hold open at once (those of a service
   // credential with tables:watch are not counted); one more is RESOURCE_EXHAUSTED. Zero: no limit. The table's own
   // bound is HostOptions::max_spectators_per_table.

@@ -9,16 +9,27 @@
 
 namespace trix::table {
 
-OpeningDeadlines::OpeningDeadlines(absl::Duration within)
-    : within_(within), timer_([this](const std::string& key) { Fire(key); }) {}
+OpeningDeadlines::OpeningDeadlines(absl::Duration within, size_t max_waiting)
+    : within_(within),
+      max_waiting_(max_waiting),
+      timer_([this](const std::string& key) { Fire(key); }) {}
 
-uint64_t OpeningDeadlines::Start(std::weak_ptr<StreamSink> sink) {
-  uint64_t id;
+uint64_t OpeningDeadlines::Start(const std::shared_ptr<StreamSink>& sink) {
+  uint64_t id = 0;
   {
     absl::MutexLock lock(&mu_);
-    id = ++next_id_;
-    if (within_ <= absl::ZeroDuration()) return id;
-    waiting_.emplace(id, std::move(sink));
+    if (within_ <= absl::ZeroDuration()) return ++next_id_;
+    if (max_waiting_ == 0 || waiting_.size() < max_waiting_) {
+      id = ++next_id_;
+      waiting_.emplace(id, sink);
+    }
+  }
+  if (id == 0) {
+    sink->Close(absl::ResourceExhaustedError(absl::StrCat(
+        "this instance has ", max_waiting_,
+        " Play streams waiting for their first message, the most it takes; retry in a "
+        "moment")));
+    return 0;
   }
   timer_.Schedule(absl::StrCat(id), absl::Now() + within_);
   return id;
@@ -26,6 +37,7 @@ uint64_t OpeningDeadlines::Start(std::weak_ptr<StreamSink> sink) {
 
 bool OpeningDeadlines::Said(uint64_t id) {
   if (within_ <= absl::ZeroDuration()) return true;
+  if (id == 0) return false;  // refused at once
   absl::MutexLock lock(&mu_);
   return waiting_.erase(id) > 0;
 }

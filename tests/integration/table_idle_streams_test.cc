@@ -2,9 +2,11 @@
 // client channel opens thousands of Play calls and never sends their first
 // message. The server holds only --max_streams_per_connection of them at once (the
 // rest wait in the client), ends each DEADLINE_EXCEEDED once --subscribe_within
-// has passed, and its resident memory (VmRSS) stays bounded; meanwhile and after,
-// players on their own channels play. Loopback only, bounded in count and time
+// has passed, and its resident memory (VmRSS) stays bounded; spread over four
+// connections, the ones past --max_waiting_play_streams end RESOURCE_EXHAUSTED at
+// once. Meanwhile and after, players on their own channels play. Loopback only, bounded in count and time
 // (the 100,000-call run is a load run: docs/benchmarks.md).
+#include <algorithm>
 #include <cstdint>
 #include <fstream>
 #include <memory>
@@ -47,11 +49,12 @@ int64_t ResidentKiB(pid_t pid) {
 // ended.
 class IdleCalls {
  public:
-  IdleCalls(v1::TableService::Stub* stub, int count) {
+  // Spread over `stubs` (one per connection) in turn.
+  IdleCalls(const std::vector<v1::TableService::Stub*>& stubs, int count) {
     for (int i = 0; i < count; ++i) calls_.push_back(std::make_unique<Call>(this));
-    for (auto& call : calls_) {
-      stub->async()->Play(&call->context, call.get());
-      call->StartCall();
+    for (size_t i = 0; i < calls_.size(); ++i) {
+      stubs[i % stubs.size()]->async()->Play(&calls_[i]->context, calls_[i].get());
+      calls_[i]->StartCall();
     }
   }
   ~IdleCalls() {  // a call still open is cancelled first
@@ -102,7 +105,7 @@ class IdleStreamsTest : public TableServiceTest {
          .dir = ::testing::TempDir(),
          .migrations_dir = MIGRATIONS_DIR,
          .extra = {"--subscribe_within=2s", "--max_streams_per_connection=500",
-                   "--grpc_memory_quota_mib=256"}});
+                   "--max_waiting_play_streams=1000", "--grpc_memory_quota_mib=256"}});
   }
   // Four seats on Play streams, each on its own channel, playing until `acks`.
   bool Plays(const ServiceProcess& at, uint64_t seed) {
@@ -125,11 +128,12 @@ TEST_F(IdleStreamsTest, IdlePlayCallsAreEndedAndMemoryStaysBounded) {
   const int64_t before = ResidentKiB(at->pid());
   ASSERT_GT(before, 0);
 
+  // One channel, then four: each connection holds 500 at most, and the instance
+  // 1,000 waiting in all.
   constexpr int kCalls = 5000;
-  std::shared_ptr<grpc::Channel> channel = at->NewChannel();
-  auto stub = v1::TableService::NewStub(channel);
+  auto one = v1::TableService::NewStub(at->NewChannel());
   const absl::Time start = absl::Now();
-  IdleCalls idle(stub.get(), kCalls);
+  IdleCalls idle({one.get()}, kCalls);
   int64_t peak = before;
   bool ended = false;
   while (!ended && absl::Now() - start < absl::Seconds(60)) {
@@ -144,14 +148,38 @@ TEST_F(IdleStreamsTest, IdlePlayCallsAreEndedAndMemoryStaysBounded) {
     ASSERT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << s.error_message();
     ASSERT_THAT(s.error_message(), HasSubstr("no subscribe within 2s"));
   }
-  // Unbounded, 5,000 idle calls held ~87 MiB (17.9 KiB each) and none ended.
+  std::vector<std::unique_ptr<v1::TableService::Stub>> four;
+  for (int c = 0; c < 4; ++c) {
+    grpc::ChannelArguments args;
+    args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);  // a connection each
+    four.push_back(v1::TableService::NewStub(grpc::CreateCustomChannel(
+        at->address(), grpc::InsecureChannelCredentials(), args)));
+  }
+  IdleCalls spread({four[0].get(), four[1].get(), four[2].get(), four[3].get()}, kCalls);
+  ended = false;
+  while (!ended && absl::Now() - start < absl::Seconds(90)) {
+    ended = spread.WaitEnded(absl::Milliseconds(100));
+    peak = std::max(peak, ResidentKiB(at->pid()));
+  }
+  ASSERT_TRUE(ended) << spread.ended().size() << " of " << kCalls << " ended\n" << at->Log();
+  int refused = 0;
+  for (const grpc::Status& s : spread.ended()) {
+    if (s.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      ++refused;
+      ASSERT_THAT(s.error_message(), HasSubstr("1000 Play streams waiting"));
+    } else {
+      ASSERT_EQ(s.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED) << s.error_message();
+    }
+  }
+  EXPECT_GT(refused, 0);
+  // Unbounded, 5,000 idle calls held ~89 MiB (18.2 KiB each) and none ended.
   const int64_t grew_kib = peak - before;
-  std::printf("%d idle Play calls: all ended in %s; VmRSS %lld KiB before, peak %lld "
-              "KiB (+%lld KiB)\n",
-              kCalls, absl::FormatDuration(took).c_str(),
+  std::printf("%d idle Play calls on one connection, then on four (%d refused at "
+              "once): all ended in %s; VmRSS %lld KiB before, peak %lld KiB (+%lld KiB)\n",
+              kCalls, refused, absl::FormatDuration(absl::Now() - start).c_str(),
               static_cast<long long>(before), static_cast<long long>(peak),
               static_cast<long long>(grew_kib));
-  EXPECT_LT(grew_kib, 40 * 1024);
+  EXPECT_LT(grew_kib, 48 * 1024);
   EXPECT_TRUE(Plays(*at, 5));  // a player still plays
 }
 
@@ -159,7 +187,7 @@ TEST_F(IdleStreamsTest, APlayerPlaysWhileIdleCallsWait) {
   std::unique_ptr<ServiceProcess> at = Launch();
   ASSERT_NE(at, nullptr);
   auto stub = v1::TableService::NewStub(at->NewChannel());
-  IdleCalls idle(stub.get(), 2000);
+  IdleCalls idle({stub.get()}, 2000);
   EXPECT_TRUE(Plays(*at, 7));
   EXPECT_TRUE(idle.WaitEnded(absl::Seconds(60)));
 }

@@ -2,16 +2,19 @@
 // --calls Play calls over --channels connections (one by default, as one client
 // would) and never sends their first message, then reports how they ended (each
 // status code and how many) and how long that took; with --server_pid, the
-// server's resident memory (VmRSS) before and at its peak, sampled every 100 ms.
+// server's resident memory (VmRSS) before and at its peak, sampled every 100 ms
+// from the first call on.
 //
 //   idle-play --target=127.0.0.1:50051 --calls=100000 --server_pid=$(pidof table-service)
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
 #include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/numbers.h"
@@ -99,16 +102,23 @@ int Run(const Flags& f) {
   Ended ended;
   std::vector<std::unique_ptr<Call>> calls;
   const absl::Time start = absl::Now();
+  // The peak is sampled from the first call on, while they open too.
+  std::atomic<int64_t> peak{before};
+  std::atomic<bool> sampling{f.server_pid != 0};
+  std::thread sampler([&] {
+    while (sampling.load()) {
+      peak.store(std::max(peak.load(), ResidentKiB(f.server_pid)));
+      absl::SleepFor(absl::Milliseconds(100));
+    }
+  });
   for (int i = 0; i < f.calls; ++i) {
     calls.push_back(std::make_unique<Call>(&ended));
     stubs[i % stubs.size()]->async()->Play(&calls.back()->context, calls.back().get());
     calls.back()->StartCall();
   }
   const absl::Duration opened = absl::Now() - start;
-  int64_t peak = before;
   absl::Time next_line = start + absl::Seconds(10);
   while (!ended.WaitFor(f.calls, absl::Milliseconds(100)) && absl::Now() - start < f.give_up) {
-    if (f.server_pid) peak = std::max(peak, ResidentKiB(f.server_pid));
     if (absl::Now() >= next_line) {
       std::printf("%s: %d of %d ended, server VmRSS %lld KiB\n",
                   absl::FormatDuration(absl::Now() - start).c_str(), ended.count(), f.calls,
@@ -117,12 +127,14 @@ int Run(const Flags& f) {
       next_line += absl::Seconds(10);
     }
   }
+  sampling.store(false);
+  sampler.join();
   std::printf("%d idle Play calls over %d connection(s), opened in %s: %d ended in %s;%s\n"
               "server VmRSS %lld KiB before, peak %lld KiB (+%lld KiB)\n",
               f.calls, f.channels, absl::FormatDuration(opened).c_str(), ended.count(),
               absl::FormatDuration(absl::Now() - start).c_str(), ended.Summary().c_str(),
-              static_cast<long long>(before), static_cast<long long>(peak),
-              static_cast<long long>(peak - before));
+              static_cast<long long>(before), static_cast<long long>(peak.load()),
+              static_cast<long long>(peak.load() - before));
   for (auto& call : calls) call->context.TryCancel();
   ended.WaitFor(f.calls, absl::Seconds(30));
   return ended.count() == f.calls ? 0 : 1;
