@@ -63,8 +63,8 @@ absl::StatusOr<ServiceCredential> ParseEntry(const nlohmann::json& entry, size_t
 
 const std::vector<std::string>& AllScopes() {
   static const std::vector<std::string> kAll = {
-      kTablesCreate, kTablesVoid,   kTablesRead, kLedgerWrite,    kLedgerHold,
-      kLedgerRead,   kRatingsRead,  kBotsAdmin,  kMatchmakingPlay};
+      kTablesCreate, kTablesVoid, kTablesRead,  kTablesWatch,     kLedgerWrite,
+      kLedgerHold,   kLedgerRead, kRatingsRead, kBotsAdmin, kMatchmakingPlay};
   return kAll;
 }
 

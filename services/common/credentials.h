@@ -34,6 +34,7 @@ namespace trix::service {
 inline constexpr char kTablesCreate[] = "tables:create";      // CreateTable
 inline constexpr char kTablesVoid[] = "tables:void";          // VoidTable
 inline constexpr char kTablesRead[] = "tables:read";          // any player's tables, records
+inline constexpr char kTablesWatch[] = "tables:watch";        // Watch past the per-address cap
 inline constexpr char kLedgerWrite[] = "ledger:write";        // Credit, Debit
 inline constexpr char kLedgerHold[] = "ledger:hold";          // HoldStake, KeepHold, ReleaseHold, AttachHold
 inline constexpr char kLedgerRead[] = "ledger:read";          // any player's balance, statement

@@ -98,6 +98,25 @@ TEST_F(CredentialsFileTest, ABadEditKeepsThePreviousCredentials) {
   EXPECT_TRUE(creds->Authenticate("Bearer mm-token").ok());
 }
 
+TEST_F(CredentialsFileTest, ADeletedOrEmptiedFileTrustsNothingUntilItIsBack) {
+  const std::string good = File(Entry("matchmaking", "mm-token", "\"tables:create\""));
+  Write(good);
+  auto creds = Load();
+  ASSERT_TRUE(creds->Authenticate("Bearer mm-token").ok());
+  ASSERT_EQ(std::remove(path_.c_str()), 0);
+  EXPECT_EQ(creds->Authenticate("Bearer mm-token").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  Write(good);
+  EXPECT_TRUE(creds->Authenticate("Bearer mm-token").ok());
+  Write("");
+  EXPECT_EQ(creds->Authenticate("Bearer mm-token").status().code(),
+            absl::StatusCode::kUnauthenticated);
+  Write(" \n");
+  EXPECT_FALSE(creds->Authenticate("Bearer mm-token").ok());
+  Write(good);
+  EXPECT_TRUE(creds->Authenticate("Bearer mm-token").ok());
+}
+
 TEST_F(CredentialsFileTest, BadFilesDoNotLoadAndSayWhy) {
   const std::pair<std::string, std::string> bad[] = {
       {"[]", "credentials"},

@@ -153,7 +153,7 @@ absl::StatusOr<std::vector<PlayerTokenKey>> ParseJwks(absl::string_view json,
                                                       bool allow_hs256) {
   nlohmann::json doc = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
   if (doc.is_discarded() || !doc.is_object() || !doc.contains("keys") ||
-      !doc["keys"].is_array() || doc["keys"].empty()) {
+      !doc["keys"].is_array()) {
     return absl::InvalidArgumentError("not a JWKS (a JSON object with a \"keys\" list)");
   }
   std::vector<PlayerTokenKey> keys;

@@ -217,8 +217,17 @@ TEST_F(PlayerTokensTest, KeysRotateByRewritingTheKeySet) {
   ReplaceFile(jwks_, Jwks({next}));  // the old key retired
   EXPECT_THAT(Refusal(old_token), HasSubstr("unknown key"));
   EXPECT_EQ(Refusal(new_token), "accepted");
-  ReplaceFile(jwks_, "{\"keys\": []}");  // a bad edit keeps the last good set
+  ReplaceFile(jwks_, "{\"keys\": [ not json");  // a bad edit keeps the last good set
   EXPECT_EQ(Refusal(new_token), "accepted");
+  ReplaceFile(jwks_, "{\"keys\": []}");  // every key removed: none verifies
+  EXPECT_THAT(Refusal(new_token), HasSubstr("unknown key"));
+  ReplaceFile(jwks_, Jwks({next}));
+  EXPECT_EQ(Refusal(new_token), "accepted");
+  ReplaceFile(jwks_, "");  // emptied
+  EXPECT_THAT(Refusal(new_token), HasSubstr("unknown key"));
+  ReplaceFile(jwks_, Jwks({next}));
+  ASSERT_EQ(std::remove(jwks_.c_str()), 0);  // deleted
+  EXPECT_THAT(Refusal(new_token), HasSubstr("unknown key"));
 }
 
 TEST(JwksTest, BadKeySetsSayWhatIsWrong) {

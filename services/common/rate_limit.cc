@@ -35,6 +35,16 @@ bool RateLimiter::Allow(absl::string_view key, absl::Time now) {
   return true;
 }
 
+bool RateLimiter::Spent(absl::string_view key, absl::Time now) const {
+  if (limit_.per_second <= 0) return false;
+  const Shard& shard = shards_[absl::Hash<absl::string_view>{}(key) % kShards];
+  absl::MutexLock lock(&shard.mu);
+  auto it = shard.buckets.find(key);
+  if (it == shard.buckets.end()) return false;
+  const double elapsed = std::max(0.0, absl::ToDoubleSeconds(now - it->second.updated));
+  return it->second.tokens + elapsed * limit_.per_second < 1;
+}
+
 size_t RateLimiter::key_count() const {
   size_t count = 0;
   for (const Shard& shard : shards_) {

@@ -8,6 +8,8 @@
 // whatever the number of distinct keys an attacker invents.
 //
 //   RateLimiter limiter({.per_second = 50, .burst = 100});
+//   if (limiter.Spent(peer)) return absl::ResourceExhaustedError("slow down");
+//   ... verify the call's token, then charge the bucket of whom it proved ...
 //   if (!limiter.Allow(peer)) return absl::ResourceExhaustedError("slow down");
 #ifndef TRIX_SERVICES_COMMON_RATE_LIMIT_H_
 #define TRIX_SERVICES_COMMON_RATE_LIMIT_H_
@@ -41,6 +43,11 @@ class RateLimiter {
 
   // Takes one token from `key`'s bucket; false when it is empty.
   bool Allow(absl::string_view key, absl::Time now = absl::Now());
+  // Whether `key`'s bucket is empty now, taking nothing: what a service asks of the
+  // caller's address before it verifies any token the call carries, so that a
+  // flood of made-up tokens costs one verification per token of the address's
+  // bucket and no more (a key never seen is not spent).
+  bool Spent(absl::string_view key, absl::Time now = absl::Now()) const;
   // Buckets held now: never more than max_keys (rounded up to a multiple of the
   // shard count).
   size_t key_count() const;

@@ -24,6 +24,19 @@ TEST(RateLimiterTest, BurstThenSustainedRatePerKey) {
   EXPECT_EQ(allowed, 5);
 }
 
+TEST(RateLimiterTest, SpentAsksWithoutTaking) {
+  RateLimiter limiter({.per_second = 10, .burst = 2});
+  const absl::Time t0 = absl::FromUnixSeconds(1000);
+  EXPECT_FALSE(limiter.Spent("new", t0));
+  EXPECT_EQ(limiter.key_count(), 0u);  // asking keeps nothing
+  EXPECT_TRUE(limiter.Allow("flood", t0));
+  EXPECT_FALSE(limiter.Spent("flood", t0));
+  EXPECT_FALSE(limiter.Spent("flood", t0));  // still one token left
+  EXPECT_TRUE(limiter.Allow("flood", t0));
+  EXPECT_TRUE(limiter.Spent("flood", t0));
+  EXPECT_FALSE(limiter.Spent("flood", t0 + absl::Milliseconds(100)));  // refilled one
+}
+
 TEST(RateLimiterTest, OffWhenRateIsZero) {
   RateLimiter limiter({.per_second = 0, .burst = 1});
   for (int i = 0; i < 100; ++i) EXPECT_TRUE(limiter.Allow("k"));

@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "absl/strings/ascii.h"
 #include "services/common/logging.h"
 
 namespace trix::service {
@@ -30,6 +31,16 @@ absl::StatusOr<std::string> ReadWholeFile(const std::string& path) {
 void LogReloadRefused(const std::string& path, const absl::Status& why) {
   LogError("a changed file was not taken; the previous contents stay in force",
            {{"file", path}, {"error", why.ToString()}});
+}
+
+void LogFileEmptied(const std::string& path, const absl::Status& why) {
+  LogError("a file of keys or credentials is gone or empty; nothing it listed is "
+           "trusted until it is back",
+           {{"file", path}, {"error", why.ToString()}});
+}
+
+bool Blank(const std::string& contents) {
+  return absl::StripAsciiWhitespace(contents).empty();
 }
 
 }  // namespace trix::service

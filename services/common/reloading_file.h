@@ -5,7 +5,11 @@
 //
 // The file is looked at no more often than `recheck`, by the caller that needs its
 // contents (no thread of its own). A change that does not parse is logged and the
-// last good contents stay in force: a bad edit never locks everyone out.
+// last good contents stay in force: a bad edit never locks everyone out. But a
+// file deleted or emptied is taken as "nothing": T{} (no key, no credential) is
+// in force until the file is back, and an error line says so, so that removing
+// a file that lists secrets never leaves them trusted. A file that parses to an
+// empty T (T has empty(): a list) is taken, with the same error line.
 //
 //   auto keys = ReloadingFile<KeySet>::Open(path, ParseKeySet);
 //   std::shared_ptr<const KeySet> now = (*keys)->Get();
@@ -42,6 +46,10 @@ absl::StatusOr<FileStamp> StampOf(const std::string& path);
 absl::StatusOr<std::string> ReadWholeFile(const std::string& path);
 // Logs that a changed file was not taken (the old contents stay).
 void LogReloadRefused(const std::string& path, const absl::Status& why);
+// Logs that a file is gone or empty, so that nothing it listed is trusted now.
+void LogFileEmptied(const std::string& path, const absl::Status& why);
+// Whether `contents` hold nothing but white space.
+bool Blank(const std::string& contents);
 
 template <typename T>
 class ReloadingFile {
@@ -64,11 +72,10 @@ class ReloadingFile {
     if (now - checked_ >= recheck_) {
       checked_ = now;
       absl::StatusOr<FileStamp> stamp = StampOf(path_);
-      if (stamp.ok() && !(*stamp == stamp_)) {
-        if (absl::Status s = Load(); !s.ok()) {
-          stamp_ = *stamp;  // refused once, not at every call
-          LogReloadRefused(path_, s);
-        }
+      if (!stamp.ok()) {
+        Empty(FileStamp(), stamp.status());
+      } else if (!(*stamp == stamp_)) {
+        Reload(*stamp);
       }
     }
     return current_;
@@ -79,6 +86,28 @@ class ReloadingFile {
  private:
   ReloadingFile(std::string path, Parse parse, absl::Duration recheck)
       : path_(std::move(path)), parse_(std::move(parse)), recheck_(recheck) {}
+
+  // The changed file: taken, refused (the old contents stay) or empty.
+  void Reload(const FileStamp& stamp) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    absl::StatusOr<std::string> contents = ReadWholeFile(path_);
+    if (!contents.ok()) return Empty(FileStamp(), contents.status());
+    if (Blank(*contents)) return Empty(stamp, absl::NotFoundError(path_ + " is empty"));
+    if (absl::Status s = Load(); !s.ok()) {
+      stamp_ = stamp;  // refused once, not at every call
+      LogReloadRefused(path_, s);
+    } else if (current_->empty()) {
+      LogFileEmptied(path_, absl::NotFoundError(path_ + " lists nothing"));
+    }
+  }
+  // Nothing is trusted from the file (`stamp`: the empty file's, or none).
+  void Empty(const FileStamp& stamp, const absl::Status& why) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+    if (emptied_ && stamp == stamp_) return;  // said once, not at every call
+    emptied_ = true;
+    stamp_ = stamp;
+    current_ = std::make_shared<const T>();
+    LogFileEmptied(path_, why);
+  }
 
   absl::Status Load() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
     absl::StatusOr<FileStamp> stamp = StampOf(path_);
@@ -92,6 +121,7 @@ class ReloadingFile {
     }
     current_ = std::make_shared<const T>(*std::move(parsed));
     stamp_ = *stamp;
+    emptied_ = false;
     return absl::OkStatus();
   }
 
@@ -102,6 +132,7 @@ class ReloadingFile {
   mutable std::shared_ptr<const T> current_ ABSL_GUARDED_BY(mu_);
   mutable FileStamp stamp_ ABSL_GUARDED_BY(mu_);
   mutable absl::Time checked_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  mutable bool emptied_ ABSL_GUARDED_BY(mu_) = false;  // T{} is in force
 };
 
 }  // namespace trix::service

@@ -70,6 +70,15 @@ void WarnIfPlaintext(const ServerTls& tls) {
       "without them");
 }
 
+void BindServerLimitsFlags(Config& config, ServerLimits* limits) {
+  config.Bind("grpc_memory_quota_mib", &limits->memory_quota_mib,
+              "memory gRPC may take for this server's connections and calls, in MiB "
+              "(0: no quota)");
+  config.Bind("max_streams_per_connection", &limits->max_streams_per_connection,
+              "calls one client connection may have open at once; more wait in the "
+              "client (0: no limit)");
+}
+
 void BindChannelTlsFlags(Config& config, ChannelTls* tls) {
   config.Bind("tls", &tls->enabled,
               "dial the services over TLS (on by itself when any --tls_ca or "

@@ -35,6 +35,7 @@
 #include "services/common/config.h"
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
+#include "services/common/server_limits.h"
 #include "services/common/tls.h"
 
 namespace trix::service {
@@ -66,6 +67,9 @@ void BindServerTlsFlags(Config& config, ServerTls* tls);
 // require TLS, which ServerCredentials refuses).
 void WarnIfPlaintext(const ServerTls& tls);
 void BindChannelTlsFlags(Config& config, ChannelTls* tls);
+// The server bounds (server_limits.h), the same flags in every service:
+// --grpc_memory_quota_mib and --max_streams_per_connection.
+void BindServerLimitsFlags(Config& config, ServerLimits* limits);
 // The same client settings as the environment of a program whose flags read
 // `prefix` (e.g. "TRIX_BOT_" for the trix-bot processes a demo starts); empty when
 // TLS is off.

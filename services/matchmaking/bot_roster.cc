@@ -67,8 +67,9 @@ absl::Status BotRoster::CheckQuota(const std::string& bot_id, int capacity) cons
   return absl::OkStatus();
 }
 
-absl::Status BotRoster::Connect(const BotAccount& bot, int capacity,
-                                std::set<std::string> modes, std::shared_ptr<Outbox> outbox,
+absl::Status BotRoster::Connect(const BotAccount& bot, const std::string& key_hash,
+                                int capacity, std::set<std::string> modes,
+                                std::shared_ptr<Outbox> outbox,
                                 const std::vector<AssignmentRow>& live) {
   {
     absl::MutexLock lock(&mu_);
@@ -77,6 +78,7 @@ absl::Status BotRoster::Connect(const BotAccount& bot, int capacity,
   auto stream = std::make_unique<Stream>();
   stream->stream_id = service::NewUuid();
   stream->bot = bot;
+  stream->key_hash = key_hash;
   stream->capacity = capacity;
   stream->modes = std::move(modes);
   stream->outbox = outbox;
@@ -197,6 +199,7 @@ void BotRoster::Loop() {
                            std::min(keep_alive_every_, share_every_));
       if (stop_) return;
     }
+    EndRevoked();
     Share();
     if (absl::Now() - last_keep_alive < keep_alive_every_) continue;
     last_keep_alive = absl::Now();
@@ -241,6 +244,50 @@ void BotRoster::Share() {
       service::LogError("bot streams not shared", {{"error", s.ToString()}});
     }
   }
+}
+
+void BotRoster::EndRevoked() {
+  std::vector<std::string> bots;
+  {
+    absl::MutexLock lock(&mu_);
+    for (auto& s : streams_) bots.push_back(s->bot.bot_id);
+  }
+  if (bots.empty()) return;
+  absl::StatusOr<std::map<std::string, std::string>> keys = shared_->KeysInForce(bots);
+  if (!keys.ok()) return;  // the database away: Share says so
+  std::vector<std::unique_ptr<Stream>> revoked;
+  {
+    absl::MutexLock lock(&mu_);
+    revoked = TakeRevoked(*keys);
+  }
+  for (auto& s : revoked) {
+    const bool rotated = keys->count(s->bot.bot_id) > 0;
+    service::LogInfo("bot stream ended: key no longer valid",
+                     {{"bot", s->bot.bot_id}, {"why", rotated ? "rotated" : "revoked"}});
+    s->outbox->End(grpc::Status(grpc::StatusCode::UNAUTHENTICATED,
+                                rotated ? "the bot key was rotated; reconnect with the new key"
+                                        : "the bot account was revoked"));
+    (void)shared_->Close(s->stream_id);
+  }
+}
+
+std::vector<std::unique_ptr<BotRoster::Stream>> BotRoster::TakeRevoked(
+    const std::map<std::string, std::string>& keys) {
+  std::vector<std::unique_ptr<Stream>> revoked;
+  auto backed = [&](const std::unique_ptr<Stream>& s) {
+    auto it = keys.find(s->bot.bot_id);
+    return it != keys.end() && it->second == s->key_hash;
+  };
+  auto cut = std::stable_partition(streams_.begin(), streams_.end(), backed);
+  for (auto it = cut; it != streams_.end(); ++it) revoked.push_back(std::move(*it));
+  streams_.erase(cut, streams_.end());
+  for (const auto& gone : revoked) {
+    if (std::none_of(streams_.begin(), streams_.end(),
+                     [&](const auto& s) { return s->bot.bot_id == gone->bot.bot_id; })) {
+      last_given_.erase(gone->bot.bot_id);
+    }
+  }
+  return revoked;
 }
 
 // Frees the streams' tables whose games are over, and marks their assignments

@@ -56,11 +56,15 @@ class BotRoster {
   void Start();
   void Stop();
 
-  // A stream of `bot` playing `modes` (mode names) at up to `capacity` tables.
-  // `live` are the account's assignments still on (sent again first).
-  // RESOURCE_EXHAUSTED past the account's quota.
-  absl::Status Connect(const BotAccount& bot, int capacity, std::set<std::string> modes,
-               std::shared_ptr<Outbox> outbox, const std::vector<AssignmentRow>& live);
+  // A stream of `bot`, which proved the key whose hash is `key_hash`, playing
+  // `modes` (mode names) at up to `capacity` tables. `live` are the account's
+  // assignments still on (sent again first). RESOURCE_EXHAUSTED past the account's
+  // quota. Once the account is revoked or its key rotated, the stream ends
+  // UNAUTHENTICATED at the roster's next look (every `share_every`) and is given
+  // no more seats.
+  absl::Status Connect(const BotAccount& bot, const std::string& key_hash, int capacity,
+                       std::set<std::string> modes, std::shared_ptr<Outbox> outbox,
+                       const std::vector<AssignmentRow>& live);
   void Disconnect(const std::shared_ptr<Outbox>& outbox);
   std::optional<BotSeat> Reserve(const v1::Mode& mode,
                                  const std::vector<std::string>& taken);
@@ -71,6 +75,7 @@ class BotRoster {
   struct Stream {
     std::string stream_id;  // its row in mm_bot_streams
     BotAccount bot;
+    std::string key_hash;  // of the key it proved
     int capacity = 1;
     std::set<std::string> modes;
     std::shared_ptr<Outbox> outbox;
@@ -92,6 +97,11 @@ class BotRoster {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Loop();
   void Share();
+  // Ends the streams whose account was revoked or whose key was rotated.
+  void EndRevoked();
+  // Takes the streams that `keys` (KeysInForce) no longer back out of streams_.
+  std::vector<std::unique_ptr<Stream>> TakeRevoked(
+      const std::map<std::string, std::string>& keys) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void SweepFinishedGames();
 
   const absl::Duration keep_alive_every_;

@@ -100,4 +100,22 @@ absl::StatusOr<std::optional<BotSeat>> BotStreams::ReserveElsewhere(
   return seat;
 }
 
+absl::StatusOr<std::map<std::string, std::string>> BotStreams::KeysInForce(
+    const std::vector<std::string>& bot_ids) {
+  std::map<std::string, std::string> keys;
+  absl::Status s = db_->Run("reading bot keys", [&](pqxx::connection& c) {
+    keys.clear();
+    pqxx::read_transaction tx(c);
+    for (const auto& row : tx.exec_params(
+             "SELECT bot_id, key_hash FROM mm_bots "
+             "WHERE bot_id = ANY ($1::text[]) AND NOT revoked",
+             Texts(bot_ids).Finish())) {
+      keys[row[0].as<std::string>()] = row[1].as<std::string>();
+    }
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return keys;
+}
+
 }  // namespace trix::matchmaking

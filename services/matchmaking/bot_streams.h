@@ -16,6 +16,7 @@
 #ifndef TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
 #define TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
 
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -50,6 +51,11 @@ class BotStreams {
   // none.
   absl::StatusOr<std::optional<BotSeat>> ReserveElsewhere(
       const std::string& mode, const std::vector<std::string>& taken);
+  // The key hash in force of each of `bot_ids` that is not revoked (mm_bots): an
+  // account missing from the answer was revoked, one with another hash had its
+  // key rotated.
+  absl::StatusOr<std::map<std::string, std::string>> KeysInForce(
+      const std::vector<std::string>& bot_ids);
 
  private:
   storage::ConnectionPool* db_;

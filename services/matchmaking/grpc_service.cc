@@ -346,8 +346,8 @@ grpc::ServerWriteReactor<v1::BotUpdate>* MatchmakingGrpcService::ServeBot(
   auto* reactor = new OutboxReactor<v1::BotUpdate>(outbox, [bots, weak] {
     if (auto o = weak.lock()) bots->Disconnect(o);
   });
-  if (absl::Status s = bots_->Connect(*bot, request->capacity(), *std::move(modes),
-                                     outbox, *live);
+  if (absl::Status s = bots_->Connect(*bot, service::TokenHash(key), request->capacity(),
+                                     *std::move(modes), outbox, *live);
       !s.ok()) {
     outbox->End(ToGrpcStatus(s));
     return reactor;

@@ -128,6 +128,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("db_connections", &f.server.db_connections, "database connection pool size");
   service::BindMetricsFlags(c, &f.metrics);
   service::BindServerTlsFlags(c, &f.server.tls);
+  service::BindServerLimitsFlags(c, &f.server.limits);
   // How matchmaking dials the table instances and the ratings service.
   service::BindChannelTlsFlags(c, &f.server.dial);
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");

@@ -7,6 +7,7 @@
 #include "grpcpp/health_check_service_interface.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
+#include "services/common/server_limits.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -156,10 +157,7 @@ absl::Status MatchmakingServer::Listen(
   builder.AddListeningPort(config.listen_address, credentials, &port_);
   builder.RegisterService(service_.get());
   builder.SetMaxReceiveMessageSize(64 * 1024);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS, 10000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  service::ApplyServerLimits(config.limits, kServiceName, builder);
   server_ = builder.BuildAndStart();
   if (!server_ || port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", config.listen_address));

@@ -25,6 +25,7 @@
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
 #include "services/common/health_port.h"
+#include "services/common/server_limits.h"
 #include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
 #include "services/matchmaking/grpc_service.h"
@@ -55,6 +56,7 @@ struct MatchmakingConfig {
     return table_credential_token.empty() ? credential_token : table_credential_token;
   }
   service::ServerTls tls;       // of listen_address; plaintext without a certificate
+  service::ServerLimits limits;  // memory quota, streams per connection
   // How the table instances and the ratings service are dialled (TLS, a CA, a
   // client certificate for mutual TLS); placement.credentials is made from it.
   service::ChannelTls dial;

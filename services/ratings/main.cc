@@ -68,6 +68,7 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("consume", &f.server.consume, "consume the outbox of finished games in this instance");
   service::BindMetricsFlags(c, &f.metrics);
   service::BindServerTlsFlags(c, &f.server.tls);
+  service::BindServerLimitsFlags(c, &f.server.limits);
   c.Bind("db_connections", &f.server.db_connections, "database connection pool size (reads, ledger)");
   c.Bind("provisional_games", &f.server.provisional_games,
          "rated games in a mode before a player's rating is no longer provisional");

@@ -6,6 +6,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "services/common/logging.h"
+#include "services/common/server_limits.h"
 
 namespace trix::ratings {
 namespace {
@@ -54,6 +55,7 @@ absl::StatusOr<std::unique_ptr<RatingsServer>> RatingsServer::Start(
   builder.AddListeningPort(options.listen_address, *credentials, &server->port_);
   builder.RegisterService(&server->service_);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
+  service::ApplyServerLimits(options.limits, kServiceName, builder);
   server->server_ = builder.BuildAndStart();
   if (!server->server_ || server->port_ == 0) {
     return absl::UnavailableError(absl::StrCat("cannot listen on ", options.listen_address));

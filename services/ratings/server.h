@@ -24,6 +24,7 @@
 #include "grpcpp/grpcpp.h"
 #include "prometheus/registry.h"
 #include "services/common/health_port.h"
+#include "services/common/server_limits.h"
 #include "services/common/tls.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/grpc_service.h"
@@ -51,6 +52,7 @@ struct ServerOptions {
   absl::Duration hold_sweep_interval = absl::Seconds(30);
   int max_receive_message_bytes = 256 * 1024;
   service::ServerTls tls;  // plaintext when it names no certificate (tls.h)
+  service::ServerLimits limits;  // memory quota, streams per connection
 };
 
 class RatingsServer {

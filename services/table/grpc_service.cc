@@ -67,13 +67,20 @@ TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
       options_(std::move(options)),
       seat_limiter_(options_.seat_rate),
       backend_limiter_(options_.backend_rate),
-      peer_limiter_(options_.peer_rate) {}
+      peer_limiter_(options_.peer_rate),
+      opening_(options_.subscribe_within, options_.max_waiting_play_streams) {}
+
+absl::Status TableGrpcService::Screen(const std::string& peer_key) const {
+  if (!peer_limiter_.Spent(peer_key)) return absl::OkStatus();
+  return absl::ResourceExhaustedError("too many requests from this address; slow down");
+}
 
 absl::StatusOr<service::ServiceCaller> TableGrpcService::Backend(
     grpc::CallbackServerContext* context) const {
   if (options_.credentials == nullptr) {
     return absl::UnauthenticatedError("this instance trusts no service credential");
   }
+  if (absl::Status s = Screen(service::PeerKey(context->peer())); !s.ok()) return s;
   return options_.credentials->Authenticate(Metadata(context, "authorization"));
 }
 
@@ -82,6 +89,7 @@ absl::StatusOr<service::ServiceCaller> TableGrpcService::Require(
   if (options_.credentials == nullptr) {
     return absl::UnauthenticatedError("this instance trusts no service credential");
   }
+  if (absl::Status s = Screen(service::PeerKey(context->peer())); !s.ok()) return s;
   return options_.credentials->Require(Metadata(context, "authorization"), scope);
 }
 
@@ -110,6 +118,7 @@ absl::Status TableGrpcService::CheckRate(const std::string& peer_key,
   std::string key;
   if (seat_key == nullptr) seat_key = &key;
   if (seat_key->empty() && !seat_token.empty() && !table_id.empty()) {
+    if (absl::Status s = Screen(peer_key); !s.ok()) return s;
     if (absl::StatusOr<int> seat = host_->VerifySeat(table_id, seat_token); seat.ok()) {
       *seat_key = absl::StrCat(table_id, "/", *seat);
     }
@@ -239,7 +248,8 @@ grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>* TableGrpcService::Pla
       [this, peer = service::PeerKey(context->peer()), seat_key = std::string()](
           const std::string& table_id, const std::string& seat_token) mutable {
         return CheckRate(peer, table_id, seat_token, /*backend=*/"", &seat_key);
-      });
+      },
+      &opening_);
 }
 
 grpc::ServerUnaryReactor* TableGrpcService::GetGameRecord(
@@ -284,7 +294,9 @@ grpc::ServerUnaryReactor* TableGrpcService::LocateTable(
 
 absl::Status TableGrpcService::AdmitWatch(grpc::CallbackServerContext* context,
                                           std::function<void()>* release) {
-  if (options_.max_watches_per_peer == 0 || Backend(context).ok()) return absl::OkStatus();
+  if (options_.max_watches_per_peer == 0 || Require(context, service::kTablesWatch).ok()) {
+    return absl::OkStatus();
+  }
   std::string peer = service::PeerKey(context->peer());
   absl::MutexLock lock(&watches_mu_);
   size_t& open = watches_[peer];

@@ -23,10 +23,12 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/auth.h"
 #include "services/common/credentials.h"
 #include "services/common/rate_limit.h"
+#include "services/table/opening_deadlines.h"
 #include "services/table/table_host.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -49,13 +51,21 @@ struct GrpcOptions {
   //     matchmaking's CreateTable and listing traffic;
   //   - everything else (no token, a token that does not verify, a table not
   //     hosted here, public reads): per client address.
+  // Before any token is verified the address's bucket is asked (not charged): an
+  // address that has spent it is refused without a verification.
   service::RateLimit seat_rate{.per_second = 50, .burst = 100};
   service::RateLimit backend_rate{.per_second = 5000, .burst = 10000};
   service::RateLimit peer_rate{.per_second = 500, .burst = 1000};
   // Live updates a stream may queue before it is cut off.
   size_t stream_buffer = 1024;
-  // Watch streams one client address may hold open at once (the backend's are not
-  // counted); one more is RESOURCE_EXHAUSTED. Zero: no limit. The table's own
+  // The time a Play stream has, from its opening, to send its first message
+  // (subscribe); later it is ended DEADLINE_EXCEEDED. Zero: no limit.
+  absl::Duration subscribe_within = absl::Seconds(5);
+  // Play streams that may wait for their first message at once, over every
+  // connection; one more ends RESOURCE_EXHAUSTED at once. Zero: no limit.
+  size_t max_waiting_play_streams = 4096;
+  // Watch streams one client address may hold open at once (those of a service
+  // credential with tables:watch are not counted); one more is RESOURCE_EXHAUSTED. Zero: no limit. The table's own
   // bound is HostOptions::max_spectators_per_table.
   size_t max_watches_per_peer = 16;
 
@@ -131,7 +141,12 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   absl::Status CheckRate(const std::string& peer_key, const std::string& table_id,
                          const std::string& seat_token, const std::string& backend,
                          std::string* seat_key = nullptr);
-  // The service credential the call carries, or UNAUTHENTICATED.
+  // RESOURCE_EXHAUSTED when the address `peer_key` has spent its bucket: asked
+  // before any token a call carries is verified, so that made-up tokens cost at
+  // most the address's rate in verifications.
+  absl::Status Screen(const std::string& peer_key) const;
+  // The service credential the call carries, or UNAUTHENTICATED (RESOURCE_EXHAUSTED
+  // when Screen refuses).
   absl::StatusOr<service::ServiceCaller> Backend(grpc::CallbackServerContext* context) const;
   // The credential's name when it holds `scope`; else the refusal naming the scope.
   absl::StatusOr<service::ServiceCaller> Require(grpc::CallbackServerContext* context,
@@ -148,7 +163,8 @@ class TableGrpcService final : public v1::TableService::CallbackService {
       const std::string& seat_token, bool spectator, uint64_t after_seq,
       const absl::Status& admitted = absl::OkStatus(),
       std::function<void()> on_done = nullptr);
-  // Counts a Watch stream against its address (max_watches_per_peer): `release`
+  // Counts a Watch stream against its address (max_watches_per_peer) unless the
+  // caller holds tables:watch: `release`
   // gives it back. RESOURCE_EXHAUSTED when the address holds its most.
   absl::Status AdmitWatch(grpc::CallbackServerContext* context,
                           std::function<void()>* release);
@@ -163,6 +179,7 @@ class TableGrpcService final : public v1::TableService::CallbackService {
   service::RateLimiter peer_limiter_;
   absl::Mutex watches_mu_;
   absl::flat_hash_map<std::string, size_t> watches_ ABSL_GUARDED_BY(watches_mu_);
+  OpeningDeadlines opening_;  // Play streams' first messages
 };
 
 }  // namespace trix::table

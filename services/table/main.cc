@@ -54,6 +54,7 @@ struct Flags {
   int stream_buffer = static_cast<int>(GrpcOptions().stream_buffer);
   int max_spectators = static_cast<int>(HostOptions().max_spectators_per_table);
   int max_watches_per_peer = static_cast<int>(GrpcOptions().max_watches_per_peer);
+  int max_waiting_play_streams = static_cast<int>(GrpcOptions().max_waiting_play_streams);
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
   service::CallerFlags callers;
@@ -93,11 +94,17 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("max_message_bytes", &f.server.max_receive_message_bytes,
          "largest request accepted");
   c.Bind("stream_buffer", &f.stream_buffer, "updates a slow stream may queue");
+  c.Bind("subscribe_within", &f.server.grpc.subscribe_within,
+         "time a Play stream has to send its first message (subscribe) before it is "
+         "ended DEADLINE_EXCEEDED (0: no limit)");
+  c.Bind("max_waiting_play_streams", &f.max_waiting_play_streams,
+         "Play streams that may wait for their first message at once, over every "
+         "connection; more end RESOURCE_EXHAUSTED (0: no limit)");
   c.Bind("max_spectators", &f.max_spectators,
          "Watch streams one table takes at most (0: no limit)");
   c.Bind("max_watches_per_peer", &f.max_watches_per_peer,
-         "Watch streams one client address may hold open (0: no limit; the "
-         "backend's are not counted)");
+         "Watch streams one client address may hold open (0: no limit; those of a "
+         "service credential with tables:watch are not counted)");
   c.Bind("seat_rate", &f.server.grpc.seat_rate.per_second,
          "requests per second per verified seat");
   c.Bind("seat_burst", &f.server.grpc.seat_rate.burst, "burst per verified seat");
@@ -110,6 +117,7 @@ void Bind(service::Config& c, Flags& f) {
          "service credential");
   c.Bind("peer_burst", &f.server.grpc.peer_rate.burst, "burst per client address");
   service::BindServerTlsFlags(c, &f.server.tls);
+  service::BindServerLimitsFlags(c, &f.server.limits);
   c.Bind("public_player_history", &f.server.grpc.public_player_history,
          "list any player's tables and games to anyone (default: only to the backend "
          "and to the player)");
@@ -256,6 +264,8 @@ int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
   flags.server.grpc.stream_buffer = static_cast<size_t>(flags.stream_buffer);
   flags.server.grpc.max_watches_per_peer =
       static_cast<size_t>(std::max(0, flags.max_watches_per_peer));
+  flags.server.grpc.max_waiting_play_streams =
+      static_cast<size_t>(std::max(0, flags.max_waiting_play_streams));
   absl::StatusOr<std::unique_ptr<TableServer>> server =
       TableServer::Start(flags.server, &host);
   if (!server.ok()) {

@@ -6,6 +6,7 @@
 #include "grpcpp/ext/proto_server_reflection_plugin.h"
 #include "grpcpp/health_check_service_interface.h"
 #include "services/common/logging.h"
+#include "services/common/server_limits.h"
 
 namespace trix::table {
 namespace {
@@ -33,12 +34,7 @@ absl::StatusOr<std::unique_ptr<TableServer>> TableServer::Start(
   builder.AddListeningPort(options.listen_address, *credentials, &server->port_);
   builder.RegisterService(&server->service_);
   builder.SetMaxReceiveMessageSize(options.max_receive_message_bytes);
-  // Dead clients' streams are noticed and closed, not kept forever.
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIME_MS, 60000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_TIMEOUT_MS, 20000);
-  builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
-                             10000);
-  builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  service::ApplyServerLimits(options.limits, kServiceName, builder);
   server->server_ = builder.BuildAndStart();
   if (!server->server_ || server->port_ == 0) {
     return absl::UnavailableError(

@@ -23,6 +23,7 @@
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/health_port.h"
+#include "services/common/server_limits.h"
 #include "services/common/tls.h"
 #include "services/table/callback_threads.h"
 #include "services/table/grpc_service.h"
@@ -37,6 +38,8 @@ struct ServerOptions {
   int max_receive_message_bytes = 64 * 1024;
   // TLS (services/common/tls.h), plaintext when it names no certificate.
   service::ServerTls tls;
+  // The memory quota and the streams one connection may hold (server_limits.h).
+  service::ServerLimits limits;
   // Leave gRPC one thread for polling and reactions instead of its two (see
   // callback_threads.h): half the thread wake-ups per action at a player's pace.
   bool one_callback_thread = true;

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "services/table/grpc_service.h"
+#include "services/table/opening_deadlines.h"
 #include "services/table/refusals.h"
 
 namespace trix::table {
@@ -208,12 +209,15 @@ v1::ActResult ResultOf(std::string request_id,
 }  // namespace
 
 PlayStream::PlayStream(grpc::CallbackServerContext* context, TableHost* host,
-                       size_t capacity, HostMetrics* metrics, RateCheck check_rate)
+                       size_t capacity, HostMetrics* metrics, RateCheck check_rate,
+                       OpeningDeadlines* opening)
     : context_(context),
       host_(host),
       metrics_(metrics),
       check_rate_(std::move(check_rate)),
-      sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)) {
+      sink_(std::make_shared<StreamSink>(static_cast<StreamWriter*>(this), capacity)),
+      opening_(opening),
+      opening_id_(opening->Start(sink_)) {
   metrics_->streams.Increment();
   StartRead(&request_);
 }
@@ -222,13 +226,14 @@ void PlayStream::OnReadDone(bool ok) {
   if (!ok) {
     // The client half-closed (its updates go on until the game ends) or the call
     // ended.
-    if (!opened_) {
+    if (!opened_ && opening_->Said(opening_id_)) {
       sink_->Close(absl::InvalidArgumentError(
           "the Play stream ended before its first message (subscribe)"));
     }
     return;
   }
   if (!opened_) {
+    if (!opening_->Said(opening_id_)) return;  // too late: already ended
     if (!request_.has_subscribe()) {
       return sink_->Close(absl::InvalidArgumentError(
           "the first message of a Play stream must be subscribe"));

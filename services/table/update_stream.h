@@ -37,6 +37,8 @@
 
 namespace trix::table {
 
+class OpeningDeadlines;
+
 // What a StreamSink drives: its reactor's writes and finish.
 class StreamWriter {
  public:
@@ -123,7 +125,9 @@ class UpdateStream final : public grpc::ServerWriteReactor<v1::TableUpdate>,
 // A seat's Play stream. It reads the first message (subscribe) and opens the
 // seat's stream through the host, then one action at a time: the next message is
 // read only once the previous action's result was written (a reaction, so the
-// reactor is alive), which bounds what a flooding client can make us hold.
+// reactor is alive), which bounds what a flooding client can make us hold. A
+// stream whose first message does not come in time is ended by `opening`
+// (opening_deadlines.h).
 class PlayStream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate>,
                          private StreamWriter {
  public:
@@ -133,9 +137,9 @@ class PlayStream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::Tab
   using RateCheck = std::function<absl::Status(const std::string& table_id,
                                                const std::string& seat_token)>;
 
-  // `host` and `metrics` must outlive the stream.
+  // `host`, `metrics` and `opening` must outlive the stream.
   PlayStream(grpc::CallbackServerContext* context, TableHost* host, size_t capacity,
-             HostMetrics* metrics, RateCheck check_rate);
+             HostMetrics* metrics, RateCheck check_rate, OpeningDeadlines* opening);
 
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
@@ -154,6 +158,8 @@ class PlayStream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::Tab
   HostMetrics* const metrics_;
   RateCheck check_rate_;  // reactions only: it may remember the verified seat
   std::shared_ptr<StreamSink> sink_;
+  OpeningDeadlines* const opening_;
+  const uint64_t opening_id_;
   v1::PlayRequest request_;  // the read in flight
   // Reactions only (one at a time).
   bool opened_ = false;

@@ -4,9 +4,12 @@
 // and takes the dead replica's pools over; nobody is seated twice.
 #include <signal.h>
 
+#include <atomic>
 #include <cstdio>
 #include <fstream>
 #include <memory>
+#include <optional>
+#include <thread>
 #include <pqxx/pqxx>
 #include <regex>
 #include <set>
@@ -14,7 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/synchronization/mutex.h"
 #include "bots/demo/child_process.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/testing/frozen_backend.h"
@@ -426,6 +431,127 @@ TEST_F(MatchmakingReplicasTest, ABotOnTheOtherReplicaFillsTheSeat) {
   }
   EXPECT_GT(Count(acted), 0);
   EXPECT_EQ(Count("SELECT count(*) FROM mm_bot_streams WHERE room = 1"), 1);
+}
+
+
+// One ServeBot stream with `key`, read on its own thread until it ends.
+class ServedBot {
+ public:
+  ServedBot(v1::MatchmakingService::Stub* stub, const std::string& key) {
+    context_.AddMetadata("authorization", "Bearer " + key);
+    v1::ServeBotRequest request;
+    request.set_capacity(2);
+    thread_ = std::thread([this, stub, request] {
+      auto reader = stub->ServeBot(&context_, request);
+      v1::BotUpdate update;
+      while (reader->Read(&update)) {
+        if (update.has_assignment()) assigned_ = true;
+      }
+      grpc::Status status = reader->Finish();
+      absl::MutexLock lock(&mu_);
+      status_ = std::move(status);
+    });
+  }
+  ~ServedBot() {
+    context_.TryCancel();
+    thread_.join();
+  }
+  // How the stream ended, or nullopt if it is still open after `timeout`.
+  std::optional<grpc::Status> WaitEnded(absl::Duration timeout) {
+    absl::MutexLock lock(&mu_);
+    auto ended = [this]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) { return status_.has_value(); };
+    mu_.AwaitWithTimeout(absl::Condition(&ended), timeout);
+    return status_;
+  }
+  bool assigned() const { return assigned_.load(); }
+
+ private:
+  grpc::ClientContext context_;
+  absl::Mutex mu_;
+  std::optional<grpc::Status> status_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> assigned_{false};
+  std::thread thread_;
+};
+
+// RevokeBot and RotateBotKey bite on the streams already open: within seconds
+// they end UNAUTHENTICATED, their keys are refused, and the revoked account gets
+// no seat; the rotated account's new key serves.
+TEST_F(MatchmakingReplicasTest, ARevokedOrRotatedBotKeyEndsItsStreamsAndGetsNoSeat) {
+  Replica a(db_->url(), ::testing::TempDir() + "/mm-revoke.log", "200ms");
+  auto stub = a.Stub();
+  auto admin = [&](auto call) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", kServiceBearer);
+    return call(&context);
+  };
+  auto register_bot = [&](const std::string& name) {
+    v1::RegisterBotRequest request;
+    request.set_name(name);
+    v1::RegisterBotResponse bot;
+    EXPECT_TRUE(admin([&](grpc::ClientContext* c) {
+                  return stub->RegisterBot(c, request, &bot);
+                }).ok());
+    return bot;
+  };
+  const v1::RegisterBotResponse revoked = register_bot("revoked-bot");
+  const v1::RegisterBotResponse rotated = register_bot("rotated-bot");
+  ServedBot revoked_stream(stub.get(), revoked.key());
+  ServedBot rotated_stream(stub.get(), rotated.key());
+  for (absl::Time until = absl::Now() + absl::Seconds(10);
+       Count("SELECT count(*) FROM mm_bot_streams") < 2 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(Count("SELECT count(*) FROM mm_bot_streams"), 2);
+
+  v1::RevokeBotRequest revoke;
+  revoke.set_bot_id(revoked.bot_id());
+  v1::RevokeBotResponse revoke_response;
+  ASSERT_TRUE(admin([&](grpc::ClientContext* c) {
+                return stub->RevokeBot(c, revoke, &revoke_response);
+              }).ok());
+  v1::RotateBotKeyRequest rotate;
+  rotate.set_bot_id(rotated.bot_id());
+  v1::RegisterBotResponse rotated_again;
+  ASSERT_TRUE(admin([&](grpc::ClientContext* c) {
+                return stub->RotateBotKey(c, rotate, &rotated_again);
+              }).ok());
+  std::optional<grpc::Status> ended = revoked_stream.WaitEnded(absl::Seconds(5));
+  ASSERT_TRUE(ended.has_value()) << "the revoked bot's stream is still open";
+  EXPECT_EQ(ended->error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(ended->error_message(), "the bot account was revoked");
+  ended = rotated_stream.WaitEnded(absl::Seconds(5));
+  ASSERT_TRUE(ended.has_value()) << "the old key's stream is still open";
+  EXPECT_EQ(ended->error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(ended->error_message(), ::testing::HasSubstr("rotated"));
+  EXPECT_EQ(a.LogLines("bot stream ended: key no longer valid"), 2);
+  // Neither old key serves again.
+  for (const std::string& key : {revoked.key(), rotated.key()}) {
+    ServedBot again(stub.get(), key);
+    ended = again.WaitEnded(absl::Seconds(5));
+    ASSERT_TRUE(ended.has_value());
+    EXPECT_EQ(ended->error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  }
+
+  // The rotated account's new key serves; a lone player's empty seat goes to it,
+  // never to the revoked account.
+  ServedBot renewed(stub.get(), rotated_again.key());
+  for (absl::Time until = absl::Now() + absl::Seconds(10);
+       Count("SELECT count(*) FROM mm_bot_streams") < 1 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  ASSERT_EQ(Count("SELECT count(*) FROM mm_bot_streams"), 1);
+  TicketClient player(stub.get(), Request("alone"), kServiceBearer);
+  ASSERT_TRUE(player.WaitDone());
+  ASSERT_TRUE(player.status().ok()) << player.status().error_message();
+  const std::string table = player.assignment().table_id();
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM mm_assignments WHERE table_id = '",
+                               table, "' AND player_id = '", rotated.bot_id(), "'")),
+            1);
+  EXPECT_FALSE(revoked_stream.assigned());
+  EXPECT_FALSE(rotated_stream.assigned());
+  EXPECT_EQ(Count(absl::StrCat("SELECT count(*) FROM mm_assignments WHERE player_id = '",
+                               revoked.bot_id(), "'")),
+            0);
 }
 
 }  // namespace

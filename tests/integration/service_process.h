@@ -45,6 +45,7 @@ class ServiceProcess {
   ~ServiceProcess();  // SIGKILL if it still runs
 
   int port() const { return port_; }
+  pid_t pid() const { return child_ ? child_->pid() : 0; }
   std::string address() const { return "127.0.0.1:" + std::to_string(port_); }
   std::shared_ptr<grpc::Channel> NewChannel() const;
   // Health SERVING within `timeout`.

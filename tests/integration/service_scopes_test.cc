@@ -5,6 +5,7 @@
 // with one holding only its own (past the check). Then the ratings service's rate
 // limits by verified identity, and player tokens on the table service with keys
 // rotated by rewriting the key set while it runs.
+#include <cstdio>
 #include <functional>
 #include <memory>
 #include <string>
@@ -375,6 +376,65 @@ TEST_F(ServiceScopesTest, RatingsTakePlayerTokensForThePlayersOwnAndLimitEachPla
   q.set_amount(1000);
   v1::TransferResponse r;
   EXPECT_EQ(ratings->stub().Credit(&c, q, &r).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+}
+
+TEST_F(ServiceScopesTest, AKeyFileDeletedOrEmptiedStopsVerifyingAndSaysSo) {
+  service::TestKey login = service::NewTestKey("ES256", "login-1");
+  const std::string jwks = ::testing::TempDir() + "/scopes-gone-jwks-" + db_->name();
+  service::ReplaceFile(jwks, service::Jwks({login}));
+  auto table = StartTable({"--jwks_file=" + jwks, "--jwt_issuer=login.trix",
+                           "--jwt_audience=trix"});
+  ASSERT_NE(table, nullptr);
+  auto stub = v1::TableService::NewStub(table->NewChannel());
+  auto list = [&] {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", "Bearer " + service::SignToken(
+                                       login, service::GoodClaims("alice", absl::Now())));
+    v1::ListPlayerTablesRequest q;
+    q.set_player_id("alice");
+    v1::ListPlayerTablesResponse r;
+    return stub->ListPlayerTables(&c, q, &r).error_code();
+  };
+  auto void_table = [&] {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", "Bearer " + Only(service::kTablesVoid));
+    v1::VoidTableRequest q;
+    q.set_table_id("00000000-0000-4000-8000-000000000000");
+    q.set_reason("why");
+    v1::VoidTableResponse r;
+    return stub->VoidTable(&c, q, &r).error_code();
+  };
+  auto gone_lines = [&] {
+    const std::string log = table->Log();
+    int n = 0;
+    for (size_t at = log.find("is gone or empty"); at != std::string::npos;
+         at = log.find("is gone or empty", at + 1)) {
+      ++n;
+    }
+    return n;
+  };
+  ASSERT_EQ(list(), grpc::StatusCode::OK);
+  ASSERT_NE(void_table(), grpc::StatusCode::UNAUTHENTICATED);
+  ASSERT_EQ(gone_lines(), 0);
+
+  ASSERT_EQ(std::remove(credentials_.c_str()), 0);
+  service::ReplaceFile(jwks, "");
+  absl::SleepFor(absl::Milliseconds(1100));  // the files are looked at once a second
+  EXPECT_EQ(void_table(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(list(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(gone_lines(), 2) << table->Log();
+
+  // Back: trusted again.
+  table::WriteCredentialsFile(credentials_, ScopeCredentials());
+  service::ReplaceFile(jwks, service::Jwks({login}));
+  absl::SleepFor(absl::Milliseconds(1100));
+  EXPECT_NE(void_table(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_EQ(list(), grpc::StatusCode::OK);
+  // Every key removed from the set is a removal too.
+  service::ReplaceFile(jwks, "{\"keys\": []}");
+  absl::SleepFor(absl::Milliseconds(1100));
+  EXPECT_EQ(list(), grpc::StatusCode::PERMISSION_DENIED);
+  EXPECT_EQ(gone_lines(), 3);
 }
 
 TEST_F(ServiceScopesTest, ThePlayerListsTheirOwnTablesWithKeysRotatedWhileServing) {

@@ -1,5 +1,6 @@
 // Streams over gRPC: reconnecting and resuming with after_seq, slow readers, clocks
 // running out, seats leaving.
+#include <chrono>
 #include <memory>
 #include <string>
 #include <vector>
@@ -246,6 +247,51 @@ TEST_F(StreamsTest, WatchIsCappedPerAddress) {
                                absl::Milliseconds(200));
   }
   EXPECT_TRUE(admitted);
+}
+
+// A Watch with `token` ("" for none): OK when it got its first update, else how it
+// ended.
+grpc::Status WatchOnce(v1::TableService::Stub& stub, const std::string& table_id,
+                       const std::string& token) {
+  grpc::ClientContext context;
+  context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(10));
+  if (!token.empty()) context.AddMetadata("authorization", "Bearer " + token);
+  v1::WatchRequest request;
+  request.set_table_id(table_id);
+  std::unique_ptr<grpc::ClientReader<v1::TableUpdate>> reader =
+      stub.Watch(&context, request);
+  v1::TableUpdate update;
+  if (reader->Read(&update)) {
+    context.TryCancel();
+    reader->Finish();
+    return grpc::Status::OK;
+  }
+  return reader->Finish();
+}
+
+TEST_F(StreamsTest, OnlyTheWatchScopeLiftsTheAddressCap) {
+  ServiceOptions options = DefaultServiceOptions();
+  options.server.grpc.max_watches_per_peer = 1;
+  StartService(options);
+  v1::CreateTableRequest create =
+      CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 74);
+  create.set_public_spectating(true);
+  v1::CreateTableResponse table;
+  ASSERT_TRUE(CallCreate(create, &table, std::string("Bearer ") + kServiceToken).ok());
+  std::vector<std::unique_ptr<SeatClient>> watchers = OpenWatchers(table, 1);
+  if (HasFailure()) return;
+  // Matchmaking's credential is a backend's, but without tables:watch it is
+  // counted against its address like anyone's.
+  grpc::Status matchmaking = WatchOnce(*stub_, table.table_id(), kMatchmakingToken);
+  EXPECT_EQ(matchmaking.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED)
+      << matchmaking.error_message();
+  EXPECT_THAT(matchmaking.error_message(),
+              ::testing::HasSubstr("this address has 1 Watch streams open"));
+  EXPECT_EQ(WatchOnce(*stub_, table.table_id(), "made-up").error_code(),
+            grpc::StatusCode::RESOURCE_EXHAUSTED);
+  // A credential with tables:watch is not counted.
+  grpc::Status watcher = WatchOnce(*stub_, table.table_id(), kServiceToken);
+  EXPECT_TRUE(watcher.ok()) << watcher.error_message();
 }
 
 TEST_F(StreamsTest, WatchIsCappedPerTable) {
