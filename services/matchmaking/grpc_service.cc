@@ -145,6 +145,7 @@ MatchmakingGrpcService::MatchmakingGrpcService(GrpcOptions options, const Player
 absl::StatusOr<std::string> MatchmakingGrpcService::Player(
     grpc::CallbackServerContext* context, const std::string& player_id) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
+  if (absl::Status s = Screen(context); !s.ok()) return s;
   absl::StatusOr<Caller> caller = auth_->Authenticate(Metadata(context, "authorization"));
   if (absl::Status s = CheckRate(context, caller.ok() ? &*caller : nullptr); !s.ok()) {
     return s;
@@ -155,12 +156,18 @@ absl::StatusOr<std::string> MatchmakingGrpcService::Player(
 
 absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* context) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
+  if (absl::Status s = Screen(context); !s.ok()) return s;
   const std::string authorization = Metadata(context, "authorization");
   absl::StatusOr<Caller> caller = auth_->Authenticate(authorization);
   if (absl::Status r = CheckRate(context, caller.ok() ? &*caller : nullptr); !r.ok()) {
     return r;
   }
   return auth_->CheckService(authorization, service::kBotsAdmin);
+}
+
+absl::Status MatchmakingGrpcService::Screen(grpc::CallbackServerContext* context) const {
+  if (!peer_limiter_.Spent(service::PeerKey(context->peer()))) return absl::OkStatus();
+  return absl::ResourceExhaustedError("too many calls from this address; slow down");
 }
 
 absl::Status MatchmakingGrpcService::CheckRate(grpc::CallbackServerContext* context,

@@ -80,6 +80,9 @@ class MatchmakingGrpcService final : public v1::MatchmakingService::CallbackServ
                                      const std::string& player_id);
   // Bot accounts: a service credential with bots:admin.
   absl::Status Operator(grpc::CallbackServerContext* context);
+  // RESOURCE_EXHAUSTED, before any token is verified, when the caller's address
+  // has spent its quota on calls that were not verified.
+  absl::Status Screen(grpc::CallbackServerContext* context) const;
   // RESOURCE_EXHAUSTED when the caller (null: not verified, so its address) has
   // used its quota.
   absl::Status CheckRate(grpc::CallbackServerContext* context, const Caller* caller);

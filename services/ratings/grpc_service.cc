@@ -91,6 +91,12 @@ absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context, const char*
                                        absl::string_view scope, Players players,
                                        const std::string& player_id) {
   if (!ready_.load()) return absl::UnavailableError("the ratings service is not ready");
+  // An address whose unidentified calls spent its bucket is refused before any
+  // token is verified: bad tokens cost the service a bucket check, not a verify.
+  if (peer_limiter_.Spent(service::PeerKey(context->peer()))) {
+    metrics_->rate_limited.Add({{"method", method}, {"limit", "address"}}).Increment();
+    return absl::ResourceExhaustedError("too many requests from this address; slow down");
+  }
   absl::Status refusal;
   const std::string identity = Identify(context, scope, players, player_id, &refusal);
   service::RateLimiter* limiter = &peer_limiter_;
