@@ -5,13 +5,17 @@
 #   build-tsan/  the table host and update stream tests under ThreadSanitizer.
 # Only the test targets are built. The storage tests need PostgreSQL:
 # MAMLAKA_TEST_DATABASE_URL as scripts/test.sh sets it. Exits non-zero on any
-# failure or sanitizer report.
+# failure or sanitizer report. Both build through ccache (scripts/lib/ccache.sh)
+# when it is installed, hash_dir off so that a clone elsewhere shares their objects.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=scripts/lib/ccache.sh
+. scripts/lib/ccache.sh
 
 jobs=$(nproc)
 configure() {  # DIR SANITIZER-FLAGS
-  cmake -S . -B "$1" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  # shellcheck disable=SC2046  # ccache_args is a list of arguments
+  cmake -S . -B "$1" -G Ninja $(ccache_args) -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1" \
     -DCMAKE_CXX_FLAGS="$2 -fno-omit-frame-pointer" \
     -DCMAKE_EXE_LINKER_FLAGS="$2" -DCMAKE_SHARED_LINKER_FLAGS="$2" \
