@@ -3,34 +3,162 @@
 # tests (CTest, against a real PostgreSQL server started here on a free port), the
 # rule cases of tests/conformance (a CTest test too) and, when ../shared/conformance
 # exists, those cases as well; then the sanitizer builds (scripts/sanitize.sh, while
-# the server still runs). Exits non-zero on any failure. MAMLAKA_SANITIZE=0 skips
-# the sanitizer builds.
+# the server still runs). MAMLAKA_SANITIZE=0 skips the sanitizer builds.
+#
+# Each phase is timed; the run ends with a table of the phases and their wall
+# times, and its last line is the count of tests, "N passed, N failed" (the CTest
+# tests of the main and ASan runs, the TSan binaries' test cases, the shared rule
+# cases as one; a phase that fails without counting tests, a build, counts as one
+# failed). A failed build ends the run; failed tests do not, the later phases
+# still run. Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-scripts/install-deps.sh
-scripts/build.sh
+logs=$(mktemp -d /tmp/mamlaka-test-logs.XXXXXX)
+pgdir=
+phases=()  # "name seconds result" rows, in order
+passed=0
+failed=0
+status=0
+
+# phase NAME COMMAND...: runs COMMAND, times it and adds the row. Its tests are
+# counted by the COMMAND itself (add_counts); a failure counted nowhere else counts
+# as one.
+phase() {
+  local name=$1 start=$SECONDS rc=0 before=$failed
+  shift
+  "$@" || rc=$?
+  local result=ok
+  if [ "$rc" -ne 0 ]; then
+    status=1
+    [ "$failed" -gt "$before" ] || failed=$((failed + 1))
+    result="failed (exit $rc)"
+  fi
+  phases+=("$name|$((SECONDS - start))|$result")
+  return "$rc"
+}
+skipped() { phases+=("$1|-|skipped: $2"); }
+
+# add_counts LOG: adds CTest's summary line ("97% tests passed, 3 tests failed out
+# of 312") of LOG to the totals.
+add_counts() {
+  local line total bad
+  line=$(grep -E '^[0-9]+% tests passed, [0-9]+ tests? failed out of [0-9]+' "$1" | tail -1)
+  [ -n "$line" ] || return 0
+  bad=$(sed -E 's/.* ([0-9]+) tests? failed.*/\1/' <<<"$line")
+  total=$(sed -E 's/.*out of ([0-9]+).*/\1/' <<<"$line")
+  passed=$((passed + total - bad))
+  failed=$((failed + bad))
+}
+
+# add_gtest_counts LOG: the same for googletest binaries run one after another
+# ("[  PASSED  ] 18 tests." / "[  FAILED  ] 2 tests, listed below:").
+add_gtest_counts() {
+  local n
+  while read -r n; do passed=$((passed + n)); done < <(
+    sed -nE 's/^\[  PASSED  \] ([0-9]+) tests?\..*/\1/p' "$1")
+  while read -r n; do failed=$((failed + n)); done < <(
+    sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?, listed below.*/\1/p' "$1")
+}
+
+main_tests() {
+  ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 600 2>&1 |
+    tee "$logs/tests.log"
+  local rc=${PIPESTATUS[0]}
+  add_counts "$logs/tests.log"
+  return "$rc"
+}
+
+shared_cases() {
+  local out=$logs/replay.jsonl
+  if build/bin/trix-replay <"$shared/conformance/cases.jsonl" >"$out" &&
+     build/bin/trix-conformance-compare "$shared/conformance/expected.jsonl" "$out"; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    return 1
+  fi
+}
+
+asan_tests() {
+  scripts/sanitize.sh asan-test 2>&1 | tee "$logs/asan.log"
+  local rc=${PIPESTATUS[0]}
+  add_counts "$logs/asan.log"
+  return "$rc"
+}
+
+tsan_tests() {
+  scripts/sanitize.sh tsan-test 2>&1 | tee "$logs/tsan.log"
+  local rc=${PIPESTATUS[0]}
+  local before=$failed
+  add_gtest_counts "$logs/tsan.log"
+  # A binary that stopped on a report prints no summary: count it.
+  if [ "$rc" -ne 0 ] && [ "$failed" -eq "$before" ]; then failed=$((failed + 1)); fi
+  return "$rc"
+}
+
+report() {
+  local row name secs result total=$((SECONDS - run_start))
+  echo
+  echo "== Phases (wall time)"
+  printf '%-18s %9s  %s\n' phase time result
+  for row in "${phases[@]}"; do
+    IFS='|' read -r name secs result <<<"$row"
+    if [ "$secs" != - ]; then secs=$(printf '%d:%02d' $((secs / 60)) $((secs % 60))); fi
+    printf '%-18s %9s  %s\n' "$name" "$secs" "$result"
+  done
+  printf '%-18s %9s\n' total "$(printf '%d:%02d' $((total / 60)) $((total % 60)))"
+  echo "$passed passed, $failed failed"
+}
+
+finish() {
+  local rc=$?
+  if [ -n "$pgdir" ]; then
+    scripts/pg.sh stop "$pgdir" >/dev/null 2>&1 || true
+    rm -rf "$pgdir"
+  fi
+  rm -rf "$logs"
+  [ "$rc" -eq 0 ] || status=1
+  # Stopped by something outside the phases (PostgreSQL would not start): one failure.
+  if [ "$status" -ne 0 ] && [ "$failed" -eq 0 ]; then failed=1; fi
+  report
+  exit "$status"
+}
+run_start=$SECONDS
+trap finish EXIT
+
+phase install scripts/install-deps.sh
+phase build scripts/build.sh
 
 pgdir=$(mktemp -d /tmp/mamlaka-test-pg.XXXXXX)
 chmod 755 "$pgdir"
 port=${MAMLAKA_TEST_PG_PORT:-}  # empty: scripts/pg.sh picks a free one
-cleanup() { scripts/pg.sh stop "$pgdir" || true; rm -rf "$pgdir"; }
-trap cleanup EXIT
 export MAMLAKA_TEST_DATABASE_URL
+# shellcheck disable=SC2086  # no port: no argument
 MAMLAKA_TEST_DATABASE_URL=$(scripts/pg.sh start "$pgdir" $port)
 
 echo "== Unit and integration tests"
-ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 600
+phase tests main_tests || true
 
 shared=${MAMLAKA_SHARED:-../shared}
 if [ -f "$shared/conformance/cases.jsonl" ]; then
   echo "== Rule cases of $shared/conformance"
-  out=$(mktemp)
-  build/bin/trix-replay <"$shared/conformance/cases.jsonl" >"$out"
-  build/bin/trix-conformance-compare "$shared/conformance/expected.jsonl" "$out"
-  rm -f "$out"
+  phase "shared rule cases" shared_cases || true
 fi
 
 if [ "${MAMLAKA_SANITIZE:-1}" != 0 ]; then
-  scripts/sanitize.sh
+  if phase "ASan build" scripts/sanitize.sh asan-build; then
+    phase "ASan tests" asan_tests || true
+  else
+    skipped "ASan tests" "the build failed"
+  fi
+  if phase "TSan build" scripts/sanitize.sh tsan-build; then
+    phase "TSan tests" tsan_tests || true
+  else
+    skipped "TSan tests" "the build failed"
+  fi
+else
+  for p in "ASan build" "ASan tests" "TSan build" "TSan tests"; do
+    skipped "$p" "MAMLAKA_SANITIZE=0"
+  done
 fi
