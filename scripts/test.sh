@@ -3,7 +3,8 @@
 # tests (CTest, against a real PostgreSQL server started here on a free port), the
 # rule cases of tests/conformance (a CTest test too) and, when ../shared/conformance
 # exists, those cases as well; then the sanitizer builds (scripts/sanitize.sh, while
-# the server still runs). MAMLAKA_SANITIZE=0 skips the sanitizer builds.
+# the server still runs; they are built beside the main tests, at a lower
+# priority). MAMLAKA_SANITIZE=0 skips the sanitizer builds.
 #
 # Each phase is timed; the run ends with a table of the phases and their wall
 # times, and its last line is the count of tests, "N passed, N failed" (the CTest
@@ -16,6 +17,7 @@ cd "$(dirname "$0")/.."
 
 logs=$(mktemp -d /tmp/mamlaka-test-logs.XXXXXX)
 pgdir=
+builds=  # the background sanitizer builds' pid
 phases=()  # "name seconds result" rows, in order
 passed=0
 failed=0
@@ -28,14 +30,18 @@ phase() {
   local name=$1 start=$SECONDS rc=0 before=$failed
   shift
   "$@" || rc=$?
+  record "$name" $((SECONDS - start)) "$rc" "$before"
+}
+# record NAME SECONDS EXIT-STATUS FAILED-BEFORE: adds the row; returns EXIT-STATUS.
+record() {
   local result=ok
-  if [ "$rc" -ne 0 ]; then
+  if [ "$3" -ne 0 ]; then
     status=1
-    [ "$failed" -gt "$before" ] || failed=$((failed + 1))
-    result="failed (exit $rc)"
+    [ "$failed" -gt "$4" ] || failed=$((failed + 1))
+    result="failed (exit $3)"
   fi
-  phases+=("$name|$((SECONDS - start))|$result")
-  return "$rc"
+  phases+=("$1|$2|$result")
+  return "$3"
 }
 skipped() { phases+=("$1|-|skipped: $2"); }
 
@@ -61,8 +67,11 @@ add_gtest_counts() {
     sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?, listed below.*/\1/p' "$1")
 }
 
+# Twice as many tests as cores at once: most wait on processes, PostgreSQL and the
+# clock (a run at -j2 kept the two cores 16% busy); tests that need more to
+# themselves say so in their CMakeLists.txt (RESOURCE_LOCK, PROCESSORS).
 main_tests() {
-  ctest --test-dir build --output-on-failure -j"$(nproc)" --timeout 600 2>&1 |
+  ctest --test-dir build --output-on-failure -j"$((2 * $(nproc)))" --timeout 600 2>&1 |
     tee "$logs/tests.log"
   local rc=${PIPESTATUS[0]}
   add_counts "$logs/tests.log"
@@ -97,6 +106,31 @@ tsan_tests() {
   return "$rc"
 }
 
+# The sanitizer builds, one after the other, at a lower priority beside the main
+# tests (which leave the cores mostly idle): each writes its log, and its exit
+# status and seconds to LOG.done.
+sanitizer_builds() {
+  local step start rc
+  for step in asan-build tsan-build; do
+    start=$SECONDS
+    rc=0
+    nice -n 10 scripts/sanitize.sh "$step" >"$logs/$step.log" 2>&1 || rc=$?
+    echo "$rc $((SECONDS - start))" >"$logs/$step.done"
+  done
+}
+# built NAME STEP: waits for the background STEP, shows its log (all of it when it
+# failed), adds its row with its own wall time; returns its exit status.
+built() {
+  local rc secs
+  while [ ! -f "$logs/$2.done" ]; do
+    kill -0 "$builds" 2>/dev/null || { echo "1 0" >"$logs/$2.done"; break; }
+    sleep 1
+  done
+  read -r rc secs <"$logs/$2.done"
+  if [ "$rc" -eq 0 ]; then tail -2 "$logs/$2.log"; else cat "$logs/$2.log"; fi
+  record "$1" "$secs (beside)" "$rc" "$failed"
+}
+
 report() {
   local row name secs result total=$((SECONDS - run_start))
   echo
@@ -104,15 +138,23 @@ report() {
   printf '%-18s %9s  %s\n' phase time result
   for row in "${phases[@]}"; do
     IFS='|' read -r name secs result <<<"$row"
-    if [ "$secs" != - ]; then secs=$(printf '%d:%02d' $((secs / 60)) $((secs % 60))); fi
+    case $secs in
+      -) ;;
+      *' (beside)') secs=${secs% *}; secs="($(printf '%d:%02d' $((secs / 60)) $((secs % 60))))" ;;
+      *) secs=$(printf '%d:%02d' $((secs / 60)) $((secs % 60))) ;;
+    esac
     printf '%-18s %9s  %s\n' "$name" "$secs" "$result"
   done
   printf '%-18s %9s\n' total "$(printf '%d:%02d' $((total / 60)) $((total % 60)))"
+  if [ -n "$builds" ]; then
+    echo "(m:ss): built beside the main tests, inside the total but not after them"
+  fi
   echo "$passed passed, $failed failed"
 }
 
 finish() {
   local rc=$?
+  [ -z "$builds" ] || wait "$builds" 2>/dev/null || true
   if [ -n "$pgdir" ]; then
     scripts/pg.sh stop "$pgdir" >/dev/null 2>&1 || true
     rm -rf "$pgdir"
@@ -137,6 +179,12 @@ export MAMLAKA_TEST_DATABASE_URL
 # shellcheck disable=SC2086  # no port: no argument
 MAMLAKA_TEST_DATABASE_URL=$(scripts/pg.sh start "$pgdir" $port)
 
+sanitize=${MAMLAKA_SANITIZE:-1}
+if [ "$sanitize" != 0 ]; then
+  sanitizer_builds &
+  builds=$!
+fi
+
 echo "== Unit and integration tests"
 phase tests main_tests || true
 
@@ -146,13 +194,14 @@ if [ -f "$shared/conformance/cases.jsonl" ]; then
   phase "shared rule cases" shared_cases || true
 fi
 
-if [ "${MAMLAKA_SANITIZE:-1}" != 0 ]; then
-  if phase "ASan build" scripts/sanitize.sh asan-build; then
+if [ "$sanitize" != 0 ]; then
+  echo "== Sanitizer builds (begun beside the main tests)"
+  if built "ASan build" asan-build; then
     phase "ASan tests" asan_tests || true
   else
     skipped "ASan tests" "the build failed"
   fi
-  if phase "TSan build" scripts/sanitize.sh tsan-build; then
+  if built "TSan build" tsan-build; then
     phase "TSan tests" tsan_tests || true
   else
     skipped "TSan tests" "the build failed"
