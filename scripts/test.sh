@@ -5,8 +5,8 @@
 # exists, those cases as well; then the sanitizer builds (scripts/sanitize.sh, while
 # the server still runs). MAMLAKA_SANITIZE=0 skips the sanitizer builds;
 # MAMLAKA_SANITIZE_BESIDE=1 builds them beside the main tests, at a lower priority
-# (about 10 minutes sooner from a cold cache, but timing-bound tests failed that way
-# on the shared 2-core machine: docs/experiments/2026-12-07-ci-test-run.md).
+# (in one run 10 minutes of building hidden behind the tests, but timing-bound tests
+# failed that way on the shared 2-core machine: docs/experiments/2026-12-07-ci-test-run.md).
 #
 # Each phase is timed; the run ends with a table of the phases and their wall
 # times, and its last line is the count of tests, "N passed, N failed" (the CTest
@@ -71,11 +71,14 @@ add_gtest_counts() {
     sed -nE 's/^\[  FAILED  \] ([0-9]+) tests?, listed below.*/\1/p' "$1")
 }
 
-# Twice as many tests as cores at once: most wait on processes, PostgreSQL and the
-# clock (a run at -j2 kept the two cores 16% busy); tests that need more to
-# themselves say so in their CMakeLists.txt (RESOURCE_LOCK, PROCESSORS).
+# As many tests at once as cores (MAMLAKA_TEST_JOBS: another number). Most tests
+# wait on processes, PostgreSQL and the clock (at -j2 the two cores were 16% busy),
+# and -j4 took 486 s against 648 s, but timing-bound tests failed in two of three
+# -j4 runs from a clean clone (docs/experiments/2026-12-07-ci-test-run.md). Tests
+# that need more to themselves say so in their CMakeLists.txt (RESOURCE_LOCK,
+# PROCESSORS).
 main_tests() {
-  ctest --test-dir build --output-on-failure -j"$((2 * $(nproc)))" --timeout 600 2>&1 |
+  ctest --test-dir build --output-on-failure -j"${MAMLAKA_TEST_JOBS:-$(nproc)}" --timeout 600 2>&1 |
     tee "$logs/tests.log"
   local rc=${PIPESTATUS[0]}
   add_counts "$logs/tests.log"
