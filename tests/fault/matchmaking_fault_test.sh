@@ -14,7 +14,8 @@
 #                request ids; the bot accounts' ServeBot streams reconnect);
 #   ratingskill9 the ratings service is killed with SIGKILL as soon as the first
 #                game has finished, while the others finish, and started again
-#                three seconds later (it must rate and settle each game once);
+#                once another game has finished, three seconds at the least (it
+#                must rate and settle each game once);
 #   botkill9     every bot account's trix-bot process is killed with SIGKILL
 #                mid-game and started again by its supervisor (supervised_bot.sh)
 #                a second later: it takes its live assignments back and finishes
@@ -505,7 +506,10 @@ for scenario in "${scenarios[@]}"; do
       struck=$(psql_ "SELECT now()")
       kill -KILL "${pid[ratings]}"
       wait "${pid[ratings]}" 2>/dev/null || true
+      # Down at least three seconds and until one more game has finished, so its
+      # result waits in the outbox (a fixed pause could end before any game does).
       sleep 3
+      wait_count 1 120 "SELECT count(*) FROM game_results WHERE created > '$struck'" || ok=0
       back=$(psql_ "SELECT now()")
       start_ratings || ok=0
       ;;

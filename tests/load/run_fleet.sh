@@ -23,8 +23,8 @@
 # Other arguments go to table-load (table-load --help). Environment: LEASE_TTL
 # (seconds, 15), KILL_AFTER (seconds into the window, 20), BOUND (seconds, as
 # above), SERVICE_FLAGS (more table-service flags, for every instance),
-# PG_PORT, SERVICE_PORT, METRICS_PORT (A's; B's are the next ones; free ports by
-# default), KEEP_LOGS=1, TABLE_SERVICE, TABLE_LOAD (as run_load.sh).
+# PG_PORT, SERVICE_PORT, METRICS_PORT (A's; B's are the next ones; by default
+# each picked free by the server that binds it), KEEP_LOGS=1, TABLE_SERVICE, TABLE_LOAD (as run_load.sh).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -45,14 +45,12 @@ esac
 lease=${LEASE_TTL:-15}
 kill_after=${KILL_AFTER:-20}
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-pg_port=${PG_PORT:-$(free_port)}
-a_port=${SERVICE_PORT:-$(free_port)}
-b_port=$(( a_port + 1 ))
-a_metrics=${METRICS_PORT:-$(free_port)}
-b_metrics=$(( a_metrics + 1 ))
+# Ports 0: the kernel picks (load_start_service reads back what each bound).
+pg_port=${PG_PORT:-}
+a_port=${SERVICE_PORT:-0}
+b_port=$(( a_port == 0 ? 0 : a_port + 1 ))
+a_metrics=${METRICS_PORT:-0}
+b_metrics=$(( a_metrics == 0 ? 0 : a_metrics + 1 ))
 # shellcheck source=tests/load/services.sh
 . tests/load/services.sh
 load_begin
@@ -64,10 +62,14 @@ instance() {  # name port metrics
 }
 instance fleet-a "$a_port" "$a_metrics"
 a_pid=$service_pid
+a_port=$service_port  # a restart comes back on the same ports
+a_metrics=$service_metrics_port
 targets="127.0.0.1:$a_port"
 watch_pids="postgres=$postmaster"
 if [ "$scenario" != restart ]; then
   instance fleet-b "$b_port" "$b_metrics"
+  b_port=$service_port
+  b_metrics=$service_metrics_port
   targets+=",127.0.0.1:$b_port"
   watch_pids="table-service-b=$service_pid,$watch_pids"
   metrics="--metrics=127.0.0.1:$b_metrics"

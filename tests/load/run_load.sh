@@ -9,7 +9,8 @@
 #   tests/load/run_load.sh --tables=100 --duration=20s --mode=complex-partner
 #
 # Arguments go to table-load (table-load --help lists them). Environment:
-#   PG_PORT (55470), SERVICE_PORT (50090), METRICS_PORT (9490): loopback ports;
+#   PG_PORT, SERVICE_PORT, METRICS_PORT: loopback ports (by default each picked
+#   free by the server that binds it, so runs side by side never clash);
 #   SERVICE_FLAGS: extra table-service flags, e.g. "--workers=1 --db_connections=2";
 #   KEEP_LOGS=1: keep the service and PostgreSQL logs (their folder is printed);
 #   TABLE_SERVICE, TABLE_LOAD: other binaries than build/bin's;
@@ -27,22 +28,20 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-pg_port=${PG_PORT:-55470}
-service_port=${SERVICE_PORT:-50090}
-metrics_port=${METRICS_PORT:-9490}
+pg_port=${PG_PORT:-}
 # shellcheck source=tests/load/services.sh
 . tests/load/services.sh
 load_begin
 load_start_database
 # shellcheck disable=SC2086  # SERVICE_FLAGS is a list of flags
-load_start_service load "$service_port" "$metrics_port" ${SERVICE_FLAGS:-}
+load_start_service load "${SERVICE_PORT:-0}" "${METRICS_PORT:-0}" ${SERVICE_FLAGS:-}
 
 echo "run_load.sh: PostgreSQL pid $postmaster, table-service pid $service_pid, $(nproc) cores" >&2
 commits_before=$(load_commits)
 status=0
 MAMLAKA_SERVICE_TOKEN=$token "$table_load" \
   --target="127.0.0.1:$service_port" \
-  --metrics="127.0.0.1:$metrics_port" \
+  --metrics="127.0.0.1:$service_metrics_port" \
   --cpu_pids="table-service=$service_pid,$cpu_pids" \
   "$@" | tee "$dir/result.txt" || status=$?
 

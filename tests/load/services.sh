@@ -66,16 +66,20 @@ load_start_database() {
 # load_start_service NAME PORT METRICS_PORT [FLAG...]: table-service instance NAME
 # on 127.0.0.1:PORT, as in production except that the per-address rate limit is
 # off (every table-load call comes from 127.0.0.1) and the default clocks are an
-# hour (the autopilot never acts). Returns once it says it is serving (its log:
-# $dir/NAME.log, appended to by a restart); sets service_pid.
+# hour (the autopilot never acts). Port 0 (either): the kernel picks a free one,
+# so two runs never race for a port. Returns once it says it is serving (its log:
+# $dir/NAME.log, appended to by a restart); sets service_pid, and service_port
+# and service_metrics_port to the ports it bound.
 load_start_service() {
   local name=$1 port=$2 metrics=$3
   shift 3
   local log="$dir/$name.log" served
   served=$(grep -c '"msg":"serving"' "$log" 2>/dev/null || true)
+  rm -f "$dir/$name.port"
   "$table_service" \
     --listen="127.0.0.1:$port" \
-    --metrics_port="$metrics" \
+    --port_file="$dir/$name.port" \
+    --metrics_address="127.0.0.1:$metrics" \
     --database_url="$url" \
     --service_token="$token" \
     --migrations_dir=migrations \
@@ -87,7 +91,12 @@ load_start_service() {
   service_pid=$!
   load_services+=("$service_pid")
   for _ in $(seq 1 600); do
-    [ "$(grep -c '"msg":"serving"' "$log" || true)" -gt "${served:-0}" ] && return 0
+    if [ "$(grep -c '"msg":"serving"' "$log" || true)" -gt "${served:-0}" ]; then
+      service_port=$(cat "$dir/$name.port")
+      service_metrics_port=$(grep '"msg":"serving metrics"' "$log" | tail -1 |
+        grep -o '"port":[0-9]*' | cut -d: -f2)
+      return 0
+    fi
     if ! kill -0 "$service_pid" 2>/dev/null; then
       echo "$0: table-service $name exited:" >&2
       tail -20 "$log" >&2

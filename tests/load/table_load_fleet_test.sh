@@ -41,10 +41,7 @@ fail() {
   exit 1
 }
 
-free_port() {
-  python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
-url=$("$root/scripts/pg.sh" start "$work/pg" "$(free_port)")
+url=$("$root/scripts/pg.sh" start "$work/pg")
 psql_() { /usr/lib/postgresql/15/bin/psql "$url" -v ON_ERROR_STOP=1 -tAc "$1"; }
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 
