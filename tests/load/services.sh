@@ -65,8 +65,9 @@ load_start_database() {
 
 # load_start_service NAME PORT METRICS_PORT [FLAG...]: table-service instance NAME
 # on 127.0.0.1:PORT, as in production except that the per-address rate limit is
-# off (every table-load call comes from 127.0.0.1) and the default clocks are an
-# hour (the autopilot never acts). Port 0 (either): the kernel picks a free one,
+# off (every table-load call comes from 127.0.0.1), so is the cap on one
+# connection's streams (table-load puts thousands of seats on each channel), and
+# the default clocks are an hour (the autopilot never acts). Port 0 (either): the kernel picks a free one,
 # so two runs never race for a port. Returns once it says it is serving (its log:
 # $dir/NAME.log, appended to by a restart); sets service_pid, and service_port
 # and service_metrics_port to the ports it bound.
@@ -84,7 +85,7 @@ load_start_service() {
     --service_token="$token" \
     --migrations_dir=migrations \
     --instance_id="$name" \
-    --peer_rate=0 \
+    --peer_rate=0 --max_streams_per_connection=0 \
     --default_contract_ms=3600000 --default_doubling_ms=3600000 --default_card_ms=3600000 \
     --log_level=info \
     "$@" >>"$log" 2>&1 &
