@@ -436,6 +436,9 @@ TEST_F(MatchmakingFlowTest, APlayerHoldsOneLivePartyAndCannotFloodTheDoor) {
 }
 
 TEST_F(MatchmakingFlowTest, CallersNotVerifiedAreLimitedByTheirAddress) {
+  MatchmakingConfig config = TestConfig(db_->url());
+  config.grpc.peer_rate = {.per_second = 0.01, .burst = 40};  // no refill during the test
+  StartMatchmaking(config);
   int unauthenticated = 0, exhausted = 0;
   for (int i = 0; i < 100; ++i) {
     grpc::ClientContext c;
@@ -453,13 +456,16 @@ TEST_F(MatchmakingFlowTest, CallersNotVerifiedAreLimitedByTheirAddress) {
   EXPECT_GE(unauthenticated, 40);  // the address's burst
   EXPECT_LT(unauthenticated, 60);
   EXPECT_EQ(unauthenticated + exhausted, 100);
-  // The backend, verified, has its own quota.
+  // While the address is spent, even the verified backend from it is refused
+  // before its token is looked at.
   grpc::ClientContext c;
   c.AddMetadata("authorization", kServiceBearer);
   v1::GetAssignmentRequest request;
   request.set_player_id("x");
   v1::Assignment a;
-  EXPECT_EQ(stub_->GetAssignment(&c, request, &a).error_code(), grpc::StatusCode::NOT_FOUND);
+  const grpc::Status backend = stub_->GetAssignment(&c, request, &a);
+  EXPECT_EQ(backend.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+  EXPECT_THAT(backend.error_message(), ::testing::HasSubstr("too many calls from this address"));
 }
 
 TEST_F(MatchmakingFlowTest, MadeUpBotKeysAreLimitedBeforeAnyLookup) {
