@@ -8,14 +8,11 @@
 // (the 100,000-call run is a load run: docs/benchmarks.md).
 #include <algorithm>
 #include <cstdint>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
@@ -24,26 +21,12 @@
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_fixture.h"
 #include "tests/integration/service_process.h"
+#include "tests/load/process_cpu.h"
 
 namespace trix::table {
 namespace {
 
 using ::testing::HasSubstr;
-
-// The process's resident memory in KiB (VmRSS in /proc/PID/status), 0 if unread.
-int64_t ResidentKiB(pid_t pid) {
-  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-  std::string line;
-  while (std::getline(status, line)) {
-    absl::string_view rest = line;
-    if (!absl::ConsumePrefix(&rest, "VmRSS:")) continue;
-    rest = absl::StripAsciiWhitespace(rest);
-    absl::ConsumeSuffix(&rest, " kB");
-    int64_t kib = 0;
-    return absl::SimpleAtoi(rest, &kib) ? kib : 0;
-  }
-  return 0;
-}
 
 // Idle Play calls on one channel: opened, never written to; each records how it
 // ended.
@@ -125,7 +108,7 @@ TEST_F(IdleStreamsTest, IdlePlayCallsAreEndedAndMemoryStaysBounded) {
   std::unique_ptr<ServiceProcess> at = Launch();
   ASSERT_NE(at, nullptr);
   ASSERT_TRUE(Plays(*at, 3));  // warm: the first table's memory is not the calls'
-  const int64_t before = ResidentKiB(at->pid());
+  const int64_t before = load::ResidentKiB(at->pid());
   ASSERT_GT(before, 0);
 
   // One channel, then four: each connection holds 500 at most, and the instance
@@ -138,7 +121,7 @@ TEST_F(IdleStreamsTest, IdlePlayCallsAreEndedAndMemoryStaysBounded) {
   bool ended = false;
   while (!ended && absl::Now() - start < absl::Seconds(60)) {
     ended = idle.WaitEnded(absl::Milliseconds(100));
-    peak = std::max(peak, ResidentKiB(at->pid()));
+    peak = std::max(peak, load::ResidentKiB(at->pid()));
   }
   const absl::Duration took = absl::Now() - start;
   ASSERT_TRUE(ended) << idle.ended().size() << " of " << kCalls << " ended in "
@@ -159,7 +142,7 @@ TEST_F(IdleStreamsTest, IdlePlayCallsAreEndedAndMemoryStaysBounded) {
   ended = false;
   while (!ended && absl::Now() - start < absl::Seconds(90)) {
     ended = spread.WaitEnded(absl::Milliseconds(100));
-    peak = std::max(peak, ResidentKiB(at->pid()));
+    peak = std::max(peak, load::ResidentKiB(at->pid()));
   }
   ASSERT_TRUE(ended) << spread.ended().size() << " of " << kCalls << " ended\n" << at->Log();
   int refused = 0;

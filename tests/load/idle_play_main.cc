@@ -10,21 +10,19 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/strip.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "services/common/config.h"
+#include "tests/load/process_cpu.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::load {
@@ -37,20 +35,6 @@ struct Flags {
   int server_pid = 0;
   absl::Duration give_up = absl::Minutes(15);
 };
-
-// VmRSS of `pid` in KiB (/proc/PID/status), 0 when unread.
-int64_t ResidentKiB(int pid) {
-  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
-  for (std::string line; std::getline(status, line);) {
-    absl::string_view rest = line;
-    if (!absl::ConsumePrefix(&rest, "VmRSS:")) continue;
-    rest = absl::StripAsciiWhitespace(rest);
-    absl::ConsumeSuffix(&rest, " kB");
-    int64_t kib = 0;
-    return absl::SimpleAtoi(rest, &kib) ? kib : 0;
-  }
-  return 0;
-}
 
 class Ended {
  public:

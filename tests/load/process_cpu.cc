@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace trix::load {
 namespace {
@@ -67,6 +68,19 @@ bool InTree(const std::map<int, ProcStat>& all, int pid, int root) {
 }
 
 }  // namespace
+
+int64_t ResidentKiB(int pid) {
+  std::ifstream status(absl::StrCat("/proc/", pid, "/status"));
+  for (std::string line; std::getline(status, line);) {
+    absl::string_view rest = line;
+    if (!absl::ConsumePrefix(&rest, "VmRSS:")) continue;
+    rest = absl::StripAsciiWhitespace(rest);
+    absl::ConsumeSuffix(&rest, " kB");
+    int64_t kib = 0;
+    return absl::SimpleAtoi(rest, &kib) ? kib : 0;
+  }
+  return 0;
+}
 
 absl::StatusOr<std::vector<ProcessTree>> ParseProcessTrees(const std::string& text) {
   std::vector<ProcessTree> trees;

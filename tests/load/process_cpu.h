@@ -11,6 +11,7 @@
 #ifndef TRIX_TESTS_LOAD_PROCESS_CPU_H_
 #define TRIX_TESTS_LOAD_PROCESS_CPU_H_
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct CpuShare {
   int threads = 0;   // at the end of the window, summed over the tree
   int processes = 0;
 };
+
+// The resident memory of process `pid` in KiB (VmRSS in /proc/PID/status); 0 when
+// it cannot be read.
+int64_t ResidentKiB(int pid);
 
 // "table-service=1234,postgres=987" -> trees; an empty text is no tree.
 absl::StatusOr<std::vector<ProcessTree>> ParseProcessTrees(const std::string& text);
