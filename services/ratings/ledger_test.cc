@@ -37,6 +37,12 @@ class LedgerTest : public RatingsDbTest {
     EXPECT_TRUE(a.ok()) << a.status();
     return *a;
   }
+  // a, b, c and d each hold 100, attached to their seat 0..3 of table g1.
+  void HoldStakesAtG1() {
+    for (int s = 0; s < 4; ++s) {
+      AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
+    }
+  }
   std::string Settlement(const std::string& game) {
     return Sql("SELECT settlement FROM ratings.applied_games WHERE game_id = '" + game + "'")[0][0]
         .as<std::string>();
@@ -129,9 +135,7 @@ TEST_F(LedgerTest, AttachedHoldsStayUntilTheResult) {
 
 TEST_F(LedgerTest, StakedGameSettlesFromAttachedHolds) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
-  for (int s = 0; s < 4; ++s) {
-    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
-  }
+  HoldStakesAtG1();
   Write({StakedSolo("g1")});
   EXPECT_EQ(Drain(), 1);
   EXPECT_EQ(Settlement("g1"), "settled");
@@ -173,9 +177,7 @@ TEST_F(LedgerTest, AStakeOfAWholeBalanceSettles) {
   Credit("b", 100);
   Credit("c", 150);
   Credit("d", 1000);
-  for (int s = 0; s < 4; ++s) {
-    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
-  }
+  HoldStakesAtG1();
   Write({StakedSolo("g1"), OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {4, 3, 2, 1})});
   EXPECT_EQ(Drain(), 2);
   EXPECT_EQ(Settlement("g1"), "settled");
@@ -195,9 +197,7 @@ TEST_F(LedgerTest, AStakeOfAWholeBalanceSettles) {
 // holds stay attached past their TTL, and once the cause is gone a retry settles it.
 TEST_F(LedgerTest, ARefusedSettlementIsSetAsideWhileTheGamesAfterItGoOn) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
-  for (int s = 0; s < 4; ++s) {
-    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
-  }
+  HoldStakesAtG1();
   Sql("CREATE FUNCTION refuse_g1() RETURNS trigger LANGUAGE plpgsql AS "
       "$$ BEGIN RAISE EXCEPTION 'the journal refuses g1'; END $$");
   Sql("CREATE TRIGGER refuse_g1 BEFORE INSERT ON ratings.entries FOR EACH ROW "
@@ -354,9 +354,7 @@ TEST_F(LedgerTest, AnAttachedHoldIsReleasedOnlyByNamingItsTable) {
 
 TEST_F(LedgerTest, AVoidedTableReleasesItsHoldsAndMovesNothing) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
-  for (int s = 0; s < 4; ++s) {
-    AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
-  }
+  HoldStakesAtG1();
   AttachedHold("other", "a", 100, "g2", 0);  // another table's: stays
   OutboxGame voided = StakedSolo("g1");
   voided.void_reason = "dealer misconfigured";

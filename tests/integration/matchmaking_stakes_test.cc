@@ -110,6 +110,18 @@ class MatchmakingStakesTest : public MatchmakingTest {
     EXPECT_EQ(Balance(player).held(), 100);
     return client;
   }
+  // Credits PREFIX0..PREFIX3 300 each and queues them at stake 100.
+  std::vector<std::unique_ptr<TicketClient>> QueueFourStaked(const std::string& prefix) {
+    std::vector<std::unique_ptr<TicketClient>> players;
+    for (int i = 0; i < 4; ++i) {
+      const std::string id = prefix + std::to_string(i);
+      Credit(id, 300);
+      v1::FindTableRequest r = Request(id);
+      r.set_stake(100);
+      players.push_back(Queue(r));
+    }
+    return players;
+  }
   // Waits up to `timeout` for the player's held amount to become `held`.
   bool HeldBecomes(const std::string& player, int64_t held, absl::Duration timeout) {
     for (absl::Time until = absl::Now() + timeout; absl::Now() < until;) {
@@ -229,14 +241,7 @@ TEST_F(MatchmakingStakesTest, APlacementGivenUpHasItsTableVoided) {
   config.give_up_placing = absl::ZeroDuration();
   StartMatchmaking(config);
 
-  std::vector<std::unique_ptr<TicketClient>> players;
-  for (int i = 0; i < 4; ++i) {
-    const std::string id = "given" + std::to_string(i);
-    Credit(id, 300);
-    v1::FindTableRequest r = Request(id);
-    r.set_stake(100);
-    players.push_back(Queue(r));
-  }
+  std::vector<std::unique_ptr<TicketClient>> players = QueueFourStaked("given");
   std::string table;
   for (auto& p : players) {
     ASSERT_TRUE(p->WaitDone(absl::Seconds(30)));
@@ -287,14 +292,7 @@ TEST_F(MatchmakingStakesTest, ACancelledStakedTicketReleasesItsHold) {
 }
 
 TEST_F(MatchmakingStakesTest, FourStakedPlayersShareATableAndTheirHoldsAreAttached) {
-  std::vector<std::unique_ptr<TicketClient>> players;
-  for (int i = 0; i < 4; ++i) {
-    std::string id = "staker" + std::to_string(i);
-    Credit(id, 300);
-    v1::FindTableRequest r = Request(id);
-    r.set_stake(100);
-    players.push_back(Queue(r));
-  }
+  std::vector<std::unique_ptr<TicketClient>> players = QueueFourStaked("staker");
   std::string table;
   for (auto& p : players) {
     ASSERT_TRUE(p->WaitDone());
@@ -334,14 +332,7 @@ TEST_F(MatchmakingStakesTest, TheCredentialATableSeesCannotHoldAStake) {
   EXPECT_EQ(Balance("victim").held(), 0);
 
   // And matchmaking itself still places a staked table with both credentials.
-  std::vector<std::unique_ptr<TicketClient>> players;
-  for (int i = 0; i < 4; ++i) {
-    const std::string id = "split" + std::to_string(i);
-    Credit(id, 300);
-    v1::FindTableRequest r = Request(id);
-    r.set_stake(100);
-    players.push_back(Queue(r));
-  }
+  std::vector<std::unique_ptr<TicketClient>> players = QueueFourStaked("split");
   for (auto& p : players) {
     ASSERT_TRUE(p->WaitDone());
     ASSERT_TRUE(p->status().ok()) << p->status().error_message();
