@@ -24,7 +24,7 @@ grpc::ClientContext* WithDeadline(grpc::ClientContext* c, absl::Duration d) {
 
 grpc::ClientContext* Lobby::Ratings(grpc::ClientContext* c) const {
   c->AddMetadata("authorization", "Bearer " + options_.ratings_token);
-  return WithDeadline(c, absl::Seconds(2));
+  return WithDeadline(c, options_.ratings_call_timeout);
 }
 
 namespace {

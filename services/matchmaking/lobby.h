@@ -60,6 +60,8 @@ struct LobbyOptions {
   std::vector<int64_t> stake_levels;  // besides 0 (free)
   int default_rating = 1500;
   std::string ratings_token;  // presented to the ratings service
+  // How long a call to the ratings service (a hold, a rating) may take.
+  absl::Duration ratings_call_timeout = absl::Seconds(2);
   // Presented to the table service: GameOver reads tables that are not open to
   // spectators, which only the backend may.
   std::string table_token;

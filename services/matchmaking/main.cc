@@ -113,6 +113,8 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("reconcile_every", &f.server.reconcile_every,
          "how often staked seats are checked against their tables: holds of live games "
          "attached, of games over, voided or gone released");
+  c.Bind("ratings_call_timeout", &f.server.ratings_call_timeout,
+         "how long a call to the ratings service (a stake's hold, a rating) may take");
   c.Bind("keep_holds_every", &f.server.keep_holds_every,
          "how often the stake holds of waiting tickets are kept; well within the ratings "
          "service's --held_hold_ttl (a ticket whose hold is gone ends)");

@@ -74,6 +74,7 @@ struct MatchmakingConfig {
   absl::Duration keep_ended = absl::Hours(1);  // LobbyOptions::keep_ended
   absl::Duration reconcile_every = absl::Seconds(30);  // LobbyOptions::reconcile_every
   absl::Duration keep_holds_every = LobbyOptions().keep_holds_every;
+  absl::Duration ratings_call_timeout = LobbyOptions().ratings_call_timeout;
   absl::Duration give_up_placing = MatcherOptions().give_up_placing;
   // HoldReleasesOptions::admission_grace.
   absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
