@@ -599,6 +599,7 @@ absl::StatusOr<bool> Lobby::HoldStake(Pending& p) {
   request.set_request_id(p.hold_request);
   request.set_player_id(p.player_id);
   request.set_amount(p.row.stake);
+  request.set_replaces_hold_id(p.replaces_hold);
   v1::Hold hold;
   grpc::ClientContext context;
   grpc::Status s = ratings_->HoldStake(Ratings(&context), request, &hold);
@@ -647,9 +648,17 @@ std::vector<Lobby::Pending*> Lobby::TakeOverHolds(const std::vector<Pending*>& s
       // one (whose release leaves alone the hold that a waiting ticket carries),
       // or resumes the live one (a retry, or a ticket being placed) with its hold.
       p->row.hold_id = it->second->hold_id;
-    } else {
-      rest.push_back(p);
+      continue;
     }
+    // Not yet being placed, it can be superseded now, before its hold is moved:
+    // a ticket being placed keeps its hold, and this one needs its own.
+    const bool another_stake = it != older.end() && !same_stake &&
+                               it->second->request_id != p->row.request_id &&
+                               it->second->status == "waiting";
+    if (another_stake && store_->SupersedeWaiting(it->second->ticket_id).value_or(false)) {
+      p->replaces_hold = it->second->hold_id;
+    }
+    rest.push_back(p);
   }
   return rest;
 }

@@ -143,6 +143,9 @@ class Lobby {
     TicketRow row;
     std::string hold_request;  // its stake hold's HoldStake request id
     bool own_hold = false;     // made for this ticket (RenewHold): its request's is over
+    // The hold of the player's waiting ticket at another stake, which this one
+    // superseded: released as this one's is held (HoldStakeRequest.replaces_hold_id).
+    std::string replaces_hold;
   };
   struct Open {
     std::shared_ptr<TicketSink> sink;
@@ -176,7 +179,9 @@ class Lobby {
   absl::StatusOr<v1::HoldState> KeepHold(const std::string& hold_id);
   // Staked requests whose player's live ticket of the same stake (which this one
   // supersedes or resumes) carries a held hold take that hold over; returns the
-  // others.
+  // others. A waiting ticket of another request at another stake is superseded
+  // here, and its hold replaced by the new one (so that a balance that covers one
+  // stake can change stakes).
   std::vector<Pending*> TakeOverHolds(const std::vector<Pending*>& staked);
   // A hold of the ticket's own (its request's is over), recorded first.
   absl::Status RenewHold(Pending& p);

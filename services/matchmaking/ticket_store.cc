@@ -289,6 +289,21 @@ absl::StatusOr<bool> TicketStore::CarryHold(const std::string& ticket_id,
   return carried;
 }
 
+absl::StatusOr<bool> TicketStore::SupersedeWaiting(const std::string& ticket_id) {
+  bool superseded = false;
+  absl::Status s = pool_.Run("superseding a ticket", [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    superseded = !tx.exec_params("UPDATE mm_tickets SET status = 'superseded', changed = now() "
+                                 "WHERE ticket_id = $1 AND status = 'waiting' RETURNING 1",
+                                 ticket_id)
+                      .empty();
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return superseded;
+}
+
 absl::StatusOr<std::vector<TicketRow>> TicketStore::HeldTicketsOf(
     const std::vector<std::string>& player_ids) {
   std::vector<TicketRow> rows;

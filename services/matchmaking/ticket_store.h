@@ -114,6 +114,8 @@ class TicketStore {
   // hold (which is over); false when no such ticket waits.
   absl::StatusOr<bool> CarryHold(const std::string& ticket_id, const std::string& hold_id,
                                  int64_t stake);
+  // Supersedes the ticket if it still waits (not yet being placed); whether it did.
+  absl::StatusOr<bool> SupersedeWaiting(const std::string& ticket_id);
   // The live (waiting or placing) tickets of these players that carry a stake hold.
   absl::StatusOr<std::vector<TicketRow>> HeldTicketsOf(
       const std::vector<std::string>& player_ids);

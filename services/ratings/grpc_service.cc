@@ -271,7 +271,8 @@ grpc::Status RatingsGrpcService::HoldStake(grpc::ServerContext* context,
     return ToGrpc(s);
   }
   absl::StatusOr<HoldInfo> h =
-      ledger_->HoldStake(request->request_id(), request->player_id(), request->amount());
+      ledger_->HoldStake(request->request_id(), request->player_id(), request->amount(),
+                         request->replaces_hold_id());
   if (!h.ok()) return ToGrpc(h.status());
   ToProto(*h, response);
   return grpc::Status::OK;

@@ -289,8 +289,31 @@ absl::StatusOr<StatementPage> Ledger::GetStatement(const std::string& player_id,
   return page;
 }
 
+namespace {
+
+// HoldStake's replaced hold, locked: released when held, passed over when
+// released already, refused otherwise.
+absl::Status ReleaseReplaced(pqxx::work& tx, const std::string& hold_id,
+                             const std::string& player_id) {
+  std::optional<HoldInfo> old = LockHold(tx, hold_id);
+  if (!old) return absl::NotFoundError("no such hold to replace");
+  if (old->player_id != player_id) {
+    return absl::InvalidArgumentError("the hold to replace is another player's");
+  }
+  if (old->state == HoldState::kReleased) return absl::OkStatus();
+  if (old->state != HoldState::kHeld) {
+    return absl::FailedPreconditionError(
+        "the hold to replace is attached to a table or settled");
+  }
+  ReleaseLocked(tx, *old);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
 absl::StatusOr<HoldInfo> Ledger::HoldStake(const std::string& request_id,
-                                           const std::string& player_id, int64_t amount) {
+                                           const std::string& player_id, int64_t amount,
+                                           const std::string& replaces_hold_id) {
   if (absl::Status s = CheckId("request_id", request_id); !s.ok()) return s;
   if (absl::Status s = CheckId("player_id", player_id); !s.ok()) return s;
   if (amount <= 0) return absl::InvalidArgumentError("amount must be positive");
@@ -307,6 +330,9 @@ absl::StatusOr<HoldInfo> Ledger::HoldStake(const std::string& request_id,
         return absl::AlreadyExistsError("request_id was used with other arguments");
       }
       return absl::OkStatus();
+    }
+    if (!replaces_hold_id.empty()) {
+      if (absl::Status r = ReleaseReplaced(tx, replaces_hold_id, player_id); !r.ok()) return r;
     }
     BalanceInfo balance;
     if (!LockBalance(tx, player_id, balance)) {

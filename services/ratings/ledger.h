@@ -140,8 +140,11 @@ class Ledger {
   absl::StatusOr<StatementPage> GetStatement(const std::string& player_id, int page_size,
                                              const std::string& page_token);
 
+  // `replaces_hold_id` (optional): a held hold of the player's released in the
+  // same transaction (HoldStakeRequest.replaces_hold_id).
   absl::StatusOr<HoldInfo> HoldStake(const std::string& request_id,
-                                     const std::string& player_id, int64_t amount);
+                                     const std::string& player_id, int64_t amount,
+                                     const std::string& replaces_hold_id = "");
   // A HELD hold is released whatever table_id says; an ATTACHED one only when
   // table_id names its table (FAILED_PRECONDITION otherwise). Releasing a released
   // hold is a no-op; a settled one FAILED_PRECONDITION.

@@ -114,6 +114,42 @@ TEST_F(LedgerTest, HoldsReserveMoneyUntilReleased) {
   CheckLedger();
 }
 
+// A player whose balance covers one stake moves their waiting ticket's hold to
+// another stake: the old hold is released in the same transaction.
+TEST_F(LedgerTest, AHoldReplacesAnotherOfTheSamePlayerInOneStep) {
+  Credit("p", 100);
+  Credit("q", 100);
+  const std::string at100 = ledger_->HoldStake("ticket-1", "p", 100)->hold_id;
+  EXPECT_EQ(ledger_->HoldStake("ticket-2", "p", 50).status().code(),
+            StatusCode::kFailedPrecondition);  // both at once: not covered
+  absl::StatusOr<HoldInfo> at50 = ledger_->HoldStake("ticket-2", "p", 50, at100);
+  ASSERT_TRUE(at50.ok()) << at50.status();
+  EXPECT_EQ(at50->state, HoldState::kHeld);
+  EXPECT_EQ(Available("p"), 50);
+  EXPECT_EQ(ledger_->KeepHold(at100).status().code(), StatusCode::kFailedPrecondition);
+  // Repeated, it answers the same hold; replacing a released hold passes it over.
+  EXPECT_EQ(ledger_->HoldStake("ticket-2", "p", 50, at100)->hold_id, at50->hold_id);
+  absl::StatusOr<HoldInfo> back = ledger_->HoldStake("ticket-3", "p", 100, at50->hold_id);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(Available("p"), 0);
+  // Refused, changing nothing: more than the balance, another player's hold, an
+  // attached hold, no such hold.
+  EXPECT_EQ(ledger_->HoldStake("ticket-4", "p", 101, back->hold_id).status().code(),
+            StatusCode::kFailedPrecondition);
+  const std::string of_q = ledger_->HoldStake("ticket-5", "q", 10)->hold_id;
+  EXPECT_EQ(ledger_->HoldStake("ticket-6", "p", 10, of_q).status().code(),
+            StatusCode::kInvalidArgument);
+  const HoldInfo playing = AttachedHold("ticket-7", "q", 20, "g1", 0);
+  EXPECT_EQ(ledger_->HoldStake("ticket-8", "q", 20, playing.hold_id).status().code(),
+            StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ledger_->HoldStake("ticket-9", "q", 5, "no-such-hold").status().code(),
+            StatusCode::kNotFound);
+  EXPECT_EQ(ledger_->KeepHold(back->hold_id)->state, HoldState::kHeld);
+  EXPECT_EQ(Available("p"), 0);
+  EXPECT_EQ(Available("q"), 70);
+  CheckLedger();
+}
+
 TEST_F(LedgerTest, AttachedHoldsStayUntilTheResult) {
   Credit("p", 300);
   Credit("q", 300);

@@ -443,6 +443,40 @@ TEST_F(MatchmakingStakesTest, ASupersedingTicketCarriesTheHoldOfTheOneItReplaces
   EXPECT_EQ(Balance("once").available(), 100);
 }
 
+// A balance that covers one stake moves to another: the newer request at another
+// stake supersedes the waiting ticket and its hold replaces the older one (it was
+// held first, 0.3 s before the older was released, and refused for want of
+// balance), and back again.
+TEST_F(MatchmakingStakesTest, ASupersedingTicketAtAnotherStakeMovesTheHold) {
+  MatchmakingConfig config = StakedConfig();
+  config.stake_levels = {50, 100};
+  StartMatchmaking(config);
+  Credit("mover", 100);
+  auto first = QueueAt("mover", 100, "r1");
+  ASSERT_TRUE(first->WaitQueued(1)) << first->status().error_message();
+  EXPECT_EQ(Balance("mover").held(), 100);
+  auto second = QueueAt("mover", 50, "r2");
+  ASSERT_TRUE(second->WaitQueued(1)) << second->status().error_message();
+  ASSERT_TRUE(first->WaitDone());
+  EXPECT_EQ(first->status().error_code(), grpc::StatusCode::ABORTED);
+  EXPECT_EQ(Balance("mover").held(), 50);
+  auto third = QueueAt("mover", 100, "r3");
+  ASSERT_TRUE(third->WaitQueued(1)) << third->status().error_message();
+  ASSERT_TRUE(second->WaitDone());
+  EXPECT_EQ(second->status().error_code(), grpc::StatusCode::ABORTED);
+  absl::SleepFor(absl::Seconds(2));  // the older tickets' releases are tried meanwhile
+  EXPECT_EQ(Balance("mover").held(), 100);
+  EXPECT_EQ(Count("SELECT count(*) FROM ratings.holds WHERE player_id = 'mover' "
+                  "AND state = 1"),
+            1);
+  ASSERT_FALSE(third->queued().empty());
+  EXPECT_EQ(TicketStatus(third->queued()[0].ticket_id()), "waiting");
+  third->Cancel();
+  ASSERT_TRUE(third->WaitDone());
+  EXPECT_TRUE(HeldBecomes("mover", 0, absl::Seconds(10)));
+  EXPECT_EQ(Balance("mover").available(), 100);
+}
+
 // A retry of a request whose waiting ticket's hold is gone resumes the ticket
 // with a new hold, which the ticket then carries (it was given back at once).
 TEST_F(MatchmakingStakesTest, ARetryGivesAWaitingTicketWhoseHoldIsGoneANewOne) {
