@@ -62,6 +62,14 @@ uint64_t RandomUint64() {
   return v;
 }
 
+std::string RandomBytes(size_t n) {
+  std::string bytes(n, '\0');
+  TRIX_CHECK(RAND_bytes(reinterpret_cast<unsigned char*>(bytes.data()),
+                        static_cast<int>(n)) == 1)
+      << "no secure randomness";
+  return bytes;
+}
+
 std::string TokenHash(absl::string_view token) {
   unsigned char digest[SHA256_DIGEST_LENGTH];
   SHA256(reinterpret_cast<const unsigned char*>(token.data()), token.size(), digest);

@@ -29,6 +29,8 @@ std::string NewUuid();
 bool IsUuid(absl::string_view text);
 // A uniformly random 64-bit number (deal seeds).
 uint64_t RandomUint64();
+// `n` bytes from the cryptographic random generator (deal salts).
+std::string RandomBytes(size_t n);
 
 // SHA-256 of the token, lower-case hex (64 characters).
 std::string TokenHash(absl::string_view token);

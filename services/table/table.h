@@ -137,6 +137,9 @@ class Table {
   engine::GameResult Result() const;
   // The result on the wire (codec.h ResultToProto): the one form every API shows.
   v1::GameResult ResultProto() const;
+  // The deal proof as everyone sees it: the commitment, and once the table ended
+  // the seed and salt; unset for a table created before deal proofs.
+  std::optional<v1::DealProof> DealProof() const;
 
   // Events, in table order; index i is the i-th event of the table.
   size_t event_count() const { return events_.size(); }

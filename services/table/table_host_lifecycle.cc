@@ -14,6 +14,7 @@
 #include "services/common/logging.h"
 #include "services/table/refusals.h"
 #include "services/table/slot.h"
+#include "engine/deal_proof.h"
 #include "services/table/table_host.h"
 
 namespace trix::table {
@@ -286,6 +287,8 @@ absl::Status TableHost::ResolveSettings(const v1::CreateTableRequest& request,
     return s;
   }
   settings->set_seed(request.has_seed() ? request.seed() : service::RandomUint64());
+  settings->set_seed_chosen(request.has_seed());
+  settings->set_deal_salt(service::RandomBytes(engine::kDealSaltBytes));
   settings->set_public_spectating(request.public_spectating());
   for (int s = 0; s < request.seats_size(); ++s) {
     if (request.seats(s).autopilot()) settings->add_autopilot_seats(s);

@@ -143,6 +143,9 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
           record.set_voided(true);
           record.set_void_reason(table.void_reason());
         }
+        if (std::optional<v1::DealProof> proof = table.DealProof()) {
+          *record.mutable_deal_proof() = *proof;
+        }
         if (table.ended() && !stored->entries.empty()) {
           *record.mutable_finished() = TimeToProto(stored->entries.back().time);
         }

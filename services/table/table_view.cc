@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "engine/deal_proof.h"
 #include "engine/observation.h"
 #include "services/table/codec.h"
 #include "services/table/table.h"
@@ -43,7 +44,21 @@ v1::TableView Table::View(int viewer) const {
     view.set_voided(true);
     view.set_void_reason(void_reason_);
   }
+  if (std::optional<v1::DealProof> proof = DealProof()) *view.mutable_deal_proof() = *proof;
   return view;
+}
+
+std::optional<v1::DealProof> Table::DealProof() const {
+  if (settings_.deal_salt().empty()) return std::nullopt;
+  v1::DealProof proof;
+  proof.set_procedure(engine::kDealProcedure);
+  proof.set_commitment(engine::DealCommitment(settings_.seed(), settings_.deal_salt()));
+  proof.set_seed_chosen(settings_.seed_chosen());
+  if (ended()) {
+    proof.set_seed(settings_.seed());
+    proof.set_salt(settings_.deal_salt());
+  }
+  return proof;
 }
 
 std::optional<v1::Prompt> Table::PromptFor(int seat) const {

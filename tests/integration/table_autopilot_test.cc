@@ -2,12 +2,21 @@
 // could fill) plays them from the first move, so a game with hour-long clocks ends
 // as fast as its real clients play, also after another instance rebuilt the table
 // from its log mid-game. Hour-long clocks make the test fail (time out) if the
-// table ever waited for such a seat.
+// table ever waited for such a seat. Such a game also shows the deal proof end to
+// end (DealProofTest).
+#include <sys/wait.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
 #include "tests/integration/failover_check.h"
 #include "tests/integration/seat_client.h"
@@ -120,6 +129,75 @@ TEST_F(AutopilotSeatsTest, ATableRebuiltFromItsLogStillPlaysTheAutopilotSeats) {
     CheckNothingLost(*stub_, table, before[i]->seat(), *before[i], *after[i].client,
                      seed);
   }
+}
+
+// Deals anyone can verify: the table shows a commitment to its deal seed from the
+// start, reveals the seed when the game is over, and the record of the finished
+// game verifies with the real trix-replay --verify-deals; a changed seed does not.
+class DealProofTest : public AutopilotSeatsTest {
+ protected:
+  // Runs trix-replay --verify-deals on `record`; its exit status and output.
+  static std::pair<int, std::string> VerifyDeals(const std::string& record,
+                                                 const std::string& name) {
+    const std::string dir = ::testing::TempDir();
+    const std::string in = dir + "/" + name + ".json", out = dir + "/" + name + ".out";
+    std::ofstream(in) << record;
+    const int status = std::system(
+        absl::StrCat(TRIX_REPLAY_BINARY, " --verify-deals <", in, " >", out).c_str());
+    std::ifstream read(out);
+    return {WEXITSTATUS(status), std::string(std::istreambuf_iterator<char>(read), {})};
+  }
+};
+
+TEST_F(DealProofTest, AFinishedGameRevealsTheSeedItCommittedToAndItsDealsVerify) {
+  v1::CreateTableRequest request =
+      CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 1, kHourMs, /*kingdoms=*/1);
+  request.clear_seed();  // the table service draws it
+  for (int s : {1, 3}) {
+    request.mutable_seats(s)->set_autopilot(true);
+    request.mutable_seats(s)->set_stake(0);
+  }
+  v1::CreateTableResponse table;
+  grpc::Status status = CallCreate(request, &table, std::string("Bearer ") + kServiceToken);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::DealProof before = GetTable(table.table_id()).deal_proof();
+  EXPECT_EQ(before.procedure(), "trix-deals-v1");
+  EXPECT_EQ(before.commitment().size(), 64u);
+  EXPECT_FALSE(before.seed_chosen());
+  EXPECT_EQ(before.seed(), 0u) << "the seed is secret until the game ends";
+  EXPECT_TRUE(before.salt().empty());
+
+  std::vector<std::unique_ptr<SeatClient>> clients = PlayTheOthers(table, 5);
+  for (auto& c : clients) {
+    grpc::Status end = c->WaitDone(absl::Seconds(60));
+    ASSERT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+  }
+  v1::GetGameRecordRequest rr;
+  rr.set_game_id(table.table_id());
+  rr.set_seat_token(table.seat_tokens(0));  // seat 0's record: its own hands too
+  v1::GameRecord record;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetGameRecord(&context, rr, &record).ok());
+  EXPECT_EQ(record.deal_proof().commitment(), before.commitment());
+  EXPECT_EQ(record.deal_proof().salt().size(), 32u);
+  EXPECT_EQ(GetTable(table.table_id()).deal_proof().seed(), record.deal_proof().seed());
+
+  std::string json;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
+  const auto [verified, report] = VerifyDeals(json, table.table_id() + "-record");
+  EXPECT_EQ(verified, 0) << report;
+  EXPECT_NE(report.find("\"verified\":true"), std::string::npos) << report;
+  int deals = 0;
+  for (const v1::Event& e : record.events()) deals += e.has_deal_started();
+  EXPECT_GT(deals, 0);
+  EXPECT_NE(report.find(absl::StrCat("\"deals\":", deals, ",")), std::string::npos) << report;
+
+  record.mutable_deal_proof()->set_seed(record.deal_proof().seed() + 1);
+  json.clear();
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
+  const auto [refused, why] = VerifyDeals(json, table.table_id() + "-changed-seed");
+  EXPECT_EQ(refused, 1) << why;
+  EXPECT_NE(why.find("commit"), std::string::npos) << why;
 }
 
 }  // namespace
