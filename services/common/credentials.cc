@@ -56,6 +56,14 @@ absl::StatusOr<ServiceCredential> ParseEntry(const nlohmann::json& entry, size_t
     }
     c.scopes.push_back(s.get<std::string>());
   }
+  if (auto cert = entry.find("client_cert"); cert != entry.end()) {
+    if (!cert->is_string() || cert->get<std::string>().empty() ||
+        cert->get<std::string>().size() > 253) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          where, " (", c.name, "): client_cert must be a certificate's name (1-253 characters)"));
+    }
+    c.client_cert = cert->get<std::string>();
+  }
   return c;
 }
 
@@ -78,8 +86,11 @@ absl::Status ServiceCaller::Allows(absl::string_view scope) const {
 }
 
 ServiceCredential CredentialFor(std::string name, absl::string_view token,
-                                std::vector<std::string> scopes) {
-  return {.name = std::move(name), .token_sha256 = Sha256(token), .scopes = std::move(scopes)};
+                                std::vector<std::string> scopes, std::string client_cert) {
+  return {.name = std::move(name),
+          .token_sha256 = Sha256(token),
+          .scopes = std::move(scopes),
+          .client_cert = std::move(client_cert)};
 }
 
 absl::StatusOr<std::vector<ServiceCredential>> ParseCredentials(absl::string_view json) {
@@ -111,7 +122,7 @@ absl::StatusOr<std::shared_ptr<const ServiceCredentials>> ServiceCredentials::Lo
 }
 
 absl::StatusOr<ServiceCaller> ServiceCredentials::Authenticate(
-    absl::string_view authorization) const {
+    absl::string_view authorization, const std::vector<std::string>& certificate_names) const {
   absl::string_view token = authorization;
   if (authorization.empty()) {
     return absl::UnauthenticatedError("missing \"authorization: Bearer <token>\"");
@@ -136,12 +147,22 @@ absl::StatusOr<ServiceCaller> ServiceCredentials::Authenticate(
   if (match == nullptr) {
     return absl::UnauthenticatedError("the token is not a known service credential");
   }
+  if (!match->client_cert.empty() &&
+      std::find(certificate_names.begin(), certificate_names.end(), match->client_cert) ==
+          certificate_names.end()) {
+    return absl::UnauthenticatedError(absl::StrCat(
+        "the credential \"", match->name, "\" is bound to the client certificate \"",
+        match->client_cert, "\", and this call ",
+        certificate_names.empty() ? "presented no verified certificate"
+                                  : "presented another"));
+  }
   return ServiceCaller{.name = match->name, .scopes = match->scopes};
 }
 
-absl::StatusOr<ServiceCaller> ServiceCredentials::Require(absl::string_view authorization,
-                                                         absl::string_view scope) const {
-  absl::StatusOr<ServiceCaller> caller = Authenticate(authorization);
+absl::StatusOr<ServiceCaller> ServiceCredentials::Require(
+    absl::string_view authorization, absl::string_view scope,
+    const std::vector<std::string>& certificate_names) const {
+  absl::StatusOr<ServiceCaller> caller = Authenticate(authorization, certificate_names);
   if (!caller.ok()) return caller.status();
   if (absl::Status s = caller->Allows(scope); !s.ok()) return s;
   return caller;

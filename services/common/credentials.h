@@ -14,6 +14,12 @@
 // one's hash, move the caller to it, remove the old one) with no restart. A
 // presented token is hashed and compared with every entry in constant time.
 //
+// Under mutual TLS an entry may be bound to its caller's client certificate,
+// `"client_cert": "matchmaking"`: its token then proves the credential only on a
+// connection whose verified certificate names "matchmaking" (as its common name
+// or a subject alternative name), so a token stolen without the certificate's
+// private key is worth nothing.
+//
 //   auto creds = ServiceCredentials::Load({.file = path});
 //   absl::StatusOr<std::string> who = (*creds)->Require(authorization, kTablesCreate);
 #ifndef TRIX_SERVICES_COMMON_CREDENTIALS_H_
@@ -48,13 +54,16 @@ struct ServiceCredential {
   std::string name;
   std::array<unsigned char, 32> token_sha256{};
   std::vector<std::string> scopes;
+  // When set: a name the caller's verified client certificate must carry.
+  std::string client_cert;
 
   bool Holds(absl::string_view scope) const;
 };
 
 // A credential for `token` (hashed here), e.g. the legacy single token.
 ServiceCredential CredentialFor(std::string name, absl::string_view token,
-                                std::vector<std::string> scopes);
+                                std::vector<std::string> scopes,
+                                std::string client_cert = "");
 // The credentials file's entries: INVALID_ARGUMENT naming the entry and what is
 // wrong (no name, a hash that is not 64 hex digits, an unknown scope).
 absl::StatusOr<std::vector<ServiceCredential>> ParseCredentials(absl::string_view json);
@@ -80,13 +89,19 @@ class ServiceCredentials {
   static absl::StatusOr<std::shared_ptr<const ServiceCredentials>> Load(
       CredentialSources sources);
 
-  // The credential the "authorization: Bearer <token>" value proves:
-  // UNAUTHENTICATED when there is none, it is malformed or no credential's.
-  absl::StatusOr<ServiceCaller> Authenticate(absl::string_view authorization) const;
+  // The credential the "authorization: Bearer <token>" value proves, on a call
+  // whose verified client certificate carries `certificate_names`
+  // (tls.h PeerCertificateNames): UNAUTHENTICATED when there is none, it is
+  // malformed or no credential's, or the credential is bound to a certificate
+  // the call did not present.
+  absl::StatusOr<ServiceCaller> Authenticate(
+      absl::string_view authorization,
+      const std::vector<std::string>& certificate_names = {}) const;
   // Authenticate, then PERMISSION_DENIED naming the credential and the missing
   // scope unless it holds `scope`.
-  absl::StatusOr<ServiceCaller> Require(absl::string_view authorization,
-                                        absl::string_view scope) const;
+  absl::StatusOr<ServiceCaller> Require(
+      absl::string_view authorization, absl::string_view scope,
+      const std::vector<std::string>& certificate_names = {}) const;
 
  private:
   explicit ServiceCredentials(CredentialSources sources) : sources_(std::move(sources)) {}

@@ -58,6 +58,28 @@ TEST_F(CredentialsFileTest, ATokenProvesItsCredentialAndItsScopes) {
   EXPECT_EQ(creds->Require("Bearer op-token", kBotsAdmin)->name, "operator");
 }
 
+// A credential bound to a client certificate: its token alone proves nothing.
+TEST_F(CredentialsFileTest, ABoundCredentialNeedsItsClientCertificate) {
+  std::string bound = Entry("matchmaking", "mm-token", "\"tables:create\"");
+  bound.insert(bound.size() - 1, ",\"client_cert\":\"matchmaking.internal\"");
+  Write(File(bound + "," + Entry("operator", "op-token", "\"bots:admin\"")));
+  auto creds = Load();
+  absl::StatusOr<ServiceCaller> mm = creds->Require(
+      "Bearer mm-token", kTablesCreate, {"matchmaking", "matchmaking.internal"});
+  ASSERT_TRUE(mm.ok()) << mm.status();
+  EXPECT_EQ(mm->name, "matchmaking");
+  for (const std::vector<std::string>& names :
+       {std::vector<std::string>{}, std::vector<std::string>{"stranger.internal"}}) {
+    absl::StatusOr<ServiceCaller> r = creds->Authenticate("Bearer mm-token", names);
+    EXPECT_EQ(r.status().code(), absl::StatusCode::kUnauthenticated);
+    EXPECT_THAT(r.status().message(), HasSubstr("bound to the client certificate"));
+    EXPECT_THAT(r.status().message(), HasSubstr("matchmaking.internal"));
+  }
+  // An entry without client_cert is a bearer credential, certificate or not.
+  EXPECT_TRUE(creds->Authenticate("Bearer op-token").ok());
+  EXPECT_TRUE(creds->Authenticate("Bearer op-token", {"stranger.internal"}).ok());
+}
+
 TEST_F(CredentialsFileTest, AMissingScopeIsPermissionDeniedNamingIt) {
   Write(File(Entry("matchmaking", "mm-token", "\"tables:create\"")));
   absl::StatusOr<ServiceCaller> r = Load()->Require("Bearer mm-token", kLedgerWrite);
@@ -124,6 +146,9 @@ TEST_F(CredentialsFileTest, BadFilesDoNotLoadAndSayWhy) {
       {File("{\"name\":\"a\",\"sha256\":\"abc\",\"scopes\":[]}"), "64 hex"},
       {File(Entry("a", "t", "\"tables:everything\"")), "tables:everything"},
       {File("{\"name\":\"a\",\"sha256\":\"" + TokenHash("t") + "\"}"), "scopes"},
+      {File("{\"name\":\"a\",\"sha256\":\"" + TokenHash("t") +
+            "\",\"scopes\":[],\"client_cert\":\"\"}"),
+       "client_cert"},
   };
   for (const auto& [contents, why] : bad) {
     Write(contents);

@@ -6,6 +6,7 @@
 #include <initializer_list>
 
 #include "absl/strings/str_cat.h"
+#include "grpcpp/security/auth_context.h"
 #include "grpcpp/security/credentials.h"
 #include "grpcpp/security/server_credentials.h"
 #include "grpcpp/security/tls_certificate_provider.h"
@@ -97,6 +98,17 @@ absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
   if (!tls.ca_file.empty()) options.watch_root_certs();
   if (!tls.client_cert_file.empty()) options.watch_identity_key_cert_pairs();
   return grpc::experimental::TlsCredentials(options);
+}
+
+std::vector<std::string> PeerCertificateNames(const grpc::AuthContext* context) {
+  std::vector<std::string> names;
+  if (context == nullptr || !context->IsPeerAuthenticated()) return names;
+  for (const char* property : {"x509_common_name", "x509_subject_alternative_name"}) {
+    for (const grpc::string_ref& value : context->FindPropertyValues(property)) {
+      names.emplace_back(value.data(), value.size());
+    }
+  }
+  return names;
 }
 
 }  // namespace trix::service

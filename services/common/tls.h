@@ -19,11 +19,13 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 
 namespace grpc {
+class AuthContext;
 class ChannelCredentials;
 class ServerCredentials;
 }  // namespace grpc
@@ -73,6 +75,11 @@ absl::StatusOr<std::shared_ptr<grpc::ServerCredentials>> ServerCredentials(
 // Insecure credentials when TLS is off; INVALID_ARGUMENT as above.
 absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> ChannelCredentials(
     const ChannelTls& tls);
+
+// The names a verified client certificate gives its caller (its subject's common
+// name and subject alternative names), which a credential may be bound to
+// (credentials.h); none when the call came without a verified certificate.
+std::vector<std::string> PeerCertificateNames(const grpc::AuthContext* context);
 
 }  // namespace trix::service
 

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
+#include "services/common/tls.h"
 #include "services/common/logging.h"
 #include "services/matchmaking/stream_outbox.h"
 
@@ -146,7 +147,9 @@ absl::StatusOr<std::string> MatchmakingGrpcService::Player(
     grpc::CallbackServerContext* context, const std::string& player_id) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
   if (absl::Status s = Screen(context); !s.ok()) return s;
-  absl::StatusOr<Caller> caller = auth_->Authenticate(Metadata(context, "authorization"));
+  absl::StatusOr<Caller> caller =
+      auth_->Authenticate(Metadata(context, "authorization"),
+                          service::PeerCertificateNames(context->auth_context().get()));
   if (absl::Status s = CheckRate(context, caller.ok() ? &*caller : nullptr); !s.ok()) {
     return s;
   }
@@ -158,11 +161,13 @@ absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* conte
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
   if (absl::Status s = Screen(context); !s.ok()) return s;
   const std::string authorization = Metadata(context, "authorization");
-  absl::StatusOr<Caller> caller = auth_->Authenticate(authorization);
+  const std::vector<std::string> names =
+      service::PeerCertificateNames(context->auth_context().get());
+  absl::StatusOr<Caller> caller = auth_->Authenticate(authorization, names);
   if (absl::Status r = CheckRate(context, caller.ok() ? &*caller : nullptr); !r.ok()) {
     return r;
   }
-  return auth_->CheckService(authorization, service::kBotsAdmin);
+  return auth_->CheckService(authorization, service::kBotsAdmin, names);
 }
 
 absl::Status MatchmakingGrpcService::Screen(grpc::CallbackServerContext* context) const {

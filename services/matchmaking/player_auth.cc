@@ -4,22 +4,23 @@ namespace trix::matchmaking {
 
 PlayerAuth::PlayerAuth(PlayerAuthOptions options) : options_(std::move(options)) {}
 
-absl::Status PlayerAuth::CheckService(absl::string_view authorization,
-                                      absl::string_view scope) const {
+absl::Status PlayerAuth::CheckService(absl::string_view authorization, absl::string_view scope,
+                                      const std::vector<std::string>& certificate_names) const {
   if (options_.credentials == nullptr) {
     return absl::UnauthenticatedError("matchmaking trusts no service credential");
   }
-  return options_.credentials->Require(authorization, scope).status();
+  return options_.credentials->Require(authorization, scope, certificate_names).status();
 }
 
-absl::StatusOr<Caller> PlayerAuth::Authenticate(absl::string_view authorization) const {
+absl::StatusOr<Caller> PlayerAuth::Authenticate(
+    absl::string_view authorization, const std::vector<std::string>& certificate_names) const {
   const std::string token = service::BearerToken(authorization);
   if (token.empty()) {
     return absl::UnauthenticatedError("missing \"authorization: Bearer <token>\"");
   }
   if (options_.credentials != nullptr) {
     absl::StatusOr<service::ServiceCaller> service =
-        options_.credentials->Authenticate(authorization);
+        options_.credentials->Authenticate(authorization, certificate_names);
     if (service.ok()) {
       return Caller{.service = true, .credential = service->name, .scopes = service->scopes};
     }

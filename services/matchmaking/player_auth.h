@@ -39,11 +39,16 @@ class PlayerAuth {
   explicit PlayerAuth(PlayerAuthOptions options);
 
   // UNAUTHENTICATED for a missing or malformed value, or a token that is neither
-  // a service credential's nor a valid player token.
-  absl::StatusOr<Caller> Authenticate(absl::string_view authorization) const;
+  // a service credential's nor a valid player token. `certificate_names`: the
+  // call's verified client certificate's (tls.h PeerCertificateNames), for
+  // credentials bound to one.
+  absl::StatusOr<Caller> Authenticate(
+      absl::string_view authorization,
+      const std::vector<std::string>& certificate_names = {}) const;
   // Whether `authorization` carries a service credential holding `scope`
   // (operator calls): UNAUTHENTICATED, or PERMISSION_DENIED naming the scope.
-  absl::Status CheckService(absl::string_view authorization, absl::string_view scope) const;
+  absl::Status CheckService(absl::string_view authorization, absl::string_view scope,
+                            const std::vector<std::string>& certificate_names = {}) const;
 
  private:
   PlayerAuthOptions options_;

@@ -5,6 +5,7 @@
 #include "absl/time/time.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
+#include "services/common/tls.h"
 
 namespace trix::ratings {
 namespace {
@@ -63,7 +64,9 @@ std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
                                          absl::Status* refusal) const {
   const std::string authorization = Metadata(context, "authorization");
   absl::StatusOr<service::ServiceCaller> caller =
-      access_.credentials ? access_.credentials->Authenticate(authorization)
+      access_.credentials
+          ? access_.credentials->Authenticate(
+                authorization, service::PeerCertificateNames(context->auth_context().get()))
                           : absl::UnauthenticatedError("no service credential is trusted");
   if (caller.ok()) {
     *refusal = caller->Allows(scope);

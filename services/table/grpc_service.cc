@@ -7,6 +7,7 @@
 #include "google/rpc/status.pb.h"
 #include "proto/wire/table_location.h"
 #include "services/common/auth.h"
+#include "services/common/tls.h"
 #include "services/table/refusals.h"
 #include "services/table/update_stream.h"
 
@@ -81,7 +82,9 @@ absl::StatusOr<service::ServiceCaller> TableGrpcService::Backend(
     return absl::UnauthenticatedError("this instance trusts no service credential");
   }
   if (absl::Status s = Screen(service::PeerKey(context->peer())); !s.ok()) return s;
-  return options_.credentials->Authenticate(Metadata(context, "authorization"));
+  return options_.credentials->Authenticate(
+      Metadata(context, "authorization"),
+      service::PeerCertificateNames(context->auth_context().get()));
 }
 
 absl::StatusOr<service::ServiceCaller> TableGrpcService::Require(
@@ -90,7 +93,9 @@ absl::StatusOr<service::ServiceCaller> TableGrpcService::Require(
     return absl::UnauthenticatedError("this instance trusts no service credential");
   }
   if (absl::Status s = Screen(service::PeerKey(context->peer())); !s.ok()) return s;
-  return options_.credentials->Require(Metadata(context, "authorization"), scope);
+  return options_.credentials->Require(
+      Metadata(context, "authorization"), scope,
+      service::PeerCertificateNames(context->auth_context().get()));
 }
 
 bool TableGrpcService::SeesPrivateTables(

@@ -45,6 +45,7 @@ struct TestCredential {
   std::string name;
   std::string token;
   std::vector<std::string> scopes;
+  std::string client_cert = "";  // bound to this client certificate name
 };
 void WriteCredentialsFile(const std::string& path, const std::vector<TestCredential>& entries);
 // Matchmaking's scopes, as a deployment gives them.

@@ -214,6 +214,42 @@ TEST_F(TlsTest, MutualTlsServesOnlyClientsWithACertificateOfItsClientCa) {
           .ok());
 }
 
+// Under mutual TLS a credential bound to a client certificate: matchmaking's token
+// opens tables only on a connection with matchmaking's certificate; the same token
+// from another client of the same CA (a stolen token) is UNAUTHENTICATED.
+TEST_F(TlsTest, ACredentialBoundToACertificateIsRefusedWithoutIt) {
+  const std::string credentials = dir_ + "/credentials.json";
+  WriteCredentialsFile(credentials, {{.name = "matchmaking-tables",
+                                      .token = kMatchmakingTableToken,
+                                      .scopes = MatchmakingTableScopes(),
+                                      .client_cert = "matchmaking"}});
+  ServiceOptions options = DefaultServiceOptions();
+  const std::string server = MakeSigned("ours", "table");
+  options.server.tls = {.cert_file = server + ".crt",
+                        .key_file = server + ".key",
+                        .client_ca_file = dir_ + "/ours/ca.crt"};
+  auto loaded = service::ServiceCredentials::Load({.file = credentials});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  options.server.grpc.credentials = *loaded;
+  StartService(options);
+  const std::string matchmaking = MakeSigned("ours", "matchmaking");
+  const std::string intruder = MakeSigned("ours", "intruder");
+  auto create = [&](const std::string& client) {
+    std::unique_ptr<v1::TableService::Stub> stub =
+        v1::TableService::NewStub(Client("ours", client));
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", std::string("Bearer ") + kMatchmakingTableToken);
+    v1::CreateTableResponse created;
+    return stub->CreateTable(
+        &context, CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 5), &created);
+  };
+  grpc::Status ok = create(matchmaking);
+  EXPECT_TRUE(ok.ok()) << ok.error_message();
+  grpc::Status stolen = create(intruder);
+  EXPECT_EQ(stolen.error_code(), grpc::StatusCode::UNAUTHENTICATED);
+  EXPECT_THAT(stolen.error_message(), ::testing::HasSubstr("bound to the client certificate"));
+}
+
 TEST_F(TlsTest, AClientCaWithoutACertificateIsRefusedAtStart) {
   ServiceOptions options = DefaultServiceOptions();
   options.server.tls.client_ca_file = MakeSigned("ours", "table") + ".crt";
