@@ -13,7 +13,9 @@
 #                        rated_once expects;
 #   rated_once           each finished game was applied by the ratings service once:
 #                        its outbox row consumed, one applied_games row, one rating
-#                        history row per seat; every rating's history is a chain
+#                        history row per seat (a voided table, whose game is over
+#                        with no result, none: table-load voids its unfinished
+#                        tables when it ends); every rating's history is a chain
 #                        (each change starts where the last ended, and the rating
 #                        is where its last change ended), as many changes as games;
 #   ledger_once          the ledger sums to zero and every balance is the sum of its
@@ -79,12 +81,13 @@ rated_once() {
     SELECT count(*) FROM games g
       LEFT JOIN game_results r ON r.game_id = g.id
       LEFT JOIN ratings.applied_games a ON a.game_id = g.id
-    WHERE $f AND (r.consumed_at IS NULL OR a.game_id IS NULL OR NOT a.rated
-                  OR a.outbox_id <> r.id)" &&
-  none_of "finished games without exactly one rating change per seat" "
+    WHERE $f AND (r.consumed_at IS NULL OR a.game_id IS NULL
+                  OR (NOT a.rated AND a.settlement <> 'voided') OR a.outbox_id <> r.id)" &&
+  none_of "finished games without exactly one rating change per seat (none if voided)" "
     SELECT count(*) FROM games g
-    WHERE $f AND (SELECT count(*) FROM ratings.rating_history h
-                  WHERE h.game_id = g.id) <> 4" &&
+      JOIN ratings.applied_games a ON a.game_id = g.id
+    WHERE $f AND (SELECT count(*) FROM ratings.rating_history h WHERE h.game_id = g.id)
+                 <> CASE WHEN a.settlement = 'voided' THEN 0 ELSE 4 END" &&
   none_of "rating changes of games that are not finished" "
     SELECT count(*) FROM ratings.rating_history h
       LEFT JOIN games g ON g.id = h.game_id WHERE g.finished IS NULL" &&
