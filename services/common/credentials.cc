@@ -64,6 +64,13 @@ absl::StatusOr<ServiceCredential> ParseEntry(const nlohmann::json& entry, size_t
     }
     c.client_cert = cert->get<std::string>();
   }
+  if (auto consent = entry.find("holds_need_consent"); consent != entry.end()) {
+    if (!consent->is_boolean()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(where, " (", c.name, "): holds_need_consent must be true or false"));
+    }
+    c.holds_need_consent = consent->get<bool>();
+  }
   return c;
 }
 
@@ -156,7 +163,9 @@ absl::StatusOr<ServiceCaller> ServiceCredentials::Authenticate(
         certificate_names.empty() ? "presented no verified certificate"
                                   : "presented another"));
   }
-  return ServiceCaller{.name = match->name, .scopes = match->scopes};
+  return ServiceCaller{.name = match->name,
+                       .scopes = match->scopes,
+                       .holds_need_consent = match->holds_need_consent};
 }
 
 absl::StatusOr<ServiceCaller> ServiceCredentials::Require(

@@ -14,6 +14,10 @@
 // one's hash, move the caller to it, remove the old one) with no restart. A
 // presented token is hashed and compared with every entry in constant time.
 //
+// An entry with "holds_need_consent": true holds stakes (ledger:hold) only with
+// the player's consent: the ratings service asks each HoldStake for that
+// player's own token, so a thief of the credential cannot lock anyone's money.
+//
 // Under mutual TLS an entry may be bound to its caller's client certificate,
 // `"client_cert": "matchmaking"`: its token then proves the credential only on a
 // connection whose verified certificate names "matchmaking" (as its common name
@@ -56,6 +60,9 @@ struct ServiceCredential {
   std::vector<std::string> scopes;
   // When set: a name the caller's verified client certificate must carry.
   std::string client_cert;
+  // The ratings service holds a stake for this caller only with the player's own
+  // token as consent (HoldStakeRequest.consent): "holds_need_consent": true.
+  bool holds_need_consent = false;
 
   bool Holds(absl::string_view scope) const;
 };
@@ -72,6 +79,7 @@ absl::StatusOr<std::vector<ServiceCredential>> ParseCredentials(absl::string_vie
 struct ServiceCaller {
   std::string name;
   std::vector<std::string> scopes;
+  bool holds_need_consent = false;  // ServiceCredential::holds_need_consent
   bool Holds(absl::string_view scope) const;
   // OK when it holds `scope`, else PERMISSION_DENIED naming it and the scope.
   absl::Status Allows(absl::string_view scope) const;

@@ -144,16 +144,18 @@ MatchmakingGrpcService::MatchmakingGrpcService(GrpcOptions options, const Player
       peer_limiter_(options_.peer_rate) {}
 
 absl::StatusOr<std::string> MatchmakingGrpcService::Player(
-    grpc::CallbackServerContext* context, const std::string& player_id) {
+    grpc::CallbackServerContext* context, const std::string& player_id,
+    std::string* consent) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
   if (absl::Status s = Screen(context); !s.ok()) return s;
-  absl::StatusOr<Caller> caller =
-      auth_->Authenticate(Metadata(context, "authorization"),
-                          service::PeerCertificateNames(context->auth_context().get()));
+  const std::string authorization = Metadata(context, "authorization");
+  absl::StatusOr<Caller> caller = auth_->Authenticate(
+      authorization, service::PeerCertificateNames(context->auth_context().get()));
   if (absl::Status s = CheckRate(context, caller.ok() ? &*caller : nullptr); !s.ok()) {
     return s;
   }
   if (!caller.ok()) return caller.status();
+  if (consent != nullptr) *consent = caller->service ? "" : service::BearerToken(authorization);
   return ActingFor(*caller, player_id);
 }
 
@@ -214,8 +216,10 @@ absl::StatusOr<BotAccount> MatchmakingGrpcService::BotOfKey(const std::string& k
 
 grpc::ServerWriteReactor<v1::MatchUpdate>* MatchmakingGrpcService::FindTable(
     grpc::CallbackServerContext* context, const v1::FindTableRequest* request) {
-  absl::StatusOr<std::string> player = Player(context, request->player_id());
+  std::string consent;
+  absl::StatusOr<std::string> player = Player(context, request->player_id(), &consent);
   if (!player.ok()) return Refuse<v1::MatchUpdate>(player.status());
+  if (consent.empty()) consent = request->stake_consent();  // a service caller's
   auto outbox = std::make_shared<StreamOutbox<v1::MatchUpdate>>(options_.stream_buffer);
   auto sink = std::make_shared<FindTableSink>(outbox);
   Lobby* lobby = lobby_;
@@ -223,7 +227,7 @@ grpc::ServerWriteReactor<v1::MatchUpdate>* MatchmakingGrpcService::FindTable(
   auto* reactor = new OutboxReactor<v1::MatchUpdate>(outbox, [lobby, weak] {
     if (std::shared_ptr<TicketSink> s = weak.lock()) lobby->Closed(s);
   });
-  lobby_->FindTable(*player, *request, sink);
+  lobby_->FindTable(*player, *request, sink, consent);
   return reactor;
 }
 

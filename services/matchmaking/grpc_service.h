@@ -76,8 +76,11 @@ class MatchmakingGrpcService final : public v1::MatchmakingService::CallbackServ
       grpc::CallbackServerContext* context, const v1::ServeBotRequest* request) override;
 
  private:
+  // `consent`, when given, receives the token a player called with (their own
+  // consent to a stake's hold), or "" for a service caller.
   absl::StatusOr<std::string> Player(grpc::CallbackServerContext* context,
-                                     const std::string& player_id);
+                                     const std::string& player_id,
+                                     std::string* consent = nullptr);
   // Bot accounts: a service credential with bots:admin.
   absl::Status Operator(grpc::CallbackServerContext* context);
   // RESOURCE_EXHAUSTED, before any token is verified, when the caller's address

@@ -129,8 +129,9 @@ absl::Status Lobby::Validate(Pending& p) {
 }
 
 void Lobby::FindTable(const std::string& player_id, const v1::FindTableRequest& request,
-                      std::shared_ptr<TicketSink> sink) {
+                      std::shared_ptr<TicketSink> sink, std::string consent) {
   Pending p{.player_id = player_id, .request = request, .sink = std::move(sink)};
+  p.consent = std::move(consent);
   if (absl::Status s = Validate(p); !s.ok()) {
     p.sink->End(s);
     return;
@@ -600,6 +601,7 @@ absl::StatusOr<bool> Lobby::HoldStake(Pending& p) {
   request.set_player_id(p.player_id);
   request.set_amount(p.row.stake);
   request.set_replaces_hold_id(p.replaces_hold);
+  request.set_consent(p.consent);
   v1::Hold hold;
   grpc::ClientContext context;
   grpc::Status s = ratings_->HoldStake(Ratings(&context), request, &hold);

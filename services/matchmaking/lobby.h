@@ -104,8 +104,10 @@ class Lobby {
   void Stop();  // ends open streams UNAVAILABLE
 
   // Validates and queues; the sink hears the outcome (possibly before return).
+  // `consent`: the player's own token, shown to the ratings service with a
+  // stake's hold (HoldStakeRequest.consent); may be empty.
   void FindTable(const std::string& player_id, const v1::FindTableRequest& request,
-                 std::shared_ptr<TicketSink> sink);
+                 std::shared_ptr<TicketSink> sink, std::string consent = "");
   // The sink's stream closed before its assignment: cancel its ticket.
   void Closed(const std::shared_ptr<TicketSink>& sink);
   // Committed assignments from this replica's matcher.
@@ -146,6 +148,8 @@ class Lobby {
     // The hold of the player's waiting ticket at another stake, which this one
     // superseded: released as this one's is held (HoldStakeRequest.replaces_hold_id).
     std::string replaces_hold;
+    std::string consent;  // HoldStakeRequest.consent
+
   };
   struct Open {
     std::shared_ptr<TicketSink> sink;

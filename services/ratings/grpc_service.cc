@@ -61,7 +61,8 @@ void ToProto(const HoldInfo& h, v1::Hold* out) {
 std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
                                          absl::string_view scope, Players players,
                                          const std::string& player_id,
-                                         absl::Status* refusal) const {
+                                         absl::Status* refusal,
+                                         service::ServiceCaller* credential) const {
   const std::string authorization = Metadata(context, "authorization");
   absl::StatusOr<service::ServiceCaller> caller =
       access_.credentials
@@ -70,6 +71,7 @@ std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
                           : absl::UnauthenticatedError("no service credential is trusted");
   if (caller.ok()) {
     *refusal = caller->Allows(scope);
+    if (credential != nullptr) *credential = *caller;
     return "credential:" + caller->name;
   }
   const std::string bearer = service::BearerToken(authorization);
@@ -90,9 +92,33 @@ std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
   return "player:" + *player;
 }
 
+absl::Status RatingsGrpcService::CheckConsent(const service::ServiceCaller& credential,
+                                              const std::string& player_id,
+                                              const std::string& consent) const {
+  if (!credential.holds_need_consent) return absl::OkStatus();
+  const std::string needs = absl::StrCat("the credential \"", credential.name,
+                                         "\" holds a stake only with the player's consent: ");
+  if (consent.empty()) {
+    return absl::PermissionDeniedError(needs + "consent (the player's own token) is missing");
+  }
+  if (access_.player_tokens == nullptr) {
+    return absl::PermissionDeniedError(
+        needs + "this ratings service verifies no player tokens (--jwks_file)");
+  }
+  absl::StatusOr<std::string> player = access_.player_tokens->PlayerOf(consent);
+  if (!player.ok()) {
+    return absl::PermissionDeniedError(absl::StrCat(needs, player.status().message()));
+  }
+  if (*player != player_id) {
+    return absl::PermissionDeniedError(needs + "the consent is another player's token");
+  }
+  return absl::OkStatus();
+}
+
 absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context, const char* method,
                                        absl::string_view scope, Players players,
-                                       const std::string& player_id) {
+                                       const std::string& player_id,
+                                       service::ServiceCaller* credential) {
   if (!ready_.load()) return absl::UnavailableError("the ratings service is not ready");
   // An address whose unidentified calls spent its bucket is refused before any
   // token is verified: bad tokens cost the service a bucket check, not a verify.
@@ -101,7 +127,8 @@ absl::Status RatingsGrpcService::Admit(grpc::ServerContext* context, const char*
     return absl::ResourceExhaustedError("too many requests from this address; slow down");
   }
   absl::Status refusal;
-  const std::string identity = Identify(context, scope, players, player_id, &refusal);
+  const std::string identity =
+      Identify(context, scope, players, player_id, &refusal, credential);
   service::RateLimiter* limiter = &peer_limiter_;
   std::string bucket = identity;
   const char* limit = "address";
@@ -270,7 +297,14 @@ grpc::Status RatingsGrpcService::GetStatement(grpc::ServerContext* context,
 grpc::Status RatingsGrpcService::HoldStake(grpc::ServerContext* context,
                                            const v1::HoldStakeRequest* request,
                                            v1::Hold* response) {
-  if (absl::Status s = Admit(context, "HoldStake", service::kLedgerHold); !s.ok()) {
+  service::ServiceCaller credential;
+  if (absl::Status s = Admit(context, "HoldStake", service::kLedgerHold, Players::kNone, "",
+                             &credential);
+      !s.ok()) {
+    return ToGrpc(s);
+  }
+  if (absl::Status s = CheckConsent(credential, request->player_id(), request->consent());
+      !s.ok()) {
     return ToGrpc(s);
   }
   absl::StatusOr<HoldInfo> h =

@@ -83,14 +83,20 @@ class RatingsGrpcService final : public v1::RatingsService::Service {
   // in trix_ratings_rate_limited_total{method,limit}); then whether the caller
   // may (see the top of this file). `method` is the RPC's name; `player_id` is
   // the one the request names (Players::kNamed).
+  // `credential`, when given, receives the verified service credential.
   absl::Status Admit(grpc::ServerContext* context, const char* method,
                      absl::string_view scope, Players players = Players::kNone,
-                     const std::string& player_id = "");
+                     const std::string& player_id = "",
+                     service::ServiceCaller* credential = nullptr);
   // The verified identity's rate bucket ("credential:<name>", "player:<id>"), or
   // empty with the refusal in `refusal`.
   std::string Identify(grpc::ServerContext* context, absl::string_view scope,
                        Players players, const std::string& player_id,
-                       absl::Status* refusal) const;
+                       absl::Status* refusal, service::ServiceCaller* credential) const;
+  // HoldStake's consent, for a credential that needs it: `consent` must be
+  // `player_id`'s own valid token.
+  absl::Status CheckConsent(const service::ServiceCaller& credential,
+                            const std::string& player_id, const std::string& consent) const;
   grpc::Status Transfer(grpc::ServerContext* context, EntryKind kind,
                         const v1::TransferRequest* request, v1::TransferResponse* response);
 

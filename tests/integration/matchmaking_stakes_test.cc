@@ -40,7 +40,8 @@ class MatchmakingStakesTest : public MatchmakingTest {
     credentials_ = ::testing::TempDir() + "/mm-stakes-credentials-" + db_->name() + ".json";
     table::WriteCredentialsFile(credentials_, {{.name = "matchmaking",
                                                .token = table::kMatchmakingToken,
-                                               .scopes = table::MatchmakingScopes()},
+                                               .scopes = table::MatchmakingScopes(),
+                                               .holds_need_consent = consent_needed_},
                                               {.name = "matchmaking-tables",
                                                .token = table::kMatchmakingTableToken,
                                                .scopes = table::MatchmakingTableScopes()}});
@@ -160,6 +161,7 @@ class MatchmakingStakesTest : public MatchmakingTest {
   }
   std::unique_ptr<ratings::RatingsProcess> ratings_;
   std::string credentials_;  // the credentials file every service here reads
+  bool consent_needed_ = false;  // matchmaking's credential: holds_need_consent
 };
 
 TEST(HoldRequestIdTest, IsFixedLengthAndNamesOnePlayerAndRequest) {
@@ -475,6 +477,41 @@ TEST_F(MatchmakingStakesTest, ASupersedingTicketAtAnotherStakeMovesTheHold) {
   ASSERT_TRUE(third->WaitDone());
   EXPECT_TRUE(HeldBecomes("mover", 0, absl::Seconds(10)));
   EXPECT_EQ(Balance("mover").available(), 100);
+}
+
+// Matchmaking's credential marked holds_need_consent: the ratings service holds a
+// stake only with the player's own token, which a player's request carries and a
+// backend's passes as stake_consent; without it, or with another player's, the
+// request is PERMISSION_DENIED and nothing is held.
+TEST_F(MatchmakingStakesTest, AHoldNeedsThePlayersOwnTokenWhenTheCredentialSaysSo) {
+  const std::string jwks = ::testing::TempDir() + "/mm-consent-jwks-" + db_->name();
+  service::ReplaceFile(jwks, service::Jwks({LoginKey()}));
+  consent_needed_ = true;
+  StartRatings({"--jwks_file=" + jwks, "--jwt_issuer=login.trix", "--jwt_audience=trix"});
+  ASSERT_FALSE(HasFatalFailure());
+  StartMatchmaking(StakedConfig());
+  for (const char* p : {"own", "backed", "bare", "borrowed"}) Credit(p, 300);
+  auto staked = [](const std::string& player, const std::string& consent_of) {
+    v1::FindTableRequest r = Request(player);
+    r.set_stake(100);
+    // PlayerToken answers "Bearer <jwt>"; the consent is the token itself.
+    if (!consent_of.empty()) r.set_stake_consent(PlayerToken(consent_of, 600).substr(7));
+    return r;
+  };
+  TicketClient own(stub_.get(), staked("own", ""), PlayerToken("own", 600));
+  ASSERT_TRUE(own.WaitQueued(1)) << own.status().error_message();
+  EXPECT_EQ(Balance("own").held(), 100);
+  auto backed = Queue(staked("backed", "backed"));
+  ASSERT_TRUE(backed->WaitQueued(1)) << backed->status().error_message();
+  EXPECT_EQ(Balance("backed").held(), 100);
+  const std::pair<std::string, std::string> refused[] = {{"bare", ""}, {"borrowed", "backed"}};
+  for (const auto& [player, consent_of] : refused) {
+    auto ticket = Queue(staked(player, consent_of));
+    ASSERT_TRUE(ticket->WaitDone()) << player;
+    EXPECT_EQ(ticket->status().error_code(), grpc::StatusCode::PERMISSION_DENIED) << player;
+    EXPECT_THAT(ticket->status().error_message(), ::testing::HasSubstr("consent")) << player;
+    EXPECT_EQ(Balance(player).held(), 0) << player;
+  }
 }
 
 // A retry of a request whose waiting ticket's hold is gone resumes the ticket

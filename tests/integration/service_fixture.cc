@@ -36,6 +36,7 @@ void WriteCredentialsFile(const std::string& path, const std::vector<TestCredent
     doc["credentials"].push_back(
         {{"name", e.name}, {"sha256", service::TokenHash(e.token)}, {"scopes", e.scopes}});
     if (!e.client_cert.empty()) doc["credentials"].back()["client_cert"] = e.client_cert;
+    if (e.holds_need_consent) doc["credentials"].back()["holds_need_consent"] = true;
   }
   const std::string next = path + ".next";
   std::ofstream(next, std::ios::trunc) << doc.dump(2);

@@ -46,6 +46,7 @@ struct TestCredential {
   std::string token;
   std::vector<std::string> scopes;
   std::string client_cert = "";  // bound to this client certificate name
+  bool holds_need_consent = false;
 };
 void WriteCredentialsFile(const std::string& path, const std::vector<TestCredential>& entries);
 // Matchmaking's scopes, as a deployment gives them.
