@@ -11,6 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "bots/demo/table_printer.h"
+#include "engine/replay/deal_check.h"
+#include "google/protobuf/util/json_util.h"
 #include "bots/sdk/seat.h"
 #include "proto/wire/table_location.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -115,6 +117,26 @@ void StopOnSignal(TableWatch* watch) {
 
 bool Stopping() { return stopping.load(); }
 
+namespace {
+
+// The game's deals against the commitment its table showed before the first card
+// (docs/deals.md), as trix-replay --verify-deals checks them.
+bool CheckDeals(const v1::GameRecord& record, std::vector<std::string>& lines) {
+  std::string json;
+  if (!google::protobuf::util::MessageToJsonString(record, &json).ok()) return false;
+  absl::StatusOr<engine::DealCheck> c = engine::CheckDeals(nlohmann::json::parse(json));
+  if (!c.ok()) {
+    lines.push_back(absl::StrCat("  deals NOT verified: ", c.status().message()));
+    return false;
+  }
+  lines.push_back(absl::StrCat("  deals verified: ", c->deals, " deals from the seed ",
+                               record.deal_proof().commitment().substr(0, 12),
+                               "… committed to before the first card"));
+  return true;
+}
+
+}  // namespace
+
 bool ReportGame(
     const absl::StatusOr<v1::GameRecord>& record, std::string title,
     const std::function<std::string(int seat, const v1::SeatAssignment&)>& seat_name) {
@@ -137,7 +159,8 @@ bool ReportGame(
   std::vector<std::string> lines = {title};
   const bool partner = record->mode().team() == v1::TEAM_PARTNER;
   for (std::string& l : TablePrinter::ResultLines(r, names, partner)) lines.push_back(l);
-  const bool ok = CheckResult(r, partner, pot, lines);
+  bool ok = CheckResult(r, partner, pot, lines);
+  ok = CheckDeals(*record, lines) && ok;
   Say(lines);
   return ok;
 }

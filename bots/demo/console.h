@@ -70,7 +70,9 @@ bool Stopping();
 // Says a finished game's record under `title` (its pot added when staked): each
 // seat, named by `seat_name`, with its total, place or team and payout; then the
 // checks: the totals sum to zero, solo places follow the totals, the payouts share
-// the pot exactly. False when the record is an error, unfinished or inconsistent.
+// the pot exactly, and the deals are the ones the table committed to before the
+// first card (docs/deals.md). False when the record is an error, unfinished or
+// inconsistent.
 bool ReportGame(
     const absl::StatusOr<v1::GameRecord>& record, std::string title,
     const std::function<std::string(int seat, const v1::SeatAssignment&)>& seat_name);
