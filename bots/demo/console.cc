@@ -129,9 +129,9 @@ bool CheckDeals(const v1::GameRecord& record, std::vector<std::string>& lines) {
     lines.push_back(absl::StrCat("  deals NOT verified: ", c.status().message()));
     return false;
   }
-  lines.push_back(absl::StrCat("  deals verified: ", c->deals, " deals from the seed ",
-                               record.deal_proof().commitment().substr(0, 12),
-                               "… committed to before the first card"));
+  lines.push_back(absl::StrCat("  deals verified: ", c->deals,
+                               " deals, as committed before the first card (",
+                               record.deal_proof().commitment().substr(0, 12), "…)"));
   return true;
 }
 
