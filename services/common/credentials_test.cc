@@ -75,6 +75,7 @@ TEST_F(CredentialsFileTest, ABoundCredentialNeedsItsClientCertificate) {
     EXPECT_THAT(r.status().message(), HasSubstr("bound to the client certificate"));
     EXPECT_THAT(r.status().message(), HasSubstr("matchmaking.internal"));
   }
+  EXPECT_FALSE(mm->holds_need_consent);
   // An entry without client_cert is a bearer credential, certificate or not.
   EXPECT_TRUE(creds->Authenticate("Bearer op-token").ok());
   EXPECT_TRUE(creds->Authenticate("Bearer op-token", {"stranger.internal"}).ok());
@@ -149,6 +150,9 @@ TEST_F(CredentialsFileTest, BadFilesDoNotLoadAndSayWhy) {
       {File("{\"name\":\"a\",\"sha256\":\"" + TokenHash("t") +
             "\",\"scopes\":[],\"client_cert\":\"\"}"),
        "client_cert"},
+      {File("{\"name\":\"a\",\"sha256\":\"" + TokenHash("t") +
+            "\",\"scopes\":[],\"holds_need_consent\":\"yes\"}"),
+       "holds_need_consent"},
   };
   for (const auto& [contents, why] : bad) {
     Write(contents);
