@@ -29,6 +29,14 @@ if [ $# -eq 0 ]; then
     [ -d "services/${p%-service}" ] && set -- "$@" "$p"
   done
 fi
+# replaced IMAGE OLD-ID: removes the image IMAGE replaced, unless it is still in use,
+# so that rebuilds do not pile up.
+replaced() {
+  local new
+  new=$("$docker" image inspect -f '{{.Id}}' "$1")
+  if [ -n "$2" ] && [ "$2" != "$new" ]; then "$docker" image rm "$2" >/dev/null 2>&1 || true; fi
+}
+
 binaries=()
 if [ -n "${BINARIES:-}" ]; then
   # The Dockerfile's program list; an image of their /out, as the builder lays it out.
@@ -38,8 +46,10 @@ if [ -n "${BINARIES:-}" ]; then
   start=$(date +%s)
   # shellcheck disable=SC2086  # a list of programs
   deploy/docker/collect-programs.sh "$BINARIES" "$out" $programs
+  old=$("$docker" image inspect -f '{{.Id}}' "mamlaka/programs:$tag" 2>/dev/null || true)
   printf 'FROM scratch\nCOPY . /out/\n' |
     "$docker" build -q -f - -t "mamlaka/programs:$tag" "$out" >/dev/null
+  replaced "mamlaka/programs:$tag" "$old"
   echo "build-images: mamlaka/programs:$tag from $BINARIES in $(($(date +%s) - start)) s"
   binaries=(--build-arg BINARIES="mamlaka/programs:$tag")
 fi
@@ -53,9 +63,7 @@ for target in "$@"; do
     --build-arg REVISION="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)" \
     --target "$target" -t "mamlaka/$target:$tag" .
   size=$("$docker" image inspect -f '{{.Size}}' "mamlaka/$target:$tag")
-  # The image this one replaced, unless still in use: rebuilds do not pile up.
-  new=$("$docker" image inspect -f '{{.Id}}' "mamlaka/$target:$tag")
-  if [ -n "$old" ] && [ "$old" != "$new" ]; then "$docker" image rm "$old" >/dev/null 2>&1 || true; fi
+  replaced "mamlaka/$target:$tag" "$old"
   echo "build-images: mamlaka/$target:$tag in $(($(date +%s) - start)) s," \
     "$((size / 1024 / 1024)) MiB"
 done
