@@ -12,16 +12,21 @@
 # (trix-table-demo: tables opened on table-1 directly, no matchmaking) plays a
 # game, and everything is torn down (data too).
 #
-#   tests/deploy/stack_test.sh          # 2-4 minutes once the images exist; the
-#                                       # first image build takes much longer
+#   BINARIES=build/bin tests/deploy/stack_test.sh   # some 3 minutes: the images
+#                     # of the programs scripts/build.sh built (seconds when the
+#                     # layer cache is warm; the first time some 2 minutes more)
+#   tests/deploy/stack_test.sh          # the images' own build compiles everything
+#                                       # in the Dockerfile's builder: far longer
 #   SKIP_BUILD=1 tests/deploy/stack_test.sh   # with the images already built
 #
-# Not run by CTest or CI: building the images takes many minutes on two cores
-# (docs/operations.md). Needs root (or the docker group), dockerd running, and
-# Debian's docker.io, docker-compose and mmdebstrap (deploy/docker/base-image.sh).
+# scripts/test.sh (CI) runs it the first way, beside the CTest tests, as its
+# `stack` phase (one test in the counts; MAMLAKA_STACK=0 skips it), and starts
+# dockerd for it when none runs. By hand it needs root (or the docker group),
+# dockerd running, and Debian's docker.io, docker-compose and mmdebstrap
+# (deploy/docker/base-image.sh), which scripts/install-deps.sh installs.
 # Settings: PACE (400ms: the people of the watched table think that long, so that
-# its game is still under way when its table service is killed), KEEP=1 leaves
-# the stack up (tear it down with the command printed).
+# its game is still under way when its table service is killed), BINARIES (above),
+# KEEP=1 leaves the stack up (tear it down with the command printed).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
