@@ -40,5 +40,5 @@ for p in "${found[@]}"; do
     !($0 in owner) { print "collect-programs: " prog ": no package has " $0 >"/dev/stderr"; bad = 1; next }
     { print owner[$0] }
     END { exit bad }' "$libs/owners" "$libs/$p" |
-    tr ', ' '\n\n' | grep -v -e '^$' -e '-dev$' | sort -u >"$out/$p.packages"
+    sed 's/[, ]/\n/g' | grep -v -e '^$' -e '-dev$' | sort -u >"$out/$p.packages"
 done
