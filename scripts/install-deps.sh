@@ -20,12 +20,16 @@ packages=(
 
 # The deployment checks (tests/deploy/k8s_validate.sh) render the manifests with
 # kubectl, validate them with node and test the alert rules with promtool (from
-# Debian's prometheus); container image builds skip them (MAMLAKA_DEPS=build).
+# Debian's prometheus), and the stack test runs Docker; container image builds skip
+# them (MAMLAKA_DEPS=build).
 if [ "${MAMLAKA_DEPS:-all}" != build ]; then
   command -v kubectl >/dev/null || packages+=(kubernetes-client)
   command -v promtool >/dev/null || packages+=(prometheus)
   command -v node >/dev/null || packages+=(nodejs)
   command -v npm >/dev/null || packages+=(npm)
+  # The container stack test (tests/deploy/stack_test.sh): Debian's Docker engine
+  # and compose, and mmdebstrap for the local base image (deploy/docker/base-image.sh).
+  packages+=(docker.io docker-compose mmdebstrap)
 fi
 
 missing=()

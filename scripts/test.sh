@@ -7,6 +7,11 @@
 # MAMLAKA_SANITIZE_BESIDE=1 builds them beside the main tests, at a lower priority
 # (in one run 10 minutes of building hidden behind the tests, but timing-bound tests
 # failed that way on the shared 2-core machine: docs/experiments/2026-12-07-ci-test-run.md).
+# Beside the main tests runs the container stack test (tests/deploy/stack_test.sh:
+# the images of the programs just built, the compose stack, games through
+# matchmaking, a table service killed under one), one test in the counts; it starts
+# dockerd when none runs, and stops it after. No Docker fails it;
+# MAMLAKA_STACK=0 skips it.
 #
 # Each phase is timed; the run ends with a table of the phases and their wall
 # times, and its last line is the count of tests, "N passed, N failed" (the CTest
@@ -22,6 +27,8 @@ pgdir=
 builds=  # the background sanitizer builds' pid
 sanitize=${MAMLAKA_SANITIZE:-1}
 beside=${MAMLAKA_SANITIZE_BESIDE:-0}
+stack=${MAMLAKA_STACK:-1}
+stacker=  # the background stack test's pid
 phases=()  # "name seconds result" rows, in order
 passed=0
 failed=0
@@ -139,6 +146,63 @@ built() {
   record "$1" "$secs" "$rc" "$failed"
 }
 
+# The Docker engine for the stack test: the running one, or a dockerd started here
+# (its pid in dockerd.pid, its log in dockerd.log; docker_down stops it).
+docker_up() {
+  local pid
+  /usr/bin/docker info >/dev/null 2>&1 && return 0
+  command -v dockerd >/dev/null || { echo "stack: no dockerd (docker.io)" >&2; return 1; }
+  dockerd >"$logs/dockerd.log" 2>&1 &
+  pid=$!
+  echo "$pid" >"$logs/dockerd.pid"
+  for _ in $(seq 1 60); do
+    /usr/bin/docker info >/dev/null 2>&1 && { echo "stack: started dockerd (pid $pid)"; return 0; }
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 0.5
+  done
+  echo "stack: dockerd did not start:" >&2
+  tail -n 20 "$logs/dockerd.log" >&2
+  return 1
+}
+docker_down() {
+  local pid
+  [ -f "$logs/dockerd.pid" ] || return 0
+  pid=$(cat "$logs/dockerd.pid")
+  rm -f "$logs/dockerd.pid"
+  kill "$pid" 2>/dev/null || return 0
+  for _ in $(seq 1 60); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.5; done
+  echo "stack: dockerd (pid $pid) did not stop in 30 s" >&2
+}
+
+# The container stack test, in the background beside the main tests (their
+# processes, PostgreSQL and clocks leave the cores mostly idle): the images are
+# packed from build/bin (seconds with the layer cache warm, no compile); writes its
+# log, and its exit status and seconds to stack.done.
+stack_test() {
+  local start=$SECONDS rc=0
+  # 15 minutes at most (some 3 warm): a hung container does not hold up the run.
+  { docker_up && BINARIES=build/bin timeout -k 60 900 tests/deploy/stack_test.sh; } \
+    >"$logs/stack.log" 2>&1 || rc=$?
+  echo "$rc $((SECONDS - start))" >"$logs/stack.done"
+}
+# stack_done: waits for the stack test, shows its log (all of it when it failed),
+# adds its row (one test) with its own wall time.
+stack_done() {
+  local rc secs
+  wait "$stacker" 2>/dev/null || true
+  stacker=
+  [ -f "$logs/stack.done" ] || echo "1 0" >"$logs/stack.done"
+  read -r rc secs <"$logs/stack.done"
+  if [ "$rc" -eq 0 ]; then
+    grep '^stack' "$logs/stack.log"
+    passed=$((passed + 1))
+  else
+    cat "$logs/stack.log"
+  fi
+  docker_down
+  record "stack" "$secs (beside)" "$rc" "$failed"
+}
+
 # sanitizer_build NAME STEP: the STEP's row, built in the background or now.
 sanitizer_build() {
   if [ "$beside" != 0 ]; then built "$@"; else phase "$1" scripts/sanitize.sh "$2"; fi
@@ -159,8 +223,8 @@ report() {
     printf '%-18s %9s  %s\n' "$name" "$secs" "$result"
   done
   printf '%-18s %9s\n' total "$(printf '%d:%02d' $((total / 60)) $((total % 60)))"
-  if [ -n "$builds" ] && [ "$beside" != 0 ]; then
-    echo "(m:ss): built beside the main tests, inside the total but not after them"
+  if [[ "${phases[*]}" == *' (beside)|'* ]]; then
+    echo "(m:ss): ran beside the main tests, inside the total but not after them"
   fi
   echo "$passed passed, $failed failed"
 }
@@ -168,6 +232,8 @@ report() {
 finish() {
   local rc=$?
   [ -z "$builds" ] || wait "$builds" 2>/dev/null || true
+  [ -z "$stacker" ] || wait "$stacker" 2>/dev/null || true
+  docker_down
   if [ -n "$pgdir" ]; then
     scripts/pg.sh stop "$pgdir" >/dev/null 2>&1 || true
     rm -rf "$pgdir"
@@ -196,9 +262,20 @@ if [ "$sanitize" != 0 ] && [ "$beside" != 0 ]; then
   sanitizer_builds &
   builds=$!
 fi
+if [ "$stack" != 0 ]; then
+  stack_test &
+  stacker=$!
+fi
 
 echo "== Unit and integration tests"
 phase tests main_tests || true
+
+if [ "$stack" != 0 ]; then
+  echo "== The container stack (beside the tests; tests/deploy/stack_test.sh)"
+  stack_done || true
+else
+  skipped stack "MAMLAKA_STACK=0"
+fi
 
 shared=${MAMLAKA_SHARED:-../shared}
 if [ -f "$shared/conformance/cases.jsonl" ]; then

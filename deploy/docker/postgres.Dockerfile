@@ -5,6 +5,7 @@
 #
 #   docker build --network=host -f deploy/docker/postgres.Dockerfile \
 #     --build-arg BASE_IMAGE=mamlaka/debian:12-slim -t mamlaka/postgres:15 deploy/docker
+# context: deploy/docker
 ARG BASE_IMAGE=debian:12-slim
 FROM ${BASE_IMAGE}
 # No default cluster from the package: the entrypoint makes one in $PGDATA.
