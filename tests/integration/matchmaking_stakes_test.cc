@@ -46,8 +46,10 @@ class MatchmakingStakesTest : public MatchmakingTest {
                                                .token = table::kMatchmakingTableToken,
                                                .scopes = table::MatchmakingTableScopes()}});
     flags.push_back("--service_credentials=" + credentials_);
+    // A log of this test's own: the port is read from its "serving" lines, and a
+    // log shared with the stakes tests running beside it gave another's port.
     auto ratings = ratings::RatingsProcess::Start(
-        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings.log", flags);
+        db_->url(), ::testing::TempDir() + "/mm-stakes-ratings-" + db_->name() + ".log", flags);
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
   }
