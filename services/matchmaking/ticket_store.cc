@@ -222,6 +222,22 @@ void AddOutcomes(const std::vector<TicketRow>& rows,
   }
 }
 
+// Runs one UPDATE ... RETURNING 1 in a transaction of its own: whether it
+// changed a row.
+template <typename... Params>
+absl::StatusOr<bool> ChangesARow(storage::ConnectionPool& pool, absl::string_view context,
+                                 const char* sql, const Params&... params) {
+  bool changed = false;
+  absl::Status s = pool.Run(context, [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    changed = !tx.exec_params(sql, params...).empty();
+    tx.commit();
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return s;
+  return changed;
+}
+
 }  // namespace
 
 absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) {
@@ -275,33 +291,17 @@ absl::StatusOr<std::vector<TicketRow>> TicketStore::Cancel(
 
 absl::StatusOr<bool> TicketStore::CarryHold(const std::string& ticket_id,
                                             const std::string& hold_id, int64_t stake) {
-  bool carried = false;
-  absl::Status s = pool_.Run("giving a ticket a hold", [&](pqxx::connection& c) {
-    pqxx::work tx(c);
-    carried = !tx.exec_params("UPDATE mm_tickets SET hold_id = $2 WHERE ticket_id = $1 "
-                              "AND status = 'waiting' AND stake = $3 RETURNING 1",
-                              ticket_id, hold_id, stake)
-                   .empty();
-    tx.commit();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return carried;
+  return ChangesARow(pool_, "giving a ticket a hold",
+                     "UPDATE mm_tickets SET hold_id = $2 WHERE ticket_id = $1 "
+                     "AND status = 'waiting' AND stake = $3 RETURNING 1",
+                     ticket_id, hold_id, stake);
 }
 
 absl::StatusOr<bool> TicketStore::SupersedeWaiting(const std::string& ticket_id) {
-  bool superseded = false;
-  absl::Status s = pool_.Run("superseding a ticket", [&](pqxx::connection& c) {
-    pqxx::work tx(c);
-    superseded = !tx.exec_params("UPDATE mm_tickets SET status = 'superseded', changed = now() "
-                                 "WHERE ticket_id = $1 AND status = 'waiting' RETURNING 1",
-                                 ticket_id)
-                      .empty();
-    tx.commit();
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return superseded;
+  return ChangesARow(pool_, "superseding a ticket",
+                     "UPDATE mm_tickets SET status = 'superseded', changed = now() "
+                     "WHERE ticket_id = $1 AND status = 'waiting' RETURNING 1",
+                     ticket_id);
 }
 
 absl::StatusOr<std::vector<TicketRow>> TicketStore::HeldTicketsOf(
