@@ -5,7 +5,10 @@
 #include <random>
 #include <utility>
 
+#include <openssl/rand.h>
+
 #include "absl/strings/str_cat.h"
+#include "engine/deal_proof.h"
 #include "absl/strings/str_format.h"
 #include "grpcpp/create_channel.h"
 #include "grpcpp/security/credentials.h"
@@ -42,6 +45,14 @@ bool StreamRefused(absl::StatusCode code) {
 
 std::chrono::system_clock::time_point ToChrono(absl::Time t) {
   return absl::ToChronoTime(t);
+}
+
+// The seat's seed for a table that deals from everyone's seeds: OpenSSL's
+// cryptographic generator.
+std::string SeatSeed() {
+  std::string seed(engine::kSeatSeedBytes, '\0');
+  RAND_bytes(reinterpret_cast<unsigned char*>(seed.data()), engine::kSeatSeedBytes);
+  return seed;
 }
 
 }  // namespace
@@ -334,32 +345,39 @@ void Seat::Answer(PlayStream* stream) {
                      " again on a new stream"));
     return SendAct(stream);
   }
-  Decision decision;
-  if (rejected_seq_ == options.seq) {
-    // Refused once for this very decision: do not ask the bot to repeat itself.
-    decision = FirstOption(options);
-  } else {
-    if (config_.think > absl::ZeroDuration() && !Sleep(config_.think)) {
-      return;  // stopping; the stream loop notices
-    }
-    decision = bot_->Decide(state);
-    if (!IsAllowed(decision, options)) {
-      // The bot author's bug, not the network's: an error they see, and a count.
-      Log(LogLevel::kError,
-          absl::StrCat("the bot chose \"", DescribeDecision(decision),
-                       "\", which is not an option; ", DescribeState(state)));
-      absl::MutexLock lock(&mu_);
-      ++stats_.replaced;
-      decision = FirstOption(options);
-    }
-  }
   // Table id and seat token left empty: the stream's.
   v1::ActRequest request;
   request.set_request_id(NextRequestId());
-  FillAction(decision, &request);
+  if (options.contribute_seed) {
+    // The SDK's own answer: the seat's share of the deals' seed (docs/deals.md),
+    // drawn here so that the server never chose it.
+    request.mutable_contribute_seed()->set_seed(SeatSeed());
+  } else {
+    std::optional<Decision> decision = Choose(state);
+    if (!decision) return;  // stopping; the stream loop notices
+    FillAction(*decision, &request);
+  }
   unacknowledged_ = Unacknowledged{options.seq, std::move(request), retry_until};
   act_backoff_.Reset();
   SendAct(stream);
+}
+
+std::optional<Decision> Seat::Choose(const SeatState& state) {
+  const SeatOptions& options = state.options;
+  // Refused once for this very decision: do not ask the bot to repeat itself.
+  if (rejected_seq_ == options.seq) return FirstOption(options);
+  if (config_.think > absl::ZeroDuration() && !Sleep(config_.think)) return std::nullopt;
+  Decision decision = bot_->Decide(state);
+  if (!IsAllowed(decision, options)) {
+    // The bot author's bug, not the network's: an error they see, and a count.
+    Log(LogLevel::kError,
+        absl::StrCat("the bot chose \"", DescribeDecision(decision),
+                     "\", which is not an option; ", DescribeState(state)));
+    absl::MutexLock lock(&mu_);
+    ++stats_.replaced;
+    decision = FirstOption(options);
+  }
+  return decision;
 }
 
 void Seat::SendAct(PlayStream* stream) {

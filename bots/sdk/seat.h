@@ -143,6 +143,8 @@ class Seat {
   bool MustAnswer() const;
   // Asks the bot (or resends the unacknowledged action) and writes the act.
   void Answer(PlayStream* stream);
+  // The bot's answer to the decision in `state`, made legal; nullopt when stopped.
+  std::optional<Decision> Choose(const SeatState& state);
   void SendAct(PlayStream* stream);
   // Takes in the result of the action in flight.
   Answered TakeResult(const v1::ActResult& result, PlayStream* stream,

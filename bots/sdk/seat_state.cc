@@ -466,8 +466,10 @@ absl::StatusOr<SeatTracker::Applied> SeatTracker::ApplyPrompt(const v1::Prompt& 
   o.my_doubles = *mine;
   o.legal = *legal;
   o.deadline = TimeFromWire(prompt.deadline());
+  o.contribute_seed = prompt.contribute_seed();
   // A prompt with nothing to choose from is one no bot can answer.
-  const bool answerable = (o.phase == engine::Phase::kChoosingContract && o.contracts) ||
+  const bool answerable = o.contribute_seed ||
+                          (o.phase == engine::Phase::kChoosingContract && o.contracts) ||
                           o.phase == engine::Phase::kDoubling ||
                           (o.phase == engine::Phase::kPlaying && o.legal);
   if (!answerable) return absl::InvalidArgumentError("a prompt without options");

@@ -65,6 +65,9 @@ struct SeatOptions {
   engine::CardSet my_doubles = 0;
   engine::CardSet legal = 0;  // playing
   absl::Time deadline = absl::InfiniteFuture();
+  // Before the first deal of a table with seat_seeds: the table waits for the
+  // seat's seed, which the SDK sends itself (a bot is never asked).
+  bool contribute_seed = false;
 };
 
 struct SeatState {

@@ -98,6 +98,23 @@ absl::Status CheckEvent(const json& event, const Hands& hands, int deal, int& ca
   return absl::OkStatus();
 }
 
+// The seats' contributions (trix-deals-v2), each base64 in the JSON mapping;
+// none for trix-deals-v1.
+absl::StatusOr<SeatSeeds> SeatSeedsOf(const json& proof) {
+  SeatSeeds out;
+  const json& list = Field(proof, "seatSeeds", "seat_seeds");
+  if (list.is_null()) return out;
+  if (!list.is_array() || list.size() > out.size()) {
+    return absl::InvalidArgumentError("deal_proof.seat_seeds is not a list of four seeds");
+  }
+  for (size_t s = 0; s < list.size(); ++s) {
+    absl::StatusOr<std::string> bytes = Bytes(list[s], "deal_proof.seat_seeds");
+    if (!bytes.ok()) return bytes.status();
+    out[s] = *std::move(bytes);
+  }
+  return out;
+}
+
 }  // namespace
 
 absl::StatusOr<DealCheck> CheckDeals(const json& record) {
@@ -124,13 +141,18 @@ absl::StatusOr<DealCheck> CheckDeals(const json& record) {
       !s.ok()) {
     return s;
   }
+  absl::StatusOr<SeatSeeds> seat_seeds = SeatSeedsOf(proof);
+  if (!seat_seeds.ok()) return seat_seeds.status();
+  absl::StatusOr<uint64_t> deal_seed = DealSeed(
+      procedure.get<std::string>(), *seed, *salt, *seat_seeds);
+  if (!deal_seed.ok()) return deal_seed.status();
   std::map<int, Hands> dealt;
   for (const json& event : Field(record, "events", "events")) {
     const json& d = Field(event, "deal", "deal");
     const int deal = d.is_number_integer() ? d.get<int>() : 0;
     if (deal < 0) continue;  // before the first deal
     auto [it, fresh] = dealt.try_emplace(deal);
-    if (fresh) it->second = ShuffledHands(*seed, deal);
+    if (fresh) it->second = ShuffledHands(*deal_seed, deal);
     if (absl::Status s = CheckEvent(event, it->second, deal, out.cards); !s.ok()) return s;
   }
   out.deals = static_cast<int>(dealt.size());

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/autopilot.h"
+#include "engine/deal_proof.h"
 #include "engine/observation.h"
 #include "engine/random.h"
 #include "proto/wire/wire.h"
@@ -55,6 +56,11 @@ Table::Table(std::string id, v1::internal::TableSettings settings, engine::Rules
   // An autopilot seat is a seat that left before the first move: the one rule,
   // live and on replay, since both build the table from its stored settings.
   for (int32_t seat : settings_.autopilot_seats()) left_[seat] = true;
+  if (settings_.seat_seeds()) {
+    // The seats have the contract clock to contribute their seeds.
+    seat_seeds_ = std::make_unique<engine::SeatSeeds>();
+    deadline_ = Micros(created_) + ClockFor(Phase::kChoosingContract);
+  }
 }
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Create(
@@ -176,10 +182,18 @@ absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
     case v1::ActRequest::kLeave:
       record.set_leave(true);
       break;
+    case v1::ActRequest::kContributeSeed:
+      if (request.contribute_seed().seed().size() != engine::kSeatSeedBytes) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "a seed is exactly ", engine::kSeatSeedBytes, " bytes, not ",
+            request.contribute_seed().seed().size()));
+      }
+      record.set_seed(request.contribute_seed().seed());
+      break;
     case v1::ActRequest::ACTION_NOT_SET:
       return absl::InvalidArgumentError(
-          "the request names no action (choose_contract, select_doubles, play_card or "
-          "leave)");
+          "the request names no action (choose_contract, select_doubles, play_card, "
+          "leave or contribute_seed)");
   }
   return record;
 }
@@ -200,6 +214,9 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   if (left_[seat]) {
     return absl::FailedPreconditionError(
         absl::StrCat("seat ", seat, " left the table; the autopilot plays for it"));
+  }
+  if (!record->seed().empty()) {
+    if (absl::Status s = CheckSeed(seat, now); !s.ok()) return s;
   }
 
   const size_t actions_before = game_.log().size();
@@ -273,6 +290,8 @@ Step Table::Advance(absl::Time now) {
   Step step;
   if (voided()) return step;
   const bool was_over = over();
+  // The seeding clock ran out: the table deals with the seeds it has.
+  if (SeedingOpen() && deadline_ && now >= *deadline_) seeding_over_ = true;
   if (!was_over && deadline_ && now >= *deadline_) {
     // Every seat that must act on this clock: one seat, or each seat not yet ready
     // while doubling (the autopilot commits its current selection). The loop ends
@@ -297,8 +316,8 @@ void Table::RunServerMoves(absl::Time now, Step& step) {
   for (int guard = 0; guard < 100000; ++guard) {
     if (ended() || !broken_.ok()) return;
     if (game_.phase() == Phase::kDealing) {
-      const engine::Hands hands =
-          engine::ShuffledHands(settings_.seed(), game_.deals_started());
+      if (SeedingOpen()) return;
+      const engine::Hands hands = engine::ShuffledHands(DealSeed(), game_.deals_started());
       AddServerEntry(-1, engine::Action::Deal(hands), now, step);
       continue;
     }
@@ -363,6 +382,7 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
   entry_time_ = time;
   if (voided()) return absl::DataLossError("an entry after the table was voided");
   if (!record.void_reason().empty()) return ApplyVoid(seat, record);
+  if (!record.seed().empty()) return ApplySeed(seat, record);
   if (record.leave()) {
     if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || record.actions_size()) {
       return absl::DataLossError("bad leave");
@@ -408,6 +428,58 @@ absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
   AddServiceEvent(voided);
   deadline_.reset();
   turn_key_ = {-1, -1, -1, -1};
+  ++log_length_;
+  return absl::OkStatus();
+}
+
+absl::Status Table::CheckSeed(int seat, absl::Time now) const {
+  if (!settings_.seat_seeds()) {
+    return absl::FailedPreconditionError(
+        "this table takes no seeds: it was created without seat_seeds");
+  }
+  if (game_.deals_started() > 0 || !SeedingOpen()) {
+    return absl::FailedPreconditionError(
+        "the first deal is dealt: seeds are taken only before it");
+  }
+  if (!(*seat_seeds_)[seat].empty()) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("seat ", seat, " already contributed its seed"));
+  }
+  if (deadline_ && now >= *deadline_) {
+    return absl::FailedPreconditionError("the seeding clock ran out: the table deals now");
+  }
+  return absl::OkStatus();
+}
+
+bool Table::WaitsForSeed(int seat) const {
+  return seat_seeds_ && !seeding_over_ && !voided() && game_.deals_started() == 0 &&
+         !left_[seat] && (*seat_seeds_)[seat].empty();
+}
+
+bool Table::SeedingOpen() const {
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    if (WaitsForSeed(s)) return true;
+  }
+  return false;
+}
+
+uint64_t Table::DealSeed() const {
+  if (!seat_seeds_) return settings_.seed();
+  return engine::SeatSeededDealSeed(settings_.seed(), settings_.deal_salt(), *seat_seeds_);
+}
+
+absl::Status Table::ApplySeed(int seat, const v1::internal::LogRecord& record) {
+  if (seat < 0 || seat >= engine::kNumSeats || !seat_seeds_ || record.leave() ||
+      record.actions_size() > 0 || game_.deals_started() > 0 ||
+      !(*seat_seeds_)[seat].empty() || record.seed().size() != engine::kSeatSeedBytes) {
+    return absl::DataLossError("bad seed");
+  }
+  (*seat_seeds_)[seat] = record.seed();
+  ServiceEvent contributed;
+  contributed.kind = ServiceEvent::kSeedContributed;
+  contributed.seat = static_cast<int8_t>(seat);
+  AddServiceEvent(contributed);
+  UpdateClock(entry_time_);
   ++log_length_;
   return absl::OkStatus();
 }
@@ -477,6 +549,7 @@ absl::Duration Table::ClockFor(Phase phase) const {
 
 void Table::UpdateClock(absl::Time time) {
   const Phase phase = game_.phase();
+  if (phase == Phase::kDealing && SeedingOpen()) return;  // the seeding clock runs on
   if (phase == Phase::kDealing || phase == Phase::kGameOver) {
     deadline_.reset();
     turn_key_ = {-1, -1, -1, -1};
@@ -517,6 +590,8 @@ v1::Event Table::EventProto(size_t i, uint64_t seq) const {
       out.mutable_seat_left()->set_seat(s.seat);
     } else if (s.kind == ServiceEvent::kVoided) {
       out.mutable_table_voided()->set_reason(void_reason_);
+    } else if (s.kind == ServiceEvent::kSeedContributed) {
+      out.mutable_seed_contributed()->set_seat(s.seat);
     } else {
       *out.mutable_turn_started()->mutable_turn() =
           TurnToProto(s.seats, absl::FromUnixMicros(s.deadline_us));

@@ -33,6 +33,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "engine/deal_proof.h"
 #include "engine/game.h"
 #include "engine/result.h"
 #include "services/storage/game_store.h"
@@ -176,10 +177,11 @@ class Table {
  private:
   // A table-level event (not the engine's); always public.
   struct ServiceEvent {
-    enum Kind : uint8_t { kTurnStarted, kSeatLeft, kVoided } kind = kTurnStarted;
+    enum Kind : uint8_t { kTurnStarted, kSeatLeft, kVoided, kSeedContributed } kind =
+        kTurnStarted;
     int8_t deal = -1;  // when it happened
     int8_t kingdom = 0;
-    int8_t seat = -1;      // SeatLeft
+    int8_t seat = -1;      // SeatLeft, SeedContributed
     uint8_t seats = 0;     // TurnStarted: bit s = seat s must act
     int64_t deadline_us = 0;  // TurnStarted
   };
@@ -227,6 +229,15 @@ class Table {
   void Break(absl::string_view what, const absl::Status& status);
   // ApplyEntry of a void entry.
   absl::Status ApplyVoid(int seat, const v1::internal::LogRecord& record);
+  // A table with seat_seeds, before its first deal (docs/deals.md): whether the
+  // table still waits for `seat`'s seed, for any seat's, whether `seat` may
+  // contribute now (FAILED_PRECONDITION saying why not), ApplyEntry of a seed, and
+  // the seed the deals come from (the committed one mixed with the seats').
+  bool WaitsForSeed(int seat) const;
+  bool SeedingOpen() const;
+  absl::Status CheckSeed(int seat, absl::Time now) const;
+  absl::Status ApplySeed(int seat, const v1::internal::LogRecord& record);
+  uint64_t DealSeed() const;
   absl::Status VoidedError() const;
   void AddEngineEvent(int32_t engine_index, uint8_t visible);
   void AddServiceEvent(ServiceEvent event);
@@ -242,6 +253,9 @@ class Table {
   const absl::Time created_;
   engine::Game game_;
   std::array<bool, engine::kNumSeats> left_{};
+  // The seats' seeds, for a table with seat_seeds; the seeding clock ran out.
+  std::unique_ptr<engine::SeatSeeds> seat_seeds_;
+  bool seeding_over_ = false;
   int64_t log_length_ = 0;
   absl::Time entry_time_;  // of the entry being applied: its events' time
 

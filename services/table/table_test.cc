@@ -1,10 +1,13 @@
 #include "services/table/table.h"
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "engine/cards.h"
+#include "engine/deal_proof.h"
 #include "engine/observation.h"
 #include "engine/random.h"
 #include "gmock/gmock.h"
@@ -51,9 +54,11 @@ struct Fixture {
 };
 
 Fixture MakeTable(v1::Mode mode, uint64_t seed, int kingdoms = 4, int clock_ms = 1000,
-                  std::vector<int> autopilot_seats = {}) {
+                  std::vector<int> autopilot_seats = {}, bool seat_seeds = false) {
   Fixture f;
   v1::internal::TableSettings settings;
+  settings.set_seat_seeds(seat_seeds);
+  settings.set_deal_salt(std::string(engine::kDealSaltBytes, 's'));
   for (int seat : autopilot_seats) settings.add_autopilot_seats(seat);
   *settings.mutable_mode() = mode;
   settings.mutable_rules()->set_kingdoms(kingdoms);
@@ -85,6 +90,33 @@ v1::ActRequest Play(const std::string& card) {
   v1::ActRequest act;
   act.mutable_play_card()->set_card(card);
   return act;
+}
+
+v1::ActRequest Seed(const std::string& seed) {
+  v1::ActRequest act;
+  act.mutable_contribute_seed()->set_seed(seed);
+  return act;
+}
+
+// The seat's hand in the table's first deal, as the cards' names, sorted.
+std::vector<std::string> FirstHand(const Table& table, int seat) {
+  std::vector<v1::Event> events = table.EventsAfter(seat, 0).value();
+  for (const v1::Event& e : events) {
+    if (e.has_hand_shown() && e.deal() == 0) {
+      std::vector<std::string> cards(e.hand_shown().cards().begin(),
+                                     e.hand_shown().cards().end());
+      std::sort(cards.begin(), cards.end());
+      return cards;
+    }
+  }
+  return {};
+}
+
+std::vector<std::string> Names(engine::CardSet cards) {
+  std::vector<std::string> out;
+  while (cards) out.push_back(engine::CardName(engine::PopLowest(cards)));
+  std::sort(out.begin(), out.end());
+  return out;
 }
 
 // The seat that has a decision to make (any, while doubling).
@@ -150,6 +182,92 @@ TEST(TableTest, CreationDealsAndStartsTheOwnersClock) {
     EXPECT_EQ(owner_events[i].seq(), i + 1);
   EXPECT_EQ(t.PromptFor(owner)->available_contracts_size(), 2);
   EXPECT_FALSE(t.PromptFor((owner + 1) % 4).has_value());
+}
+
+// A table with seat_seeds deals only once every seat a client plays gave its
+// seed, and deals from the committed seed mixed with theirs (trix-deals-v2).
+TEST(TableTest, SeatSeedsDealOnceEverySeatContributed) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 7, 4, 1000, {3}, true);
+  Table& t = *f.table;
+  EXPECT_TRUE(f.stored.entries.empty());
+  EXPECT_EQ(t.game().deals_started(), 0);
+  EXPECT_EQ(f.stored.deadline, kStart + absl::Seconds(1));
+  EXPECT_TRUE(t.PromptFor(0)->contribute_seed());
+  EXPECT_FALSE(t.PromptFor(3).has_value());  // the autopilot's seat gives none
+  EXPECT_EQ(t.View(0).turn().seats_size(), 3);
+  EXPECT_EQ(t.DealProof()->procedure(), "trix-deals-v2");
+
+  const absl::Time now = kStart + absl::Milliseconds(10);
+  EXPECT_EQ(t.Act(0, Request("x", Seed("short")), now).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(t.Act(0, Request("x", Play("2C")), now).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  const engine::SeatSeeds seeds = {std::string(32, 'a'), std::string(32, 'b'),
+                                   std::string(32, 'c'), ""};
+  for (int s = 0; s < 3; ++s) {
+    absl::StatusOr<Step> step = t.Act(s, Request("seed", Seed(seeds[s])), now);
+    ASSERT_TRUE(step.ok()) << step.status();
+    f.Write(*step);
+    EXPECT_EQ(t.game().deals_started(), s == 2 ? 1 : 0);
+    if (s == 0) {
+      EXPECT_THAT(std::string(t.Act(0, Request("again", Seed(seeds[1])), now)
+                                  .status()
+                                  .message()),
+                  HasSubstr("already contributed"));
+    }
+  }
+  const engine::Hands dealt =
+      engine::ShuffledHands(engine::SeatSeededDealSeed(7, std::string(32, 's'), seeds), 0);
+  EXPECT_EQ(FirstHand(t, t.game().owner()), Names(dealt[t.game().owner()]));
+  EXPECT_NE(Names(dealt[0]), Names(engine::ShuffledHands(7, 0)[0]));
+  EXPECT_EQ(t.Act(1, Request("late", Seed(seeds[1])), now).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+
+  std::unique_ptr<Table> restored = Table::Restore(f.stored).value();
+  ExpectSameEvents(t, *restored);
+  absl::Time later = now;
+  PlayOut(f, 5, later);
+  const v1::DealProof proof = *t.DealProof();
+  ASSERT_EQ(proof.seat_seeds_size(), 4);
+  for (int s = 0; s < 4; ++s) EXPECT_EQ(proof.seat_seeds(s), seeds[s]);
+  EXPECT_EQ(proof.commitment(),
+            engine::DealCommitment(7, proof.salt(), engine::kSeatSeededDealProcedure));
+  restored = Table::Restore(f.stored).value();
+  ExpectSameEvents(t, *restored);
+}
+
+TEST(TableTest, TheSeedingClockRunningOutDealsWithTheSeedsGiven) {
+  Fixture f = MakeTable(Mode(v1::TEAM_PARTNER, v1::FORMAT_CLASSIC), 9, 4, 1000, {}, true);
+  Table& t = *f.table;
+  const std::string seed0(32, 'z');
+  f.Write(t.Act(0, Request("seed", Seed(seed0)), kStart).value());
+  EXPECT_TRUE(t.Advance(kStart + absl::Milliseconds(999)).empty());
+  EXPECT_TRUE(t.PromptFor(1)->contribute_seed());
+  Step dealt = t.Advance(kStart + absl::Seconds(1));
+  ASSERT_FALSE(dealt.empty());
+  f.Write(dealt);
+  EXPECT_EQ(t.game().deals_started(), 1);
+  const engine::SeatSeeds seeds = {seed0, "", "", ""};
+  const engine::Hands hands =
+      engine::ShuffledHands(engine::SeatSeededDealSeed(9, std::string(32, 's'), seeds), 0);
+  EXPECT_EQ(FirstHand(t, t.game().owner()), Names(hands[t.game().owner()]));
+  EXPECT_THAT(std::string(t.Act(1, Request("seed", Seed(seed0)), kStart + absl::Seconds(2))
+                              .status()
+                              .message()),
+              HasSubstr("only before"));
+  std::unique_ptr<Table> restored = Table::Restore(f.stored).value();
+  ExpectSameEvents(t, *restored);
+  EXPECT_EQ(restored->deadline(), t.deadline());
+}
+
+TEST(TableTest, ATableWithoutSeatSeedsTakesNoSeed) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 3);
+  EXPECT_THAT(std::string(f.table->Act(0, Request("s", Seed(std::string(32, 'a'))), kStart)
+                              .status()
+                              .message()),
+              HasSubstr("created without seat_seeds"));
+  EXPECT_EQ(f.table->DealProof()->procedure(), "trix-deals-v1");
+  EXPECT_FALSE(f.table->PromptFor(f.table->game().owner())->contribute_seed());
 }
 
 TEST(TableTest, TokensMapToSeats) {

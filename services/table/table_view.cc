@@ -34,9 +34,12 @@ v1::TableView Table::View(int viewer) const {
   }
   if (deadline_ && !over()) {
     // Doubling: all four, as who is ready stays secret while the phase is open.
-    const uint8_t seats = o.phase == engine::Phase::kDoubling ? 0b1111
-                          : o.to_act >= 0                     ? 1 << o.to_act
-                                                              : 0;
+    uint8_t seats = o.phase == engine::Phase::kDoubling ? 0b1111
+                    : o.to_act >= 0                     ? 1 << o.to_act
+                                                        : 0;
+    for (int s = 0; s < engine::kNumSeats; ++s) {
+      if (WaitsForSeed(s)) seats |= 1 << s;
+    }
     *view.mutable_turn() = TurnToProto(seats, *deadline_);
   }
   if (over()) *view.mutable_result() = ResultProto();
@@ -51,22 +54,28 @@ v1::TableView Table::View(int viewer) const {
 std::optional<v1::DealProof> Table::DealProof() const {
   if (settings_.deal_salt().empty()) return std::nullopt;
   v1::DealProof proof;
-  proof.set_procedure(engine::kDealProcedure);
-  proof.set_commitment(engine::DealCommitment(settings_.seed(), settings_.deal_salt()));
+  const char* procedure =
+      seat_seeds_ ? engine::kSeatSeededDealProcedure : engine::kDealProcedure;
+  proof.set_procedure(procedure);
+  proof.set_commitment(
+      engine::DealCommitment(settings_.seed(), settings_.deal_salt(), procedure));
   proof.set_seed_chosen(settings_.seed_chosen());
   if (ended()) {
     proof.set_seed(settings_.seed());
     proof.set_salt(settings_.deal_salt());
+    if (seat_seeds_) {
+      for (const std::string& seed : *seat_seeds_) proof.add_seat_seeds(seed);
+    }
   }
   return proof;
 }
 
 std::optional<v1::Prompt> Table::PromptFor(int seat) const {
-  if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || voided() ||
-      !game_.CanAct(seat)) {
-    return std::nullopt;
-  }
+  if (seat < 0 || seat >= engine::kNumSeats || left_[seat] || voided()) return std::nullopt;
+  const bool seed = WaitsForSeed(seat);
+  if (!seed && !game_.CanAct(seat)) return std::nullopt;
   v1::Prompt prompt = PromptToProto(engine::Observe(game_, seat));
+  prompt.set_contribute_seed(seed);
   prompt.set_seq(last_seq(seat));
   if (deadline_) *prompt.mutable_deadline() = TimeToProto(*deadline_);
   return prompt;

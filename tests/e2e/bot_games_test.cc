@@ -123,8 +123,10 @@ class BotGamesTest : public storage::DatabaseTest {
   }
 
   v1::CreateTableResponse CreateTable(const std::string& mode,
-                                      const std::array<int64_t, 4>& stakes = {}) {
+                                      const std::array<int64_t, 4>& stakes = {},
+                                      bool seat_seeds = false) {
     v1::CreateTableRequest request;
+    request.set_seat_seeds(seat_seeds);
     request.set_request_id(absl::StrCat("e2e-", mode, "-", port_));
     request.set_public_spectating(true);  // the test follows it with GetTable
     *request.mutable_mode() = wire::ModeFromName(mode).value();
@@ -344,8 +346,10 @@ TEST_F(BotGamesTest, BotsFollowTheirTableAcrossInstances) {
 
 // A bot built outside the repository against the installed SDK (bots/sdk/example,
 // built by the test bots.sdk_example_builds) plays seat 3 to the end.
+// At a table that deals from everyone's seeds, too: the SDK gives each seat's
+// seed itself, trix-bot's and the installed SDK's example's alike.
 TEST_F(BotGamesTest, TheSdkExampleBotPlaysASeat) {
-  const v1::CreateTableResponse table = CreateTable("classic-solo");
+  const v1::CreateTableResponse table = CreateTable("classic-solo", {}, /*seat_seeds=*/true);
   StartBots(table, "0s", /*address=*/"", /*seats=*/3);
   ChildProcess::Options options;
   options.argv = {LOWEST_BOT_BINARY, absl::StrCat("--address=", address_),
@@ -364,6 +368,10 @@ TEST_F(BotGamesTest, TheSdkExampleBotPlaysASeat) {
   }
   const v1::GameRecord record = Record(table.table_id());
   ExpectConsistentResult(record, /*partner=*/false);
+  ASSERT_EQ(record.deal_proof().seat_seeds_size(), 4);
+  for (int s = 0; s < 4; ++s) {
+    EXPECT_EQ(record.deal_proof().seat_seeds(s).size(), 32u) << "seat " << s << " gave no seed";
+  }
   // The example prints the result it was sent: the recorded one.
   EXPECT_NE(ReadFile(BotLog(3)).find(record.result().ShortDebugString()),
             std::string::npos)

@@ -200,5 +200,54 @@ TEST_F(DealProofTest, AFinishedGameRevealsTheSeedItCommittedToAndItsDealsVerify)
   EXPECT_NE(why.find("commit"), std::string::npos) << why;
 }
 
+// A table that deals from everyone's seeds (trix-deals-v2): no deal until the
+// seats played by clients gave theirs; at the end the record shows each seat's
+// seed, and the deals verify only with those seeds.
+TEST_F(DealProofTest, SeatSeedsAreMixedIntoTheDealsAndShownAtTheEnd) {
+  v1::CreateTableRequest request =
+      CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 1, kHourMs, /*kingdoms=*/1);
+  request.clear_seed();
+  request.set_seat_seeds(true);
+  for (int s : {1, 3}) {
+    request.mutable_seats(s)->set_autopilot(true);
+    request.mutable_seats(s)->set_stake(0);
+  }
+  v1::CreateTableResponse table;
+  grpc::Status status = CallCreate(request, &table, std::string("Bearer ") + kServiceToken);
+  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::TableView waiting = GetTable(table.table_id());
+  EXPECT_EQ(waiting.deal(), -1) << "no deal before the seats' seeds";
+  EXPECT_EQ(waiting.deal_proof().procedure(), "trix-deals-v2");
+  EXPECT_EQ(waiting.turn().seats_size(), 2);
+
+  std::vector<std::unique_ptr<SeatClient>> clients = PlayTheOthers(table, 8);
+  for (auto& c : clients) {
+    grpc::Status end = c->WaitDone(absl::Seconds(60));
+    ASSERT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+  }
+  v1::GetGameRecordRequest rr;
+  rr.set_game_id(table.table_id());
+  rr.set_seat_token(table.seat_tokens(0));
+  v1::GameRecord record;
+  grpc::ClientContext context;
+  ASSERT_TRUE(stub_->GetGameRecord(&context, rr, &record).ok());
+  const v1::DealProof& proof = record.deal_proof();
+  ASSERT_EQ(proof.seat_seeds_size(), 4);
+  for (int s = 0; s < 4; ++s) EXPECT_EQ(proof.seat_seeds(s).size(), s % 2 ? 0u : 32u) << s;
+  int contributed = 0;
+  for (const v1::Event& e : record.events()) contributed += e.has_seed_contributed();
+  EXPECT_EQ(contributed, 2);
+
+  std::string json;
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
+  const auto [verified, report] = VerifyDeals(json, table.table_id() + "-seeded");
+  EXPECT_EQ(verified, 0) << report;
+  record.mutable_deal_proof()->set_seat_seeds(2, std::string(32, 'x'));
+  json.clear();
+  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
+  const auto [refused, why] = VerifyDeals(json, table.table_id() + "-other-seed");
+  EXPECT_EQ(refused, 1) << why;
+}
+
 }  // namespace
 }  // namespace trix::table

@@ -74,6 +74,14 @@ class PythonBotTest(unittest.TestCase):
         self.assertEqual(sum(r.illegal for r in seats[:3]), 0)
         self.assertGreater(seats[3].illegal, 0)
 
+    def test_the_library_gives_each_seats_seed_at_a_table_dealing_from_them(self):
+        table = self.service.create_table(seat_seeds=True)
+        seats, results, errors, threads = play_all(self.service, table, [Ducker()] * 4)
+        record = self.finish_and_check(table, results, errors, threads)
+        self.assertEqual(record.deal_proof.procedure, "trix-deals-v2")
+        self.assertEqual([len(s) for s in record.deal_proof.seat_seeds], [32] * 4)
+        self.assertEqual(len(set(record.deal_proof.seat_seeds)), 4)
+
     def test_seats_resume_after_the_service_is_killed_mid_game(self):
         table = self.service.create_table(kingdoms=2)
         seats, results, errors, threads = play_all(self.service, table, [Ducker()] * 4)

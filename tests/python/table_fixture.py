@@ -8,6 +8,7 @@ import signal
 import subprocess
 import tempfile
 import time
+import urllib.parse
 import uuid
 
 import grpc
@@ -77,7 +78,8 @@ class TableService:
         self.db_name = "py_" + uuid.uuid4().hex[:12]
         _psql(base, "CREATE DATABASE " + self.db_name)
         self.base_url = base
-        self.url = base.rsplit("/", 1)[0] + "/" + self.db_name
+        # The same server, another database: a TCP or a unix-socket URL alike.
+        self.url = urllib.parse.urlsplit(base)._replace(path="/" + self.db_name).geturl()
         self.dir = tempfile.mkdtemp(prefix="trix-py-")
         self.process = ServiceProcess(
             "table-service", os.environ["TABLE_SERVICE_BINARY"],
@@ -109,10 +111,11 @@ class TableService:
         return table_pb2_grpc.TableServiceStub(grpc.insecure_channel(self.address))
 
     def create_table(self, team=common_pb2.TEAM_SOLO, fmt=common_pb2.FORMAT_COMPLEX,
-                     kingdoms=1, seed=7):
+                     kingdoms=1, seed=7, seat_seeds=False):
         request = table_pb2.CreateTableRequest(
             request_id=uuid.uuid4().hex, mode=common_pb2.Mode(team=team, format=fmt),
-            rules=common_pb2.HouseRules(kingdoms=kingdoms), seed=seed)
+            rules=common_pb2.HouseRules(kingdoms=kingdoms), seed=seed,
+            seat_seeds=seat_seeds)
         for s in range(4):
             request.seats.add(player_id="py-%d" % s, display_name="Py %d" % s, bot=True)
         return self.stub().CreateTable(

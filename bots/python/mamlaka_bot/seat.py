@@ -13,10 +13,13 @@ The stream bookkeeping that every client of the table API needs, done once:
 - when the stream breaks, the table is located again (LocateTable on any
   instance, or the address the error names) and the seat reconnects there;
 - a bot's answer that is not among the prompt's options is logged at error level,
-  counted (Seat.illegal), and replaced by the first option.
+  counted (Seat.illegal), and replaced by the first option;
+- a table that deals from everyone's seeds gets the seat's seed from the
+  library itself (os.urandom), before the first deal.
 """
 
 import logging
+import os
 import queue
 import time
 import uuid
@@ -164,7 +167,11 @@ class Seat:
         if self.view.phase == common_pb2.PHASE_GAME_OVER:
             return
         request = table_pb2.ActRequest(request_id=uuid.uuid4().hex)
-        if p.phase == common_pb2.PHASE_CHOOSING_CONTRACT:
+        if p.contribute_seed:
+            # The seat's share of the deals' seed (a table with seat_seeds), from the
+            # system's cryptographic generator: the library's answer, not the bot's.
+            request.contribute_seed.seed = os.urandom(32)
+        elif p.phase == common_pb2.PHASE_CHOOSING_CONTRACT:
             options = list(p.available_contracts)
             request.choose_contract.contract = self._checked(
                 self.bot.choose_contract(self.view, options), options, "contract")

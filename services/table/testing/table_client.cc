@@ -7,6 +7,11 @@ namespace trix::table {
 
 v1::ActRequest RandomAction(const v1::Prompt& prompt, engine::Rng& rng) {
   v1::ActRequest act;
+  if (prompt.contribute_seed()) {
+    std::string* seed = act.mutable_contribute_seed()->mutable_seed();
+    while (seed->size() < 32) seed->push_back(static_cast<char>(rng.Below(256)));
+    return act;
+  }
   switch (prompt.phase()) {
     case v1::PHASE_CHOOSING_CONTRACT: {
       const int n = prompt.available_contracts_size();
