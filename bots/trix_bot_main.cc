@@ -4,7 +4,7 @@
 //
 //   trix-bot --address 127.0.0.1:50051 --table ID --token TOKEN --strategy heuristic
 //   trix-bot ... --strategy search --search_budget 60ms
-//   trix-bot --matchmaking 127.0.0.1:50061 --capacity 8 --strategy heuristic
+//   trix-bot --matchmaking 127.0.0.1:50053 --capacity 8 --strategy heuristic
 //       (with TRIX_BOT_BOT_KEY=<the account's key>)
 //
 // TLS: --tls (with --tls_ca for a private CA, --tls_client_cert/--tls_client_key

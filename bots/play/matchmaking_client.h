@@ -2,7 +2,7 @@
 // tells how the ticket waits (queued, the rating window widening) and ends with
 // the seat's assignment (table, address, seat, token).
 //
-//   TableFinder finder({.address = "127.0.0.1:50061", .player = "p1", ...});
+//   TableFinder finder({.address = "127.0.0.1:50053", .player = "p1", ...});
 //   absl::StatusOr<v1::Assignment> seat = finder.Find(
 //       [](const std::string& news) { Show(news); });
 //   // another thread may call finder.Cancel() (the ticket is then cancelled)

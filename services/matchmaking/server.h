@@ -41,7 +41,7 @@
 namespace trix::matchmaking {
 
 struct MatchmakingConfig {
-  std::string listen_address = "0.0.0.0:50061";
+  std::string listen_address = "0.0.0.0:50053";
   std::string database_url;
   int db_connections = 8;
   std::string seat_token_key;  // required: the key of derived seat tokens (seat_tokens.h)

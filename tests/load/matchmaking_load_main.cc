@@ -3,7 +3,7 @@
 // each table became possible (Assignment.possible, stamped by the matcher) to the
 // assignment arriving at the player (p50/p99), plus queue-to-seat time.
 //
-//   matchmaking-load --matchmaking=127.0.0.1:50061 --service_token=...
+//   matchmaking-load --matchmaking=127.0.0.1:50053 --service_token=...
 //       --database_url=postgresql://... --players=2000 --duration=20s [--party_share=0.05]
 //
 // Each slot is one player (or, for --party_share of the players, a party of two
@@ -44,7 +44,7 @@ namespace {
 using google::protobuf::util::TimeUtil;
 
 struct Flags {
-  std::string matchmaking = "127.0.0.1:50061";
+  std::string matchmaking = "127.0.0.1:50053";
   std::string service_token;
   int players = 2000;
   absl::Duration duration = absl::Seconds(20);

@@ -12,7 +12,7 @@
 // waits (at most --wind_down) until every game under way has finished, so that the
 // services can be seen giving their tables back.
 //
-//   matchmaking-soak --matchmaking=127.0.0.1:50061 --service_token=T --tables=1000
+//   matchmaking-soak --matchmaking=127.0.0.1:50053 --service_token=T --tables=1000
 //                    --duration=10m --think=1s --ramp=5m
 //
 // Prints a progress line every 10 s ("live" counts the tables whose game is under
@@ -43,7 +43,7 @@ namespace trix::load {
 namespace {
 
 struct Flags {
-  std::string matchmaking = "127.0.0.1:50061";
+  std::string matchmaking = "127.0.0.1:50053";
   std::string service_token;
   int tables = 1000;
   absl::Duration duration = absl::Minutes(10);
