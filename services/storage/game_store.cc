@@ -255,61 +255,107 @@ AppendStats GameStore::append_stats() const { return impl_->writer.stats(); }
 bool GameStore::appends_queued() const { return impl_->writer.busy(); }
 
 absl::StatusOr<StoredGame> GameStore::LoadGame(const std::string& game_id) {
+  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> loaded = LoadGames({game_id});
+  if (!loaded.ok()) return loaded.status();
+  return std::move(loaded->front());
+}
+
+namespace {
+
+// The rows of one game among a batch's: its game row, seats and log entries.
+void ReadGameRow(const pqxx::row& g, StoredGame& stored) {
+  stored.game.game_id = g[0].as<std::string>();
+  stored.game.request_id = g[1].is_null() ? "" : g[1].as<std::string>();
+  stored.game.mode = g[2].as<std::string>();
+  stored.game.config = Bytes(g[3]);
+  stored.created = absl::FromUnixMicros(g[4].as<int64_t>());
+  if (!g[5].is_null()) stored.deadline = absl::FromUnixMicros(g[5].as<int64_t>());
+  stored.finished = !g[6].is_null();
+  if (stored.finished) stored.result = g[6].as<std::string>();
+}
+
+absl::Status ReadSeatRow(const pqxx::row& row, StoredGame& stored, int& seats) {
+  const int seat = row[1].as<int>();
+  if (seat < 0 || seat > 3) {
+    return absl::DataLossError(absl::StrCat("game ", stored.game.game_id, " has seat ", seat));
+  }
+  SeatRecord& record = stored.game.seats[seat];
+  record.player_id = row[2].as<std::string>();
+  record.display_name = row[3].as<std::string>();
+  record.bot = row[4].as<bool>();
+  record.stake = row[5].as<int64_t>();
+  record.token_hash = row[6].as<std::string>();
+  ++seats;
+  return absl::OkStatus();
+}
+
+absl::Status ReadLogRow(const pqxx::row& row, StoredGame& stored) {
+  LogEntry entry;
+  entry.index = row[1].as<int64_t>();
+  if (entry.index != static_cast<int64_t>(stored.entries.size())) {
+    return absl::DataLossError(absl::StrCat("game ", stored.game.game_id,
+                                            " misses log entry ", stored.entries.size()));
+  }
+  entry.seat = row[2].as<int>();
+  entry.request_id = row[3].as<std::string>();
+  entry.payload = Bytes(row[4]);
+  entry.response = Bytes(row[5]);
+  entry.time = absl::FromUnixMicros(row[6].as<int64_t>());
+  stored.entries.push_back(std::move(entry));
+  return absl::OkStatus();
+}
+
+// One game of a batch being read: what was read, or why it cannot be.
+struct Loading {
   StoredGame stored;
-  absl::Status status = impl_->pool.Run("loading a game", [&](pqxx::connection& c) {
+  absl::Status status = absl::NotFoundError("");
+  int seats = 0;
+};
+
+}  // namespace
+
+absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> GameStore::LoadGames(
+    const std::vector<std::string>& game_ids) {
+  absl::flat_hash_map<std::string, Loading> games;
+  absl::Status status = impl_->pool.Run("loading games", [&](pqxx::connection& c) {
+    games.clear();
+    PgArray ids(PgType::kText);
+    for (const std::string& id : game_ids) ids.AddString(id);
+    const pqxx::binarystring id_array = ids.Finish();
     // One snapshot for the three reads: a concurrent append shows in all or none.
     pqxx::transaction<pqxx::repeatable_read, pqxx::read_only> tx(c);
-    const pqxx::result games = tx.exec_params(sql::kSelectGame, game_id);
-    if (games.empty())
-      return absl::NotFoundError(absl::StrCat("game ", game_id, " not found"));
-    const pqxx::row g = games[0];
-    stored.game.game_id = game_id;
-    stored.game.request_id = g[0].is_null() ? "" : g[0].as<std::string>();
-    stored.game.mode = g[1].as<std::string>();
-    stored.game.config = Bytes(g[2]);
-    stored.created = absl::FromUnixMicros(g[3].as<int64_t>());
-    if (!g[4].is_null()) stored.deadline = absl::FromUnixMicros(g[4].as<int64_t>());
-    stored.finished = !g[5].is_null();
-    if (stored.finished) stored.result = g[5].as<std::string>();
-
-    const pqxx::result seats = tx.exec_params(sql::kSelectSeats, game_id);
-    if (seats.size() != 4) {
-      return absl::DataLossError(
-          absl::StrCat("game ", game_id, " has ", seats.size(), " seats stored"));
+    for (const pqxx::row& g : tx.exec_params(sql::kSelectGames, id_array)) {
+      Loading& l = games[g[0].as<std::string>()];
+      ReadGameRow(g, l.stored);
+      l.status = absl::OkStatus();
     }
-    for (const pqxx::row& row : seats) {
-      const int seat = row[0].as<int>();
-      if (seat < 0 || seat > 3) {
-        return absl::DataLossError(absl::StrCat("game ", game_id, " has seat ", seat));
-      }
-      SeatRecord& record = stored.game.seats[seat];
-      record.player_id = row[1].as<std::string>();
-      record.display_name = row[2].as<std::string>();
-      record.bot = row[3].as<bool>();
-      record.stake = row[4].as<int64_t>();
-      record.token_hash = row[5].as<std::string>();
+    for (const pqxx::row& row : tx.exec_params(sql::kSelectSeats, id_array)) {
+      Loading& l = games[row[0].as<std::string>()];
+      if (l.status.ok()) l.status = ReadSeatRow(row, l.stored, l.seats);
     }
-
-    const pqxx::result log = tx.exec_params(sql::kSelectLog, game_id);
-    stored.entries.reserve(log.size());
-    for (const pqxx::row& row : log) {
-      LogEntry entry;
-      entry.index = row[0].as<int64_t>();
-      if (entry.index != static_cast<int64_t>(stored.entries.size())) {
-        return absl::DataLossError(
-            absl::StrCat("game ", game_id, " misses log entry ", stored.entries.size()));
-      }
-      entry.seat = row[1].as<int>();
-      entry.request_id = row[2].as<std::string>();
-      entry.payload = Bytes(row[3]);
-      entry.response = Bytes(row[4]);
-      entry.time = absl::FromUnixMicros(row[5].as<int64_t>());
-      stored.entries.push_back(std::move(entry));
+    for (const pqxx::row& row : tx.exec_params(sql::kSelectLog, id_array)) {
+      Loading& l = games[row[0].as<std::string>()];
+      if (l.status.ok()) l.status = ReadLogRow(row, l.stored);
     }
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  return stored;
+  std::vector<absl::StatusOr<StoredGame>> out;
+  out.reserve(game_ids.size());
+  for (const std::string& id : game_ids) {
+    auto it = games.find(id);
+    if (it == games.end() || absl::IsNotFound(it->second.status)) {
+      out.push_back(absl::NotFoundError(absl::StrCat("game ", id, " not found")));
+    } else if (!it->second.status.ok()) {
+      out.push_back(it->second.status);
+    } else if (it->second.seats != 4) {
+      out.push_back(absl::DataLossError(
+          absl::StrCat("game ", id, " has ", it->second.seats, " seats stored")));
+    } else {
+      out.push_back(std::move(it->second.stored));
+    }
+  }
+  return out;
 }
 
 }  // namespace trix::storage

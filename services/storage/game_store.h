@@ -188,6 +188,13 @@ class GameStore {
   bool appends_queued() const;
 
   absl::StatusOr<StoredGame> LoadGame(const std::string& game_id);
+  // The games of `game_ids` (distinct), each in its place: read in one snapshot with
+  // one statement for the games, one for their seats and one for their logs, so
+  // that an instance adopting a dead one's tables reads them a batch at a time.
+  // A game may be NOT_FOUND or DATA_LOSS on its own; the whole call fails only
+  // when the database does (UNAVAILABLE, ...).
+  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> LoadGames(
+      const std::vector<std::string>& game_ids);
 
   // Leases (migrations/0034): a game belongs to its lease owner while the game's
   // own lease (taken by CreateGame and the claims, never renewed) or the owner's

@@ -44,21 +44,23 @@ logged AS (
   JOIN game ON game.id = e.game_id)
 SELECT id FROM game)sql";
 
-inline constexpr const char* kSelectGame = R"sql(
-SELECT request_id, mode, config,
+// LoadGames: games, seats and log entries of the ids in $1 (text[]), in one
+// snapshot; a game's seats and entries come in order.
+inline constexpr const char* kSelectGames = R"sql(
+SELECT id, request_id, mode, config,
        (extract(epoch FROM created) * 1000000)::bigint,
        (extract(epoch FROM deadline) * 1000000)::bigint,
        result::text
-FROM games WHERE id = $1)sql";
+FROM games WHERE id = ANY($1::text[]))sql";
 
 inline constexpr const char* kSelectSeats = R"sql(
-SELECT seat, player_id, display_name, bot, stake, token_hash
-FROM game_seats WHERE game_id = $1 ORDER BY seat)sql";
+SELECT game_id, seat, player_id, display_name, bot, stake, token_hash
+FROM game_seats WHERE game_id = ANY($1::text[]) ORDER BY game_id, seat)sql";
 
 inline constexpr const char* kSelectLog = R"sql(
-SELECT idx, seat, request_id, payload, response,
+SELECT game_id, idx, seat, request_id, payload, response,
        (extract(epoch FROM time) * 1000000)::bigint
-FROM game_log WHERE game_id = $1 ORDER BY idx)sql";
+FROM game_log WHERE game_id = ANY($1::text[]) ORDER BY game_id, idx)sql";
 
 // $1 owner, $2 ttl µs: renews this instance's lease (migrations/0034), one row
 // whatever the number of its tables, and answers whether it was held throughout:

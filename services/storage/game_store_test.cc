@@ -106,6 +106,36 @@ TEST_F(GameStoreTest, LoadingAnUnknownGameIsNotFound) {
   EXPECT_EQ(store_->LoadGame("nope").status().code(), absl::StatusCode::kNotFound);
 }
 
+// A batch read gives each game in its place, with its own seats and entries, and
+// an unknown one NOT_FOUND on its own.
+TEST_F(GameStoreTest, GamesAreLoadedInABatchEachInItsPlace) {
+  for (int g = 1; g <= 3; ++g) {
+    NewGame game = SampleGame("g" + std::to_string(g));
+    game.entries = SampleAppend(game.game_id, 0, g).entries;
+    ASSERT_OK(store_->CreateGame(game));
+  }
+  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> loaded =
+      store_->LoadGames({"g3", "nope", "g1", "g2"});
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_EQ(loaded->size(), 4u);
+  EXPECT_EQ((*loaded)[1].status().code(), absl::StatusCode::kNotFound);
+  for (int i : {0, 2, 3}) {
+    ASSERT_TRUE((*loaded)[i].ok()) << (*loaded)[i].status();
+    const StoredGame& game = *(*loaded)[i];
+    const int g = i == 0 ? 3 : i - 1;
+    EXPECT_EQ(game.game.game_id, "g" + std::to_string(g));
+    EXPECT_EQ(game.entries.size(), static_cast<size_t>(g));
+    EXPECT_EQ(game.game.seats[2].token_hash, "hash-" + game.game.game_id + "-2");
+    const absl::StatusOr<StoredGame> alone = store_->LoadGame(game.game.game_id);
+    ASSERT_TRUE(alone.ok());
+    ASSERT_EQ(alone->entries.size(), game.entries.size());
+    for (size_t e = 0; e < game.entries.size(); ++e) {
+      EXPECT_EQ(alone->entries[e].payload, game.entries[e].payload);
+    }
+  }
+  EXPECT_TRUE(store_->LoadGames({})->empty());
+}
+
 TEST_F(GameStoreTest, ARepeatedRequestIdReturnsTheExistingGame) {
   ASSERT_OK(store_->CreateGame(SampleGame("g1", "req-7")));
   std::string existing = "stale";

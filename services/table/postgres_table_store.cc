@@ -25,6 +25,10 @@ class PostgresStore final : public TableStore {
   // The writer's thread is shared by every table: the host runs a table's work
   // there only while few other appends wait for it.
   bool MayContinueOnAppendThread() override { return true; }
+  absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> LoadGames(
+      const std::vector<std::string>& game_ids) override {
+    return store_->LoadGames(game_ids);
+  }
   absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override {
     return store_->LoadGame(game_id);
   }

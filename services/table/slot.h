@@ -49,6 +49,9 @@ struct TableHost::Slot {
   // A placeholder for a table a call asked for that this instance did not host:
   // its first load locates the table and adopts it if nobody holds it.
   bool adopting = false;
+  // A placeholder's table as a claim round read it (TableHost::AdoptClaimed): set
+  // before the slot is published, taken by its load.
+  std::unique_ptr<absl::StatusOr<storage::StoredGame>> claimed;
   struct Subscriber {
     int viewer;
     std::shared_ptr<UpdateSink> sink;

@@ -161,6 +161,11 @@ using Reply = std::function<void(absl::StatusOr<T>)>;
 using ActReply =
     std::function<void(absl::StatusOr<v1::ActResponse> answer, bool broadcast_follows)>;
 
+// The claimed tables an instance reads in one snapshot when it adopts them
+// (TableHost::AdoptClaimed): a dead instance's thousands come back in batches of
+// three statements rather than three transactions each.
+inline constexpr size_t kLoadBatch = 100;
+
 class TableHost {
  public:
   // `store` and `registry` must outlive the host.
@@ -259,6 +264,12 @@ class TableHost {
   // placeholders are loading or the id was just found unknown.
   std::shared_ptr<Slot> SlotFor(const std::string& table_id, bool for_call = false,
                                 absl::Status* refused = nullptr);
+  // A placeholder for a table this instance claimed and has read (`claimed`), which
+  // it restores without asking the database again; the hosted slot if there is one.
+  std::shared_ptr<Slot> ClaimedSlot(const std::string& table_id,
+                                    absl::StatusOr<storage::StoredGame> claimed);
+  std::shared_ptr<Slot> NewPlaceholder(const std::string& table_id)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Remembers that the database does not know `table_id` (AdoptOnCall).
   void RememberUnknown(const std::string& table_id, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -321,6 +332,10 @@ class TableHost {
   void AdoptOnCall(const std::shared_ptr<Slot>& slot);
   absl::StatusOr<std::unique_ptr<Table>> ClaimAndLoad(const std::string& table_id);
   absl::StatusOr<std::unique_ptr<Table>> LoadClaimed(const std::string& table_id);
+  // A claimed table from what was read of it; on DATA_LOSS it is quarantined, on
+  // any other error the claim is released.
+  absl::StatusOr<std::unique_ptr<Table>> RestoreClaimed(
+      const std::string& table_id, absl::StatusOr<storage::StoredGame> stored);
   // Gives back a claim whose table could not be loaded (a no-op when the lease is
   // not ours); when the database refuses, maintenance tries again (evicted_).
   void ReleaseClaim(const std::string& table_id);
@@ -346,8 +361,13 @@ class TableHost {
   void Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded);
 
   // Recovery.
-  // Claims up to `limit` orphaned tables and starts adopting them; returns them.
-  std::vector<std::shared_ptr<Slot>> ClaimOrphans(int limit);
+  // Claims up to `limit` orphaned tables; returns their ids.
+  std::vector<std::string> ClaimOrphans(int limit);
+  // Adopts tables this instance claimed: reads them kLoadBatch at a time on the io
+  // pool (one snapshot, three statements a batch) and restores each in its slot;
+  // `loaded` runs once per table when its slot has loaded it, or failed to.
+  void AdoptClaimed(const std::vector<std::string>& table_ids,
+                    std::function<void()> loaded);
   void ReleaseEvicted();
   // Drops the finished tables that lingered their time, and expired answers and
   // unknown ids; returns the tables dropped.

@@ -154,12 +154,35 @@ TEST_F(ClaimTest, AReleaseRefusedTwiceIsRepeatedUntilDone) {
 TEST_F(ClaimTest, AnOrphanClaimWhoseLoadFailsIsReleased) {
   std::unique_ptr<Instance> b = StartInstance("table-b");
   Orphan();
-  // Maintenance claims the orphan, then its load fails at the first query.
-  b->store.FailNextCalls("Locate", 1, absl::UnavailableError("connection reset"));
+  // Maintenance claims the orphan, then its batch's read fails.
+  b->store.FailNextCalls("LoadGames", 1, absl::UnavailableError("connection reset"));
   b->host.RunMaintenance();
   EXPECT_TRUE(WaitReleasedBy("table-b"));
   std::unique_ptr<Instance> c = StartInstance("table-c");
   EXPECT_TRUE(Leave(c->host, "l2").ok());
+}
+
+// A claim round reads what it claimed a batch at a time and restores it as read:
+// no table is located, claimed again or read on its own.
+TEST_F(ClaimTest, AClaimRoundAdoptsWhatItReadWithoutAskingAgain) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  for (int i = 2; i <= 5; ++i) {
+    ASSERT_TRUE(Wait<v1::CreateTableResponse>([&](auto reply) {
+                  a_->host.CreateTable(CreateRequest("claim-" + std::to_string(i)), reply);
+                }).ok());
+  }
+  Orphan();
+  b->host.RunMaintenance();
+  for (int i = 0; i < 500 && b->host.table_count() < 5; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(b->host.table_count(), 5u);
+  EXPECT_EQ(b->store.calls("LoadGames"), 1);
+  EXPECT_EQ(b->store.calls("Locate"), 0);
+  EXPECT_EQ(b->store.calls("ClaimTable"), 0);
+  EXPECT_EQ(b->store.calls("LoadGame"), 0);
+  EXPECT_TRUE(Leave(b->host, "l1").ok());
+  EXPECT_EQ(Stored().lease_owner, "table-b");
 }
 
 TEST_F(ClaimTest, ATableWhoseLogDoesNotReplayIsQuarantinedAndReleased) {

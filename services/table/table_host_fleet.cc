@@ -50,6 +50,22 @@ std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
       return nullptr;
     }
   }
+  return NewPlaceholder(table_id);
+}
+
+std::shared_ptr<TableHost::Slot> TableHost::ClaimedSlot(
+    const std::string& table_id, absl::StatusOr<storage::StoredGame> claimed) {
+  absl::MutexLock lock(&mu_);
+  auto it = slots_.find(table_id);
+  // Hosted already, or a call's placeholder, which claims it for itself.
+  if (it != slots_.end()) return it->second;
+  std::shared_ptr<Slot> slot = NewPlaceholder(table_id);
+  slot->claimed =
+      std::make_unique<absl::StatusOr<storage::StoredGame>>(std::move(claimed));
+  return slot;
+}
+
+std::shared_ptr<TableHost::Slot> TableHost::NewPlaceholder(const std::string& table_id) {
   ++adoptions_;
   metrics_.adoptions.Set(static_cast<double>(adoptions_));
   auto slot = std::make_shared<Slot>(table_id);
@@ -85,9 +101,11 @@ void TableHost::Touch(const std::shared_ptr<Slot>& slot, std::function<void()> l
 }
 
 void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
-  // On the io pool, the strand suspended.
-  auto table =
-      std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(ClaimAndLoad(slot->id));
+  // On the io pool, the strand suspended. A table a claim round read is restored
+  // as read; any other is located and claimed first.
+  std::unique_ptr<absl::StatusOr<storage::StoredGame>> claimed = std::move(slot->claimed);
+  auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
+      claimed ? RestoreClaimed(slot->id, std::move(*claimed)) : ClaimAndLoad(slot->id));
   {
     absl::MutexLock lock(&mu_);
     --adoptions_;
@@ -125,7 +143,11 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string& id) {
-  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
+  return RestoreClaimed(id, store_->LoadGame(id));
+}
+
+absl::StatusOr<std::unique_ptr<Table>> TableHost::RestoreClaimed(
+    const std::string& id, absl::StatusOr<storage::StoredGame> stored) {
   absl::StatusOr<std::unique_ptr<Table>> table =
       stored.ok() ? Table::Restore(*stored) : stored.status();
   if (table.ok()) return table;
@@ -297,18 +319,34 @@ void TableHost::Heartbeat() {
   store_->Heartbeat(state).IgnoreError();  // renewal failures are the ones logged
 }
 
+void TableHost::AdoptClaimed(const std::vector<std::string>& table_ids,
+                             std::function<void()> loaded) {
+  for (size_t first = 0; first < table_ids.size(); first += kLoadBatch) {
+    std::vector<std::string> batch(
+        table_ids.begin() + first,
+        table_ids.begin() + std::min(first + kLoadBatch, table_ids.size()));
+    io_.Post([this, batch = std::move(batch), loaded] {
+      absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> games =
+          store_->LoadGames(batch);
+      for (size_t i = 0; i < batch.size(); ++i) {
+        absl::StatusOr<storage::StoredGame> game =
+            games.ok() ? std::move((*games)[i]) : games.status();
+        Touch(ClaimedSlot(batch[i], std::move(game)), loaded);
+      }
+    });
+  }
+}
+
 void TableHost::AdoptAtStart() {
-  std::vector<std::shared_ptr<Slot>> slots;
+  std::vector<std::string> ids;
   if (!options_.instance_name.empty()) {
     absl::StatusOr<std::vector<std::string>> mine =
         store_->ClaimPreviousRuns(options_.instance_name, options_.lease_ttl);
     if (!mine.ok())
       LogWarn("cannot take back tables", {{"error", mine.status().ToString()}});
-    if (mine.ok()) {
-      for (const std::string& id : *mine) slots.push_back(SlotFor(id));
-    }
+    if (mine.ok()) ids = *std::move(mine);
   }
-  for (const auto& slot : ClaimOrphans(options_.claim_batch)) slots.push_back(slot);
+  for (std::string& id : ClaimOrphans(options_.claim_batch)) ids.push_back(std::move(id));
   struct Countdown {
     absl::Mutex mu;
     size_t left ABSL_GUARDED_BY(mu) = 0;
@@ -316,14 +354,12 @@ void TableHost::AdoptAtStart() {
   auto countdown = std::make_shared<Countdown>();
   {
     absl::MutexLock lock(&countdown->mu);
-    countdown->left = slots.size();
+    countdown->left = ids.size();
   }
-  for (const auto& slot : slots) {
-    Touch(slot, [countdown] {
-      absl::MutexLock lock(&countdown->mu);
-      --countdown->left;
-    });
-  }
+  AdoptClaimed(ids, [countdown] {
+    absl::MutexLock lock(&countdown->mu);
+    --countdown->left;
+  });
   absl::MutexLock lock(&countdown->mu);
   auto done = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(countdown->mu) {
     return countdown->left == 0;

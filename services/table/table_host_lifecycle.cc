@@ -93,9 +93,7 @@ void TableHost::RunMaintenance() {
   Heartbeat();
   const int room = options_.max_tables - static_cast<int>(table_count());
   if (room > 0) {
-    for (const auto& slot : ClaimOrphans(std::min(options_.claim_batch, room))) {
-      Touch(slot, nullptr);
-    }
+    AdoptClaimed(ClaimOrphans(std::min(options_.claim_batch, room)), nullptr);
   }
   ReleaseEvicted();
   // A table the database holds as running after this instance saw it end (commits
@@ -132,16 +130,14 @@ std::vector<std::string> TableHost::DropExpired() {
   return dropped;
 }
 
-std::vector<std::shared_ptr<TableHost::Slot>> TableHost::ClaimOrphans(int limit) {
+std::vector<std::string> TableHost::ClaimOrphans(int limit) {
   absl::StatusOr<std::vector<std::string>> claimed =
       store_->ClaimOrphans(options_.lease_ttl, limit);
   if (!claimed.ok()) {
     LogWarn("claiming orphaned tables failed", {{"error", claimed.status().ToString()}});
     return {};
   }
-  std::vector<std::shared_ptr<Slot>> slots;
-  for (const std::string& id : *claimed) slots.push_back(SlotFor(id));
-  return slots;
+  return *std::move(claimed);
 }
 
 void TableHost::ReleaseEvicted() {

@@ -48,6 +48,8 @@ class TableStore {
   // in the meantime but the next appends.
   virtual bool MayContinueOnAppendThread() { return false; }
   virtual absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) = 0;
+  virtual absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> LoadGames(
+      const std::vector<std::string>& game_ids) = 0;
   virtual absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted) = 0;
   virtual absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,

@@ -203,6 +203,23 @@ absl::StatusOr<storage::StoredGame> MemoryStore::LoadGame(const std::string& gam
   return it->second.stored;
 }
 
+absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> MemoryStore::LoadGames(
+    const std::vector<std::string>& game_ids) {
+  if (absl::Status s = CheckReady(); !s.ok()) return s;
+  if (absl::Status s = Injected("LoadGames"); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  std::vector<absl::StatusOr<storage::StoredGame>> out;
+  for (const std::string& id : game_ids) {
+    auto it = db_->games.find(id);
+    if (it == db_->games.end()) {
+      out.push_back(absl::NotFoundError(absl::StrCat("game ", id, " not found")));
+    } else {
+      out.push_back(it->second.stored);
+    }
+  }
+  return out;
+}
+
 absl::StatusOr<std::vector<std::string>> MemoryStore::RenewHosted(
     absl::Duration ttl, const std::vector<std::string>& hosted) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;

@@ -54,7 +54,7 @@ class MemoryStore final : public TableStore {
   void HoldAppends(bool hold);
   size_t held_appends() const;
   void SetUnavailable(bool unavailable);  // every call fails UNAVAILABLE
-  // The next `count` calls of `method` ("LoadGame", "Locate", "ClaimTable",
+  // The next `count` calls of `method` ("LoadGame", "LoadGames", "Locate", "ClaimTable",
   // "ReleaseLease", "MarkBroken") fail with `status`: a database error in the
   // middle of a load.
   void FailNextCalls(const std::string& method, int count, absl::Status status);
@@ -73,6 +73,8 @@ class MemoryStore final : public TableStore {
   void Append(storage::AppendRequest request,
               std::function<void(absl::Status)> done) override;
   absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override;
+  absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> LoadGames(
+      const std::vector<std::string>& game_ids) override;
   absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted) override;
   absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
