@@ -56,12 +56,23 @@ struct Placed {
 // that table.
 bool ProvesNoTable(const absl::Status& failure);
 
-class Placement {
+// Where the matcher's tables are made: Placement in production, a fake in its
+// tests.
+class TableCreator {
+ public:
+  virtual ~TableCreator() = default;
+  // Creates every table; one result per request, in order.
+  virtual std::vector<Placed> CreateTables(
+      const std::vector<v1::CreateTableRequest>& requests) = 0;
+};
+
+class Placement : public TableCreator {
  public:
   Placement(storage::ConnectionPool* db, PlacementOptions options);
 
   // Creates every table (concurrently); one result per request, in order.
-  std::vector<Placed> CreateTables(const std::vector<v1::CreateTableRequest>& requests);
+  std::vector<Placed> CreateTables(
+      const std::vector<v1::CreateTableRequest>& requests) override;
   // Placement failures so far (each failed attempt), for metrics and tests.
   int64_t failures() const;
   // Voids the table at `address` (any instance answers: it adopts the table or

@@ -8,6 +8,7 @@
 #include "services/common/auth.h"
 #include "services/common/logging.h"
 #include "services/common/server_limits.h"
+#include "services/matchmaking/store/postgres_match_store.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -119,13 +120,13 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
 void MatchmakingServer::AssembleMatcher(const MatchmakingConfig& config,
                                         const std::vector<PoolSpec>& pools,
                                         prometheus::Registry* registry) {
-  MatcherOptions matcher{.database_url = config.database_url,
+  match_store_ = std::make_unique<PostgresMatchStore>(config.database_url, &store_->pool());
+  MatcherOptions matcher{.store = match_store_.get(),
                          .pools = pools,
                          .tick = config.tick,
                          .lease_retry = config.lease_retry,
                          .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
-                         .db = &store_->pool(),
                          .give_up_placing = config.give_up_placing,
                          .stage_log_every = config.stage_log_every,
                          .seat_tokens = &store_->seat_tokens()};

@@ -35,6 +35,7 @@
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/table_voids.h"
 #include "services/matchmaking/player_auth.h"
+#include "services/matchmaking/store/match_store.h"
 #include "services/matchmaking/ticket_store.h"
 #include "services/storage/readiness_watch.h"
 
@@ -117,6 +118,7 @@ class MatchmakingServer {
   void SetServing(bool serving);
 
   std::unique_ptr<TicketStore> store_;
+  std::unique_ptr<MatchStore> match_store_;  // the matcher's (outlives it)
   std::unique_ptr<v1::RatingsService::Stub> ratings_;
   std::unique_ptr<PlayerAuth> auth_;
   std::unique_ptr<Placement> placement_;

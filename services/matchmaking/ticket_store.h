@@ -173,7 +173,7 @@ class TicketStore {
 };
 
 // The columns ReadTicket reads, in its order: select them to read tickets (the
-// ticket store and the matcher both do).
+// ticket store and the match store both do).
 inline constexpr char kTicketColumns[] =
     "ticket_id, request_id, player_id, display_name, pool, team, format, stake, "
     "rating, provisional, coalesce(party_id, ''), coalesce(hold_id, ''), status, "
