@@ -7,7 +7,7 @@
 // A PoolSession is one matcher's hold on its pools: a pool is leased by one
 // session at a time, until the session ends (in PostgreSQL, an advisory lock on
 // the session's own connection, which goes with the connection when its replica
-// dies). A session's calls throw std::exception when it is lost, and every lease
+// dies, as soon as the server notices: not always before the next call). A session's calls throw std::exception when it is lost, and every lease
 // goes with it: the matcher opens another. The commit of placed tables' seats is
 // the store's, not the session's: it runs on the shared connections, and only
 // the placements still recorded are finished by it.
