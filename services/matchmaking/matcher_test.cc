@@ -45,6 +45,12 @@ class FakeTables : public TableCreator {
     return p;
   }
 
+  // The first CreateTable fails with `failure`; the others make their tables.
+  void FailFirst(absl::Status failure) {
+    Answer([failure](const v1::CreateTableRequest& request, size_t n) {
+      return n == 1 ? Placed{.status = failure} : Made(request);
+    });
+  }
   // `answer` gets the request and how many requests were asked so far.
   void Answer(std::function<Placed(const v1::CreateTableRequest&, size_t)> answer) {
     std::lock_guard<std::mutex> lock(mu_);
@@ -123,6 +129,15 @@ class MatcherTest : public ::testing::Test {
     return true;
   }
 
+  // Queues t1 to t4, starts the matcher and waits until they are seated;
+  // returns what the table service was asked.
+  std::vector<v1::CreateTableRequest> SeatFour(absl::Duration give_up = absl::Minutes(2)) {
+    for (const char* id : {"t1", "t2", "t3", "t4"}) Queue(id);
+    Start({}, give_up);
+    EXPECT_TRUE(Eventually([&] { return Seated(4); }));
+    return tables_.asked();
+  }
+
   std::vector<AssignmentRow> assigned() {
     std::lock_guard<std::mutex> lock(mu_);
     return assigned_;
@@ -148,10 +163,7 @@ class MatcherTest : public ::testing::Test {
 };
 
 TEST_F(MatcherTest, FourWaitingPlayersAreSeatedAtOneTable) {
-  for (const char* id : {"t1", "t2", "t3", "t4"}) Queue(id);
-  Start();
-  ASSERT_TRUE(Eventually([&] { return Seated(4); }));
-  const std::vector<v1::CreateTableRequest> asked = tables_.asked();
+  const std::vector<v1::CreateTableRequest> asked = SeatFour();
   ASSERT_EQ(asked.size(), 1u);
   const v1::CreateTableRequest& request = asked[0];
   ASSERT_EQ(request.seats_size(), 4);
@@ -278,14 +290,8 @@ TEST_F(MatcherTest, BotsFillTheEmptySeatsAfterTheWait) {
 }
 
 TEST_F(MatcherTest, AnUnansweredTableIsAskedForAgainWithTheSameRequest) {
-  tables_.Answer([](const v1::CreateTableRequest& request, size_t n) {
-    if (n == 1) return Placed{.status = absl::UnavailableError("answer lost")};
-    return FakeTables::Made(request);
-  });
-  for (const char* id : {"t1", "t2", "t3", "t4"}) Queue(id);
-  Start();
-  ASSERT_TRUE(Eventually([&] { return Seated(4); }));
-  const std::vector<v1::CreateTableRequest> asked = tables_.asked();
+  tables_.FailFirst(absl::UnavailableError("answer lost"));
+  const std::vector<v1::CreateTableRequest> asked = SeatFour();
   ASSERT_EQ(asked.size(), 2u);
   EXPECT_EQ(asked[1].SerializeAsString(), asked[0].SerializeAsString());
   EXPECT_EQ(store_.Assignments().size(), 4u);
@@ -293,14 +299,8 @@ TEST_F(MatcherTest, AnUnansweredTableIsAskedForAgainWithTheSameRequest) {
 }
 
 TEST_F(MatcherTest, ARefusalThatProvesNoTablePutsTheTicketsBackToBeGroupedAgain) {
-  tables_.Answer([](const v1::CreateTableRequest& request, size_t n) {
-    if (n == 1) return Placed{.status = absl::ResourceExhaustedError("instance full")};
-    return FakeTables::Made(request);
-  });
-  for (const char* id : {"t1", "t2", "t3", "t4"}) Queue(id);
-  Start();
-  ASSERT_TRUE(Eventually([&] { return Seated(4); }));
-  const std::vector<v1::CreateTableRequest> asked = tables_.asked();
+  tables_.FailFirst(absl::ResourceExhaustedError("instance full"));
+  const std::vector<v1::CreateTableRequest> asked = SeatFour();
   ASSERT_EQ(asked.size(), 2u);
   EXPECT_NE(asked[1].request_id(), asked[0].request_id());  // a new placement
   EXPECT_EQ(Tables().size(), 1u);
@@ -309,14 +309,8 @@ TEST_F(MatcherTest, ARefusalThatProvesNoTablePutsTheTicketsBackToBeGroupedAgain)
 }
 
 TEST_F(MatcherTest, APlacementGivenUpIsVoidedAndItsTicketsGroupedAgain) {
-  tables_.Answer([](const v1::CreateTableRequest& request, size_t n) {
-    if (n == 1) return Placed{.status = absl::DeadlineExceededError("no answer")};
-    return FakeTables::Made(request);
-  });
-  for (const char* id : {"t1", "t2", "t3", "t4"}) Queue(id);
-  Start({}, /*give_up=*/absl::ZeroDuration());
-  ASSERT_TRUE(Eventually([&] { return Seated(4); }));
-  const std::vector<v1::CreateTableRequest> asked = tables_.asked();
+  tables_.FailFirst(absl::DeadlineExceededError("no answer"));
+  const std::vector<v1::CreateTableRequest> asked = SeatFour(absl::ZeroDuration());
   ASSERT_EQ(asked.size(), 2u);
   EXPECT_EQ(store_.Voids(), std::vector<std::string>{asked[0].request_id()});
   EXPECT_EQ(Tables().begin()->first, "table-" + asked[1].request_id());
@@ -324,10 +318,7 @@ TEST_F(MatcherTest, APlacementGivenUpIsVoidedAndItsTicketsGroupedAgain) {
 
 TEST_F(MatcherTest, SeatsThatCouldNotBeCommittedArePlacedAgainAndGivenOnce) {
   store_.FailCommits(2, absl::UnavailableError("database away"));
-  for (const char* id : {"t1", "t2", "t3", "t4"}) Queue(id);
-  Start();
-  ASSERT_TRUE(Eventually([&] { return Seated(4); }));
-  const std::vector<v1::CreateTableRequest> asked = tables_.asked();
+  const std::vector<v1::CreateTableRequest> asked = SeatFour();
   ASSERT_EQ(asked.size(), 3u);
   EXPECT_EQ(asked[2].request_id(), asked[0].request_id());
   absl::SleepFor(absl::Milliseconds(50));
