@@ -28,6 +28,7 @@
 #include "services/common/server_limits.h"
 #include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
+#include "services/matchmaking/bot_streams.h"
 #include "services/matchmaking/grpc_service.h"
 #include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/lobby.h"
