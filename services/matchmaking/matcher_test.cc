@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/matchmaking/seat_tokens.h"
+#include "services/matchmaking/testing/eventually.h"
 #include "services/matchmaking/testing/memory_match_store.h"
 
 namespace trix::matchmaking {
@@ -117,16 +118,6 @@ class MatcherTest : public ::testing::Test {
                          .format = v1::FORMAT_COMPLEX,
                          .rating = rating,
                          .party_id = party});
-  }
-
-  // Waits (up to 10 s) until `done`.
-  static bool Eventually(const std::function<bool()>& done) {
-    const absl::Time deadline = absl::Now() + absl::Seconds(10);
-    while (!done()) {
-      if (absl::Now() > deadline) return false;
-      absl::SleepFor(absl::Milliseconds(2));
-    }
-    return true;
   }
 
   // Queues t1 to t4, starts the matcher and waits until they are seated;
