@@ -18,7 +18,7 @@ std::string PoolName(const v1::Mode& mode, int64_t stake) {
   return absl::StrCat(wire::ModeName(mode), "/", stake);
 }
 
-Matcher::Matcher(MatcherOptions options, TableCreator* placement, ReserveBot reserve_bot,
+Matcher::Matcher(MatcherOptions options, TableClient* placement, ReserveBot reserve_bot,
                  OnAssigned on_assigned, prometheus::Registry* registry)
     : options_(std::move(options)),
       placement_(placement),

@@ -7,7 +7,7 @@
 // half-placed tickets to the queue. Every `tick` the holder reads the pool's
 // waiting tickets, groups them in memory (Pool), claims the grouped tickets
 // (waiting -> placing) and hands the batch to a placer thread, which creates the
-// tables (TableCreator, placement.h) and commits the assignments with the tickets' new status in
+// tables (TableClient, placement.h) and commits the assignments with the tickets' new status in
 // one transaction (only if the tickets are still its own placing ones); only then are the
 // assignments handed to `on_assigned` (other replicas find them when they poll
 // their streams' tickets). So a ticket is grouped once, an assignment exists before anyone
@@ -121,7 +121,7 @@ class Matcher {
   // Committed assignments (players' and bots'), for delivery.
   using OnAssigned = std::function<void(const std::vector<AssignmentRow>&)>;
 
-  Matcher(MatcherOptions options, TableCreator* placement, ReserveBot reserve_bot,
+  Matcher(MatcherOptions options, TableClient* placement, ReserveBot reserve_bot,
           OnAssigned on_assigned, prometheus::Registry* registry);
   ~Matcher();
 
@@ -244,7 +244,7 @@ class Matcher {
                                       std::vector<AssignmentRow>* seats);
 
   const MatcherOptions options_;
-  TableCreator* const placement_;
+  TableClient* const placement_;
   ReserveBot reserve_bot_;
   OnAssigned on_assigned_;
   std::unique_ptr<PoolSession> session_;  // its leases live as long as it does

@@ -24,7 +24,7 @@ constexpr char kPool[] = "partner-complex/0";
 
 // The table service: answers each CreateTable with `answer` (by default a table
 // named after the request, with the seats' tokens), and keeps what it was asked.
-class FakeTables : public TableCreator {
+class FakeTables : public TableClient {
  public:
   std::vector<Placed> CreateTables(
       const std::vector<v1::CreateTableRequest>& requests) override {
@@ -35,6 +35,11 @@ class FakeTables : public TableCreator {
       placed.push_back(answer_ ? answer_(request, asked_.size()) : Made(request));
     }
     return placed;
+  }
+
+  absl::Status VoidTable(const std::string&, const std::string&,
+                         const std::string&) override {
+    return absl::UnimplementedError("the matcher voids no table");
   }
 
   static Placed Made(const v1::CreateTableRequest& request) {

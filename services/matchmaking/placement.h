@@ -56,17 +56,20 @@ struct Placed {
 // that table.
 bool ProvesNoTable(const absl::Status& failure);
 
-// Where the matcher's tables are made: Placement in production, a fake in its
-// tests.
-class TableCreator {
+// The table service as matchmaking calls it (the matcher, the table voids):
+// Placement in production, a fake in their tests.
+class TableClient {
  public:
-  virtual ~TableCreator() = default;
+  virtual ~TableClient() = default;
   // Creates every table; one result per request, in order.
   virtual std::vector<Placed> CreateTables(
       const std::vector<v1::CreateTableRequest>& requests) = 0;
+  // Voids the table at `address`: VoidTable's status.
+  virtual absl::Status VoidTable(const std::string& address, const std::string& table_id,
+                                 const std::string& reason) = 0;
 };
 
-class Placement : public TableCreator {
+class Placement : public TableClient {
  public:
   Placement(storage::ConnectionPool* db, PlacementOptions options);
 
@@ -78,7 +81,7 @@ class Placement : public TableCreator {
   // Voids the table at `address` (any instance answers: it adopts the table or
   // answers where it is): VoidTable's status.
   absl::Status VoidTable(const std::string& address, const std::string& table_id,
-                         const std::string& reason);
+                         const std::string& reason) override;
 
  private:
   struct Instance {

@@ -99,7 +99,8 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
                           .admission_grace = config.hold_admission_grace,
                           .keep = 2 * config.keep_ended},
       registry);
-  voids_ = std::make_unique<TableVoids>(&store_->pool(), placement_.get(),
+  void_store_ = std::make_unique<PostgresTableVoidStore>(&store_->pool());
+  voids_ = std::make_unique<TableVoids>(void_store_.get(), placement_.get(),
                                         &store_->seat_tokens(), releases_.get(), registry);
   bot_streams_ = std::make_unique<BotStreams>(&store_->pool(), service::NewUuid());
   bots_ = std::make_unique<BotRoster>(

@@ -126,6 +126,7 @@ class MatchmakingServer {
   std::unique_ptr<BotStreams> bot_streams_;
   std::unique_ptr<BotRoster> bots_;
   std::unique_ptr<HoldReleases> releases_;
+  std::unique_ptr<TableVoidStore> void_store_;  // the voids' (outlives them)
   std::unique_ptr<TableVoids> voids_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<Matcher> matcher_;
