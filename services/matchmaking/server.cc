@@ -77,7 +77,8 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
   PlacementOptions placement = config.placement;
   placement.service_token = config.table_token();
   placement.credentials = dial;
-  placement_ = std::make_unique<Placement>(&store_->pool(), placement);
+  instances_ = std::make_unique<RegisteredInstances>(&store_->pool());
+  placement_ = std::make_unique<Placement>(instances_.get(), placement);
   std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
 
   LobbyOptions lobby{.pools = pools,

@@ -122,6 +122,7 @@ class MatchmakingServer {
   std::unique_ptr<MatchStore> match_store_;  // the matcher's (outlives it)
   std::unique_ptr<v1::RatingsService::Stub> ratings_;
   std::unique_ptr<PlayerAuth> auth_;
+  std::unique_ptr<TableInstances> instances_;  // placement's (outlives it)
   std::unique_ptr<Placement> placement_;
   std::unique_ptr<BotStreams> bot_streams_;
   std::unique_ptr<BotRoster> bots_;
