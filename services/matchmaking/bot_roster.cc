@@ -13,7 +13,7 @@
 namespace trix::matchmaking {
 
 BotRoster::BotRoster(absl::Duration keep_alive_every, GameOver game_over,
-                     TicketStore* store, BotStreams* shared, BotQuota quota,
+                     BotSeatStore* store, SharedBotStreams* shared, BotQuota quota,
                      absl::Duration share_every)
     : keep_alive_every_(keep_alive_every),
       game_over_(std::move(game_over)),

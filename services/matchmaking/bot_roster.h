@@ -28,8 +28,8 @@
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "services/matchmaking/bot_streams.h"
 #include "services/matchmaking/matcher.h"
+#include "services/matchmaking/store/bot_store.h"
 #include "services/matchmaking/stream_outbox.h"
 #include "services/matchmaking/ticket_store.h"
 #include "trix/v1/matchmaking.pb.h"
@@ -49,8 +49,8 @@ class BotRoster {
 
   // `shared` records this replica's streams for the others and lends seats of
   // theirs; `store` reads and finishes the accounts' assignments.
-  BotRoster(absl::Duration keep_alive_every, GameOver game_over, TicketStore* store,
-            BotStreams* shared, BotQuota quota = {},
+  BotRoster(absl::Duration keep_alive_every, GameOver game_over, BotSeatStore* store,
+            SharedBotStreams* shared, BotQuota quota = {},
             absl::Duration share_every = absl::Seconds(1));
   ~BotRoster();
   void Start();
@@ -106,8 +106,8 @@ class BotRoster {
 
   const absl::Duration keep_alive_every_;
   GameOver game_over_;
-  TicketStore* const store_;
-  BotStreams* const shared_;
+  BotSeatStore* const store_;
+  SharedBotStreams* const shared_;
   const BotQuota quota_;
   const absl::Duration share_every_;
   bool shared_ok_ = true;  // the last Share wrote the rows (Loop only)

@@ -27,12 +27,13 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/matchmaking/matcher.h"
+#include "services/matchmaking/store/bot_store.h"
 #include "services/matchmaking/ticket_store.h"
 #include "services/storage/connection_pool.h"
 
 namespace trix::matchmaking {
 
-class BotStreams {
+class BotStreams : public SharedBotStreams {
  public:
   // `live_for`: how long after its last heartbeat a stream still counts.
   BotStreams(storage::ConnectionPool* db, std::string replica,
@@ -41,21 +42,14 @@ class BotStreams {
   const std::string& replica() const { return replica_; }
 
   absl::Status Open(const std::string& stream_id, const BotAccount& bot,
-                    const std::set<std::string>& modes, int room);
-  absl::Status Close(const std::string& stream_id);
-  // Writes the room of each of this replica's streams (stream id, room) and their
-  // heartbeat; removes the rows of replicas silent for a minute.
-  absl::Status Heartbeat(const std::vector<std::pair<std::string, int>>& rooms);
-  // A seat of `mode` on another replica's live stream with room, of an account
-  // not in `taken` (the one given a seat least recently); nullopt when there is
-  // none.
+                    const std::set<std::string>& modes, int room) override;
+  absl::Status Close(const std::string& stream_id) override;
+  absl::Status Heartbeat(const std::vector<std::pair<std::string, int>>& rooms) override;
   absl::StatusOr<std::optional<BotSeat>> ReserveElsewhere(
-      const std::string& mode, const std::vector<std::string>& taken);
-  // The key hash in force of each of `bot_ids` that is not revoked (mm_bots): an
-  // account missing from the answer was revoked, one with another hash had its
-  // key rotated.
+      const std::string& mode, const std::vector<std::string>& taken) override;
+  // From mm_bots.
   absl::StatusOr<std::map<std::string, std::string>> KeysInForce(
-      const std::vector<std::string>& bot_ids);
+      const std::vector<std::string>& bot_ids) override;
 
  private:
   storage::ConnectionPool* db_;

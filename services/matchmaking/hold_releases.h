@@ -69,7 +69,16 @@ struct HoldReleasesOptions {
   absl::Duration keep = absl::Hours(2);     // done releases kept this long
 };
 
-class HoldReleases {
+// What the end of a table does to its seats and their holds (HoldReleases in
+// production; an interface for the table voids' tests).
+class TableEnds {
+ public:
+  virtual ~TableEnds() = default;
+  // See HoldReleases::EndTable.
+  virtual absl::Status EndTable(const std::string& table_id, const std::string& reason) = 0;
+};
+
+class HoldReleases : public TableEnds {
  public:
   HoldReleases(storage::ConnectionPool* db, v1::RatingsService::StubInterface* ratings,
                HoldReleasesOptions options, prometheus::Registry* registry);
@@ -87,7 +96,7 @@ class HoldReleases {
   // go back, attached ones are left to settlement), voided or gone (the holds
   // are released naming the table): in one transaction, its staked seats' holds
   // are recorded for release and its seats finished.
-  absl::Status EndTable(const std::string& table_id, const std::string& reason);
+  absl::Status EndTable(const std::string& table_id, const std::string& reason) override;
   // The holds among `hold_ids` that a ticket no longer waiting or placing
   // carried: a new ticket needs a hold of its own.
   absl::StatusOr<std::set<std::string>> Spent(const std::vector<std::string>& hold_ids);

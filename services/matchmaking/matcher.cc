@@ -1,7 +1,6 @@
 #include "services/matchmaking/matcher.h"
 
 #include <algorithm>
-#include <pqxx/pqxx>
 #include <set>
 
 #include "absl/strings/str_cat.h"
@@ -10,34 +9,16 @@
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
 #include "services/matchmaking/retry_table.h"
-#include "services/matchmaking/table_voids.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/pg_array.h"
+#include "services/matchmaking/store/postgres_match_store.h"
 #include "proto/wire/wire.h"
 
 namespace trix::matchmaking {
-
-using storage::PgArray;
-using storage::PgType;
-
-namespace {
-
-// Inserts the placements of ArraysOf() bound as $3 to $10 (in PlacementArrays'
-// order), each with its slice of the seat arrays.
-constexpr char kInsertPlacements[] =
-    "INSERT INTO mm_placements (request_id, pool, request, possible, seats, "
-    "seat_tickets) SELECT request_id, pool, request, possible, "
-    "($9::int4[])[first_seat:last_seat], ($10::text[])[first_seat:last_seat] "
-    "FROM unnest($3::text[], $4::text[], $5::bytea[], $6::timestamptz[], $7::int4[], "
-    "$8::int4[]) AS u (request_id, pool, request, possible, first_seat, last_seat)";
-
-}  // namespace
 
 std::string PoolName(const v1::Mode& mode, int64_t stake) {
   return absl::StrCat(wire::ModeName(mode), "/", stake);
 }
 
-Matcher::Matcher(MatcherOptions options, Placement* placement, ReserveBot reserve_bot,
+Matcher::Matcher(MatcherOptions options, TableClient* placement, ReserveBot reserve_bot,
                  OnAssigned on_assigned, prometheus::Registry* registry)
     : options_(std::move(options)),
       placement_(placement),
@@ -89,7 +70,7 @@ void Matcher::Stop() {
   }
   for (std::thread& t : placers_) t.join();
   placers_.clear();
-  connection_.reset();  // releases the pools, now that nothing is half-placed
+  session_.reset();  // releases the pools, now that nothing is half-placed
 }
 
 std::vector<std::string> Matcher::LeasedPools() const {
@@ -108,14 +89,14 @@ int Matcher::Waiting(const std::string& pool) const {
 void Matcher::Run() {
   while (!stop_) {
     try {
-      if (!connection_) Connect();
+      if (!session_) Connect();
       if (absl::Now() - last_lease_try_ >= options_.lease_retry) TryLeases();
       if (!Tick()) AwaitOffers();
     } catch (const std::exception& e) {
       // The advisory locks went with the connection: another replica (or this one,
       // reconnected) takes the pools over.
       service::LogWarn("matcher lost its database connection", {{"error", e.what()}});
-      connection_.reset();
+      session_.reset();
       leased_.clear();
       {
         std::lock_guard<std::mutex> lock(published_mu_);
@@ -127,13 +108,7 @@ void Matcher::Run() {
 }
 
 void Matcher::Connect() {
-  connection_ = storage::Connect(options_.database_url, "mamlaka matcher");
-  // The claims (and the lease's bookkeeping) commit without waiting for fsync.
-  // Losing one in a crash of PostgreSQL leaves its tickets waiting, which is what
-  // recovery does anyway; and a claim is never lost while the table it asked for
-  // survives: table instances keep their games in the same PostgreSQL, and the
-  // table's own synchronous insert, made after the claim, flushes the log past it.
-  pqxx::nontransaction(*connection_).exec0("SET synchronous_commit = off");
+  session_ = options_.store->OpenSession();
   last_lease_try_ = absl::InfinitePast();
 }
 
@@ -141,13 +116,7 @@ void Matcher::TryLeases() {
   last_lease_try_ = absl::Now();
   std::vector<Batch> unfinished;  // enqueued once no statement is waiting
   for (const PoolSpec& spec : options_.pools) {
-    if (leased_.count(spec.name)) continue;
-    const storage::StallLimit limit(*connection_, storage::kStallLimit);
-    pqxx::nontransaction tx(*connection_);
-    bool got = tx.exec_params1("SELECT pg_try_advisory_lock(hashtext('mm:' || $1))",
-                               spec.name)[0]
-                   .as<bool>();
-    if (!got) continue;
+    if (leased_.count(spec.name) || !session_->TryLease(spec.name)) continue;
     PoolState state{.spec = &spec, .pool = std::make_unique<Pool>(spec.options)};
     const std::map<std::string, std::string> labels = {
         {"mode", wire::ModeName(spec.mode)}, {"stake", std::to_string(spec.stake)}};
@@ -159,19 +128,14 @@ void Matcher::TryLeases() {
     // Whoever held the pool before may have died mid-placement: its placements are
     // finished (the same tables, asked for again), and tickets it claimed without
     // one go back to the queue.
+    PoolTakeover takeover = session_->TakeOver(spec.name);
     Batch placements{.recovered = true};
-    placements.jobs = UnfinishedPlacements(tx, state);
-    const pqxx::result back = tx.exec_params(
-        "UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, changed = now() "
-        "WHERE pool = $1 AND status = 'placing' AND NOT EXISTS "
-        "(SELECT 1 FROM mm_placements AS p WHERE p.request_id = t.group_id) "
-        "RETURNING ticket_id",
-        spec.name);
+    placements.jobs = UnfinishedPlacements(std::move(takeover.placements), state);
     leased_.emplace(spec.name, std::move(state));
     last_full_read_ = absl::InfinitePast();
     service::LogInfo("matching pool",
                      {{"pool", spec.name},
-                      {"recovered", static_cast<int64_t>(back.size())},
+                      {"recovered", takeover.requeued},
                       {"placements", static_cast<int64_t>(placements.jobs.size())}});
     if (!placements.jobs.empty()) unfinished.push_back(std::move(placements));
   }
@@ -292,26 +256,12 @@ void Matcher::ReadPools(bool whole) {
   if (whole) last_full_read_ = last_read_;
   std::vector<std::string> names;
   for (const auto& [name, state] : leased_) names.push_back(name);
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
-  pqxx::nontransaction tx(*connection_);
-  // Numbered before the read: a ticket numbered later is read next time. (A
-  // sequence never used yet shows the first number it will give.)
-  const int64_t numbered =
-      tx.exec1("SELECT CASE WHEN is_called THEN last_value ELSE 0 END "
-               "FROM mm_tickets_seq_seq")[0]
-          .as<int64_t>();
-  const pqxx::result r = tx.exec_params(
-      absl::StrCat("SELECT ", kTicketColumns,
-                   " FROM mm_tickets WHERE pool = ANY($1::text[]) "
-                   "AND status = 'waiting' AND seq > $2 ORDER BY seq"),
-      TextArray(names).Finish(), whole ? int64_t{0} : numbered_read_before_);
+  PoolRead read =
+      session_->ReadWaiting(names, whole ? int64_t{0} : numbered_read_before_);
   numbered_read_before_ = numbered_last_read_;
-  numbered_last_read_ = numbered;
+  numbered_last_read_ = read.numbered;
   std::map<std::string, std::vector<TicketRow>> by_pool;
-  for (const pqxx::row& row : r) {
-    TicketRow t = ReadTicket(row);
-    by_pool[t.pool].push_back(std::move(t));
-  }
+  for (TicketRow& t : read.tickets) by_pool[t.pool].push_back(std::move(t));
   for (auto& [name, state] : leased_) {
     if (whole) {
       Sync(state, by_pool[name]);
@@ -398,65 +348,17 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
 }
 
 Matcher::Job Matcher::MakeJob(const PoolState& state, const Group& group) {
-  Job job{.pool = state.spec->name, .wait = state.wait, .bots = group.bots,
-          .possible = group.possible};
+  Job job;
+  job.pool = state.spec->name;
+  job.wait = state.wait;
+  job.bots = group.bots;
+  job.possible = group.possible;
   for (const Ticket& t : group.tickets) {
     for (const TicketRow& r : state.rows.at(t.ticket_id)) job.tickets.push_back(r.ticket_id);
     job.queued.push_back(t.queued);
   }
   job.request = TableRequest(state, group, &job.seats);
   return job;
-}
-
-bool Matcher::ClaimWhole(const std::vector<Job>& jobs) {
-  PlacementArrays a = ArraysOf(jobs);
-  PgArray ids(PgType::kText), groups(PgType::kText);
-  size_t n = 0;
-  for (const Job& job : jobs) {
-    for (const std::string& t : job.tickets) {
-      ids.AddString(t);
-      groups.AddString(job.request.request_id());
-      ++n;
-    }
-  }
-  // One statement, atomic on its own (one round trip): the tickets locked in
-  // ticket order (as admissions and commits lock them) and, only if every one is
-  // still waiting, claimed into their placements, which are recorded. The lock
-  // finds the tickets by id alone and their status is checked on the locked rows:
-  // a status in the WHERE would let the planner add a scan of the whole partial
-  // index mm_tickets_waiting (every waiting ticket of every pool, and the dead
-  // entries of tickets matched since the last vacuum) to the id lookups.
-  //
-  // The update then finds the locked rows by their ctid instead of descending the
-  // primary key a second time for each ticket (about four buffers a ticket, in the
-  // statements that are most of matchmaking's PostgreSQL work). The ctid a lock
-  // returns is that of the row version the statement sees, unless another
-  // transaction changed the ticket since the statement began: then it is the
-  // newer version, which an update by ctid skips (one by id would update it).
-  // That loses no claim: another transaction's change of a waiting ticket (a
-  // cancel, a supersede) moves it out of waiting, so the tickets are not whole and
-  // nothing is claimed. Nor a commit (CommitAssignments()): a placing ticket is
-  // changed only by its pool's matcher, and one that took the pool over finishes
-  // the placement itself, deleting it first, so that this commit matches nothing.
-  static const std::string kClaim = absl::StrCat(
-      "WITH locked AS (SELECT ctid, ticket_id, status FROM mm_tickets "
-      "WHERE ticket_id = ANY($1::text[]) ORDER BY ticket_id FOR UPDATE), "
-      "whole AS (SELECT count(*) FILTER (WHERE status = 'waiting') = $11 AS ok "
-      "FROM locked), "
-      "claimed AS (UPDATE mm_tickets AS t SET status = 'placing', group_id = u.request_id, "
-      "changed = now() FROM locked AS l JOIN unnest($1::text[], $2::text[]) "
-      "AS u (ticket_id, request_id) USING (ticket_id) "
-      "WHERE t.ctid = l.ctid AND (SELECT ok FROM whole)), "
-      "placed AS (", kInsertPlacements, " WHERE (SELECT ok FROM whole)) "
-      "SELECT ok FROM whole");
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
-  pqxx::nontransaction tx(*connection_);
-  return tx.exec_params1(
-      kClaim, ids.Finish(), groups.Finish(), a.request_ids.Finish(), a.pools.Finish(),
-      a.requests.Finish(), a.possible.Finish(), a.first_seats.Finish(),
-      a.last_seats.Finish(), a.seats.Finish(), a.seat_tickets.Finish(),
-      static_cast<int64_t>(n))[0]
-      .as<bool>();
 }
 
 bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups,
@@ -470,7 +372,7 @@ bool Matcher::PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups,
   for (auto& [state, group] : groups) bots |= group.bots > 0;
   if (!bots) {
     for (auto& [state, group] : groups) batch.jobs.push_back(MakeJob(*state, group));
-    if (!ClaimWhole(batch.jobs)) batch.jobs.clear();
+    if (!session_->ClaimWhole(TablesOf(batch.jobs))) batch.jobs.clear();
   }
   bool reverted = false;
   if (batch.jobs.empty()) reverted = ClaimEach(groups, &batch);
@@ -501,17 +403,18 @@ bool Matcher::ClaimEach(std::vector<std::pair<PoolState*, Group>>& groups, Batch
       for (const TicketRow& r : state->rows.at(t.ticket_id)) ids.push_back(r.ticket_id);
     }
   }
-  std::vector<std::string> revert;  // claimed, but their group fell apart
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
-  pqxx::work tx(*connection_);
-  // Locked in ticket order, as admissions and commits lock them (no deadlock).
-  const pqxx::result r = tx.exec_params(
-      "UPDATE mm_tickets SET status = 'placing', changed = now() WHERE ticket_id IN "
-      "(SELECT ticket_id FROM mm_tickets WHERE ticket_id = ANY($1::text[]) "
-      "AND status = 'waiting' ORDER BY ticket_id FOR UPDATE) RETURNING ticket_id",
-      TextArray(ids).Finish());
-  std::set<std::string> claimed;
-  for (const pqxx::row& row : r) claimed.insert(row[0].as<std::string>());
+  bool reverted = false;
+  session_->ClaimEach(ids, [&](const std::set<std::string>& claimed) {
+    ClaimPlan plan = WholeGroups(groups, claimed, batch);
+    reverted = !plan.back.empty();
+    return plan;
+  });
+  return reverted;
+}
+
+ClaimPlan Matcher::WholeGroups(std::vector<std::pair<PoolState*, Group>>& groups,
+                               const std::set<std::string>& claimed, Batch& batch) {
+  ClaimPlan plan;
   for (auto& [state, group] : groups) {
     std::vector<std::string> mine;
     bool whole = true;
@@ -523,105 +426,35 @@ bool Matcher::ClaimEach(std::vector<std::pair<PoolState*, Group>>& groups, Batch
     }
     if (!whole) {
       for (const std::string& id : mine) {
-        if (claimed.count(id)) revert.push_back(id);
+        if (claimed.count(id)) plan.back.push_back(id);
       }
       continue;
     }
     batch.jobs.push_back(MakeJob(*state, group));
   }
-  RecordPlacements(tx, batch.jobs);
-  tx.exec_params0(
-      "UPDATE mm_tickets SET status = 'waiting', changed = now() "
-      "WHERE ticket_id = ANY($1::text[]) AND status = 'placing'",
-      TextArray(revert).Finish());
-  // Before any table is created: a crash from here on leaves placements that the
-  // pool's next matcher finishes (see Connect() on why it need not wait for fsync).
-  tx.commit();
-  return !revert.empty();
+  plan.tables = TablesOf(batch.jobs);
+  return plan;
 }
 
-Matcher::PlacementArrays Matcher::ArraysOf(const std::vector<Job>& jobs) {
-  PlacementArrays a;
-  for (const Job& job : jobs) {
-    const std::string& id = job.request.request_id();
-    a.request_ids.AddString(id);
-    a.pools.AddString(job.pool);
-    a.requests.AddString(SeatTokens::Stored(job.request));
-    a.possible.AddTime(job.possible);
-    a.first_seats.AddInt(a.seats.size() + 1);
-    for (const AssignmentRow& seat : job.seats) {
-      a.seats.AddInt(seat.seat);
-      if (seat.ticket_id.empty()) {
-        a.seat_tickets.AddNull();
-      } else {
-        a.seat_tickets.AddString(seat.ticket_id);
-      }
-    }
-    a.last_seats.AddInt(a.seats.size());
-  }
-  return a;
+PlannedTables Matcher::TablesOf(const std::vector<Job>& jobs) {
+  PlannedTables tables;
+  tables.reserve(jobs.size());
+  for (const Job& job : jobs) tables.push_back(&job);
+  return tables;
 }
 
-void Matcher::RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs) {
-  if (jobs.empty()) return;
-  PlacementArrays a = ArraysOf(jobs);
-  PgArray tickets(PgType::kText), groups(PgType::kText);
-  for (const Job& job : jobs) {
-    for (const std::string& t : job.tickets) {
-      tickets.AddString(t);
-      groups.AddString(job.request.request_id());
-    }
+std::vector<Matcher::Job> Matcher::UnfinishedPlacements(std::vector<PlannedTable> tables,
+                                                        const PoolState& state) const {
+  std::vector<Job> jobs;
+  jobs.reserve(tables.size());
+  for (PlannedTable& table : tables) {
+    Job job;
+    static_cast<PlannedTable&>(job) = std::move(table);
+    job.wait = state.wait;
+    options_.seat_tokens->Restore(&job.request);
+    jobs.push_back(std::move(job));
   }
-  static const std::string kRecord = absl::StrCat(
-      "WITH placed AS (", kInsertPlacements, ") "
-      "UPDATE mm_tickets AS t SET group_id = u.request_id "
-      "FROM unnest($1::text[], $2::text[]) AS u (ticket_id, request_id) "
-      "WHERE t.ticket_id = u.ticket_id");
-  tx.exec_params0(
-      kRecord, tickets.Finish(), groups.Finish(), a.request_ids.Finish(), a.pools.Finish(),
-      a.requests.Finish(), a.possible.Finish(), a.first_seats.Finish(),
-      a.last_seats.Finish(), a.seats.Finish(), a.seat_tickets.Finish());
-}
-
-std::vector<Matcher::Job> Matcher::UnfinishedPlacements(pqxx::transaction_base& tx,
-                                                        PoolState& state) {
-  std::map<std::string, Job> jobs;
-  const pqxx::result r = tx.exec_params(
-      "SELECT p.request_id, p.request, (extract(epoch FROM p.possible) * 1000000)::int8, "
-      "s.seat, coalesce(s.ticket_id, '') FROM mm_placements AS p, "
-      "unnest(p.seats, p.seat_tickets) AS s (seat, ticket_id) "
-      "WHERE p.pool = $1 ORDER BY p.request_id, s.seat",
-      state.spec->name);
-  for (const pqxx::row& row : r) {
-    const std::string id = row[0].as<std::string>();
-    Job& job = jobs[id];
-    if (job.pool.empty()) {
-      job.pool = state.spec->name;
-      job.wait = state.wait;
-      job.request.ParseFromString(pqxx::binarystring(row[1]).str());
-      options_.seat_tokens->Restore(&job.request);
-      job.possible = absl::FromUnixMicros(row[2].as<int64_t>());
-    }
-    const int s = row[3].as<int>();
-    const v1::SeatAssignment& seat = job.request.seats(s);
-    AssignmentRow a{.seat = s,
-                    .player_id = seat.player_id(),
-                    .ticket_id = row[4].as<std::string>(),
-                    .bot = seat.bot(),
-                    .team = job.request.mode().team(),
-                    .format = job.request.mode().format(),
-                    .stake = seat.stake(),
-                    .possible = job.possible};
-    if (a.ticket_id.empty()) {
-      ++job.bots;
-    } else {
-      job.tickets.push_back(a.ticket_id);
-    }
-    job.seats.push_back(std::move(a));
-  }
-  std::vector<Job> out;
-  for (auto& [id, job] : jobs) out.push_back(std::move(job));
-  return out;
+  return jobs;
 }
 
 void Matcher::Enqueue(Batch batch) {
@@ -824,18 +657,7 @@ Matcher::Placements Matcher::Sort(Batch& batch, const std::vector<Placed>& place
 }
 
 absl::StatusOr<std::set<std::string>> Matcher::Commit(const Placements& p) {
-  std::set<std::string> mine;
-  absl::Status s = options_.db->Run("committing assignments", [&](pqxx::connection& c) {
-    mine.clear();
-    // One statement, atomic on its own: one round trip, durable when it returns.
-    pqxx::nontransaction tx(c);
-    for (const pqxx::row& row : CommitAssignments(tx, p)) {
-      mine.insert(row[0].as<std::string>());
-    }
-    return absl::OkStatus();
-  });
-  if (!s.ok()) return s;
-  return mine;
+  return options_.store->CommitPlacements(p);
 }
 
 void Matcher::Deliver(const Batch& batch, const std::vector<Placed>& placed, Placements& p,
@@ -872,94 +694,8 @@ void Matcher::LogStages(const Batch& batch, absl::Time started, absl::Time creat
   for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
 }
 
-namespace {
-
-// The seats of a commit of placements as the INSERT's columns, with the
-// placement each belongs to.
-struct SeatColumns {
-  PgArray requests{PgType::kText}, tables{PgType::kText}, seat_no{PgType::kInt4},
-      players{PgType::kText}, tickets{PgType::kText}, bots{PgType::kBool},
-      addresses{PgType::kText}, tokens{PgType::kText}, teams{PgType::kInt4},
-      formats{PgType::kInt4}, stakes{PgType::kInt8}, possible{PgType::kTimestampTz},
-      streams{PgType::kText}, placements{PgType::kText};
-};
-
-SeatColumns SeatColumnsOf(const Matcher::Placements& p) {
-  SeatColumns c;
-  for (size_t i = 0; i < p.rows.size(); ++i) {
-    const AssignmentRow& a = p.rows[i];
-    c.requests.AddString(p.row_requests[i]);
-    c.tables.AddString(a.table_id);
-    c.seat_no.AddInt(a.seat);
-    c.players.AddString(a.player_id);
-    if (a.ticket_id.empty()) c.tickets.AddNull(); else c.tickets.AddString(a.ticket_id);
-    c.bots.AddBool(a.bot);
-    c.addresses.AddString(a.address);
-    // The placement id stands for the token, which is not stored.
-    if (a.placement_id.empty()) {
-      c.tokens.AddString(a.seat_token);
-      c.placements.AddNull();
-    } else {
-      c.tokens.AddString("");
-      c.placements.AddString(a.placement_id);
-    }
-    c.teams.AddInt(a.team);
-    c.formats.AddInt(a.format);
-    c.stakes.AddInt(a.stake);
-    c.possible.AddTime(a.possible);
-    if (a.bot_stream.empty()) c.streams.AddNull(); else c.streams.AddString(a.bot_stream);
-  }
-  return c;
-}
-
-}  // namespace
-
 pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx, const Placements& p) {
-  const SeatColumns c = SeatColumnsOf(p);
-  std::vector<std::string> all_tickets = p.created_tickets;
-  all_tickets.insert(all_tickets.end(), p.failed_tickets.begin(), p.failed_tickets.end());
-  // One statement. The placements still ours (another matcher may have finished
-  // one) are deleted; their tickets, locked in ticket order as admissions lock them
-  // (an admission of one of these players waits, then sees the seat), are matched
-  // and their seats inserted. The failed placements' tickets go back to the queue;
-  // those given up, whose tables may have been made, are recorded to be voided
-  // (table_voids.h).
-  // As in the claim, the lock finds the tickets by id alone, and the updates find
-  // the locked rows by their ctid (see ClaimWhole()).
-  return tx.exec_params(
-      "WITH mine AS (DELETE FROM mm_placements WHERE request_id = ANY($1::text[]) "
-      "RETURNING request_id), "
-      "locked AS (SELECT ctid, ticket_id, group_id, status FROM mm_tickets "
-      "WHERE ticket_id = ANY($3::text[]) ORDER BY ticket_id FOR UPDATE), "
-      "still_placing AS (SELECT ctid, group_id FROM locked WHERE status = 'placing'), "
-      "matched AS (UPDATE mm_tickets AS t SET status = 'matched', changed = now() "
-      "FROM still_placing AS l WHERE t.ctid = l.ctid "
-      "AND l.group_id IN (SELECT request_id FROM mine)), "
-      "seated AS (INSERT INTO mm_assignments (table_id, seat, player_id, ticket_id, bot, "
-      "address, seat_token, team, format, stake, possible, bot_stream, placement_id) "
-      "SELECT table_id, seat, player_id, ticket_id, bot, address, seat_token, team, "
-      "format, stake, possible, bot_stream, placement_id FROM unnest($4::text[], "
-      "$5::text[], $6::int4[], $7::text[], $8::text[], $9::bool[], $10::text[], "
-      "$11::text[], $12::int4[], $13::int4[], $14::int8[], $15::timestamptz[], "
-      "$16::text[], $19::text[]) AS u "
-      "(request_id, table_id, seat, player_id, ticket_id, bot, address, seat_token, "
-      "team, format, stake, possible, bot_stream, placement_id) "
-      "WHERE u.request_id IN (SELECT request_id FROM mine)), "
-      "back AS (UPDATE mm_tickets AS t SET status = 'waiting', group_id = NULL, "
-      "changed = now() FROM still_placing AS l WHERE t.ctid = l.ctid "
-      "AND l.group_id = ANY($2::text[])), "
-      "dropped AS (DELETE FROM mm_placements WHERE request_id = ANY($2::text[]) "
-      "RETURNING request_id, request), "
-      "to_void AS (INSERT INTO mm_table_voids (request_id, request, reason) "
-      "SELECT request_id, request, $18 FROM dropped WHERE request_id = ANY($17::text[]) "
-      "ON CONFLICT (request_id) DO NOTHING) "
-      "SELECT request_id FROM mine",
-      TextArray(p.created).Finish(), TextArray(p.failed).Finish(),
-      TextArray(all_tickets).Finish(), c.requests.Finish(), c.tables.Finish(),
-      c.seat_no.Finish(), c.players.Finish(), c.tickets.Finish(), c.bots.Finish(),
-      c.addresses.Finish(), c.tokens.Finish(), c.teams.Finish(), c.formats.Finish(),
-      c.stakes.Finish(), c.possible.Finish(), c.streams.Finish(),
-      TextArray(p.given_up).Finish(), std::string(kVoidGivenUp), c.placements.Finish());
+  return PostgresMatchStore::CommitAssignments(tx, p);
 }
 
 }  // namespace trix::matchmaking

@@ -7,7 +7,7 @@
 // half-placed tickets to the queue. Every `tick` the holder reads the pool's
 // waiting tickets, groups them in memory (Pool), claims the grouped tickets
 // (waiting -> placing) and hands the batch to a placer thread, which creates the
-// tables (Placement) and commits the assignments with the tickets' new status in
+// tables (TableClient, placement.h) and commits the assignments with the tickets' new status in
 // one transaction (only if the tickets are still its own placing ones); only then are the
 // assignments handed to `on_assigned` (other replicas find them when they poll
 // their streams' tickets). So a ticket is grouped once, an assignment exists before anyone
@@ -18,9 +18,11 @@
 // tokens, so the same table. Only a failure that proves no table was made
 // (ProvesNoTable), or `give_up_placing` of unanswered requests, returns its
 // tickets to the queue; a placement given up is recorded, in the same statement,
-// as a table to void (table_voids.h).
+// as a table to void (table_voids.h). Every read and write of tickets, leases and
+// placements goes through options.store (store/match_store.h).
 //
-//   Matcher matcher(options, &placement, reserve_bot, on_assigned, &registry);
+//   Matcher matcher({.store = &store, ...}, &placement, reserve_bot, on_assigned,
+//                   &registry);
 //   matcher.Start(); ... matcher.Stop();
 #ifndef TRIX_SERVICES_MATCHMAKING_MATCHER_H_
 #define TRIX_SERVICES_MATCHMAKING_MATCHER_H_
@@ -38,9 +40,8 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <pqxx/connection>
 #include <pqxx/result>
-#include <pqxx/transaction>
+#include <pqxx/transaction_base>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
@@ -50,10 +51,9 @@
 #include "prometheus/histogram.h"
 #include "prometheus/registry.h"
 #include "services/matchmaking/placement.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/pg_array.h"
 #include "services/matchmaking/pool.h"
 #include "services/matchmaking/stage_log.h"
+#include "services/matchmaking/store/match_store.h"
 #include "services/matchmaking/ticket_store.h"
 #include "trix/v1/common.pb.h"
 
@@ -84,7 +84,7 @@ struct HoldCheck {
 };
 
 struct MatcherOptions {
-  std::string database_url;
+  MatchStore* store = nullptr;  // tickets, pool leases, placements (required)
   std::vector<PoolSpec> pools;
   absl::Duration tick = absl::Milliseconds(5);
   absl::Duration lease_retry = absl::Seconds(1);
@@ -98,7 +98,6 @@ struct MatcherOptions {
   // (one grouped meanwhile fails its claim, and the pool is read whole at once).
   absl::Duration full_read_every = absl::Seconds(1);
   v1::Clocks clocks;  // for the tables it creates; zero: the table service's
-  storage::ConnectionPool* db = nullptr;  // for the placers' commits
   int placers = 4;  // batches placed and committed at once
   // How long a placement whose table may exist is asked for again before its
   // tickets go back to the queue (and the table, if made, is voided).
@@ -122,7 +121,7 @@ class Matcher {
   // Committed assignments (players' and bots'), for delivery.
   using OnAssigned = std::function<void(const std::vector<AssignmentRow>&)>;
 
-  Matcher(MatcherOptions options, Placement* placement, ReserveBot reserve_bot,
+  Matcher(MatcherOptions options, TableClient* placement, ReserveBot reserve_bot,
           OnAssigned on_assigned, prometheus::Registry* registry);
   ~Matcher();
 
@@ -138,18 +137,9 @@ class Matcher {
   // Waiting players per pool as last seen by this replica's leased pools.
   int Waiting(const std::string& pool) const;
 
-  // What a batch of placements comes to, for the commit of their seats:
-  // `created`, placements whose tables were made, with their tickets and seats
-  // (`rows`, each with its placement in `row_requests`); `failed`, placements whose
-  // tables could not be made, with their tickets, of which `given_up` may have
-  // made theirs (to be voided).
-  struct Placements {
-    std::vector<std::string> created, created_tickets;
-    std::vector<std::string> failed, failed_tickets, given_up;
-    std::vector<AssignmentRow> rows;
-    std::vector<std::string> row_requests;
-  };
-  // The commit of placed tables' seats, in `tx` (the placers' last step; public for
+  // What a batch of placements comes to, for the commit of their seats.
+  using Placements = PlacementOutcome;
+  // The commit of placed tables' seats, in `tx` (PostgresMatchStore's; here for
   // the ticket store's test). Returns the placements it finished (request_id): the
   // created ones still recorded, which another matcher may have finished first.
   static pqxx::result CommitAssignments(pqxx::transaction_base& tx, const Placements& p);
@@ -167,16 +157,10 @@ class Matcher {
     prometheus::Gauge* waiting = nullptr;
     prometheus::Histogram* wait = nullptr;
   };
-  // One table to create: its request and the seats it will give.
-  struct Job {
-    std::string pool;
+  // One table to create: its placement (request and seats) and how it fares.
+  struct Job : PlannedTable {
     prometheus::Histogram* wait = nullptr;
-    int bots = 0;
-    std::vector<std::string> tickets;
     std::vector<absl::Time> queued;
-    v1::CreateTableRequest request;  // its request_id names the placement
-    std::vector<AssignmentRow> seats;
-    absl::Time possible;
     absl::Time unanswered_since = absl::InfinitePast();  // its first lost answer
     bool asked = false;  // its CreateTable was sent: its table may exist
   };
@@ -229,30 +213,20 @@ class Matcher {
   void Enqueue(Batch batch);
   // Keeps the unfinished `jobs` for the placers after a backoff (no wait here).
   void PlaceLater(std::vector<Job> jobs, int retries);
-  // The jobs' placements as arrays, one element per placement (mm_placements),
-  // and their seats end to end: placement i's are elements first_seats[i] to
-  // last_seats[i] of seats and seat_tickets (SQL's 1-based, inclusive slice).
-  struct PlacementArrays {
-    storage::PgArray request_ids{storage::PgType::kText}, pools{storage::PgType::kText},
-        requests{storage::PgType::kBytea}, possible{storage::PgType::kTimestampTz};
-    storage::PgArray first_seats{storage::PgType::kInt4},
-        last_seats{storage::PgType::kInt4};
-    storage::PgArray seats{storage::PgType::kInt4}, seat_tickets{storage::PgType::kText};
-  };
-  static PlacementArrays ArraysOf(const std::vector<Job>& jobs);
-  // In the claim's transaction: the jobs' placements, their seats, and the
-  // tickets' group_id (migrations/0017_matchmaking_placements.sql, 0026).
-  static void RecordPlacements(pqxx::work& tx, const std::vector<Job>& jobs);
+  // The jobs as the store records them.
+  static PlannedTables TablesOf(const std::vector<Job>& jobs);
   // The group's table request and seats (bots reserved).
   Job MakeJob(const PoolState& state, const Group& group);
-  // Claims every job's tickets and records the placements in one statement; false
-  // (nothing changed) unless every ticket was still waiting.
-  bool ClaimWhole(const std::vector<Job>& jobs);
   // Claims what is still waiting and keeps the groups that stayed whole (`batch`);
   // returns whether any claimed ticket went back to the queue.
   bool ClaimEach(std::vector<std::pair<PoolState*, Group>>& groups, Batch* batch);
+  // In ClaimEach's transaction: a job for each group whose tickets were all
+  // `claimed` (into `batch`), and the claimed tickets of the others to put back.
+  ClaimPlan WholeGroups(std::vector<std::pair<PoolState*, Group>>& groups,
+                        const std::set<std::string>& claimed, Batch& batch);
   // The placements a previous holder of `state`'s pool left unfinished, as jobs.
-  std::vector<Job> UnfinishedPlacements(pqxx::transaction_base& tx, PoolState& state);
+  std::vector<Job> UnfinishedPlacements(std::vector<PlannedTable> tables,
+                                        const PoolState& state) const;
   void Connect();
   void TryLeases();
   // One tick: returns whether anything was grouped.
@@ -270,10 +244,10 @@ class Matcher {
                                       std::vector<AssignmentRow>* seats);
 
   const MatcherOptions options_;
-  Placement* const placement_;
+  TableClient* const placement_;
   ReserveBot reserve_bot_;
   OnAssigned on_assigned_;
-  std::unique_ptr<pqxx::connection> connection_;
+  std::unique_ptr<PoolSession> session_;  // its leases live as long as it does
   std::map<std::string, PoolState> leased_;  // matcher thread only
   absl::Time last_lease_try_ = absl::InfinitePast();
   absl::Time last_full_read_ = absl::InfinitePast();

@@ -6,7 +6,6 @@
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/blocking_counter.h"
 #include "services/common/logging.h"
-#include "services/storage/instance_registry.h"
 
 namespace trix::matchmaking {
 
@@ -23,8 +22,8 @@ bool ProvesNoTable(const absl::Status& failure) {
   }
 }
 
-Placement::Placement(storage::ConnectionPool* db, PlacementOptions options)
-    : db_(db), options_(std::move(options)) {}
+Placement::Placement(TableInstances* instances, PlacementOptions options)
+    : registry_(instances), options_(std::move(options)) {}
 
 int64_t Placement::failures() const {
   absl::MutexLock lock(&mu_);
@@ -33,7 +32,7 @@ int64_t Placement::failures() const {
 
 void Placement::Refresh() {
   absl::StatusOr<std::vector<storage::Instance>> live =
-      storage::ListLiveInstances(*db_, options_.stale_after);
+      registry_->Live(options_.stale_after);
   absl::MutexLock lock(&mu_);
   refreshed_ = absl::Now();
   if (!live.ok()) {

@@ -1,7 +1,8 @@
 // Placement: where a new table goes. Table-service instances register themselves
 // in `table_instances` (migrations/0005) with their capacity, live tables and
 // heartbeat, and placement reads that registry through the table's own store
-// library (storage::ListLiveInstances), never with SQL of its own; a table is created on a live (fresh heartbeat), non-draining instance
+// library (storage::ListLiveInstances, behind TableInstances), never with SQL of
+// its own; a table is created on a live (fresh heartbeat), non-draining instance
 // with room, the least loaded first, and on the next one when CreateTable fails
 // there. A deployment without registered instances can name one with
 // `fallback_address`. A table nobody is to play (a placement given up) is voided
@@ -9,7 +10,8 @@
 // answer may have been lost) is what a failed placement reports, whatever the
 // instances tried after it said: the caller must ask again (ProvesNoTable).
 //
-//   Placement placement(&pool, {.service_token = t, .fallback_address = "h:50051"});
+//   RegisteredInstances instances(&pool);
+//   Placement placement(&instances, {.service_token = t, .fallback_address = "h:50051"});
 //   std::vector<Placed> placed = placement.CreateTables(requests);
 #ifndef TRIX_SERVICES_MATCHMAKING_PLACEMENT_H_
 #define TRIX_SERVICES_MATCHMAKING_PLACEMENT_H_
@@ -21,10 +23,12 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
 #include "services/storage/connection_pool.h"
+#include "services/storage/instance_registry.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::matchmaking {
@@ -56,18 +60,52 @@ struct Placed {
 // that table.
 bool ProvesNoTable(const absl::Status& failure);
 
-class Placement {
+// The table service as matchmaking calls it (the matcher, the table voids):
+// Placement in production, a fake in their tests.
+class TableClient {
  public:
-  Placement(storage::ConnectionPool* db, PlacementOptions options);
+  virtual ~TableClient() = default;
+  // Creates every table; one result per request, in order.
+  virtual std::vector<Placed> CreateTables(
+      const std::vector<v1::CreateTableRequest>& requests) = 0;
+  // Voids the table at `address`: VoidTable's status.
+  virtual absl::Status VoidTable(const std::string& address, const std::string& table_id,
+                                 const std::string& reason) = 0;
+};
+
+// The live table-service instances: the table service's registry in
+// production (RegisteredInstances), a list in placement's tests.
+class TableInstances {
+ public:
+  virtual ~TableInstances() = default;
+  // The instances whose heartbeat is fresher than `live_for`.
+  virtual absl::StatusOr<std::vector<storage::Instance>> Live(absl::Duration live_for) = 0;
+};
+
+class RegisteredInstances : public TableInstances {
+ public:
+  explicit RegisteredInstances(storage::ConnectionPool* db) : db_(db) {}
+  absl::StatusOr<std::vector<storage::Instance>> Live(absl::Duration live_for) override {
+    return storage::ListLiveInstances(*db_, live_for);
+  }
+
+ private:
+  storage::ConnectionPool* const db_;
+};
+
+class Placement : public TableClient {
+ public:
+  Placement(TableInstances* instances, PlacementOptions options);
 
   // Creates every table (concurrently); one result per request, in order.
-  std::vector<Placed> CreateTables(const std::vector<v1::CreateTableRequest>& requests);
+  std::vector<Placed> CreateTables(
+      const std::vector<v1::CreateTableRequest>& requests) override;
   // Placement failures so far (each failed attempt), for metrics and tests.
   int64_t failures() const;
   // Voids the table at `address` (any instance answers: it adopts the table or
   // answers where it is): VoidTable's status.
   absl::Status VoidTable(const std::string& address, const std::string& table_id,
-                         const std::string& reason);
+                         const std::string& reason) override;
 
  private:
   struct Instance {
@@ -91,7 +129,7 @@ class Placement {
                                  const std::vector<Placed>& placed,
                                  std::vector<std::optional<Placed>>& maybe_made);
 
-  storage::ConnectionPool* const db_;
+  TableInstances* const registry_;
   const PlacementOptions options_;
   mutable absl::Mutex mu_;
   std::map<std::string, Instance> instances_ ABSL_GUARDED_BY(mu_);

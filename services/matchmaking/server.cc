@@ -8,6 +8,7 @@
 #include "services/common/auth.h"
 #include "services/common/logging.h"
 #include "services/common/server_limits.h"
+#include "services/matchmaking/store/postgres_match_store.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -76,7 +77,8 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
   PlacementOptions placement = config.placement;
   placement.service_token = config.table_token();
   placement.credentials = dial;
-  placement_ = std::make_unique<Placement>(&store_->pool(), placement);
+  instances_ = std::make_unique<RegisteredInstances>(&store_->pool());
+  placement_ = std::make_unique<Placement>(instances_.get(), placement);
   std::vector<PoolSpec> pools = MakePools(config.pool, config.stake_levels);
 
   LobbyOptions lobby{.pools = pools,
@@ -98,7 +100,8 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
                           .admission_grace = config.hold_admission_grace,
                           .keep = 2 * config.keep_ended},
       registry);
-  voids_ = std::make_unique<TableVoids>(&store_->pool(), placement_.get(),
+  void_store_ = std::make_unique<PostgresTableVoidStore>(&store_->pool());
+  voids_ = std::make_unique<TableVoids>(void_store_.get(), placement_.get(),
                                         &store_->seat_tokens(), releases_.get(), registry);
   bot_streams_ = std::make_unique<BotStreams>(&store_->pool(), service::NewUuid());
   bots_ = std::make_unique<BotRoster>(
@@ -119,13 +122,13 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
 void MatchmakingServer::AssembleMatcher(const MatchmakingConfig& config,
                                         const std::vector<PoolSpec>& pools,
                                         prometheus::Registry* registry) {
-  MatcherOptions matcher{.database_url = config.database_url,
+  match_store_ = std::make_unique<PostgresMatchStore>(config.database_url, &store_->pool());
+  MatcherOptions matcher{.store = match_store_.get(),
                          .pools = pools,
                          .tick = config.tick,
                          .lease_retry = config.lease_retry,
                          .full_read_every = config.pool_full_read_every,
                          .clocks = config.clocks,
-                         .db = &store_->pool(),
                          .give_up_placing = config.give_up_placing,
                          .stage_log_every = config.stage_log_every,
                          .seat_tokens = &store_->seat_tokens()};

@@ -28,6 +28,7 @@
 #include "services/common/server_limits.h"
 #include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
+#include "services/matchmaking/bot_streams.h"
 #include "services/matchmaking/grpc_service.h"
 #include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/lobby.h"
@@ -35,6 +36,7 @@
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/table_voids.h"
 #include "services/matchmaking/player_auth.h"
+#include "services/matchmaking/store/match_store.h"
 #include "services/matchmaking/ticket_store.h"
 #include "services/storage/readiness_watch.h"
 
@@ -117,12 +119,15 @@ class MatchmakingServer {
   void SetServing(bool serving);
 
   std::unique_ptr<TicketStore> store_;
+  std::unique_ptr<MatchStore> match_store_;  // the matcher's (outlives it)
   std::unique_ptr<v1::RatingsService::Stub> ratings_;
   std::unique_ptr<PlayerAuth> auth_;
+  std::unique_ptr<TableInstances> instances_;  // placement's (outlives it)
   std::unique_ptr<Placement> placement_;
   std::unique_ptr<BotStreams> bot_streams_;
   std::unique_ptr<BotRoster> bots_;
   std::unique_ptr<HoldReleases> releases_;
+  std::unique_ptr<TableVoidStore> void_store_;  // the voids' (outlives them)
   std::unique_ptr<TableVoids> voids_;
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<Matcher> matcher_;

@@ -1,20 +1,17 @@
 #include "services/matchmaking/table_voids.h"
 
-#include <pqxx/pqxx>
-
 #include "services/common/logging.h"
 
 namespace trix::matchmaking {
 
-TableVoids::TableVoids(storage::ConnectionPool* db, Placement* placement,
-                       const SeatTokens* seat_tokens, HoldReleases* releases,
+TableVoids::TableVoids(TableVoidStore* store, TableClient* tables,
+                       const SeatTokens* seat_tokens, TableEnds* releases,
                        prometheus::Registry* registry, absl::Duration every)
-    : db_(db),
-      placement_(placement),
+    : store_(store),
+      tables_(tables),
       seat_tokens_(seat_tokens),
       releases_(releases),
-      every_(every),
-      table_(db, "mm_table_voids", "request_id") {
+      every_(every) {
   pending_ = &prometheus::BuildGauge()
                   .Name("trix_matchmaking_table_voids_pending")
                   .Help("tables matchmaking made for nobody and has yet to void")
@@ -41,33 +38,26 @@ void TableVoids::Stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool TableVoids::VoidOne(const std::string& request_id, const std::string& request,
-                         std::string table_id, std::string address,
-                         const std::string& reason) {
-  const service::LogFields fields = {{"request", request_id}, {"table", table_id}};
-  if (table_id.empty()) {
-    v1::CreateTableRequest create;
-    create.ParseFromString(request);
-    seat_tokens_->Restore(&create);  // the same request as the placement's, tokens and all
-    Placed placed = std::move(placement_->CreateTables({create}).front());
-    if (!placed.status.ok()) {
-      service::LogWarn("cannot find the table to void; asking again",
-                       {{"request", request_id}, {"error", placed.status.ToString()}});
-      return false;
-    }
-    table_id = placed.response.table_id();
-    address = placed.address;
-    absl::Status s = db_->Run("recording the table to void", [&](pqxx::connection& c) {
-      pqxx::work tx(c);
-      tx.exec_params0(
-          "UPDATE mm_table_voids SET table_id = $2, address = $3 WHERE request_id = $1",
-          request_id, table_id, address);
-      tx.commit();
-      return absl::OkStatus();
-    });
-    if (!s.ok()) return false;
+bool TableVoids::FindTable(DueVoid& due) {
+  v1::CreateTableRequest create;
+  create.ParseFromString(due.request);
+  seat_tokens_->Restore(&create);  // the same request as the placement's, tokens and all
+  Placed placed = std::move(tables_->CreateTables({create}).front());
+  if (!placed.status.ok()) {
+    service::LogWarn("cannot find the table to void; asking again",
+                     {{"request", due.request_id}, {"error", placed.status.ToString()}});
+    return false;
   }
-  absl::Status s = placement_->VoidTable(address, table_id, reason);
+  due.table_id = placed.response.table_id();
+  due.address = placed.address;
+  return store_->RecordTable(due.request_id, due.table_id, due.address).ok();
+}
+
+bool TableVoids::VoidOne(DueVoid due) {
+  if (due.table_id.empty() && !FindTable(due)) return false;
+  const std::string& table_id = due.table_id;
+  const std::string& reason = due.reason;
+  absl::Status s = tables_->VoidTable(due.address, table_id, reason);
   // Voided (now or before), gone, or its game already over (its result stands).
   const char* end = s.ok() ? kReleaseVoided
                     : s.code() == absl::StatusCode::kNotFound         ? kReleaseGone
@@ -84,17 +74,15 @@ bool TableVoids::VoidOne(const std::string& request_id, const std::string& reque
 }
 
 int TableVoids::VoidDue() {
-  absl::StatusOr<pqxx::result> due =
-      table_.Lease("request, table_id, address, reason", 20);
+  absl::StatusOr<std::vector<DueVoid>> due = store_->Lease(20);
   if (!due.ok()) return 0;
   int finished = 0;
-  for (const pqxx::row& r : *due) {
-    const std::string id = r[0].as<std::string>();
-    const bool done = VoidOne(id, pqxx::binarystring(r[2]).str(), r[3].as<std::string>(),
-                              r[4].as<std::string>(), r[5].as<std::string>());
-    if (!done) {
-      (void)table_.Later(id, r[1].as<int>());
-    } else if (table_.Done(id).ok()) {
+  for (DueVoid& v : *due) {
+    const std::string id = v.request_id;
+    const int tries = v.tries;
+    if (!VoidOne(std::move(v))) {
+      (void)store_->Later(id, tries);
+    } else if (store_->Done(id).ok()) {
       ++finished;
     }
   }
@@ -113,7 +101,7 @@ void TableVoids::Loop() {
     VoidDue();
     if (absl::Now() - measured >= absl::Seconds(5)) {
       measured = absl::Now();
-      if (absl::StatusOr<RetryTable::Backlog> b = table_.Pending(); b.ok()) {
+      if (absl::StatusOr<RetryTable::Backlog> b = store_->Pending(); b.ok()) {
         pending_->Set(static_cast<double>(b->pending));
         oldest_->Set(absl::ToDoubleSeconds(b->oldest));
       }

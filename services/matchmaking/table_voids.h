@@ -4,8 +4,8 @@
 // records it in mm_table_voids (migration 0030). Any replica then asks the
 // placement's request again (the same request and seat tokens: any instance
 // answers it with the table it made, or makes it) until the table is known, and
-// voids it (VoidTable, "placement given up"), retrying with backoff (RetryTable)
-// whatever fails; the voided table's outbox row makes the ratings service release
+// voids it (VoidTable, "placement given up"), retrying with backoff (the
+// TableVoidStore, store/table_void_store.h) whatever fails; the voided table's outbox row makes the ratings service release
 // the holds attached to it, and matchmaking releases its seats' holds by table too
 // (HoldReleases::EndTable).
 #ifndef TRIX_SERVICES_MATCHMAKING_TABLE_VOIDS_H_
@@ -20,9 +20,8 @@
 #include "prometheus/registry.h"
 #include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/placement.h"
-#include "services/matchmaking/retry_table.h"
 #include "services/matchmaking/seat_tokens.h"
-#include "services/storage/connection_pool.h"
+#include "services/matchmaking/store/table_void_store.h"
 
 namespace trix::matchmaking {
 
@@ -31,8 +30,8 @@ inline constexpr char kVoidGivenUp[] = "placement given up";
 class TableVoids {
  public:
   // `seat_tokens` gives the stored request back its seat tokens (stored without).
-  TableVoids(storage::ConnectionPool* db, Placement* placement, const SeatTokens* seat_tokens,
-             HoldReleases* releases, prometheus::Registry* registry,
+  TableVoids(TableVoidStore* store, TableClient* tables, const SeatTokens* seat_tokens,
+             TableEnds* releases, prometheus::Registry* registry,
              absl::Duration every = absl::Seconds(1));
   ~TableVoids();
   void Start();
@@ -42,16 +41,16 @@ class TableVoids {
 
  private:
   // Finishes one void; false: to be tried again.
-  bool VoidOne(const std::string& request_id, const std::string& request,
-               std::string table_id, std::string address, const std::string& reason);
+  bool VoidOne(DueVoid due);
+  // Asks the void's request again for its table (into `due`); false: not known.
+  bool FindTable(DueVoid& due);
   void Loop();
 
-  storage::ConnectionPool* const db_;
-  Placement* const placement_;
+  TableVoidStore* const store_;
+  TableClient* const tables_;
   const SeatTokens* const seat_tokens_;
-  HoldReleases* const releases_;
+  TableEnds* const releases_;
   const absl::Duration every_;
-  RetryTable table_;
   absl::Mutex mu_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

@@ -92,7 +92,20 @@ struct PartyRow {
   absl::Time expires;
 };
 
-class TicketStore {
+// The seats given to bot streams, as the bot roster reads and finishes them
+// (an interface for its tests: store/bot_store.h).
+class BotSeatStore {
+ public:
+  virtual ~BotSeatStore() = default;
+
+  // The live assignments given to these bot streams.
+  virtual absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOfStreams(
+      const std::vector<std::string>& stream_ids) = 0;
+  // The table's game is over: its assignments are no longer live.
+  virtual absl::Status MarkFinished(const std::string& table_id) = 0;
+};
+
+class TicketStore : public BotSeatStore {
  public:
   // `seat_tokens` gives the assignments read their seats' tokens.
   TicketStore(std::string url, int connections, SeatTokens seat_tokens);
@@ -126,14 +139,13 @@ class TicketStore {
   // The live assignments of these players, any order.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOf(
       const std::vector<std::string>& player_ids);
-  // The live assignments given to these bot streams.
   absl::StatusOr<std::vector<AssignmentRow>> LiveAssignmentsOfStreams(
-      const std::vector<std::string>& stream_ids);
+      const std::vector<std::string>& stream_ids) override;
   // Every staked person's seat at a game not known to be over.
   absl::StatusOr<std::vector<AssignmentRow>> LiveStakedAssignments();
   absl::StatusOr<std::vector<AssignmentRow>> AssignmentsOfTickets(
       const std::vector<std::string>& ticket_ids);
-  absl::Status MarkFinished(const std::string& table_id);
+  absl::Status MarkFinished(const std::string& table_id) override;
   // Deletes, at most `limit` of each, the tickets that ended (matched, cancelled,
   // superseded), the assignments of finished games and the parties past their
   // expiry, when `keep` has passed since; and any assignment made over a day ago
@@ -173,7 +185,7 @@ class TicketStore {
 };
 
 // The columns ReadTicket reads, in its order: select them to read tickets (the
-// ticket store and the matcher both do).
+// ticket store and the match store both do).
 inline constexpr char kTicketColumns[] =
     "ticket_id, request_id, player_id, display_name, pool, team, format, stake, "
     "rating, provisional, coalesce(party_id, ''), coalesce(hold_id, ''), status, "
