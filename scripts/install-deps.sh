@@ -5,6 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build ccache pkg-config git python3 procps
+  lld  # the linker (CMakeLists.txt: much less CPU than GNU ld; without it, GNU ld)
   libabsl-dev
   libgrpc++-dev protobuf-compiler-grpc libprotobuf-dev protobuf-compiler
   libpqxx-dev postgresql-15

@@ -10,6 +10,7 @@
 
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "services/common/testing/build_paths.h"
 
 namespace trix::ratings {
 namespace {
@@ -239,7 +240,7 @@ TEST(Rate, DoublesTournamentWithNonDefaultMuAndSigma) {
 class Fixture : public ::testing::Test {
  protected:
   void SetUp() override {
-    std::ifstream in(RATINGS_TESTDATA "/plackettluce.json");
+    std::ifstream in(SourcePath("services/ratings/testdata/plackettluce.json"));
     ASSERT_TRUE(in) << "missing fixture";
     data_ = nlohmann::json::parse(in);
     options_.mu = data_["model"]["mu"];

@@ -19,6 +19,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
+#include "services/common/testing/build_paths.h"
 #include "services/storage/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -77,11 +78,12 @@ class BotGamesTest : public storage::DatabaseTest {
     const std::string port_file = absl::StrCat(dir_, "/", name, ".port");
     unlink(port_file.c_str());
     ChildProcess::Options options;
-    options.argv = {TABLE_SERVICE_BINARY, absl::StrCat("--listen=127.0.0.1:", *port),
-                    "--port_file=" + port_file, "--migrations_dir=" MIGRATIONS_DIR,
-                    "--instance_id=" + name, "--metrics_port=-1", "--lease_ttl=3s",
-                    // Every bot comes from 127.0.0.1, one client address.
-                    "--peer_rate=100000", "--peer_burst=100000", "--log_level=info"};
+    options.argv = {
+        BuildPath("bin/table-service"), absl::StrCat("--listen=127.0.0.1:", *port),
+        "--port_file=" + port_file, "--migrations_dir=" + SourcePath("migrations"),
+        "--instance_id=" + name, "--metrics_port=-1", "--lease_ttl=3s",
+        // Every bot comes from 127.0.0.1, one client address.
+        "--peer_rate=100000", "--peer_burst=100000", "--log_level=info"};
     options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
                    {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
     options.output_path = log;
@@ -156,7 +158,7 @@ class BotGamesTest : public storage::DatabaseTest {
     if (address.empty()) address = address_;
     for (int s = 0; s < seats; ++s) {
       ChildProcess::Options options;
-      options.argv = {TRIX_BOT_BINARY};
+      options.argv = {BuildPath("bin/trix-bot")};
       options.env = {{"TRIX_BOT_ADDRESS", address},
                      {"TRIX_BOT_TABLE", table.table_id()},
                      {"TRIX_BOT_TOKEN", table.seat_tokens(s)},
@@ -352,7 +354,7 @@ TEST_F(BotGamesTest, TheSdkExampleBotPlaysASeat) {
   const v1::CreateTableResponse table = CreateTable("classic-solo", {}, /*seat_seeds=*/true);
   StartBots(table, "0s", /*address=*/"", /*seats=*/3);
   ChildProcess::Options options;
-  options.argv = {LOWEST_BOT_BINARY, absl::StrCat("--address=", address_),
+  options.argv = {BuildPath(LOWEST_BOT_BINARY), absl::StrCat("--address=", address_),
                   absl::StrCat("--table=", table.table_id()),
                   absl::StrCat("--token=", table.seat_tokens(3))};
   options.output_path = BotLog(3);

@@ -29,6 +29,7 @@
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
+#include "services/common/testing/build_paths.h"
 #include "services/storage/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -111,9 +112,12 @@ class PlayTmuxTest : public storage::DatabaseTest {
 
   void StartService() {
     ChildProcess::Options options;
-    options.argv = {TABLE_SERVICE_BINARY, "--listen=127.0.0.1:0",
-                    "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=e2e-play",
-                    "--metrics_port=-1", "--log_level=info"};
+    options.argv = {BuildPath("bin/table-service"),
+                    "--listen=127.0.0.1:0",
+                    "--migrations_dir=" + SourcePath("migrations"),
+                    "--instance_id=e2e-play",
+                    "--metrics_port=-1",
+                    "--log_level=info"};
     options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
                    {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
     options.output_path = ServiceLog();
@@ -168,7 +172,7 @@ class PlayTmuxTest : public storage::DatabaseTest {
   void StartBots(const v1::CreateTableResponse& table) {
     for (int s = 1; s < 4; ++s) {
       ChildProcess::Options options;
-      options.argv = {TRIX_BOT_BINARY};
+      options.argv = {BuildPath("bin/trix-bot")};
       options.env = {{"TRIX_BOT_ADDRESS", address_},
                      {"TRIX_BOT_TABLE", table.table_id()},
                      {"TRIX_BOT_TOKEN", table.seat_tokens(s)},
@@ -191,7 +195,7 @@ class PlayTmuxTest : public storage::DatabaseTest {
   // trix-play in a tmux session "play"; its exit status lands in RcPath().
   bool StartPlay(const std::string& flags, const std::string& env) {
     const std::string command =
-        absl::StrCat(TRIX_PLAY_BINARY, " ", flags, " --color=false 2>", dir_,
+        absl::StrCat(BuildPath("bin/trix-play"), " ", flags, " --color=false 2>", dir_,
                      "/trix-play.err; echo $? >", RcPath());
     bool started = false;
     Shell(absl::StrCat(tmux_, "new-session -d -s play -x 110 -y 50 -e ", env, " '",
@@ -344,10 +348,14 @@ TEST_F(PlayTmuxTest, APracticeTableSeatsThePersonAgainstBots) {
 // table shows the seat as left to the autopilot and trix-play exits 0.
 TEST_F(PlayTmuxTest, APersonFindsATableThroughMatchmakingPlaysAndLeaves) {
   ChildProcess::Options options;
-  options.argv = {MATCHMAKING_SERVICE_BINARY, "--listen=127.0.0.1:0",
-                  "--migrations_dir=" MATCHMAKING_MIGRATIONS_DIR,
-                  absl::StrCat("--table_address=", address_), "--bot_fill_wait=1s",
-                  "--card_ms=2000", "--metrics_port=-1", "--log_level=info"};
+  options.argv = {BuildPath(MATCHMAKING_SERVICE_BINARY),
+                  "--listen=127.0.0.1:0",
+                  "--migrations_dir=" + SourcePath(MATCHMAKING_MIGRATIONS_DIR),
+                  absl::StrCat("--table_address=", address_),
+                  "--bot_fill_wait=1s",
+                  "--card_ms=2000",
+                  "--metrics_port=-1",
+                  "--log_level=info"};
   options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
                  {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
   options.output_path = dir_ + "/matchmaking.log";

@@ -6,6 +6,7 @@
 #include "bots/demo/child_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "tests/integration/matchmaking_fixture.h"
 
 namespace trix::matchmaking {
@@ -29,7 +30,7 @@ TEST_F(MatchmakingBotProcessTest, ARealBotProcessFillsTheEmptySeat) {
   const std::string log = ::testing::TempDir() + "/mm-trix-bot.log";
   std::remove(log.c_str());
   auto process = bots::ChildProcess::Start(
-      {.argv = {TRIX_BOT_BINARY, "--matchmaking=" + matchmaking_->address(),
+      {.argv = {BuildPath("bin/trix-bot"), "--matchmaking=" + matchmaking_->address(),
                 "--capacity=2", "--strategy=random", "--metrics_port=-1"},
        .env = {{"TRIX_BOT_BOT_KEY", bot.key()}},
        .output_path = log});

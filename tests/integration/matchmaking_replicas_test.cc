@@ -9,11 +9,11 @@
 #include <fstream>
 #include <memory>
 #include <optional>
-#include <thread>
 #include <pqxx/pqxx>
 #include <regex>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -21,6 +21,7 @@
 #include "bots/demo/child_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/testing/frozen_backend.h"
 #include "tests/integration/matchmaking_fixture.h"
@@ -39,11 +40,11 @@ class Replica {
       : log_(log) {
     std::remove(log.c_str());  // the port is read from this run's log
     std::vector<std::string> argv = {
-        MATCHMAKING_SERVICE_BINARY,
+        BuildPath("bin/matchmaking-service"),
         "--listen=127.0.0.1:0",
         "--database_url=" + db_url,
         std::string("--service_token=") + table::kServiceToken,
-        "--migrations_dir=" MIGRATIONS_DIR,
+        "--migrations_dir=" + SourcePath("migrations"),
         "--metrics_port=-1",
         "--lease_retry=200ms",
         "--poll_every=50ms",
@@ -112,9 +113,9 @@ class MatchmakingReplicasTest : public MatchmakingTest {
       tx.exec0("DELETE FROM table_instances");
       tx.commit();
     }
-    options.binary = TABLE_SERVICE_BINARY;
+    options.binary = BuildPath("bin/table-service");
     options.db_url = db_->url();
-    options.migrations_dir = MIGRATIONS_DIR;
+    options.migrations_dir = SourcePath("migrations");
     return table::ServiceProcess::StartServing(options);
   }
   using Tickets = std::vector<std::unique_ptr<TicketClient>>;
@@ -398,7 +399,7 @@ TEST_F(MatchmakingReplicasTest, ABotOnTheOtherReplicaFillsTheSeat) {
   v1::RegisterBotResponse bot;
   ASSERT_TRUE(stub_b->RegisterBot(&context, request, &bot).ok());
   auto process = bots::ChildProcess::Start(
-      {.argv = {TRIX_BOT_BINARY,
+      {.argv = {BuildPath("bin/trix-bot"),
                 "--matchmaking=127.0.0.1:" + std::to_string(b.WaitPort()), "--capacity=2",
                 "--strategy=random", "--metrics_port=-1"},
        .env = {{"TRIX_BOT_BOT_KEY", bot.key()}},

@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "services/matchmaking/hold_releases.h"
 #include "tests/integration/matchmaking_fixture.h"
 #include "tests/integration/seat_client.h"
@@ -233,11 +234,11 @@ TEST_F(MatchmakingStakesTest, APlacementGivenUpHasItsTableVoided) {
   tables_->Shutdown();
   Exec("DELETE FROM table_instances");
   table::ServiceProcess::Options options{
-      .binary = TABLE_SERVICE_BINARY,
+      .binary = BuildPath("bin/table-service"),
       .db_url = db_->url(),
       .instance_id = "lossy",
       .dir = ::testing::TempDir(),
-      .migrations_dir = MIGRATIONS_DIR,
+      .migrations_dir = SourcePath("migrations"),
       // SetUp's file: matchmaking's table credential has tables:create, tables:void.
       .extra = {"--service_credentials=" + credentials_},
       .env = {{"MAMLAKA_FAILPOINTS", "table.lose_create_answer=1"}}};

@@ -21,6 +21,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "services/ratings/testing/ratings_db_test.h"
 #include "tests/integration/replica_standby.h"
 #include "tests/ratings/ratings_process.h"
@@ -200,11 +201,11 @@ TEST_F(RatingsHistoryReplicaTest, WithTheStandbyGoneHistoryIsUnavailableAndTheLe
 }
 
 TEST(RatingsHistoryReplicaFlagTest, ABadReadUrlStopsTheServiceAndSaysWhy) {
-  const std::string command = absl::StrCat(
-      "timeout 20 ", RATINGS_SERVICE_BINARY,
-      " --database_url=postgresql://postgres@127.0.0.1:1/x",
-      " --read_database_url='host=standby bogus=1' --listen=127.0.0.1:0",
-      " --metrics_port=-1 2>&1");
+  const std::string command =
+      absl::StrCat("timeout 20 ", BuildPath("bin/ratings-service"),
+                   " --database_url=postgresql://postgres@127.0.0.1:1/x",
+                   " --read_database_url='host=standby bogus=1' --listen=127.0.0.1:0",
+                   " --metrics_port=-1 2>&1");
   const CommandRun run = RunCommand(command);
   ASSERT_NE(run.status, -1) << "cannot run " << command;
   const int status = run.status;

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_replace.h"
+#include "services/common/testing/build_paths.h"
 
 namespace trix {
 CommandRun RunCommand(const std::string& command) {
@@ -35,8 +36,8 @@ std::string RunLine(const std::string& command) {
 absl::StatusOr<std::unique_ptr<Standby>> Standby::Start(const storage::TestDatabase& db) {
   char dir[] = "/tmp/standby-XXXXXX";
   if (mkdtemp(dir) == nullptr) return absl::InternalError("cannot make a folder in /tmp");
-  const std::string url =
-      RunLine(absl::StrCat(PG_SCRIPT, " standby ", dir, " '", db.url(), "'"));
+  const std::string url = RunLine(
+      absl::StrCat(SourcePath("scripts/pg.sh"), " standby ", dir, " '", db.url(), "'"));
   if (url.empty()) return absl::UnavailableError(absl::StrCat("no standby of ", db.url()));
   // pg.sh names the database "mamlaka"; the test's has its own name.
   return std::unique_ptr<Standby>(new Standby(
@@ -50,7 +51,8 @@ void Standby::Run(const std::string& sql) const {
 
 void Standby::Stop() {
   if (dir_.empty()) return;
-  RunLine(absl::StrCat(PG_SCRIPT, " stop ", dir_, " && rm -rf ", dir_, " && echo stopped"));
+  RunLine(absl::StrCat(SourcePath("scripts/pg.sh"), " stop ", dir_, " && rm -rf ", dir_,
+                       " && echo stopped"));
   dir_.clear();
 }
 

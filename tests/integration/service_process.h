@@ -3,7 +3,8 @@
 // loopback port (--listen=127.0.0.1:0) and reports the port through --port_file,
 // so no test guesses a free port. Its output goes to a log file for failures.
 //
-//   auto a = ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY, .db_url = url,
+//   auto a = ServiceProcess::Start({.binary = BuildPath("bin/table-service"), .db_url =
+//   url,
 //                                   .instance_id = "a", .dir = dir});
 //   a->WaitServing(absl::Seconds(30));
 //   a->Pause();   // SIGSTOP

@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/credentials.h"
+#include "services/common/testing/build_paths.h"
 #include "services/common/testing/test_tokens.h"
 #include "tests/integration/matchmaking_fixture.h"
 #include "tests/integration/service_process.h"
@@ -81,12 +82,13 @@ class ServiceScopesTest : public MatchmakingTest {
   }
   std::unique_ptr<table::ServiceProcess> StartTable(std::vector<std::string> extra = {}) {
     extra.push_back("--service_credentials=" + credentials_);
-    return table::ServiceProcess::StartServing({.binary = TABLE_SERVICE_BINARY,
-                                                .db_url = db_->url(),
-                                                .instance_id = "scopes",
-                                                .dir = ::testing::TempDir(),
-                                                .migrations_dir = MIGRATIONS_DIR,
-                                                .extra = extra});
+    return table::ServiceProcess::StartServing(
+        {.binary = BuildPath("bin/table-service"),
+         .db_url = db_->url(),
+         .instance_id = "scopes",
+         .dir = ::testing::TempDir(),
+         .migrations_dir = SourcePath("migrations"),
+         .extra = extra});
   }
   std::unique_ptr<ratings::RatingsProcess> StartRatings(std::vector<std::string> extra = {}) {
     extra.push_back("--service_credentials=" + credentials_);
@@ -472,13 +474,13 @@ TEST_F(ServiceScopesTest, PlayerTokensWithoutIssuerOrAudienceDoNotStart) {
   service::TestKey key = service::NewTestKey("ES256", "login-1");
   const std::string jwks = ::testing::TempDir() + "/scopes-nostart-jwks-" + db_->name();
   service::ReplaceFile(jwks, service::Jwks({key}));
-  EXPECT_EQ(table::ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
-                                          .db_url = db_->url(),
-                                          .instance_id = "no-issuer",
-                                          .dir = ::testing::TempDir(),
-                                          .migrations_dir = MIGRATIONS_DIR,
-                                          .extra = {"--jwks_file=" + jwks,
-                                                    "--jwt_audience=trix"}}),
+  EXPECT_EQ(table::ServiceProcess::Start(
+                {.binary = BuildPath("bin/table-service"),
+                 .db_url = db_->url(),
+                 .instance_id = "no-issuer",
+                 .dir = ::testing::TempDir(),
+                 .migrations_dir = SourcePath("migrations"),
+                 .extra = {"--jwks_file=" + jwks, "--jwt_audience=trix"}}),
             nullptr);
   EXPECT_FALSE(ratings::RatingsProcess::Start(
                    db_->url(), ::testing::TempDir() + "/scopes-nostart.log",

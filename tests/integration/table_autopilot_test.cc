@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/json_util.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "tests/integration/failover_check.h"
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_fixture.h"
@@ -143,7 +144,8 @@ class DealProofTest : public AutopilotSeatsTest {
     const std::string in = dir + "/" + name + ".json", out = dir + "/" + name + ".out";
     std::ofstream(in) << record;
     const int status = std::system(
-        absl::StrCat(TRIX_REPLAY_BINARY, " --verify-deals <", in, " >", out).c_str());
+        absl::StrCat(BuildPath("bin/trix-replay"), " --verify-deals <", in, " >", out)
+            .c_str());
     std::ifstream read(out);
     return {WEXITSTATUS(status), std::string(std::istreambuf_iterator<char>(read), {})};
   }

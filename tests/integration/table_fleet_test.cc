@@ -12,6 +12,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "proto/wire/table_location.h"
+#include "services/common/testing/build_paths.h"
 #include "tests/integration/failover_check.h"
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_fixture.h"
@@ -30,11 +31,12 @@ class FleetTest : public TableServiceTest {
   }
 
   ServiceProcess& Launch(const std::string& name) {
-    instances_.push_back(ServiceProcess::StartServing({.binary = TABLE_SERVICE_BINARY,
-                                                       .db_url = db_->url(),
-                                                       .instance_id = name,
-                                                       .dir = ::testing::TempDir(),
-                                                       .migrations_dir = MIGRATIONS_DIR}));
+    instances_.push_back(
+        ServiceProcess::StartServing({.binary = BuildPath("bin/table-service"),
+                                      .db_url = db_->url(),
+                                      .instance_id = name,
+                                      .dir = ::testing::TempDir(),
+                                      .migrations_dir = SourcePath("migrations")}));
     if (instances_.back() == nullptr) std::abort();  // StartServing failed the test
     return *instances_.back();
   }

@@ -19,8 +19,9 @@
 #include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
-#include "tests/integration/service_fixture.h"
+#include "services/common/testing/build_paths.h"
 #include "tests/integration/replica_standby.h"
+#include "tests/integration/service_fixture.h"
 #include "tests/integration/service_process.h"
 
 namespace trix::table {
@@ -42,12 +43,13 @@ class HistoryReplicaTest : public TableServiceTest {
     absl::StatusOr<std::unique_ptr<Standby>> standby = Standby::Start(*db_);
     ASSERT_TRUE(standby.ok()) << standby.status();
     standby_ = *std::move(standby);
-    service_ = ServiceProcess::Start({.binary = TABLE_SERVICE_BINARY,
-                                      .db_url = db_->url(),
-                                      .instance_id = "history-replica",
-                                      .dir = ::testing::TempDir(),
-                                      .migrations_dir = MIGRATIONS_DIR,
-                                      .extra = {"--read_database_url=" + standby_->url()}});
+    service_ =
+        ServiceProcess::Start({.binary = BuildPath("bin/table-service"),
+                               .db_url = db_->url(),
+                               .instance_id = "history-replica",
+                               .dir = ::testing::TempDir(),
+                               .migrations_dir = SourcePath("migrations"),
+                               .extra = {"--read_database_url=" + standby_->url()}});
     ASSERT_NE(service_, nullptr);
     ASSERT_TRUE(service_->WaitServing(absl::Seconds(30))) << service_->Log();
     stub_ = v1::TableService::NewStub(service_->NewChannel());
@@ -163,7 +165,7 @@ TEST_F(HistoryReplicaTest, WithTheStandbyGoneHistoryIsUnavailableAndTablesPlayOn
 
 TEST(HistoryReplicaFlagTest, ABadReadUrlStopsTheServiceAndSaysWhy) {
   const std::string command = absl::StrCat(
-      "timeout 20 ", TABLE_SERVICE_BINARY,
+      "timeout 20 ", BuildPath("bin/table-service"),
       " --database_url=postgresql://postgres@127.0.0.1:1/x",
       " --read_database_url='host=standby bogus=1' --listen=127.0.0.1:0 2>&1");
   const CommandRun run = RunCommand(command);

@@ -17,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "tests/integration/failover_check.h"
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_fixture.h"
@@ -82,11 +83,11 @@ class IdleStreamsTest : public TableServiceTest {
   }
   std::unique_ptr<ServiceProcess> Launch() {
     return ServiceProcess::StartServing(
-        {.binary = TABLE_SERVICE_BINARY,
+        {.binary = BuildPath("bin/table-service"),
          .db_url = db_->url(),
          .instance_id = "idle-streams",
          .dir = ::testing::TempDir(),
-         .migrations_dir = MIGRATIONS_DIR,
+         .migrations_dir = SourcePath("migrations"),
          .extra = {"--subscribe_within=2s", "--max_streams_per_connection=500",
                    "--max_waiting_play_streams=1000", "--grpc_memory_quota_mib=256"}});
   }

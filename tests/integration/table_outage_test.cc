@@ -22,6 +22,7 @@
 #include "absl/strings/strip.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "services/storage/game_store.h"
 #include "tests/integration/service_fixture.h"
 
@@ -42,8 +43,8 @@ class OwnCluster {
   }
   // Starts (the first time: creates) the server; returns its URL or "".
   std::string Start() {
-    const std::string command =
-        absl::StrCat("PG_SOCKET_ONLY=1 ", PG_SH, " start ", dir_, " 5432");
+    const std::string command = absl::StrCat(
+        "PG_SOCKET_ONLY=1 ", SourcePath("scripts/pg.sh"), " start ", dir_, " 5432");
     FILE* out = popen(command.c_str(), "r");
     if (out == nullptr) return "";
     char line[512] = {0};
@@ -52,7 +53,9 @@ class OwnCluster {
     if (pclose(out) != 0) return "";
     return std::string(absl::StripTrailingAsciiWhitespace(url));
   }
-  void Stop() { std::system(absl::StrCat(PG_SH, " stop ", dir_).c_str()); }
+  void Stop() {
+    std::system(absl::StrCat(SourcePath("scripts/pg.sh"), " stop ", dir_).c_str());
+  }
 
  private:
   std::string dir_;
@@ -66,7 +69,7 @@ class OutageTest : public TableServiceTest {
     absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
         storage::GameStore::Open({.url = url_, .instance_id = "migrator"});
     ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE((*store)->Migrate(MIGRATIONS_DIR).ok());
+    ASSERT_TRUE((*store)->Migrate(SourcePath("migrations")).ok());
     ServiceOptions options = DefaultServiceOptions("outage");
     options.host.lease_ttl = absl::Seconds(1);
     options.host.maintenance_every = absl::Milliseconds(100);

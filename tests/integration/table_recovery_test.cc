@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "tests/integration/failover_check.h"
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_fixture.h"
@@ -172,11 +173,11 @@ TEST_F(RecoveryTest, AnotherInstanceTakesOverAfterAGracefulShutdown) {
 
 TEST_F(RecoveryTest, KillNineMidGameLosesNothingAcknowledged) {
   StopService();  // this test runs the real binary instead
-  const ServiceProcess::Options options = {.binary = TABLE_SERVICE_BINARY,
+  const ServiceProcess::Options options = {.binary = BuildPath("bin/table-service"),
                                            .db_url = db_->url(),
                                            .instance_id = "kill-nine",
                                            .dir = ::testing::TempDir(),
-                                           .migrations_dir = MIGRATIONS_DIR};
+                                           .migrations_dir = SourcePath("migrations")};
   std::unique_ptr<ServiceProcess> first = ServiceProcess::Start(options);
   ASSERT_NE(first, nullptr);
   ASSERT_TRUE(first->WaitServing(absl::Seconds(30))) << first->Log();

@@ -17,10 +17,11 @@
 #include <thread>
 
 #include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
 #include "grpcpp/grpcpp.h"
 #include "grpcpp/security/credentials.h"
-#include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "services/common/tls.h"
 #include "tests/integration/service_fixture.h"
 
@@ -75,8 +76,9 @@ class TlsTest : public TableServiceTest {
   // scripts/make-certs.sh: `name`.crt/.key under `ca`/ in the test's folder,
   // signed by that folder's CA (made at its first use).
   std::string MakeSigned(const std::string& ca, const std::string& name) {
-    const std::string command = absl::StrCat(MAKE_CERTS, " ", dir_, "/", ca, " ", name,
-                                             " localhost 127.0.0.1");
+    const std::string command =
+        absl::StrCat(SourcePath("scripts/make-certs.sh"), " ", dir_, "/", ca, " ", name,
+                     " localhost 127.0.0.1");
     EXPECT_EQ(std::system(command.c_str()), 0) << command;
     return absl::StrCat(dir_, "/", ca, "/", name);
   }

@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "proto/wire/outbox_row.h"
 #include "proto/wire/table_location.h"
+#include "services/common/testing/build_paths.h"
 #include "tests/integration/failover_check.h"
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_fixture.h"
@@ -217,11 +218,11 @@ class VoidFleetTest : public VoidTest {
     StopService();  // the real binaries instead
   }
   std::unique_ptr<ServiceProcess> Launch(const std::string& name) {
-    return ServiceProcess::StartServing({.binary = TABLE_SERVICE_BINARY,
+    return ServiceProcess::StartServing({.binary = BuildPath("bin/table-service"),
                                          .db_url = db_->url(),
                                          .instance_id = name,
                                          .dir = ::testing::TempDir(),
-                                         .migrations_dir = MIGRATIONS_DIR});
+                                         .migrations_dir = SourcePath("migrations")});
   }
   v1::CreateTableResponse CreateOn(const ServiceProcess& at, uint64_t seed) {
     return at.CreateTable(CreateRequest(MakeMode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX), seed));

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"
+#include "services/common/testing/build_paths.h"
 #include "services/ratings/testing/ratings_db_test.h"
 #include "tests/ratings/ratings_process.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -33,10 +34,11 @@ class RatingsEndToEndTest : public RatingsDbTest {
     dir_ = dir;
     const std::string port_file = dir_ + "/table-service.port";
     bots::ChildProcess::Options options;
-    options.argv = {TABLE_SERVICE_BINARY, "--listen=127.0.0.1:0",
-                    "--port_file=" + port_file,
-                    "--migrations_dir=" MIGRATIONS_DIR, "--instance_id=ratings-e2e",
-                    "--metrics_port=-1", "--peer_rate=100000", "--peer_burst=100000"};
+    options.argv = {
+        BuildPath("bin/table-service"), "--listen=127.0.0.1:0",
+        "--port_file=" + port_file,     "--migrations_dir=" + SourcePath("migrations"),
+        "--instance_id=ratings-e2e",    "--metrics_port=-1",
+        "--peer_rate=100000",           "--peer_burst=100000"};
     options.env = {{"MAMLAKA_DATABASE_URL", db_->url()}, {"MAMLAKA_SERVICE_TOKEN", kTableToken}};
     options.output_path = dir_ + "/table-service.log";
     absl::StatusOr<std::unique_ptr<bots::ChildProcess>> table = bots::ChildProcess::Start(options);
@@ -103,7 +105,7 @@ class RatingsEndToEndTest : public RatingsDbTest {
   void PlayToTheEnd(const v1::CreateTableResponse& table) {
     for (int s = 0; s < 4; ++s) {
       bots::ChildProcess::Options options;
-      options.argv = {TRIX_BOT_BINARY};
+      options.argv = {BuildPath("bin/trix-bot")};
       options.env = {{"TRIX_BOT_ADDRESS", address_},
                      {"TRIX_BOT_TABLE", table.table_id()},
                      {"TRIX_BOT_TOKEN", table.seat_tokens(s)},

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
+#include "services/common/testing/build_paths.h"
 
 namespace trix::ratings {
 
@@ -41,8 +42,9 @@ absl::StatusOr<std::unique_ptr<RatingsProcess>> RatingsProcess::Start(
   const size_t starts = LoggedPorts(log).size();
   const size_t starts_metrics = LoggedPorts(log, "serving metrics").size();
   bots::ChildProcess::Options options;
-  options.argv = {RATINGS_SERVICE_BINARY, "--listen=127.0.0.1:0",
-                  "--migrations_dir=" MIGRATIONS_DIR, "--metrics_port=-1", "--log_level=info"};
+  options.argv = {BuildPath("bin/ratings-service"), "--listen=127.0.0.1:0",
+                  "--migrations_dir=" + SourcePath("migrations"), "--metrics_port=-1",
+                  "--log_level=info"};
   options.argv.insert(options.argv.end(), extra_flags.begin(), extra_flags.end());
   options.env = {{"MAMLAKA_DATABASE_URL", database_url},
                  {"MAMLAKA_SERVICE_TOKEN", kTestServiceToken}};

@@ -10,12 +10,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/build_paths.h"
 #include "services/storage/game_store.h"
 #include "services/storage/pg_status.h"
-
-#ifndef MAMLAKA_MIGRATIONS_DIR
-#error "MAMLAKA_MIGRATIONS_DIR must name the source tree's migrations/ folder"
-#endif
 
 namespace trix::storage {
 namespace {
@@ -64,7 +61,7 @@ std::string WithDatabase(const std::string& url, const std::string& database) {
   return absl::StrCat(authority, "/", database, params);
 }
 
-std::string TestDatabase::MigrationsDir() { return MAMLAKA_MIGRATIONS_DIR; }
+std::string TestDatabase::MigrationsDir() { return SourcePath("migrations"); }
 
 absl::StatusOr<std::unique_ptr<TestDatabase>> TestDatabase::Create(Options options) {
   const char* admin_url = std::getenv(kUrlVariable);
