@@ -65,8 +65,10 @@ using LogSink = std::function<void(LogLevel, absl::string_view)>;
 struct SeatConfig {
   std::string table_id;
   std::string seat_token;
+  // Between reconnects; capped at a second so that a seat is back within about a
+  // second of its table after a failover, when every seat of thousands retries.
   absl::Duration backoff_initial = absl::Milliseconds(100);
-  absl::Duration backoff_max = absl::Seconds(2);
+  absl::Duration backoff_max = absl::Seconds(1);
   // Play() fails after this long without receiving anything or acting.
   absl::Duration give_up_after = absl::Minutes(2);
   // A pause before each decision, so that people can follow a demo table.

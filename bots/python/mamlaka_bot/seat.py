@@ -73,7 +73,8 @@ class Seat:
 
     def play(self):
         """Plays until the game ends; returns its trix.v1.GameResult."""
-        backoff = Backoff(0.1, 2.0)
+        # Capped at a second: a seat is back within about a second of its table.
+        backoff = Backoff(0.1, 1.0)
         while True:
             channel = self._channel()
             try:
