@@ -149,19 +149,47 @@ class DealProofTest : public AutopilotSeatsTest {
     std::ifstream read(out);
     return {WEXITSTATUS(status), std::string(std::istreambuf_iterator<char>(read), {})};
   }
+  // A solo table of one kingdom whose seed the service draws, seats 1 and 3
+  // autopilot; with `seat_seeds`, it deals from the seats' seeds too.
+  v1::CreateTableResponse CreateDrawn(bool seat_seeds) {
+    v1::CreateTableRequest request =
+        CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 1, kHourMs, /*kingdoms=*/1);
+    request.clear_seed();
+    request.set_seat_seeds(seat_seeds);
+    for (int s : {1, 3}) {
+      request.mutable_seats(s)->set_autopilot(true);
+      request.mutable_seats(s)->set_stake(0);
+    }
+    v1::CreateTableResponse table;
+    grpc::Status status = CallCreate(request, &table, std::string("Bearer ") + kServiceToken);
+    EXPECT_TRUE(status.ok()) << status.error_message();
+    return table;
+  }
+  // Plays seats 0 and 2 to the end; seat 0's record (its own hands too).
+  v1::GameRecord PlayToRecord(const v1::CreateTableResponse& table, uint64_t seed) {
+    std::vector<std::unique_ptr<SeatClient>> clients = PlayTheOthers(table, seed);
+    for (auto& c : clients) {
+      grpc::Status end = c->WaitDone(absl::Seconds(60));
+      EXPECT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
+    }
+    v1::GetGameRecordRequest rr;
+    rr.set_game_id(table.table_id());
+    rr.set_seat_token(table.seat_tokens(0));
+    v1::GameRecord record;
+    grpc::ClientContext context;
+    EXPECT_TRUE(stub_->GetGameRecord(&context, rr, &record).ok());
+    return record;
+  }
+  static std::string Json(const v1::GameRecord& record) {
+    std::string json;
+    EXPECT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
+    return json;
+  }
 };
 
 TEST_F(DealProofTest, AFinishedGameRevealsTheSeedItCommittedToAndItsDealsVerify) {
-  v1::CreateTableRequest request =
-      CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 1, kHourMs, /*kingdoms=*/1);
-  request.clear_seed();  // the table service draws it
-  for (int s : {1, 3}) {
-    request.mutable_seats(s)->set_autopilot(true);
-    request.mutable_seats(s)->set_stake(0);
-  }
-  v1::CreateTableResponse table;
-  grpc::Status status = CallCreate(request, &table, std::string("Bearer ") + kServiceToken);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::CreateTableResponse table = CreateDrawn(/*seat_seeds=*/false);
+  ASSERT_FALSE(table.table_id().empty());
   const v1::DealProof before = GetTable(table.table_id()).deal_proof();
   EXPECT_EQ(before.procedure(), "trix-deals-v1");
   EXPECT_EQ(before.commitment().size(), 64u);
@@ -169,24 +197,13 @@ TEST_F(DealProofTest, AFinishedGameRevealsTheSeedItCommittedToAndItsDealsVerify)
   EXPECT_EQ(before.seed(), 0u) << "the seed is secret until the game ends";
   EXPECT_TRUE(before.salt().empty());
 
-  std::vector<std::unique_ptr<SeatClient>> clients = PlayTheOthers(table, 5);
-  for (auto& c : clients) {
-    grpc::Status end = c->WaitDone(absl::Seconds(60));
-    ASSERT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
-  }
-  v1::GetGameRecordRequest rr;
-  rr.set_game_id(table.table_id());
-  rr.set_seat_token(table.seat_tokens(0));  // seat 0's record: its own hands too
-  v1::GameRecord record;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_->GetGameRecord(&context, rr, &record).ok());
+  v1::GameRecord record = PlayToRecord(table, 5);
+  ASSERT_FALSE(HasFailure());
   EXPECT_EQ(record.deal_proof().commitment(), before.commitment());
   EXPECT_EQ(record.deal_proof().salt().size(), 32u);
   EXPECT_EQ(GetTable(table.table_id()).deal_proof().seed(), record.deal_proof().seed());
 
-  std::string json;
-  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
-  const auto [verified, report] = VerifyDeals(json, table.table_id() + "-record");
+  const auto [verified, report] = VerifyDeals(Json(record), table.table_id() + "-record");
   EXPECT_EQ(verified, 0) << report;
   EXPECT_NE(report.find("\"verified\":true"), std::string::npos) << report;
   int deals = 0;
@@ -195,9 +212,7 @@ TEST_F(DealProofTest, AFinishedGameRevealsTheSeedItCommittedToAndItsDealsVerify)
   EXPECT_NE(report.find(absl::StrCat("\"deals\":", deals, ",")), std::string::npos) << report;
 
   record.mutable_deal_proof()->set_seed(record.deal_proof().seed() + 1);
-  json.clear();
-  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
-  const auto [refused, why] = VerifyDeals(json, table.table_id() + "-changed-seed");
+  const auto [refused, why] = VerifyDeals(Json(record), table.table_id() + "-changed-seed");
   EXPECT_EQ(refused, 1) << why;
   EXPECT_NE(why.find("commit"), std::string::npos) << why;
 }
@@ -206,33 +221,15 @@ TEST_F(DealProofTest, AFinishedGameRevealsTheSeedItCommittedToAndItsDealsVerify)
 // seats played by clients gave theirs; at the end the record shows each seat's
 // seed, and the deals verify only with those seeds.
 TEST_F(DealProofTest, SeatSeedsAreMixedIntoTheDealsAndShownAtTheEnd) {
-  v1::CreateTableRequest request =
-      CreateRequest(MakeMode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 1, kHourMs, /*kingdoms=*/1);
-  request.clear_seed();
-  request.set_seat_seeds(true);
-  for (int s : {1, 3}) {
-    request.mutable_seats(s)->set_autopilot(true);
-    request.mutable_seats(s)->set_stake(0);
-  }
-  v1::CreateTableResponse table;
-  grpc::Status status = CallCreate(request, &table, std::string("Bearer ") + kServiceToken);
-  ASSERT_TRUE(status.ok()) << status.error_message();
+  const v1::CreateTableResponse table = CreateDrawn(/*seat_seeds=*/true);
+  ASSERT_FALSE(table.table_id().empty());
   const v1::TableView waiting = GetTable(table.table_id());
   EXPECT_EQ(waiting.deal(), -1) << "no deal before the seats' seeds";
   EXPECT_EQ(waiting.deal_proof().procedure(), "trix-deals-v2");
   EXPECT_EQ(waiting.turn().seats_size(), 2);
 
-  std::vector<std::unique_ptr<SeatClient>> clients = PlayTheOthers(table, 8);
-  for (auto& c : clients) {
-    grpc::Status end = c->WaitDone(absl::Seconds(60));
-    ASSERT_TRUE(end.ok()) << end.error_code() << " " << end.error_message();
-  }
-  v1::GetGameRecordRequest rr;
-  rr.set_game_id(table.table_id());
-  rr.set_seat_token(table.seat_tokens(0));
-  v1::GameRecord record;
-  grpc::ClientContext context;
-  ASSERT_TRUE(stub_->GetGameRecord(&context, rr, &record).ok());
+  v1::GameRecord record = PlayToRecord(table, 8);
+  ASSERT_FALSE(HasFailure());
   const v1::DealProof& proof = record.deal_proof();
   ASSERT_EQ(proof.seat_seeds_size(), 4);
   for (int s = 0; s < 4; ++s) EXPECT_EQ(proof.seat_seeds(s).size(), s % 2 ? 0u : 32u) << s;
@@ -240,14 +237,10 @@ TEST_F(DealProofTest, SeatSeedsAreMixedIntoTheDealsAndShownAtTheEnd) {
   for (const v1::Event& e : record.events()) contributed += e.has_seed_contributed();
   EXPECT_EQ(contributed, 2);
 
-  std::string json;
-  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
-  const auto [verified, report] = VerifyDeals(json, table.table_id() + "-seeded");
+  const auto [verified, report] = VerifyDeals(Json(record), table.table_id() + "-seeded");
   EXPECT_EQ(verified, 0) << report;
   record.mutable_deal_proof()->set_seat_seeds(2, std::string(32, 'x'));
-  json.clear();
-  ASSERT_TRUE(google::protobuf::util::MessageToJsonString(record, &json).ok());
-  const auto [refused, why] = VerifyDeals(json, table.table_id() + "-other-seed");
+  const auto [refused, why] = VerifyDeals(Json(record), table.table_id() + "-other-seed");
   EXPECT_EQ(refused, 1) << why;
 }
 
