@@ -196,6 +196,10 @@ absl::StatusOr<storage::StoredGame> MemoryStore::LoadGame(const std::string& gam
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   if (absl::Status s = Injected("LoadGame"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
+  return Stored(game_id);
+}
+
+absl::StatusOr<storage::StoredGame> MemoryStore::Stored(const std::string& game_id) const {
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) {
     return absl::NotFoundError(absl::StrCat("game ", game_id, " not found"));
@@ -209,14 +213,7 @@ absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> MemoryStore::Lo
   if (absl::Status s = Injected("LoadGames"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   std::vector<absl::StatusOr<storage::StoredGame>> out;
-  for (const std::string& id : game_ids) {
-    auto it = db_->games.find(id);
-    if (it == db_->games.end()) {
-      out.push_back(absl::NotFoundError(absl::StrCat("game ", id, " not found")));
-    } else {
-      out.push_back(it->second.stored);
-    }
-  }
+  for (const std::string& id : game_ids) out.push_back(Stored(id));
   return out;
 }
 

@@ -95,6 +95,9 @@ class MemoryStore final : public TableStore {
       const std::string& player_id, int limit, const std::string& before) override;
 
  private:
+  // A stored game, or NOT_FOUND; the caller holds db_->mu.
+  absl::StatusOr<storage::StoredGame> Stored(const std::string& game_id) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu);
   struct Pending {
     storage::AppendRequest request;
     std::function<void(absl::Status)> done;
