@@ -288,6 +288,9 @@ void OutboxConsumer::Loop() {
     try {
       if (connection == nullptr) {
         connection = storage::Connect(options_.database_url, options_.application_name);
+        // LISTEN is a statement too: a server that froze since the connect would
+        // hold it, and the consumer, forever.
+        const storage::StallLimit limit(*connection, storage::kStallLimit);
         wake_up = std::make_unique<WakeUp>(*connection);
       }
       const bool sweep = idle || absl::Now() - last_sweep > absl::Seconds(5);
