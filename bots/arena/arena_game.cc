@@ -33,7 +33,7 @@ absl::StatusOr<std::unique_ptr<table::Table>> NewTable(const ArenaGameSetup& set
   settings.mutable_clocks()->set_doubling_ms(kClockMs);
   settings.mutable_clocks()->set_card_ms(kClockMs);
   settings.set_seed(setup.table_seed);
-  std::array<storage::SeatRecord, kNumSeats> seats;
+  std::array<table::SeatRecord, kNumSeats> seats;
   for (int s = 0; s < kNumSeats; ++s) {
     seats[s].player_id = absl::StrCat("arena-", s);
     seats[s].display_name = setup.strategies[s];

@@ -88,7 +88,7 @@ absl::Status GameStore::CheckReady() {
   });
 }
 
-absl::Status GameStore::CreateGame(const NewGame& game, std::string* existing_game_id) {
+absl::Status GameStore::CreateGame(const table::NewGame& game, std::string* existing_game_id) {
   if (game.game_id.empty()) return absl::InvalidArgumentError("a game needs an id");
   for (size_t i = 0; i < game.entries.size(); ++i) {
     if (game.entries[i].index != static_cast<int64_t>(i)) {
@@ -137,7 +137,7 @@ absl::flat_hash_set<std::string> InsertGames(
       entry_requests(PgType::kText), payloads(PgType::kBytea), responses(PgType::kBytea),
       times(PgType::kTimestampTz);
   for (const Creation* c : batch) {
-    const NewGame& game = *c->game;
+    const table::NewGame& game = *c->game;
     ids.AddString(game.game_id);
     requests.AddString(game.request_id);
     modes.AddString(game.mode);
@@ -149,7 +149,7 @@ absl::flat_hash_set<std::string> InsertGames(
     }
     lengths.AddInt(static_cast<int64_t>(game.entries.size()));
     for (int seat = 0; seat < 4; ++seat) {
-      const SeatRecord& record = game.seats[seat];
+      const table::SeatRecord& record = game.seats[seat];
       seat_games.AddString(game.game_id);
       seats.AddInt(seat);
       players.AddString(record.player_id);
@@ -158,7 +158,7 @@ absl::flat_hash_set<std::string> InsertGames(
       stakes.AddInt(record.stake);
       hashes.AddString(record.token_hash);
     }
-    for (const LogEntry& entry : game.entries) {
+    for (const table::LogEntry& entry : game.entries) {
       entry_games.AddString(game.game_id);
       idxs.AddInt(entry.index);
       entry_seats.AddInt(entry.seat);
@@ -199,7 +199,7 @@ void AnswerClashes(pqxx::transaction_base& tx,
     existing[row[0].as<std::string>()] = row[1].as<std::string>();
   }
   for (Creation* c : batch) {
-    const NewGame& game = *c->game;
+    const table::NewGame& game = *c->game;
     if (written.contains(game.game_id)) continue;
     auto it = game.request_id.empty() ? existing.end() : existing.find(game.request_id);
     if (it == existing.end()) {
@@ -238,11 +238,11 @@ void GameStore::Impl::WriteCreations(const std::vector<Creation*>& batch) {
   for (Creation* c : batch) c->status = written;
 }
 
-void GameStore::Append(AppendRequest request, std::function<void(absl::Status)> done) {
+void GameStore::Append(table::AppendRequest request, std::function<void(absl::Status)> done) {
   impl_->writer.Append(std::move(request), std::move(done));
 }
 
-absl::Status GameStore::AppendSync(AppendRequest request) {
+absl::Status GameStore::AppendSync(table::AppendRequest request) {
   std::promise<absl::Status> promise;
   std::future<absl::Status> result = promise.get_future();
   Append(std::move(request),
@@ -254,8 +254,8 @@ AppendStats GameStore::append_stats() const { return impl_->writer.stats(); }
 
 bool GameStore::appends_queued() const { return impl_->writer.busy(); }
 
-absl::StatusOr<StoredGame> GameStore::LoadGame(const std::string& game_id) {
-  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> loaded = LoadGames({game_id});
+absl::StatusOr<table::StoredGame> GameStore::LoadGame(const std::string& game_id) {
+  absl::StatusOr<std::vector<absl::StatusOr<table::StoredGame>>> loaded = LoadGames({game_id});
   if (!loaded.ok()) return loaded.status();
   return std::move(loaded->front());
 }
@@ -263,7 +263,7 @@ absl::StatusOr<StoredGame> GameStore::LoadGame(const std::string& game_id) {
 namespace {
 
 // The rows of one game among a batch's: its game row, seats and log entries.
-void ReadGameRow(const pqxx::row& g, StoredGame& stored) {
+void ReadGameRow(const pqxx::row& g, table::StoredGame& stored) {
   stored.game.game_id = g[0].as<std::string>();
   stored.game.request_id = g[1].is_null() ? "" : g[1].as<std::string>();
   stored.game.mode = g[2].as<std::string>();
@@ -274,12 +274,12 @@ void ReadGameRow(const pqxx::row& g, StoredGame& stored) {
   if (stored.finished) stored.result = g[6].as<std::string>();
 }
 
-absl::Status ReadSeatRow(const pqxx::row& row, StoredGame& stored, int& seats) {
+absl::Status ReadSeatRow(const pqxx::row& row, table::StoredGame& stored, int& seats) {
   const int seat = row[1].as<int>();
   if (seat < 0 || seat > 3) {
     return absl::DataLossError(absl::StrCat("game ", stored.game.game_id, " has seat ", seat));
   }
-  SeatRecord& record = stored.game.seats[seat];
+  table::SeatRecord& record = stored.game.seats[seat];
   record.player_id = row[2].as<std::string>();
   record.display_name = row[3].as<std::string>();
   record.bot = row[4].as<bool>();
@@ -289,8 +289,8 @@ absl::Status ReadSeatRow(const pqxx::row& row, StoredGame& stored, int& seats) {
   return absl::OkStatus();
 }
 
-absl::Status ReadLogRow(const pqxx::row& row, StoredGame& stored) {
-  LogEntry entry;
+absl::Status ReadLogRow(const pqxx::row& row, table::StoredGame& stored) {
+  table::LogEntry entry;
   entry.index = row[1].as<int64_t>();
   if (entry.index != static_cast<int64_t>(stored.entries.size())) {
     return absl::DataLossError(absl::StrCat("game ", stored.game.game_id,
@@ -307,14 +307,14 @@ absl::Status ReadLogRow(const pqxx::row& row, StoredGame& stored) {
 
 // One game of a batch being read: what was read, or why it cannot be.
 struct Loading {
-  StoredGame stored;
+  table::StoredGame stored;
   absl::Status status = absl::NotFoundError("");
   int seats = 0;
 };
 
 }  // namespace
 
-absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> GameStore::LoadGames(
+absl::StatusOr<std::vector<absl::StatusOr<table::StoredGame>>> GameStore::LoadGames(
     const std::vector<std::string>& game_ids) {
   absl::flat_hash_map<std::string, Loading> games;
   absl::Status status = impl_->pool.Run("loading games", [&](pqxx::connection& c) {
@@ -340,7 +340,7 @@ absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> GameStore::LoadGames(
     return absl::OkStatus();
   });
   if (!status.ok()) return status;
-  std::vector<absl::StatusOr<StoredGame>> out;
+  std::vector<absl::StatusOr<table::StoredGame>> out;
   out.reserve(game_ids.size());
   for (const std::string& id : game_ids) {
     auto it = games.find(id);

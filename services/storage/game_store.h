@@ -35,6 +35,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "services/table/records.h"
 
 namespace trix::service {
 class StopSignals;
@@ -52,79 +53,6 @@ struct StoreOptions {
   // tables or when a caller misbehaves.
   int max_queued_appends = 50000;
   absl::Duration lease_ttl = absl::Seconds(15);  // the lease CreateGame takes
-};
-
-struct SeatRecord {
-  std::string player_id;
-  std::string display_name;
-  bool bot = false;
-  int64_t stake = 0;
-  std::string token_hash;       // SHA-256 of the seat token, hex; never the token
-};
-
-// One entry of a game's log, in order.
-struct LogEntry {
-  int64_t index = 0;            // 0-based, dense: the n-th entry of the game
-  int seat = -1;                // the acting seat, -1 for the server
-  std::string request_id;       // the client's key, "" for server entries
-  std::string payload;          // opaque: what happened
-  std::string response;         // opaque: the answer given, repeated for a retry
-  absl::Time time;
-};
-
-struct NewGame {
-  std::string game_id;
-  std::string request_id;       // CreateTable idempotency key
-  std::string mode;             // "complex-partner", ...
-  std::string config;           // opaque: the table's settings (rules, clocks, seed)
-  std::array<SeatRecord, 4> seats;
-  // The log's first entries (the first deal, from index 0), written with the
-  // game, and the decision clock after them.
-  std::vector<LogEntry> entries;
-  std::optional<absl::Time> deadline;
-};
-
-// The end of a game, written in the same transaction as its last entries.
-struct GameEnd {
-  std::string result;           // opaque (JSON): totals, places, teams, payouts
-  std::array<int32_t, 4> totals{};
-  std::array<int32_t, 4> places{};
-  std::string outbox_payload;   // what the ratings service consumes (JSON)
-  // Ended with no result (a voided table): the seats keep no total or place
-  // (NULL), whatever `totals` and `places` hold.
-  bool voided = false;
-};
-
-struct AppendRequest {
-  std::string game_id;
-  std::vector<LogEntry> entries;  // consecutive indexes, continuing the log
-  // The decision clock after these entries: the moment the autopilot acts, or
-  // nullopt when no clock runs.
-  std::optional<absl::Time> deadline;
-  std::optional<GameEnd> end;
-};
-
-struct StoredGame {
-  NewGame game;
-  absl::Time created;
-  std::vector<LogEntry> entries;
-  std::optional<absl::Time> deadline;
-  bool finished = false;
-  std::string result;           // when finished
-};
-
-struct GameListing {
-  std::string game_id;
-  std::string mode;
-  int seat = -1;
-  int32_t total = 0;
-  int32_t place = 0;
-  std::string result;
-  absl::Time created;
-  std::optional<absl::Time> finished;
-  // Opaque: pass the last listing's cursor as ListFinished's `before` for the
-  // next page. Empty for active games.
-  std::string cursor;
 };
 
 // Counters of the group-commit writer, for metrics and tests.
@@ -159,7 +87,7 @@ class GameStore {
   // for this instance. A request_id seen before returns ALREADY_EXISTS with the
   // existing game id in `existing_game_id`. Creations that arrive together share
   // one statement and one commit.
-  absl::Status CreateGame(const NewGame& game, std::string* existing_game_id = nullptr);
+  absl::Status CreateGame(const table::NewGame& game, std::string* existing_game_id = nullptr);
 
   // Queues entries for the next group commit; `done` runs on the writer thread once
   // they are durable (OK) or rejected (nothing of this request was written).
@@ -178,8 +106,8 @@ class GameStore {
   // afterwards, the answer is UNAVAILABLE with "outcome is unknown" in the message;
   // LoadGame() tells. Appends to one game are written in the order they were
   // queued. `done` must not throw, and should not block: every game waits on it.
-  void Append(AppendRequest request, std::function<void(absl::Status)> done);
-  absl::Status AppendSync(AppendRequest request);
+  void Append(table::AppendRequest request, std::function<void(absl::Status)> done);
+  absl::Status AppendSync(table::AppendRequest request);
   AppendStats append_stats() const;
   // True when appends are queued for the next group commit. A `done` callback
   // (which runs on the writer's thread) may do its follow-up work right there when
@@ -187,13 +115,13 @@ class GameStore {
   // the next batch does not wait.
   bool appends_queued() const;
 
-  absl::StatusOr<StoredGame> LoadGame(const std::string& game_id);
+  absl::StatusOr<table::StoredGame> LoadGame(const std::string& game_id);
   // The games of `game_ids` (distinct), each in its place: read in one snapshot with
   // one statement for the games, one for their seats and one for their logs, so
   // that an instance adopting a dead one's tables reads them a batch at a time.
   // A game may be NOT_FOUND or DATA_LOSS on its own; the whole call fails only
   // when the database does (UNAVAILABLE, ...).
-  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> LoadGames(
+  absl::StatusOr<std::vector<absl::StatusOr<table::StoredGame>>> LoadGames(
       const std::vector<std::string>& game_ids);
 
   // Leases (migrations/0034): a game belongs to its lease owner while the game's
@@ -227,7 +155,7 @@ class GameStore {
   // `request` holds the one void entry, at the log's end, and the end (its outbox
   // row); written together. FAILED_PRECONDITION when the game is not quarantined,
   // has ended, or its log is not as long as the entry's index says.
-  absl::Status VoidQuarantined(const AppendRequest& request);
+  absl::Status VoidQuarantined(const table::AppendRequest& request);
   // Makes a game this instance holds claimable at once (graceful shutdown);
   // FAILED_PRECONDITION when another instance holds it, NOT_FOUND when unknown.
   absl::Status ReleaseLease(const std::string& game_id);
@@ -237,11 +165,11 @@ class GameStore {
   absl::Status ReleaseLeases(const std::vector<std::string>& game_ids);
 
   // Unfinished games the player sits in (once per seat), newest first.
-  absl::StatusOr<std::vector<GameListing>> ListActive(const std::string& player_id);
+  absl::StatusOr<std::vector<table::GameListing>> ListActive(const std::string& player_id);
   // Finished games, newest first; `before` is the page cursor from the last page
-  // (GameListing::cursor of its last listing), "" for the first. A page holds
+  // (table::GameListing::cursor of its last listing), "" for the first. A page holds
   // min(limit, 500) listings; a shorter page is the last.
-  absl::StatusOr<std::vector<GameListing>> ListFinished(const std::string& player_id,
+  absl::StatusOr<std::vector<table::GameListing>> ListFinished(const std::string& player_id,
                                                         int limit,
                                                         const std::string& before);
 

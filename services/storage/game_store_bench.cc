@@ -67,10 +67,10 @@ std::vector<std::string> MakeGames(int count) {
   return ids;
 }
 
-AppendRequest Action(const std::string& game_id, int64_t index) {
-  AppendRequest request;
+table::AppendRequest Action(const std::string& game_id, int64_t index) {
+  table::AppendRequest request;
   request.game_id = game_id;
-  LogEntry entry;
+  table::LogEntry entry;
   entry.index = index;
   entry.seat = static_cast<int>(index % 4);
   entry.request_id = absl::StrCat("req-", index);

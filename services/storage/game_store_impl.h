@@ -21,7 +21,7 @@ namespace trix::storage {
 
 // A game waiting in CreateGame's queue, and its answer once written.
 struct Creation {
-  const NewGame* game = nullptr;
+  const table::NewGame* game = nullptr;
   absl::Status status;
   std::string existing_game_id;  // with ALREADY_EXISTS for a request id seen before
   bool done = false;

@@ -203,11 +203,11 @@ absl::Status GameStore::MarkBroken(const std::string& game_id,
   });
 }
 
-absl::Status GameStore::VoidQuarantined(const AppendRequest& request) {
+absl::Status GameStore::VoidQuarantined(const table::AppendRequest& request) {
   if (request.entries.size() != 1 || !request.end.has_value()) {
     return absl::InvalidArgumentError("a void is one entry with the game's end");
   }
-  const LogEntry& entry = request.entries[0];
+  const table::LogEntry& entry = request.entries[0];
   return impl_->pool.Run("voiding a quarantined game", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     const pqxx::result written = tx.exec_params(
@@ -225,13 +225,13 @@ absl::Status GameStore::VoidQuarantined(const AppendRequest& request) {
   });
 }
 
-absl::StatusOr<std::vector<GameListing>> GameStore::ListActive(
+absl::StatusOr<std::vector<table::GameListing>> GameStore::ListActive(
     const std::string& player_id) {
-  std::vector<GameListing> listings;
+  std::vector<table::GameListing> listings;
   absl::Status status = impl_->pool.Run("listing active games", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     for (const pqxx::row& row : tx.exec_params(sql::kListActive, player_id)) {
-      GameListing listing;
+      table::GameListing listing;
       listing.game_id = row[0].as<std::string>();
       listing.mode = row[1].as<std::string>();
       listing.seat = row[2].as<int>();
@@ -244,7 +244,7 @@ absl::StatusOr<std::vector<GameListing>> GameStore::ListActive(
   return listings;
 }
 
-absl::StatusOr<std::vector<GameListing>> GameStore::ListFinished(
+absl::StatusOr<std::vector<table::GameListing>> GameStore::ListFinished(
     const std::string& player_id, int limit, const std::string& before) {
   if (limit < 1) return absl::InvalidArgumentError("limit must be at least 1");
   limit = std::min(limit, kMaxPage);
@@ -254,7 +254,7 @@ absl::StatusOr<std::vector<GameListing>> GameStore::ListFinished(
     if (!decoded.ok()) return decoded.status();
     cursor = *std::move(decoded);
   }
-  std::vector<GameListing> listings;
+  std::vector<table::GameListing> listings;
   absl::Status status =
       impl_->pool.Run("listing finished games", [&](pqxx::connection& c) {
         pqxx::read_transaction tx(c);
@@ -265,7 +265,7 @@ absl::StatusOr<std::vector<GameListing>> GameStore::ListFinished(
                 : tx.exec_params(sql::kListFinished, player_id, nullptr, nullptr, nullptr,
                                  limit);
         for (const pqxx::row& row : rows) {
-          GameListing listing;
+          table::GameListing listing;
           listing.game_id = row[0].as<std::string>();
           listing.mode = row[1].as<std::string>();
           listing.seat = row[2].as<int>();

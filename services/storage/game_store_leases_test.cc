@@ -55,7 +55,7 @@ class GameStoreLeaseTest : public StoreTest {
                      game_id, "'"));
   }
   void Finish(const std::string& game_id) {
-    AppendRequest last = SampleAppend(game_id, 0, 1);
+    table::AppendRequest last = SampleAppend(game_id, 0, 1);
     last.end = SampleEnd(game_id);
     ASSERT_OK(store_->AppendSync(last));
   }
@@ -277,7 +277,7 @@ TEST_F(GameStoreListTest, ActiveGamesOfAPlayer) {
   ASSERT_OK(store_->CreateGame(SampleGame("done", "", {"amal", "p1", "p2", "p3"})));
   ASSERT_OK(store_->CreateGame(SampleGame("other", "", {"p0", "p1", "p2", "p3"})));
   Finish("done");
-  absl::StatusOr<std::vector<GameListing>> active = store_->ListActive("amal");
+  absl::StatusOr<std::vector<table::GameListing>> active = store_->ListActive("amal");
   ASSERT_TRUE(active.ok()) << active.status();
   ASSERT_EQ(active->size(), 2u);
   // Newest first.
@@ -305,12 +305,12 @@ TEST_F(GameStoreListTest, FinishedGamesPageNewestFirst) {
   std::string cursor;
   std::vector<size_t> page_sizes;
   for (;;) {
-    absl::StatusOr<std::vector<GameListing>> page =
+    absl::StatusOr<std::vector<table::GameListing>> page =
         store_->ListFinished("amal", 14, cursor);
     ASSERT_TRUE(page.ok()) << page.status();
     page_sizes.push_back(page->size());
     if (page->empty()) break;
-    for (const GameListing& listing : *page) {
+    for (const table::GameListing& listing : *page) {
       seen.push_back(listing.game_id);
       EXPECT_EQ(listing.seat, 1);
       EXPECT_EQ(listing.total, 20);
@@ -340,7 +340,7 @@ TEST_F(GameStoreListTest, ABotAtSeveralSeatsIsListedOncePerSeatAcrossPages) {
   std::vector<int> seats;
   std::string cursor;
   for (int i = 0; i < 5; ++i) {
-    absl::StatusOr<std::vector<GameListing>> page =
+    absl::StatusOr<std::vector<table::GameListing>> page =
         store_->ListFinished("bot", 1, cursor);
     ASSERT_TRUE(page.ok()) << page.status();
     if (page->empty()) break;
@@ -368,7 +368,7 @@ TEST_F(GameStoreOutageTest, ACutPoolConnectionIsUnavailableOnceThenReplaced) {
   ASSERT_TRUE(store_->LoadGame("g1").ok());
   TerminateConnections();
   EXPECT_EQ(store_->LoadGame("g1").status().code(), absl::StatusCode::kUnavailable);
-  absl::StatusOr<StoredGame> again = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> again = store_->LoadGame("g1");
   ASSERT_TRUE(again.ok()) << again.status();
   EXPECT_EQ(again->game.game_id, "g1");
 }
@@ -380,7 +380,7 @@ TEST_F(GameStoreOutageTest, TheWriterReconnectsByItselfAfterACut) {
   // Nothing of the batch was written when the cut showed, so it is written again
   // on a new connection: the caller never sees the cut.
   EXPECT_OK(store_->AppendSync(SampleAppend("g1", 1, 1)));
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok() || absl::IsUnavailable(stored.status())) << stored.status();
   stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok()) << stored.status();
@@ -414,7 +414,7 @@ TEST_F(GameStoreOutageTest, ADatabaseThatRefusesConnectionsIsUnavailableUntilBac
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   EXPECT_OK(appended);
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_EQ(stored->entries.size(), 2u);
 }

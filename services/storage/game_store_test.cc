@@ -52,10 +52,10 @@ TEST(GameStoreOpenTest, OpensWithoutADatabaseAndReportsUnavailable) {
 class GameStoreTest : public StoreTest {};
 
 TEST_F(GameStoreTest, CreateAndLoadRoundTrip) {
-  const NewGame game = SampleGame("g1", "create-1");
+  const table::NewGame game = SampleGame("g1", "create-1");
   const absl::Time before = absl::Now();
   ASSERT_OK(store_->CreateGame(game));
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_EQ(stored->game.game_id, "g1");
   EXPECT_EQ(stored->game.request_id, "create-1");
@@ -64,7 +64,7 @@ TEST_F(GameStoreTest, CreateAndLoadRoundTrip) {
   EXPECT_EQ(stored->game.config.size(), std::string("config of g1").size() + 3);
   for (int seat = 0; seat < 4; ++seat) {
     SCOPED_TRACE(seat);
-    const SeatRecord& got = stored->game.seats[seat];
+    const table::SeatRecord& got = stored->game.seats[seat];
     EXPECT_EQ(got.player_id, "p" + std::to_string(seat));
     EXPECT_EQ(got.display_name, game.seats[seat].display_name);
     EXPECT_EQ(got.bot, seat == 3);
@@ -80,11 +80,11 @@ TEST_F(GameStoreTest, CreateAndLoadRoundTrip) {
 }
 
 TEST_F(GameStoreTest, AGameIsCreatedWithItsFirstEntriesAndItsClock) {
-  NewGame game = SampleGame("g1", "create-1");
+  table::NewGame game = SampleGame("g1", "create-1");
   game.entries = SampleAppend("g1", 0, 2).entries;
   game.deadline = absl::FromUnixMicros(1'700'000'000'123'456);
   ASSERT_OK(store_->CreateGame(game));
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok()) << stored.status();
   ASSERT_EQ(stored->entries.size(), 2u);
   EXPECT_EQ(stored->entries[1].payload, game.entries[1].payload);
@@ -96,7 +96,7 @@ TEST_F(GameStoreTest, AGameIsCreatedWithItsFirstEntriesAndItsClock) {
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 2, 1)));
   EXPECT_EQ(store_->LoadGame("g1")->entries.size(), 3u);
 
-  NewGame gap = SampleGame("g2");
+  table::NewGame gap = SampleGame("g2");
   gap.entries = SampleAppend("g2", 1, 1).entries;  // a log starts at 0
   EXPECT_EQ(store_->CreateGame(gap).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(store_->LoadGame("g2").status().code(), absl::StatusCode::kNotFound);
@@ -110,23 +110,23 @@ TEST_F(GameStoreTest, LoadingAnUnknownGameIsNotFound) {
 // an unknown one NOT_FOUND on its own.
 TEST_F(GameStoreTest, GamesAreLoadedInABatchEachInItsPlace) {
   for (int g = 1; g <= 3; ++g) {
-    NewGame game = SampleGame("g" + std::to_string(g));
+    table::NewGame game = SampleGame("g" + std::to_string(g));
     game.entries = SampleAppend(game.game_id, 0, g).entries;
     ASSERT_OK(store_->CreateGame(game));
   }
-  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> loaded =
+  absl::StatusOr<std::vector<absl::StatusOr<table::StoredGame>>> loaded =
       store_->LoadGames({"g3", "nope", "g1", "g2"});
   ASSERT_TRUE(loaded.ok()) << loaded.status();
   ASSERT_EQ(loaded->size(), 4u);
   EXPECT_EQ((*loaded)[1].status().code(), absl::StatusCode::kNotFound);
   for (int i : {0, 2, 3}) {
     ASSERT_TRUE((*loaded)[i].ok()) << (*loaded)[i].status();
-    const StoredGame& game = *(*loaded)[i];
+    const table::StoredGame& game = *(*loaded)[i];
     const int g = i == 0 ? 3 : i - 1;
     EXPECT_EQ(game.game.game_id, "g" + std::to_string(g));
     EXPECT_EQ(game.entries.size(), static_cast<size_t>(g));
     EXPECT_EQ(game.game.seats[2].token_hash, "hash-" + game.game.game_id + "-2");
-    const absl::StatusOr<StoredGame> alone = store_->LoadGame(game.game.game_id);
+    const absl::StatusOr<table::StoredGame> alone = store_->LoadGame(game.game.game_id);
     ASSERT_TRUE(alone.ok());
     ASSERT_EQ(alone->entries.size(), game.entries.size());
     for (size_t e = 0; e < game.entries.size(); ++e) {
@@ -166,7 +166,7 @@ TEST_F(GameStoreTest, GamesWithoutRequestIdsDoNotClash) {
 // CreateGame from one thread per game, all at once; each call's answer and
 // existing game id, in order.
 std::vector<std::pair<absl::Status, std::string>> CreateAtOnce(
-    GameStore& store, const std::vector<NewGame>& games) {
+    GameStore& store, const std::vector<table::NewGame>& games) {
   std::vector<std::pair<absl::Status, std::string>> answers(games.size());
   absl::Notification go;
   std::vector<std::thread> callers;
@@ -185,7 +185,7 @@ TEST_F(GameStoreTest, ConcurrentCreationsShareStatementsAndKeepTheirOwnAnswers) 
   // The first caller writes alone; the others queue behind it and share the next
   // statements. Four of them send one request id: one game, three replays.
   constexpr int kCallers = 32;
-  std::vector<NewGame> games;
+  std::vector<table::NewGame> games;
   for (int i = 0; i < kCallers; ++i) {
     const std::string id = "g" + std::to_string(i);
     games.push_back(SampleGame(id, i < 4 ? "same-request" : "req-" + id));
@@ -206,7 +206,7 @@ TEST_F(GameStoreTest, ConcurrentCreationsShareStatementsAndKeepTheirOwnAnswers) 
   }
   for (int i = 4; i < kCallers; ++i) {
     ASSERT_OK(answers[i].first);
-    absl::StatusOr<StoredGame> stored = store_->LoadGame(games[i].game_id);
+    absl::StatusOr<table::StoredGame> stored = store_->LoadGame(games[i].game_id);
     ASSERT_TRUE(stored.ok()) << stored.status();
     EXPECT_EQ(stored->game.request_id, games[i].request_id);
     EXPECT_EQ(stored->game.seats[2].token_hash, games[i].seats[2].token_hash);
@@ -218,7 +218,7 @@ TEST_F(GameStoreTest, ConcurrentCreationsShareStatementsAndKeepTheirOwnAnswers) 
 }
 
 TEST_F(GameStoreTest, AGameTheDatabaseRefusesFailsAloneInItsBatch) {
-  std::vector<NewGame> games;
+  std::vector<table::NewGame> games;
   for (int i = 0; i < 8; ++i) games.push_back(SampleGame("g" + std::to_string(i)));
   games[5].seats[1].display_name = std::string("bad\0name", 8);  // text has no NUL
   const auto answers = CreateAtOnce(*store_, games);
@@ -240,18 +240,18 @@ TEST_F(GameStoreTest, AppendsComeBackInOrderWithEveryField) {
   ASSERT_OK(store_->CreateGame(SampleGame("g1")));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 1, 3)));
-  AppendRequest server = SampleAppend("g1", 4, 1);
+  table::AppendRequest server = SampleAppend("g1", 4, 1);
   server.entries[0].seat = -1;
   server.entries[0].request_id = "";
   ASSERT_OK(store_->AppendSync(server));
 
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok()) << stored.status();
   ASSERT_EQ(stored->entries.size(), 5u);
   for (int i = 0; i < 4; ++i) {
     SCOPED_TRACE(i);
-    const LogEntry want = SampleEntry("g1", i);
-    const LogEntry& got = stored->entries[i];
+    const table::LogEntry want = SampleEntry("g1", i);
+    const table::LogEntry& got = stored->entries[i];
     EXPECT_EQ(got.index, i);
     EXPECT_EQ(got.seat, want.seat);
     EXPECT_EQ(got.request_id, want.request_id);
@@ -265,7 +265,7 @@ TEST_F(GameStoreTest, AppendsComeBackInOrderWithEveryField) {
   EXPECT_EQ(*stored->deadline, SampleEntry("g1", 4).time + absl::Minutes(1));
 
   // No clock after an append: the deadline is cleared.
-  AppendRequest no_clock = SampleAppend("g1", 5, 1);
+  table::AppendRequest no_clock = SampleAppend("g1", 5, 1);
   no_clock.deadline.reset();
   ASSERT_OK(store_->AppendSync(no_clock));
   stored = store_->LoadGame("g1");
@@ -284,10 +284,10 @@ TEST_F(GameStoreTest, AppendsThatDoNotContinueTheLogAreRefused) {
   const absl::Status shorter = store_->AppendSync(SampleAppend("g1", 3, 1));
   EXPECT_EQ(shorter.code(), absl::StatusCode::kDataLoss) << shorter;
   EXPECT_THAT(shorter.message(), HasSubstr("log is shorter than acknowledged"));
-  AppendRequest skipping = SampleAppend("g1", 2, 2);
+  table::AppendRequest skipping = SampleAppend("g1", 2, 2);
   skipping.entries[1].index = 5;
   EXPECT_EQ(store_->AppendSync(skipping).code(), absl::StatusCode::kInvalidArgument);
-  AppendRequest bad_seat = SampleAppend("g1", 2, 1);
+  table::AppendRequest bad_seat = SampleAppend("g1", 2, 1);
   bad_seat.entries[0].seat = 4;
   EXPECT_EQ(store_->AppendSync(bad_seat).code(), absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(store_->AppendSync(SampleAppend("nope", 0, 1)).code(),
@@ -304,7 +304,7 @@ TEST_F(GameStoreTest, AppendsThatDoNotContinueTheLogAreRefused) {
 TEST_F(GameStoreTest, ARepeatedClientRequestIdIsAlreadyExists) {
   ASSERT_OK(store_->CreateGame(SampleGame("g1")));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
-  AppendRequest retry = SampleAppend("g1", 1, 1);
+  table::AppendRequest retry = SampleAppend("g1", 1, 1);
   retry.entries[0].seat = 0;
   retry.entries[0].request_id = "g1-r0";  // seat 0's request of entry 0
   const absl::Status status = store_->AppendSync(retry);
@@ -317,12 +317,12 @@ TEST_F(GameStoreTest, ARepeatedClientRequestIdIsAlreadyExists) {
 TEST_F(GameStoreTest, AGameEndWritesResultSeatsAndOutboxWithTheLastEntries) {
   ASSERT_OK(store_->CreateGame(SampleGame("g1")));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 3)));
-  AppendRequest last = SampleAppend("g1", 3, 2);
+  table::AppendRequest last = SampleAppend("g1", 3, 2);
   last.deadline.reset();
   last.end = SampleEnd("g1");
   ASSERT_OK(store_->AppendSync(last));
 
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_TRUE(stored->finished);
   EXPECT_EQ(stored->entries.size(), 5u);
@@ -353,13 +353,13 @@ TEST_F(GameStoreTest, AGameEndWritesResultSeatsAndOutboxWithTheLastEntries) {
 TEST_F(GameStoreTest, ABadGameEndWritesNothingOfItsAppend) {
   ASSERT_OK(store_->CreateGame(SampleGame("g1")));
   ASSERT_OK(store_->AppendSync(SampleAppend("g1", 0, 1)));
-  AppendRequest last = SampleAppend("g1", 1, 2);
+  table::AppendRequest last = SampleAppend("g1", 1, 2);
   last.end = SampleEnd("g1");
   last.end->outbox_payload = "{not json";
   const absl::Status status = store_->AppendSync(last);
   EXPECT_EQ(status.code(), absl::StatusCode::kInvalidArgument) << status;
 
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok()) << stored.status();
   EXPECT_FALSE(stored->finished);
   EXPECT_EQ(stored->entries.size(), 1u);

@@ -72,11 +72,11 @@ constexpr Statement kProbe = {"log_probe",
 constexpr Statement kStatements[] = {kAppend, kAppendOne, kProbe};
 
 // The checks that need no database; the rest are log_append's.
-absl::Status CheckShape(const AppendRequest& request) {
+absl::Status CheckShape(const table::AppendRequest& request) {
   const std::string& id = request.game_id;
   if (id.empty()) return absl::InvalidArgumentError("an append needs a game id");
   for (size_t i = 0; i < request.entries.size(); ++i) {
-    const LogEntry& entry = request.entries[i];
+    const table::LogEntry& entry = request.entries[i];
     if (i > 0 && entry.index != request.entries[i - 1].index + 1) {
       return absl::InvalidArgumentError(absl::StrCat(
           "the entries of an append to game ", id, " must have consecutive indexes"));
@@ -90,7 +90,7 @@ absl::Status CheckShape(const AppendRequest& request) {
 }
 
 // log_append's verdict on `request` (its append_status and the game's length then).
-absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
+absl::Status Outcome(const table::AppendRequest& request, int code, int64_t length) {
   const std::string& id = request.game_id;
   const int64_t first = request.entries.empty() ? length : request.entries[0].index;
   switch (code) {
@@ -122,7 +122,7 @@ absl::Status Outcome(const AppendRequest& request, int code, int64_t length) {
 // their entries' (e_), each entry naming its request by 1-based position.
 class AppendColumns {
  public:
-  void Add(const AppendRequest& request) {
+  void Add(const table::AppendRequest& request) {
     r_game.AddString(request.game_id);
     r_first.AddInt(request.entries.empty() ? 0 : request.entries[0].index);
     r_count.AddInt(static_cast<int64_t>(request.entries.size()));
@@ -132,7 +132,7 @@ class AppendColumns {
       r_deadline.AddNull();
     }
     AddEnd(request.end);
-    for (const LogEntry& entry : request.entries) {
+    for (const table::LogEntry& entry : request.entries) {
       e_request.AddInt(r_game.size());  // 1-based: this request's position
       e_idx.AddInt(entry.index);
       e_seat.AddInt(entry.seat);
@@ -163,7 +163,7 @@ class AppendColumns {
 
  private:
   // The game's end, or NULLs: result and outbox, and four totals and places.
-  void AddEnd(const std::optional<GameEnd>& end) {
+  void AddEnd(const std::optional<table::GameEnd>& end) {
     if (end.has_value()) {
       r_result.AddString(end->result);
       r_outbox.AddString(end->outbox_payload);
@@ -209,7 +209,7 @@ LogWriter::~LogWriter() {
   thread_.join();
 }
 
-void LogWriter::Append(AppendRequest request, std::function<void(absl::Status)> done) {
+void LogWriter::Append(table::AppendRequest request, std::function<void(absl::Status)> done) {
   bool closing = false;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -382,7 +382,7 @@ std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {
   for (Pending* pending : attempt.accepted) {
     bool landed = false;
     if (!pending->request.entries.empty()) {
-      const LogEntry& entry = pending->request.entries.front();
+      const table::LogEntry& entry = pending->request.entries.front();
       try {
         pqxx::nontransaction tx(Connection());
         const StallLimit limit(tx.conn(), kStallLimit);

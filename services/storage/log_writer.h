@@ -65,7 +65,7 @@ class LogWriter {
   LogWriter(const LogWriter&) = delete;
   LogWriter& operator=(const LogWriter&) = delete;
 
-  void Append(AppendRequest request, std::function<void(absl::Status)> done);
+  void Append(table::AppendRequest request, std::function<void(absl::Status)> done);
   AppendStats stats() const;
   // True when appends wait for the next batch: then a caller answering on the
   // writer's thread should hand its work to another thread.
@@ -73,7 +73,7 @@ class LogWriter {
 
  private:
   struct Pending {
-    AppendRequest request;
+    table::AppendRequest request;
     std::function<void(absl::Status)> done;
     absl::Status status;
   };

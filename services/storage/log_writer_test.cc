@@ -83,10 +83,10 @@ class GameStoreAppendTest : public StoreTest {
     lock_connection_.reset();
   }
 
-  std::vector<LogEntry> Log(const std::string& game_id) {
-    absl::StatusOr<StoredGame> stored = store_->LoadGame(game_id);
+  std::vector<table::LogEntry> Log(const std::string& game_id) {
+    absl::StatusOr<table::StoredGame> stored = store_->LoadGame(game_id);
     EXPECT_TRUE(stored.ok()) << stored.status();
-    return stored.ok() ? stored->entries : std::vector<LogEntry>{};
+    return stored.ok() ? stored->entries : std::vector<table::LogEntry>{};
   }
 
   absl::Status blocker_;
@@ -129,7 +129,7 @@ TEST_F(GameStoreAppendTest, ConcurrentAppendsShareCommitsAndStayInOrder) {
   std::cout << kGames * kPerGame << " appends in " << stats.commits << " commits\n";
   for (int g = 0; g < kGames; ++g) {
     const std::string id = absl::StrCat("g", g);
-    const std::vector<LogEntry> log = Log(id);
+    const std::vector<table::LogEntry> log = Log(id);
     ASSERT_EQ(log.size(), static_cast<size_t>(kPerGame)) << id;
     for (int i = 0; i < kPerGame; ++i) {
       EXPECT_EQ(log[i].index, i);
@@ -149,11 +149,11 @@ TEST_F(GameStoreAppendTest, ManyAppendsToOneGameInOneBatchKeepTheirOrder) {
   EXPECT_OK(blocker_);
   // The blocker's batch, then one batch for all ten.
   EXPECT_EQ(store_->append_stats().commits - commits_before, 2);
-  const std::vector<LogEntry> log = Log("g1");
+  const std::vector<table::LogEntry> log = Log("g1");
   ASSERT_EQ(log.size(), 10u);
   for (int i = 0; i < 10; ++i)
     EXPECT_EQ(log[i].request_id, SampleEntry("g1", i).request_id);
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(stored->deadline, SampleEntry("g1", 9).time + absl::Minutes(1));  // the last
 }
@@ -184,13 +184,13 @@ TEST_F(GameStoreAppendTest, AFailingBatchIsRetriedOneByOneInOrder) {
   ASSERT_NO_FATAL_FAILURE(Block());
   Answers answers;
   store_->Append(SampleAppend("g1", 0, 1), answers.Slot(0));
-  AppendRequest bad_end = SampleAppend("g2", 0, 2);
+  table::AppendRequest bad_end = SampleAppend("g2", 0, 2);
   bad_end.end = SampleEnd("g2");
   bad_end.end->result = "not json";  // only the server finds out
   store_->Append(bad_end, answers.Slot(1));
   store_->Append(SampleAppend("g3", 0, 1), answers.Slot(2));
   store_->Append(SampleAppend("g2", 2, 1), answers.Slot(3));  // follows the bad one
-  AppendRequest retried = SampleAppend("g4", 1, 1);
+  table::AppendRequest retried = SampleAppend("g4", 1, 1);
   retried.entries[0].seat = 0;
   retried.entries[0].request_id = "g4-r0";  // seat 0 already sent this request
   store_->Append(retried, answers.Slot(4));
@@ -239,7 +239,7 @@ TEST_F(GameStoreAppendTest, AnAppendWithoutTheLeaseFailsAndWritesNothing) {
   EXPECT_OK(statuses[1]);
   EXPECT_EQ(store_->append_stats().retried_alone, 0);
 
-  absl::StatusOr<StoredGame> stored = store_->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> stored = store_->LoadGame("g1");
   ASSERT_TRUE(stored.ok());
   EXPECT_EQ(stored->entries.size(), 1u);
   EXPECT_EQ(stored->deadline, SampleEntry("g1", 0).time + absl::Minutes(1));  // untouched
@@ -277,7 +277,7 @@ TEST_F(GameStoreAppendTest, ALapsedLeaseNobodyClaimedStillTakesAppendsUntilAClai
 TEST_F(GameStoreAppendTest, EachAnswerIsTheSameAloneAndInABatch) {
   struct Case {
     std::string game;
-    AppendRequest request;
+    table::AppendRequest request;
     absl::StatusCode code;
     std::string says;  // part of the message
     size_t log_after;
@@ -287,14 +287,14 @@ TEST_F(GameStoreAppendTest, EachAnswerIsTheSameAloneAndInABatch) {
     for (const char* name : {"ok", "end", "released", "ended", "dup", "gap", "clock"}) {
       EXPECT_OK(store_->CreateGame(SampleGame(p + name)));
     }
-    AppendRequest ending = SampleAppend(p + "ended", 0, 1);
+    table::AppendRequest ending = SampleAppend(p + "ended", 0, 1);
     ending.end = SampleEnd(p + "ended");
     EXPECT_OK(store_->AppendSync(ending));
     EXPECT_OK(store_->AppendSync(SampleAppend(p + "dup", 0, 1)));
     Sql("UPDATE games SET lease_until = '-infinity' WHERE id = '" + p + "released'");
-    AppendRequest last = SampleAppend(p + "end", 0, 2);
+    table::AppendRequest last = SampleAppend(p + "end", 0, 2);
     last.end = SampleEnd(p + "end");
-    AppendRequest clock_only;
+    table::AppendRequest clock_only;
     clock_only.game_id = p + "clock";
     clock_only.deadline = clock;
     using C = absl::StatusCode;
@@ -325,13 +325,13 @@ TEST_F(GameStoreAppendTest, EachAnswerIsTheSameAloneAndInABatch) {
       }
     }
     const std::string p = cases[0].game.substr(0, 2);
-    absl::StatusOr<StoredGame> ended = store_->LoadGame(p + "end");
+    absl::StatusOr<table::StoredGame> ended = store_->LoadGame(p + "end");
     ASSERT_TRUE(ended.ok()) << ended.status();
     EXPECT_TRUE(ended->finished);
     const std::string where = " WHERE game_id = '" + p + "end'";
     EXPECT_EQ(Sql("SELECT sum(total) FROM game_seats" + where)[0][0].as<int>(), 100);
     EXPECT_EQ(Sql("SELECT count(*) FROM game_results" + where)[0][0].as<int>(), 1);
-    absl::StatusOr<StoredGame> clocked = store_->LoadGame(p + "clock");
+    absl::StatusOr<table::StoredGame> clocked = store_->LoadGame(p + "clock");
     ASSERT_TRUE(clocked.ok()) << clocked.status();
     EXPECT_EQ(clocked->deadline, clock);
   };

@@ -322,7 +322,7 @@ TEST_F(StoreMigrationsDbTest, UpgradingAReleasedSchemaKeepsItsGamesPlaying) {
   EXPECT_EQ(store_->AppendSync(SampleAppend("g1", 3, 1)).code(),
             absl::StatusCode::kAborted);
   ASSERT_OK(other->AppendSync(SampleAppend("g1", 3, 1)));
-  absl::StatusOr<StoredGame> game = other->LoadGame("g1");
+  absl::StatusOr<table::StoredGame> game = other->LoadGame("g1");
   ASSERT_TRUE(game.ok()) << game.status();
   EXPECT_EQ(game->entries.size(), 4u);
 }

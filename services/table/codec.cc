@@ -150,7 +150,7 @@ std::string ResultJson(const engine::Variant& variant, const engine::GameResult&
 namespace {
 
 // The outbox's seat: who sat there, for which team, at what stake.
-v1::internal::FinishedSeat OutboxSeat(int s, const storage::SeatRecord& seat) {
+v1::internal::FinishedSeat OutboxSeat(int s, const SeatRecord& seat) {
   v1::internal::FinishedSeat out;
   out.set_seat(s);
   out.set_player_id(seat.player_id);
@@ -165,7 +165,7 @@ v1::internal::FinishedSeat OutboxSeat(int s, const storage::SeatRecord& seat) {
 std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::Variant& variant,
                                 const engine::GameResult& result,
-                                const std::array<storage::SeatRecord, 4>& seats,
+                                const std::array<SeatRecord, 4>& seats,
                                 int64_t finished_unix_ms) {
   v1::internal::FinishedGame outbox;
   outbox.set_game_id(game_id);
@@ -196,7 +196,7 @@ bool ResultJsonVoided(const std::string& json) {
 }
 
 std::string VoidedOutboxJson(const std::string& game_id, const std::string& mode,
-                             const std::array<storage::SeatRecord, 4>& seats,
+                             const std::array<SeatRecord, 4>& seats,
                              const std::string& reason, int64_t voided_unix_ms) {
   v1::internal::FinishedGame outbox;
   outbox.set_game_id(game_id);

@@ -28,7 +28,7 @@
 #include "engine/rules.h"
 #include "google/protobuf/timestamp.pb.h"
 #include "proto/wire/wire.h"
-#include "services/storage/game_store.h"
+#include "services/table/records.h"
 #include "trix/v1/common.pb.h"
 #include "trix/v1/log.pb.h"
 #include "trix/v1/table.pb.h"
@@ -68,7 +68,7 @@ std::string ResultJson(const engine::Variant& variant, const engine::GameResult&
 std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::Variant& variant,
                                 const engine::GameResult& result,
-                                const std::array<storage::SeatRecord, 4>& seats,
+                                const std::array<SeatRecord, 4>& seats,
                                 int64_t finished_unix_ms);
 // A voided table's result row (VoidTable): no totals, places or payouts, only
 // that it was voided and why.
@@ -79,7 +79,7 @@ bool ResultJsonVoided(const std::string& json);
 // voided; no result, so the ratings service rates and settles nothing and releases
 // the table's stake holds.
 std::string VoidedOutboxJson(const std::string& game_id, const std::string& mode,
-                             const std::array<storage::SeatRecord, 4>& seats,
+                             const std::array<SeatRecord, 4>& seats,
                              const std::string& reason, int64_t voided_unix_ms);
 // Reads ResultJson's output back; DATA_LOSS if it is not that. Team fields only
 // when the JSON has them (partner modes).

@@ -104,7 +104,7 @@ TEST(CodecTest, TheResultRowAndTheWireShowOneResult) {
 TEST(CodecTest, TheOutboxRowReadsBackAsItsMessage) {
   const engine::Variant partner{engine::Team::kPartner, engine::Format::kComplex};
   const engine::GameResult result = engine::ResultOf(partner, {30, -10, 0, -20}, {10, 10, 0, 0});
-  std::array<storage::SeatRecord, 4> seats;
+  std::array<SeatRecord, 4> seats;
   for (int s = 0; s < 4; ++s) seats[s].player_id = absl::StrCat("p", s);
   seats[0].stake = seats[1].stake = 10;
   seats[3].bot = true;

@@ -14,25 +14,25 @@ class PostgresStore final : public TableStore {
       : store_(store), registry_(registry), history_(history) {}
 
   absl::Status CheckReady() override { return store_->CheckReady(); }
-  absl::Status CreateGame(const storage::NewGame& game,
+  absl::Status CreateGame(const NewGame& game,
                           std::string* existing_game_id) override {
     return store_->CreateGame(game, existing_game_id);
   }
-  void Append(storage::AppendRequest request,
+  void Append(AppendRequest request,
               std::function<void(absl::Status)> done) override {
     store_->Append(std::move(request), std::move(done));
   }
   // The writer's thread is shared by every table: the host runs a table's work
   // there only while few other appends wait for it.
   bool MayContinueOnAppendThread() override { return true; }
-  absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> LoadGames(
+  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> LoadGames(
       const std::vector<std::string>& game_ids) override {
     return store_->LoadGames(game_ids);
   }
-  absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override {
+  absl::StatusOr<StoredGame> LoadGame(const std::string& game_id) override {
     return store_->LoadGame(game_id);
   }
-  absl::StatusOr<storage::StoredGame> LoadRecord(const std::string& game_id) override {
+  absl::StatusOr<StoredGame> LoadRecord(const std::string& game_id) override {
     return history_->LoadGame(game_id);
   }
   absl::StatusOr<std::vector<std::string>> RenewHosted(
@@ -56,7 +56,7 @@ class PostgresStore final : public TableStore {
                           const std::string& reason) override {
     return store_->MarkBroken(game_id, reason);
   }
-  absl::Status VoidQuarantined(const storage::AppendRequest& request) override {
+  absl::Status VoidQuarantined(const AppendRequest& request) override {
     return store_->VoidQuarantined(request);
   }
   absl::Status Heartbeat(const storage::InstanceState& state) override {
@@ -75,11 +75,11 @@ class PostgresStore final : public TableStore {
   absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) override {
     return store_->ReleaseLeases(game_ids);
   }
-  absl::StatusOr<std::vector<storage::GameListing>> ListActive(
+  absl::StatusOr<std::vector<GameListing>> ListActive(
       const std::string& player_id) override {
     return store_->ListActive(player_id);
   }
-  absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
+  absl::StatusOr<std::vector<GameListing>> ListFinished(
       const std::string& player_id, int limit, const std::string& before) override {
     return history_->ListFinished(player_id, limit, before);
   }

@@ -51,7 +51,7 @@ struct TableHost::Slot {
   bool adopting = false;
   // A placeholder's table as a claim round read it (TableHost::AdoptClaimed): set
   // before the slot is published, taken by its load.
-  std::unique_ptr<absl::StatusOr<storage::StoredGame>> claimed;
+  std::unique_ptr<absl::StatusOr<StoredGame>> claimed;
   struct Subscriber {
     int viewer;
     std::shared_ptr<UpdateSink> sink;

@@ -22,7 +22,7 @@ constexpr size_t kMaxRequestIdBytes = 128;
 // replayed table computes exactly the deadlines the live one announced.
 absl::Time Micros(absl::Time t) { return absl::FromUnixMicros(absl::ToUnixMicros(t)); }
 
-engine::Stakes StakesOf(const std::array<storage::SeatRecord, engine::kNumSeats>& seats) {
+engine::Stakes StakesOf(const std::array<SeatRecord, engine::kNumSeats>& seats) {
   engine::Stakes stakes{};
   for (int s = 0; s < engine::kNumSeats; ++s) stakes[s] = seats[s].stake;
   return stakes;
@@ -47,7 +47,7 @@ absl::Status CheckAutopilotSeats(const v1::internal::TableSettings& settings) {
 }
 
 Table::Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
-             std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created)
+             std::array<SeatRecord, engine::kNumSeats> seats, absl::Time created)
     : id_(std::move(id)),
       settings_(std::move(settings)),
       seats_(std::move(seats)),
@@ -65,7 +65,7 @@ Table::Table(std::string id, v1::internal::TableSettings settings, engine::Rules
 
 absl::StatusOr<std::unique_ptr<Table>> Table::Create(
     std::string id, v1::internal::TableSettings settings,
-    std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created) {
+    std::array<SeatRecord, engine::kNumSeats> seats, absl::Time created) {
   absl::StatusOr<engine::Rules> rules =
       wire::RulesFromProto(settings.mode(), settings.rules());
   if (!rules.ok()) return rules.status();
@@ -79,7 +79,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Create(
       new Table(std::move(id), std::move(settings), *rules, std::move(seats), created));
 }
 
-absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const storage::StoredGame& stored) {
+absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const StoredGame& stored) {
   v1::internal::TableSettings settings;
   if (!settings.ParseFromString(stored.game.config)) {
     return absl::DataLossError(
@@ -93,7 +93,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const storage::StoredGame&
   }
   Table& t = **table;
   for (size_t i = 0; i < stored.entries.size(); ++i) {
-    const storage::LogEntry& entry = stored.entries[i];
+    const LogEntry& entry = stored.entries[i];
     auto corrupt = [&](absl::string_view why) {
       return absl::DataLossError(
           absl::StrCat("game ", stored.game.game_id, " entry ", i, ": ", why));
@@ -220,7 +220,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   }
 
   const size_t actions_before = game_.log().size();
-  storage::LogEntry entry;
+  LogEntry entry;
   entry.index = log_length_;
   entry.seat = seat;
   entry.request_id = request.request_id();
@@ -262,18 +262,18 @@ absl::StatusOr<Step> Table::Void(const std::string& reason, absl::Time now) {
 }
 
 Step Table::VoidStep(const std::string& id, const std::string& mode,
-                     const std::array<storage::SeatRecord, engine::kNumSeats>& seats,
+                     const std::array<SeatRecord, engine::kNumSeats>& seats,
                      const std::string& reason, int64_t index, absl::Time now) {
   now = Micros(now);
   v1::internal::LogRecord record;
   record.set_void_reason(reason);
-  storage::LogEntry entry;
+  LogEntry entry;
   entry.index = index;
   entry.time = now;
   entry.payload = record.SerializeAsString();
   Step step;
   step.entries.push_back(std::move(entry));
-  storage::GameEnd end;
+  GameEnd end;
   end.voided = true;
   end.result = VoidedResultJson(mode, reason);
   end.outbox_payload = VoidedOutboxJson(id, mode, seats, reason, absl::ToUnixMillis(now));
@@ -341,7 +341,7 @@ void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time no
                            Step& step) {
   v1::internal::LogRecord record;
   *record.add_actions() = ActionToLog(action);
-  storage::LogEntry entry;
+  LogEntry entry;
   entry.index = log_length_;
   entry.seat = seat;
   entry.time = now;
@@ -357,7 +357,7 @@ void Table::AddClockAndEnd(Step& step, bool was_over) const {
   step.deadline = deadline_;
   if (was_over || !over()) return;
   const engine::GameResult result = Result();
-  storage::GameEnd end;
+  GameEnd end;
   end.result = ResultJson(game_.rules().variant, result, StakesOf(seats_));
   for (int s = 0; s < engine::kNumSeats; ++s) {
     end.totals[s] = result.totals[s];

@@ -36,7 +36,7 @@
 #include "engine/deal_proof.h"
 #include "engine/game.h"
 #include "engine/result.h"
-#include "services/storage/game_store.h"
+#include "services/table/records.h"
 #include "services/table/codec.h"
 
 namespace trix::table {
@@ -54,9 +54,9 @@ absl::Status CheckAutopilotSeats(const v1::internal::TableSettings& settings);
 
 // What one call added to the table, to be written to the store in one append.
 struct Step {
-  std::vector<storage::LogEntry> entries;
+  std::vector<LogEntry> entries;
   std::optional<absl::Time> deadline;   // the clock after these entries
-  std::optional<storage::GameEnd> end;  // set when these entries end the game
+  std::optional<GameEnd> end;  // set when these entries end the game
   v1::ActResponse response;             // Act's answer
   bool empty() const { return entries.empty(); }
 };
@@ -72,10 +72,10 @@ class Table {
   // must be resolved (every clock > 0) and valid.
   static absl::StatusOr<std::unique_ptr<Table>> Create(
       std::string id, v1::internal::TableSettings settings,
-      std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created);
+      std::array<SeatRecord, engine::kNumSeats> seats, absl::Time created);
   // Rebuilds a table from its stored game. A log that does not replay is DATA_LOSS.
   static absl::StatusOr<std::unique_ptr<Table>> Restore(
-      const storage::StoredGame& stored);
+      const StoredGame& stored);
 
   // The seat `token` acts for: UNAUTHENTICATED when it is empty, PERMISSION_DENIED
   // when it is none of this table's tokens. Constant time per seat. Not const: it
@@ -102,7 +102,7 @@ class Table {
   // end (no result; the voided outbox row). Void's, and the host's for a
   // quarantined table, which cannot be rebuilt.
   static Step VoidStep(const std::string& id, const std::string& mode,
-                       const std::array<storage::SeatRecord, engine::kNumSeats>& seats,
+                       const std::array<SeatRecord, engine::kNumSeats>& seats,
                        const std::string& reason, int64_t index, absl::Time now);
   // The server's moves due at `now`: the autopilot for every seat whose clock ran
   // out, then deals and the turns of seats that left. Empty when nothing is due.
@@ -117,7 +117,7 @@ class Table {
 
   const std::string& id() const { return id_; }
   const v1::internal::TableSettings& settings() const { return settings_; }
-  const std::array<storage::SeatRecord, engine::kNumSeats>& seats() const {
+  const std::array<SeatRecord, engine::kNumSeats>& seats() const {
     return seats_;
   }
   // Whether the autopilot plays `seat`: it left, or it was created autopilot
@@ -200,7 +200,7 @@ class Table {
   using ViewerCounts = std::array<uint32_t, kViewers>;
 
   Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
-        std::array<storage::SeatRecord, engine::kNumSeats> seats, absl::Time created);
+        std::array<SeatRecord, engine::kNumSeats> seats, absl::Time created);
   // Where a viewer's events are listed: its seat, or after the seats for spectators.
   static int ViewerIndex(int viewer) { return viewer < 0 ? engine::kNumSeats : viewer; }
   // The viewer's events among events_[0, i): the seq of its last event before i.
@@ -249,7 +249,7 @@ class Table {
 
   const std::string id_;
   const v1::internal::TableSettings settings_;
-  const std::array<storage::SeatRecord, engine::kNumSeats> seats_;
+  const std::array<SeatRecord, engine::kNumSeats> seats_;
   const absl::Time created_;
   engine::Game game_;
   std::array<bool, engine::kNumSeats> left_{};

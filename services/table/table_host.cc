@@ -202,7 +202,7 @@ void TableHost::Drain(std::shared_ptr<Slot> slot) {
 
 void TableHost::Reload(std::shared_ptr<Slot> slot) {
   // On the io pool: a blocking read. The strand is suspended meanwhile.
-  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(slot->id);
+  absl::StatusOr<StoredGame> stored = store_->LoadGame(slot->id);
   auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
       stored.ok() ? Table::Restore(*stored) : stored.status());
   // On the io thread, which may do the table's work itself.
@@ -246,10 +246,10 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
     after(absl::OkStatus());
     return;
   }
-  for (const storage::LogEntry& e : step.entries) {
+  for (const LogEntry& e : step.entries) {
     if (e.seat >= 0 && e.request_id.empty()) metrics_.autopilot.Increment();
   }
-  storage::AppendRequest request;
+  AppendRequest request;
   request.game_id = slot->id;
   request.entries = std::move(step.entries);
   request.deadline = step.deadline;
@@ -548,7 +548,7 @@ void TableHost::ViewFromStore(const std::string& table_id, Reply<v1::TableView> 
                               bool trusted) {
   PostRead(
       [this, table_id, reply, trusted] {
-        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
+        absl::StatusOr<StoredGame> stored = store_->LoadGame(table_id);
         if (!stored.ok()) return reply(stored.status());
         absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
         if (!table.ok()) return reply(table.status());

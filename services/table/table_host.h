@@ -267,7 +267,7 @@ class TableHost {
   // A placeholder for a table this instance claimed and has read (`claimed`), which
   // it restores without asking the database again; the hosted slot if there is one.
   std::shared_ptr<Slot> ClaimedSlot(const std::string& table_id,
-                                    absl::StatusOr<storage::StoredGame> claimed);
+                                    absl::StatusOr<StoredGame> claimed);
   std::shared_ptr<Slot> NewPlaceholder(const std::string& table_id)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Remembers that the database does not know `table_id` (AdoptOnCall).
@@ -335,7 +335,7 @@ class TableHost {
   // A claimed table from what was read of it; on DATA_LOSS it is quarantined, on
   // any other error the claim is released.
   absl::StatusOr<std::unique_ptr<Table>> RestoreClaimed(
-      const std::string& table_id, absl::StatusOr<storage::StoredGame> stored);
+      const std::string& table_id, absl::StatusOr<StoredGame> stored);
   // Gives back a claim whose table could not be loaded (a no-op when the lease is
   // not ours); when the database refuses, maintenance tries again (evicted_).
   void ReleaseClaim(const std::string& table_id);
@@ -378,7 +378,7 @@ class TableHost {
   absl::Status ResolveSettings(const v1::CreateTableRequest& request,
                                v1::internal::TableSettings* settings) const;
   absl::Status CheckCreate(const v1::CreateTableRequest& request) const;
-  void CreateStored(v1::CreateTableRequest request, storage::NewGame game,
+  void CreateStored(v1::CreateTableRequest request, NewGame game,
                     std::unique_ptr<Table> table, v1::CreateTableResponse response,
                     Reply<v1::CreateTableResponse> reply);
   // A repeated CreateTable whose caller chose every seat token (and so proves it

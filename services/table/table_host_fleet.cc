@@ -54,14 +54,14 @@ std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
 }
 
 std::shared_ptr<TableHost::Slot> TableHost::ClaimedSlot(
-    const std::string& table_id, absl::StatusOr<storage::StoredGame> claimed) {
+    const std::string& table_id, absl::StatusOr<StoredGame> claimed) {
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
   // Hosted already, or a call's placeholder, which claims it for itself.
   if (it != slots_.end()) return it->second;
   std::shared_ptr<Slot> slot = NewPlaceholder(table_id);
   slot->claimed =
-      std::make_unique<absl::StatusOr<storage::StoredGame>>(std::move(claimed));
+      std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
   return slot;
 }
 
@@ -103,7 +103,7 @@ void TableHost::Touch(const std::shared_ptr<Slot>& slot, std::function<void()> l
 void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
   // On the io pool, the strand suspended. A table a claim round read is restored
   // as read; any other is located and claimed first.
-  std::unique_ptr<absl::StatusOr<storage::StoredGame>> claimed = std::move(slot->claimed);
+  std::unique_ptr<absl::StatusOr<StoredGame>> claimed = std::move(slot->claimed);
   auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
       claimed ? RestoreClaimed(slot->id, std::move(*claimed)) : ClaimAndLoad(slot->id));
   {
@@ -129,7 +129,7 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
   if (!home->broken.empty()) return QuarantinedError(home->broken);
   if (home->finished) {
     // Served read-only from its log: no lease needed.
-    absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(id);
+    absl::StatusOr<StoredGame> stored = store_->LoadGame(id);
     if (!stored.ok()) return stored.status();
     return Table::Restore(*stored);
   }
@@ -147,7 +147,7 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string&
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::RestoreClaimed(
-    const std::string& id, absl::StatusOr<storage::StoredGame> stored) {
+    const std::string& id, absl::StatusOr<StoredGame> stored) {
   absl::StatusOr<std::unique_ptr<Table>> table =
       stored.ok() ? Table::Restore(*stored) : stored.status();
   if (table.ok()) return table;
@@ -326,10 +326,10 @@ void TableHost::AdoptClaimed(const std::vector<std::string>& table_ids,
         table_ids.begin() + first,
         table_ids.begin() + std::min(first + kLoadBatch, table_ids.size()));
     io_.Post([this, batch = std::move(batch), loaded] {
-      absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> games =
+      absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> games =
           store_->LoadGames(batch);
       for (size_t i = 0; i < batch.size(); ++i) {
-        absl::StatusOr<storage::StoredGame> game =
+        absl::StatusOr<StoredGame> game =
             games.ok() ? std::move((*games)[i]) : games.status();
         Touch(ClaimedSlot(batch[i], std::move(game)), loaded);
       }

@@ -359,7 +359,7 @@ bool TableHost::AnswerByTokens(const std::string& existing,
                                const v1::CreateTableRequest& request,
                                const v1::CreateTableResponse& asked,
                                Reply<v1::CreateTableResponse>& reply) {
-  absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(existing);
+  absl::StatusOr<StoredGame> stored = store_->LoadGame(existing);
   if (!stored.ok()) return false;
   for (int s = 0; s < engine::kNumSeats; ++s) {
     if (asked.seat_tokens(s).empty()) continue;  // an autopilot seat: nobody's token
@@ -428,7 +428,7 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
         absl::ResourceExhaustedError("this instance hosts its maximum of tables"));
   }
 
-  storage::NewGame game;
+  NewGame game;
   game.game_id = service::NewUuid();
   game.request_id = request.request_id();
   game.mode = wire::ModeName(request.mode());
@@ -472,7 +472,7 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
       std::move(refuse));
 }
 
-void TableHost::CreateStored(v1::CreateTableRequest request, storage::NewGame game,
+void TableHost::CreateStored(v1::CreateTableRequest request, NewGame game,
                              std::unique_ptr<Table> table,
                              v1::CreateTableResponse response,
                              Reply<v1::CreateTableResponse> reply) {

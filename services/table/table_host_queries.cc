@@ -32,11 +32,11 @@ void TableHost::ListPlayerTables(const v1::ListPlayerTablesRequest& request,
   if (absl::Status s = CheckPlayerId(request.player_id()); !s.ok()) return reply(s);
   PostRead(
       [this, player_id = request.player_id(), reply] {
-        absl::StatusOr<std::vector<storage::GameListing>> listings =
+        absl::StatusOr<std::vector<GameListing>> listings =
             store_->ListActive(player_id);
         if (!listings.ok()) return reply(listings.status());
         v1::ListPlayerTablesResponse response;
-        for (const storage::GameListing& listing : *listings) {
+        for (const GameListing& listing : *listings) {
           v1::TableSummary* summary = response.add_tables();
           summary->set_table_id(listing.game_id);
           *summary->mutable_mode() = ModeFromStoredName(listing.mode);
@@ -64,13 +64,13 @@ void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
   PostRead(
       [this, request, page, reply] {
         // One more than the page tells whether another page follows.
-        absl::StatusOr<std::vector<storage::GameListing>> listings =
+        absl::StatusOr<std::vector<GameListing>> listings =
             store_->ListFinished(request.player_id(), page + 1, request.page_token());
         if (!listings.ok()) return reply(listings.status());
         v1::ListPlayerGamesResponse response;
         const int shown = std::min<int>(page, static_cast<int>(listings->size()));
         for (int i = 0; i < shown; ++i) {
-          const storage::GameListing& listing = (*listings)[i];
+          const GameListing& listing = (*listings)[i];
           v1::GameSummary* summary = response.add_games();
           summary->set_game_id(listing.game_id);
           *summary->mutable_mode() = ModeFromStoredName(listing.mode);
@@ -106,7 +106,7 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
   }
   PostRead(
       [this, request, reply, trusted] {
-        absl::StatusOr<storage::StoredGame> stored =
+        absl::StatusOr<StoredGame> stored =
             store_->LoadRecord(request.game_id());
         if (!stored.ok()) return reply(stored.status());
         absl::StatusOr<std::unique_ptr<Table>> loaded = Table::Restore(*stored);
@@ -124,7 +124,7 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
         record.set_game_id(table.id());
         *record.mutable_mode() = table.settings().mode();
         *record.mutable_rules() = table.settings().rules();
-        for (const storage::SeatRecord& seat : table.seats()) {
+        for (const SeatRecord& seat : table.seats()) {
           v1::SeatAssignment* out = record.add_seats();
           out->set_player_id(seat.player_id);
           out->set_display_name(seat.display_name);

@@ -40,7 +40,7 @@ v1::VoidTableResponse VoidAnswer(const std::string& table_id, absl::Time voided,
 }
 
 // A stored game that has ended: voided before, or over with its result.
-absl::StatusOr<v1::VoidTableResponse> EndedAnswer(const storage::StoredGame& stored) {
+absl::StatusOr<v1::VoidTableResponse> EndedAnswer(const StoredGame& stored) {
   if (!ResultJsonVoided(stored.result) || stored.entries.empty()) {
     return absl::FailedPreconditionError(
         "the game is over: its result stands and it cannot be voided");
@@ -91,14 +91,14 @@ void TableHost::VoidQuarantined(const std::string& table_id, const std::string& 
                                 const Reply<v1::VoidTableResponse>& reply) {
   PostRead(
       [this, table_id, reason, reply] {
-        absl::StatusOr<storage::StoredGame> stored = store_->LoadGame(table_id);
+        absl::StatusOr<StoredGame> stored = store_->LoadGame(table_id);
         if (!stored.ok()) return reply(stored.status());
         if (stored->finished) return reply(EndedAnswer(*stored));
         Step step = Table::VoidStep(table_id, stored->game.mode, stored->game.seats, reason,
                                     static_cast<int64_t>(stored->entries.size()),
                                     absl::Now());
         const absl::Time voided = step.entries.back().time;
-        storage::AppendRequest request;
+        AppendRequest request;
         request.game_id = table_id;
         request.entries = std::move(step.entries);
         request.end = std::move(step.end);

@@ -42,7 +42,7 @@ std::unique_ptr<Table> NewTable(const v1::Mode& mode, uint64_t seed) {
   settings.mutable_clocks()->set_doubling_ms(3600000);
   settings.mutable_clocks()->set_card_ms(3600000);
   settings.set_seed(seed);
-  std::array<storage::SeatRecord, engine::kNumSeats> seats;
+  std::array<SeatRecord, engine::kNumSeats> seats;
   for (int s = 0; s < engine::kNumSeats; ++s) {
     seats[s] = {absl::StrFormat("player-%d-%d", seed, s), "Player", false, 0,
                 service::TokenHash(service::NewSeatToken())};

@@ -37,18 +37,18 @@ class TableStore {
 
   virtual absl::Status CheckReady() = 0;
   // ALREADY_EXISTS (with the id in `existing_game_id`) for a request_id seen before.
-  virtual absl::Status CreateGame(const storage::NewGame& game,
+  virtual absl::Status CreateGame(const NewGame& game,
                                   std::string* existing_game_id) = 0;
   // `done` may run on any thread, and must not block.
-  virtual void Append(storage::AppendRequest request,
+  virtual void Append(AppendRequest request,
                       std::function<void(absl::Status)> done) = 0;
   // Whether a `done` may continue its table's work on its own thread when few
   // other appends are in flight (the host counts them; TableHost::Commit): true
   // for a store whose `done` runs on a thread of its own that nothing else needs
   // in the meantime but the next appends.
   virtual bool MayContinueOnAppendThread() { return false; }
-  virtual absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) = 0;
-  virtual absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> LoadGames(
+  virtual absl::StatusOr<StoredGame> LoadGame(const std::string& game_id) = 0;
+  virtual absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> LoadGames(
       const std::vector<std::string>& game_ids) = 0;
   virtual absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted) = 0;
@@ -64,20 +64,20 @@ class TableStore {
   virtual absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) = 0;
   virtual absl::Status MarkBroken(const std::string& game_id,
                                   const std::string& reason) = 0;
-  virtual absl::Status VoidQuarantined(const storage::AppendRequest& request) = 0;
+  virtual absl::Status VoidQuarantined(const AppendRequest& request) = 0;
   // The registry (storage/instance_registry.h).
   virtual absl::Status Heartbeat(const storage::InstanceState& state) = 0;
   virtual absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) = 0;
-  virtual absl::StatusOr<std::vector<storage::GameListing>> ListActive(
+  virtual absl::StatusOr<std::vector<GameListing>> ListActive(
       const std::string& player_id) = 0;
   // History reads (GetGameRecord, ListPlayerGames): PostgresTableStore may serve
   // them from a standby, which lags the primary by its replay lag; nothing that
   // writes or drives a live table reads through them. LoadRecord is LoadGame
   // unless the store says otherwise.
-  virtual absl::StatusOr<storage::StoredGame> LoadRecord(const std::string& game_id) {
+  virtual absl::StatusOr<StoredGame> LoadRecord(const std::string& game_id) {
     return LoadGame(game_id);
   }
-  virtual absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
+  virtual absl::StatusOr<std::vector<GameListing>> ListFinished(
       const std::string& player_id, int limit, const std::string& before) = 0;
 };
 

@@ -35,11 +35,11 @@ v1::Mode Mode(v1::Team team, v1::Format format) {
 struct Fixture {
   std::unique_ptr<Table> table;
   std::array<std::string, 4> tokens;
-  storage::StoredGame stored;
+  StoredGame stored;
   std::string outbox;  // the game-ended message for the ratings service
 
   void Write(const Step& step) {
-    for (const storage::LogEntry& e : step.entries) {
+    for (const LogEntry& e : step.entries) {
       ASSERT_EQ(e.index, static_cast<int64_t>(stored.entries.size()));
       stored.entries.push_back(e);
     }
@@ -66,7 +66,7 @@ Fixture MakeTable(v1::Mode mode, uint64_t seed, int kingdoms = 4, int clock_ms =
   settings.mutable_clocks()->set_doubling_ms(clock_ms);
   settings.mutable_clocks()->set_card_ms(clock_ms);
   settings.set_seed(seed);
-  std::array<storage::SeatRecord, 4> seats;
+  std::array<SeatRecord, 4> seats;
   for (int s = 0; s < 4; ++s) {
     f.tokens[s] = service::NewSeatToken();
     seats[s] = {"p" + std::to_string(s), "Player", false, s == 0 ? 100 : 0,
@@ -411,7 +411,7 @@ TEST(TableTest, RestoreMidGameResumesClockAndAnswers) {
 
 TEST(TableTest, CorruptLogsAreDataLoss) {
   Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 4);
-  storage::StoredGame bad = f.stored;
+  StoredGame bad = f.stored;
   bad.entries[0].payload = "\xff\xff garbage";
   EXPECT_EQ(Table::Restore(bad).status().code(), absl::StatusCode::kDataLoss);
   bad = f.stored;
@@ -526,7 +526,7 @@ TEST(TableTest, AutopilotSeatsArePlayedFromTheFirstMoveAndAfterRestore) {
   EXPECT_FALSE(f.table->PromptFor(1).has_value());
   PlayOut(f, 34, now);
   EXPECT_TRUE(f.stored.finished);
-  for (const storage::LogEntry& e : f.stored.entries) {
+  for (const LogEntry& e : f.stored.entries) {
     if (e.seat == 1 || e.seat == 3) {
       EXPECT_TRUE(e.request_id.empty());
     }
@@ -545,14 +545,14 @@ TEST(TableTest, AutopilotSeatsAreCheckedOnCreateAndRestore) {
   settings.mutable_clocks()->set_doubling_ms(1000);
   settings.mutable_clocks()->set_card_ms(1000);
   for (int s = 0; s < 4; ++s) settings.add_autopilot_seats(s);
-  std::array<storage::SeatRecord, 4> seats;
+  std::array<SeatRecord, 4> seats;
   EXPECT_THAT(Table::Create("t", settings, seats, kStart).status().message(),
               HasSubstr("every seat is autopilot"));
   settings.clear_autopilot_seats();
   settings.add_autopilot_seats(4);
   EXPECT_EQ(Table::Create("t", settings, seats, kStart).status().code(),
             absl::StatusCode::kInvalidArgument);
-  storage::StoredGame stored;
+  StoredGame stored;
   stored.game.game_id = "t";
   stored.game.config = settings.SerializeAsString();
   EXPECT_EQ(Table::Restore(stored).status().code(), absl::StatusCode::kDataLoss);

@@ -93,7 +93,7 @@ absl::StatusOr<json> DealsJson(const std::vector<LoggedDeal>& deals,
 
 }  // namespace
 
-absl::StatusOr<json> GameCase(const storage::StoredGame& game) {
+absl::StatusOr<json> GameCase(const table::StoredGame& game) {
   v1::internal::TableSettings settings;
   if (!settings.ParseFromString(game.game.config)) {
     return absl::DataLossError(absl::StrCat("game ", game.game.game_id, ": unreadable config"));
@@ -102,7 +102,7 @@ absl::StatusOr<json> GameCase(const storage::StoredGame& game) {
   if (!rules.ok()) return absl::DataLossError(rules.status().message());
 
   std::vector<LoggedDeal> deals;
-  for (const storage::LogEntry& entry : game.entries) {
+  for (const table::LogEntry& entry : game.entries) {
     v1::internal::LogRecord record;
     if (!record.ParseFromString(entry.payload)) {
       return absl::DataLossError(
@@ -118,7 +118,7 @@ absl::StatusOr<json> GameCase(const storage::StoredGame& game) {
   absl::StatusOr<json> deals_json = DealsJson(deals, rules->variant.format);
   if (!deals_json.ok()) return deals_json.status();
   json stakes = json::array();
-  for (const storage::SeatRecord& seat : game.game.seats) stakes.push_back(seat.stake);
+  for (const table::SeatRecord& seat : game.game.seats) stakes.push_back(seat.stake);
   return json{{"id", game.game.game_id},
               {"kind", "game"},
               {"variant",

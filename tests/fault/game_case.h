@@ -23,7 +23,7 @@
 namespace trix::fault {
 
 // DATA_LOSS when the config or a log entry is not the table service's format.
-absl::StatusOr<nlohmann::json> GameCase(const storage::StoredGame& game);
+absl::StatusOr<nlohmann::json> GameCase(const table::StoredGame& game);
 
 // The expected result line: totals, then places (solo) or team totals and the
 // winner (partner; null on a draw), and the whole units paid (payouts_paid).

@@ -27,7 +27,7 @@ constexpr engine::Stakes kStakes = {100, 0, 300, 0};
 // A whole game played by the autopilot, logged as the table service logs it: one
 // record per action, seat 1 doubling whatever it can, and a seat leaving midway.
 struct LoggedGame {
-  storage::StoredGame stored;
+  table::StoredGame stored;
   engine::GameResult result;
 };
 
@@ -43,7 +43,7 @@ LoggedGame PlayAndLog(engine::Variant variant, int kingdoms, uint64_t seed) {
   out.stored.game.config = settings.SerializeAsString();
   for (int s = 0; s < 4; ++s) out.stored.game.seats[s].stake = kStakes[s];
   auto log = [&](const v1::internal::LogRecord& record) {
-    storage::LogEntry entry;
+    table::LogEntry entry;
     entry.index = static_cast<int64_t>(out.stored.entries.size());
     entry.payload = record.SerializeAsString();
     out.stored.entries.push_back(entry);
@@ -83,7 +83,7 @@ LoggedGame PlayAndLog(engine::Variant variant, int kingdoms, uint64_t seed) {
 // The outbox record the table service writes for `result`.
 std::string Outbox(const std::string& game_id, engine::Variant variant,
                    const engine::GameResult& result) {
-  std::array<storage::SeatRecord, 4> seats;
+  std::array<table::SeatRecord, 4> seats;
   for (int s = 0; s < 4; ++s) {
     seats[s].player_id = absl::StrCat("p", s);
     seats[s].stake = kStakes[s];

@@ -75,7 +75,7 @@ int Run(int argc, char** argv) {
   std::ofstream expected(f.expected);
   int failed = 0;
   for (const auto& [game_id, payload] : games) {
-    absl::StatusOr<storage::StoredGame> stored = (*store)->LoadGame(game_id);
+    absl::StatusOr<table::StoredGame> stored = (*store)->LoadGame(game_id);
     absl::StatusOr<nlohmann::json> c =
         stored.ok() ? GameCase(*stored) : absl::StatusOr<nlohmann::json>(stored.status());
     absl::StatusOr<nlohmann::json> want =

@@ -17,7 +17,7 @@ bool WaitForAcks(const std::vector<std::unique_ptr<SeatClient>>& seats, int coun
   return false;
 }
 
-std::vector<v1::Event> SeatRecord(v1::TableService::Stub& stub,
+std::vector<v1::Event> SeatEvents(v1::TableService::Stub& stub,
                                   const v1::CreateTableResponse& table, int seat) {
   v1::GetGameRecordRequest request;
   request.set_game_id(table.table_id());
@@ -51,7 +51,7 @@ void CheckNothingLost(v1::TableService::Stub& stub, const v1::CreateTableRespons
                       int seat, const SeatClient& before, const SeatClient& after,
                       uint64_t seed) {
   SCOPED_TRACE(testing::Message() << "seat " << seat);
-  const std::vector<v1::Event> record = SeatRecord(stub, table, seat);
+  const std::vector<v1::Event> record = SeatEvents(stub, table, seat);
   std::vector<v1::Event> streamed = before.events();
   const std::vector<v1::Event> resumed = after.events();
   ASSERT_FALSE(resumed.empty());

@@ -24,7 +24,7 @@ namespace trix::table {
 bool WaitForAcks(const std::vector<std::unique_ptr<SeatClient>>& seats, int count);
 
 // The seat's record as its token sees it.
-std::vector<v1::Event> SeatRecord(v1::TableService::Stub& stub,
+std::vector<v1::Event> SeatEvents(v1::TableService::Stub& stub,
                                   const v1::CreateTableResponse& table, int seat);
 
 // Everything seat `seat` saw before and after, and every acknowledged action, is in

@@ -18,7 +18,7 @@ LocalTable::LocalTable(const LocalTableOptions& options)
   settings.mutable_clocks()->set_doubling_ms(10000);
   settings.mutable_clocks()->set_card_ms(10000);
   settings.set_seed(options.seed);
-  std::array<storage::SeatRecord, 4> seats;
+  std::array<table::SeatRecord, 4> seats;
   for (int s = 0; s < 4; ++s) {
     seats[s].player_id = absl::StrCat("p", s);
     seats[s].display_name = absl::StrCat("Player ", s);

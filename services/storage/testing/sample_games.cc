@@ -4,15 +4,15 @@
 
 namespace trix::storage {
 
-NewGame SampleGame(const std::string& game_id, const std::string& request_id,
+table::NewGame SampleGame(const std::string& game_id, const std::string& request_id,
                    const std::array<std::string, 4>& players) {
-  NewGame game;
+  table::NewGame game;
   game.game_id = game_id;
   game.request_id = request_id;
   game.mode = "complex-partner";
   game.config = absl::StrCat("config of ", game_id, std::string("\0\x01\xff", 3));
   for (int seat = 0; seat < 4; ++seat) {
-    SeatRecord& record = game.seats[seat];
+    table::SeatRecord& record = game.seats[seat];
     record.player_id = players[seat];
     record.display_name = absl::StrCat("Player ", players[seat], " ☘");
     record.bot = seat == 3;
@@ -22,8 +22,8 @@ NewGame SampleGame(const std::string& game_id, const std::string& request_id,
   return game;
 }
 
-LogEntry SampleEntry(const std::string& game_id, int64_t index) {
-  LogEntry entry;
+table::LogEntry SampleEntry(const std::string& game_id, int64_t index) {
+  table::LogEntry entry;
   entry.index = index;
   entry.seat = static_cast<int>(index % 4);
   entry.request_id = absl::StrCat(game_id, "-r", index);
@@ -33,8 +33,8 @@ LogEntry SampleEntry(const std::string& game_id, int64_t index) {
   return entry;
 }
 
-AppendRequest SampleAppend(const std::string& game_id, int64_t first, int64_t count) {
-  AppendRequest request;
+table::AppendRequest SampleAppend(const std::string& game_id, int64_t first, int64_t count) {
+  table::AppendRequest request;
   request.game_id = game_id;
   for (int64_t i = first; i < first + count; ++i) {
     request.entries.push_back(SampleEntry(game_id, i));
@@ -43,8 +43,8 @@ AppendRequest SampleAppend(const std::string& game_id, int64_t first, int64_t co
   return request;
 }
 
-GameEnd SampleEnd(const std::string& game_id) {
-  GameEnd end;
+table::GameEnd SampleEnd(const std::string& game_id) {
+  table::GameEnd end;
   end.result =
       absl::StrCat(R"({"game": ")", game_id, R"(", "totals": [10, 20, 30, 40]})");
   end.totals = {10, 20, 30, 40};

@@ -15,20 +15,20 @@
 namespace trix::storage {
 
 // Seats p0..p3 of `game_id` unless `players` says otherwise; seat 3 is a bot.
-NewGame SampleGame(const std::string& game_id, const std::string& request_id = "",
+table::NewGame SampleGame(const std::string& game_id, const std::string& request_id = "",
                    const std::array<std::string, 4>& players = {"p0", "p1", "p2", "p3"});
 
 // The entry at `index`: seat index % 4, request id "<game>-r<index>", payload and
 // response naming the game and the index (with a NUL and a 0xff byte, which
 // bytea must keep), time 2024-01-01 plus `index` milliseconds plus 7 µs.
-LogEntry SampleEntry(const std::string& game_id, int64_t index);
+table::LogEntry SampleEntry(const std::string& game_id, int64_t index);
 
 // `count` consecutive sample entries from `first`, deadline one minute after the
 // last entry's time.
-AppendRequest SampleAppend(const std::string& game_id, int64_t first, int64_t count);
+table::AppendRequest SampleAppend(const std::string& game_id, int64_t first, int64_t count);
 
 // Totals 10, 20, 30, 40 → places 4, 3, 2, 1; JSON result and outbox payload.
-GameEnd SampleEnd(const std::string& game_id);
+table::GameEnd SampleEnd(const std::string& game_id);
 
 }  // namespace trix::storage
 

@@ -83,7 +83,7 @@ absl::Status MemoryStore::CheckReady() {
   return unavailable_ ? absl::UnavailableError("memory store is down") : absl::OkStatus();
 }
 
-absl::Status MemoryStore::CreateGame(const storage::NewGame& game,
+absl::Status MemoryStore::CreateGame(const NewGame& game,
                                      std::string* existing_game_id) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
@@ -100,8 +100,8 @@ absl::Status MemoryStore::CreateGame(const storage::NewGame& game,
   g.stored.game.entries.clear();  // the log's, as PostgreSQL keeps them
   g.stored.game.deadline.reset();
   g.stored.created = absl::FromUnixMicros(absl::ToUnixMicros(absl::Now()));
-  for (const storage::LogEntry& e : game.entries) {
-    storage::LogEntry copy = e;
+  for (const LogEntry& e : game.entries) {
+    LogEntry copy = e;
     copy.time = absl::FromUnixMicros(absl::ToUnixMicros(e.time));
     g.stored.entries.push_back(std::move(copy));
   }
@@ -116,7 +116,7 @@ void MemoryStore::SetInlineAppends(bool inline_appends) {
   inline_ = inline_appends;
 }
 
-void MemoryStore::Append(storage::AppendRequest request,
+void MemoryStore::Append(AppendRequest request,
                          std::function<void(absl::Status)> done) {
   {
     absl::MutexLock lock(&mu_);
@@ -155,7 +155,7 @@ void MemoryStore::Writer() {
   }
 }
 
-absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
+absl::Status MemoryStore::Write(const AppendRequest& request) {
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(request.game_id);
   if (it == db_->games.end()) return absl::NotFoundError("no such game");
@@ -166,20 +166,20 @@ absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
   }
   if (g.stored.finished) return absl::FailedPreconditionError("game has ended");
   for (size_t i = 0; i < request.entries.size(); ++i) {
-    const storage::LogEntry& e = request.entries[i];
+    const LogEntry& e = request.entries[i];
     if (e.index != static_cast<int64_t>(g.stored.entries.size() + i)) {
       return absl::FailedPreconditionError("entry index does not continue the log");
     }
     if (!e.request_id.empty()) {
-      for (const storage::LogEntry& old : g.stored.entries) {
+      for (const LogEntry& old : g.stored.entries) {
         if (old.seat == e.seat && old.request_id == e.request_id) {
           return absl::AlreadyExistsError("duplicate request id");
         }
       }
     }
   }
-  for (const storage::LogEntry& e : request.entries) {
-    storage::LogEntry copy = e;
+  for (const LogEntry& e : request.entries) {
+    LogEntry copy = e;
     copy.time = absl::FromUnixMicros(absl::ToUnixMicros(e.time));
     g.stored.entries.push_back(std::move(copy));
   }
@@ -192,14 +192,14 @@ absl::Status MemoryStore::Write(const storage::AppendRequest& request) {
   return absl::OkStatus();
 }
 
-absl::StatusOr<storage::StoredGame> MemoryStore::LoadGame(const std::string& game_id) {
+absl::StatusOr<StoredGame> MemoryStore::LoadGame(const std::string& game_id) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   if (absl::Status s = Injected("LoadGame"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   return Stored(game_id);
 }
 
-absl::StatusOr<storage::StoredGame> MemoryStore::Stored(const std::string& game_id) const {
+absl::StatusOr<StoredGame> MemoryStore::Stored(const std::string& game_id) const {
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) {
     return absl::NotFoundError(absl::StrCat("game ", game_id, " not found"));
@@ -207,12 +207,12 @@ absl::StatusOr<storage::StoredGame> MemoryStore::Stored(const std::string& game_
   return it->second.stored;
 }
 
-absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> MemoryStore::LoadGames(
+absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> MemoryStore::LoadGames(
     const std::vector<std::string>& game_ids) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   if (absl::Status s = Injected("LoadGames"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
-  std::vector<absl::StatusOr<storage::StoredGame>> out;
+  std::vector<absl::StatusOr<StoredGame>> out;
   for (const std::string& id : game_ids) out.push_back(Stored(id));
   return out;
 }
@@ -276,7 +276,7 @@ absl::StatusOr<std::vector<std::string>> MemoryStore::ClaimPreviousRuns(
   return claimed;
 }
 
-absl::Status MemoryStore::VoidQuarantined(const storage::AppendRequest& request) {
+absl::Status MemoryStore::VoidQuarantined(const AppendRequest& request) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(request.game_id);
@@ -286,7 +286,7 @@ absl::Status MemoryStore::VoidQuarantined(const storage::AppendRequest& request)
       request.entries[0].index != static_cast<int64_t>(g.stored.entries.size())) {
     return absl::FailedPreconditionError("not a quarantined running game of that length");
   }
-  storage::LogEntry entry = request.entries[0];
+  LogEntry entry = request.entries[0];
   entry.time = absl::FromUnixMicros(absl::ToUnixMicros(entry.time));
   g.stored.entries.push_back(std::move(entry));
   g.stored.deadline.reset();
@@ -373,15 +373,15 @@ absl::Status MemoryStore::ReleaseLeases(const std::vector<std::string>& game_ids
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::vector<storage::GameListing>> MemoryStore::ListActive(
+absl::StatusOr<std::vector<GameListing>> MemoryStore::ListActive(
     const std::string& player_id) {
   absl::MutexLock lock(&db_->mu);
-  std::vector<storage::GameListing> out;
+  std::vector<GameListing> out;
   for (const auto& [id, g] : db_->games) {
     if (g.stored.finished) continue;
     for (int s = 0; s < 4; ++s) {
       if (g.stored.game.seats[s].player_id != player_id) continue;
-      storage::GameListing listing;
+      GameListing listing;
       listing.game_id = id;
       listing.mode = g.stored.game.mode;
       listing.seat = s;
@@ -392,15 +392,15 @@ absl::StatusOr<std::vector<storage::GameListing>> MemoryStore::ListActive(
   return out;
 }
 
-absl::StatusOr<std::vector<storage::GameListing>> MemoryStore::ListFinished(
+absl::StatusOr<std::vector<GameListing>> MemoryStore::ListFinished(
     const std::string& player_id, int limit, const std::string& before) {
   absl::MutexLock lock(&db_->mu);
-  std::vector<storage::GameListing> all;
+  std::vector<GameListing> all;
   for (const auto& [id, g] : db_->games) {
     if (!g.stored.finished) continue;
     for (int s = 0; s < 4; ++s) {
       if (g.stored.game.seats[s].player_id != player_id) continue;
-      storage::GameListing listing;
+      GameListing listing;
       listing.game_id = id;
       listing.mode = g.stored.game.mode;
       listing.seat = s;
@@ -415,7 +415,7 @@ absl::StatusOr<std::vector<storage::GameListing>> MemoryStore::ListFinished(
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) {
     return std::tie(*b.finished, b.game_id) < std::tie(*a.finished, a.game_id);
   });
-  std::vector<storage::GameListing> out;
+  std::vector<GameListing> out;
   bool after_cursor = before.empty();
   for (const auto& listing : all) {
     if (!after_cursor) {

@@ -30,7 +30,7 @@ namespace trix::table {
 
 struct MemoryDatabase {
   struct Game {
-    storage::StoredGame stored;
+    StoredGame stored;
     std::string lease_owner;
     absl::Time lease_until;
     std::string broken;
@@ -68,12 +68,12 @@ class MemoryStore final : public TableStore {
   int64_t appends() const;
 
   absl::Status CheckReady() override;
-  absl::Status CreateGame(const storage::NewGame& game,
+  absl::Status CreateGame(const NewGame& game,
                           std::string* existing_game_id) override;
-  void Append(storage::AppendRequest request,
+  void Append(AppendRequest request,
               std::function<void(absl::Status)> done) override;
-  absl::StatusOr<storage::StoredGame> LoadGame(const std::string& game_id) override;
-  absl::StatusOr<std::vector<absl::StatusOr<storage::StoredGame>>> LoadGames(
+  absl::StatusOr<StoredGame> LoadGame(const std::string& game_id) override;
+  absl::StatusOr<std::vector<absl::StatusOr<StoredGame>>> LoadGames(
       const std::vector<std::string>& game_ids) override;
   absl::StatusOr<std::vector<std::string>> RenewHosted(
       absl::Duration ttl, const std::vector<std::string>& hosted) override;
@@ -86,23 +86,23 @@ class MemoryStore final : public TableStore {
   absl::Status ReleaseLease(const std::string& game_id) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) override;
   absl::Status MarkBroken(const std::string& game_id, const std::string& reason) override;
-  absl::Status VoidQuarantined(const storage::AppendRequest& request) override;
+  absl::Status VoidQuarantined(const AppendRequest& request) override;
   absl::Status Heartbeat(const storage::InstanceState& state) override;
   absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override;
-  absl::StatusOr<std::vector<storage::GameListing>> ListActive(
+  absl::StatusOr<std::vector<GameListing>> ListActive(
       const std::string& player_id) override;
-  absl::StatusOr<std::vector<storage::GameListing>> ListFinished(
+  absl::StatusOr<std::vector<GameListing>> ListFinished(
       const std::string& player_id, int limit, const std::string& before) override;
 
  private:
   // A stored game, or NOT_FOUND; the caller holds db_->mu.
-  absl::StatusOr<storage::StoredGame> Stored(const std::string& game_id) const
+  absl::StatusOr<StoredGame> Stored(const std::string& game_id) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(db_->mu);
   struct Pending {
-    storage::AppendRequest request;
+    AppendRequest request;
     std::function<void(absl::Status)> done;
   };
-  absl::Status Write(const storage::AppendRequest& request);
+  absl::Status Write(const AppendRequest& request);
   // The injected failure for this call of `method`, if any (FailNextCalls).
   absl::Status Injected(const std::string& method);
   void Writer();
