@@ -40,29 +40,6 @@ std::string BucketOf(const absl::StatusOr<service::ServiceCaller>& backend) {
 
 }  // namespace
 
-void AddLocationMetadata(grpc::CallbackServerContext* context,
-                         const grpc::Status& status) {
-  if (std::optional<v1::TableLocation> where = wire::LocationFromStatus(status);
-      where && !where->address().empty()) {
-    context->AddTrailingMetadata(kTableAddressKey, where->address());
-  }
-}
-
-grpc::Status ToGrpcStatus(const absl::Status& status) {
-  if (status.ok()) return grpc::Status::OK;
-  // absl and gRPC share the canonical code numbering.
-  const auto code = static_cast<grpc::StatusCode>(status.code());
-  std::string message(status.message());
-  std::optional<v1::TableLocation> location = LocationIn(status);
-  if (!location) return grpc::Status(code, message);
-  // Where the table lives: the standard rich error (grpc-status-details-bin).
-  google::rpc::Status details;
-  details.set_code(static_cast<int>(status.code()));
-  details.set_message(message);
-  details.add_details()->PackFrom(*location);
-  return grpc::Status(code, message, details.SerializeAsString());
-}
-
 TableGrpcService::TableGrpcService(TableHost* host, GrpcOptions options)
     : host_(host),
       options_(std::move(options)),

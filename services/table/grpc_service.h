@@ -28,6 +28,7 @@
 #include "services/common/auth.h"
 #include "services/common/credentials.h"
 #include "services/common/rate_limit.h"
+#include "services/table/grpc_status.h"
 #include "services/table/opening_deadlines.h"
 #include "services/table/table_host.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -81,16 +82,6 @@ struct GrpcOptions {
   bool public_player_history = false;
   std::shared_ptr<const service::PlayerTokenVerifier> player_tokens;
 };
-
-// The code and message; a refusal that says where the table lives (refusals.h)
-// also carries a google.rpc.Status with that trix.v1.TableLocation in its details.
-grpc::Status ToGrpcStatus(const absl::Status& status);
-
-// The same address, for clients that read metadata rather than error details:
-// trailing metadata "mamlaka-table-address" on a refusal that names the table's
-// instance. Call before finishing the call.
-inline constexpr char kTableAddressKey[] = "mamlaka-table-address";
-void AddLocationMetadata(grpc::CallbackServerContext* context, const grpc::Status& status);
 
 class TableGrpcService final : public v1::TableService::CallbackService {
  public:

@@ -3,7 +3,7 @@
 #include <string>
 #include <utility>
 
-#include "services/table/grpc_service.h"
+#include "services/table/grpc_status.h"
 #include "services/table/opening_deadlines.h"
 #include "services/table/refusals.h"
 
