@@ -8,8 +8,8 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
-#include "bots/demo/child_process.h"
-#include "bots/demo/lobby.h"
+#include "bots/common/child_process.h"
+#include "bots/common/lobby.h"
 #include "bots/sdk/seat.h"
 #include "proto/wire/wire.h"
 #include "trix/v1/table.grpc.pb.h"

@@ -20,7 +20,7 @@
 
 #include "absl/strings/str_format.h"
 #include "bots/arena/service_match.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "services/common/config.h"
 
 namespace trix::arena {

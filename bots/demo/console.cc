@@ -10,7 +10,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "bots/demo/table_printer.h"
+#include "bots/common/table_printer.h"
 #include "engine/replay/deal_check.h"
 #include "google/protobuf/util/json_util.h"
 #include "bots/sdk/seat.h"

@@ -24,10 +24,10 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "bots/demo/console.h"
 #include "bots/demo/demo_plan.h"
-#include "bots/demo/lobby.h"
+#include "bots/common/lobby.h"
 #include "bots/sdk/seat.h"
 #include "proto/wire/wire.h"
 #include "services/common/config.h"

@@ -25,7 +25,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "bots/demo/console.h"
 #include "bots/demo/table_plan.h"
 #include "bots/sdk/seat.h"

@@ -18,7 +18,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/strings/string_view.h"
 #include "absl/synchronization/mutex.h"
-#include "bots/demo/table_printer.h"
+#include "bots/common/table_printer.h"
 #include "bots/play/keys.h"
 #include "bots/play/screen.h"
 #include "bots/sdk/bot.h"

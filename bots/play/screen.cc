@@ -7,7 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
-#include "bots/demo/table_printer.h"
+#include "bots/common/table_printer.h"
 #include "proto/wire/wire.h"
 
 namespace trix::bots {

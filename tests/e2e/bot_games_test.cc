@@ -14,7 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "bots/sdk/seat.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"

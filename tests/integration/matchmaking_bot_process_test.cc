@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/testing/build_paths.h"

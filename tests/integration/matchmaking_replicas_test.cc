@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/testing/build_paths.h"

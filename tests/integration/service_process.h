@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "grpcpp/grpcpp.h"
 #include "trix/v1/table.grpc.pb.h"
 

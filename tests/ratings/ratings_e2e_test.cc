@@ -9,7 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "gtest/gtest.h"
 #include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"

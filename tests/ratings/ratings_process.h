@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 #include "grpcpp/grpcpp.h"
 #include "trix/v1/ratings.grpc.pb.h"
 

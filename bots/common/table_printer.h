@@ -11,8 +11,8 @@
 //   while (reader->Read(&update))
 //     for (const std::string& line : printer.Lines(update)) std::cout << line << "\n";
 //   // resume a broken stream with after_seq = printer.seq() unless printer.over()
-#ifndef TRIX_BOTS_DEMO_TABLE_PRINTER_H_
-#define TRIX_BOTS_DEMO_TABLE_PRINTER_H_
+#ifndef TRIX_BOTS_COMMON_TABLE_PRINTER_H_
+#define TRIX_BOTS_COMMON_TABLE_PRINTER_H_
 
 #include <array>
 #include <cstdint>
@@ -77,4 +77,4 @@ class TablePrinter {
 
 }  // namespace trix::bots
 
-#endif  // TRIX_BOTS_DEMO_TABLE_PRINTER_H_
+#endif  // TRIX_BOTS_COMMON_TABLE_PRINTER_H_

@@ -11,8 +11,8 @@
 //                                   .env = {{"TRIX_BOT_TOKEN", token}},
 //                                   .output_path = "/tmp/bot.log"});
 //   absl::StatusOr<int> status = (*bot)->Wait(absl::Minutes(1));
-#ifndef TRIX_BOTS_DEMO_CHILD_PROCESS_H_
-#define TRIX_BOTS_DEMO_CHILD_PROCESS_H_
+#ifndef TRIX_BOTS_COMMON_CHILD_PROCESS_H_
+#define TRIX_BOTS_COMMON_CHILD_PROCESS_H_
 
 #include <sys/types.h>
 
@@ -64,4 +64,4 @@ class ChildProcess {
 
 }  // namespace trix::bots
 
-#endif  // TRIX_BOTS_DEMO_CHILD_PROCESS_H_
+#endif  // TRIX_BOTS_COMMON_CHILD_PROCESS_H_

@@ -1,4 +1,4 @@
-#include "bots/demo/table_printer.h"
+#include "bots/common/table_printer.h"
 
 #include <algorithm>
 #include <string>

@@ -1,4 +1,4 @@
-#include "bots/demo/lobby.h"
+#include "bots/common/lobby.h"
 
 #include <utility>
 

@@ -1,13 +1,14 @@
-// Lobby: the local demo's game backend. It does what a game's own app servers do
-// with a service token: registers bot accounts with matchmaking, credits players'
-// accounts in the ratings service's ledger, forms parties, queues each player with
-// FindTable until matchmaking seats them, and reads ratings and balances.
+// Lobby: a game's backend, as the local demo and trix-service-match play it. It
+// does what a game's own app servers do with a service token: registers bot
+// accounts with matchmaking, credits players' accounts in the ratings service's
+// ledger, forms parties, queues each player with FindTable until matchmaking seats
+// them, and reads ratings and balances.
 //
 //   Lobby lobby(matchmaking_address, ratings_address, service_token);
 //   absl::StatusOr<v1::Assignment> seat =
 //       lobby.FindTable(request, [](const v1::Queued& q) { ... });
-#ifndef TRIX_BOTS_DEMO_LOBBY_H_
-#define TRIX_BOTS_DEMO_LOBBY_H_
+#ifndef TRIX_BOTS_COMMON_LOBBY_H_
+#define TRIX_BOTS_COMMON_LOBBY_H_
 
 #include <cstdint>
 #include <functional>
@@ -60,4 +61,4 @@ class Lobby {
 
 }  // namespace trix::bots
 
-#endif  // TRIX_BOTS_DEMO_LOBBY_H_
+#endif  // TRIX_BOTS_COMMON_LOBBY_H_

@@ -1,4 +1,4 @@
-#include "bots/demo/child_process.h"
+#include "bots/common/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
