@@ -128,65 +128,72 @@ absl::Status Game::CheckAction(const Action& action) const {
   if (action.seat < 0 || action.seat >= kNumSeats) {
     return absl::InvalidArgumentError(absl::StrCat("seat ", action.seat, " is not 0-3"));
   }
-  // Spelled out only when an action is refused: the accepted path stays cheap.
-  const auto seat = [&action] { return absl::StrCat("seat ", action.seat); };
   switch (action.type) {
-    case ActionType::kChooseContract: {
-      if (phase_ != Phase::kChoosingContract) {
-        return Illegal(absl::StrCat("no contract is being chosen during ",
-                                    PhaseName(phase_)));
-      }
-      if (action.seat != owner_) {
-        return Illegal(absl::StrCat(seat(), " does not own this kingdom; seat ", owner_,
-                                    " picks its contracts"));
-      }
-      if (!InFormat(action.contract, rules_.variant.format)) {
-        return Illegal(absl::StrCat(ContractName(action.contract), " is not played in ",
-                                    FormatName(rules_.variant.format), " games"));
-      }
-      if (contracts_played_ & ContractBit(action.contract)) {
-        return Illegal(absl::StrCat(ContractName(action.contract),
-                                    " was already played in this kingdom"));
-      }
-      return absl::OkStatus();
-    }
+    case ActionType::kChooseContract:
+      return CheckContractChoice(action);
     case ActionType::kSelectDoubles:
-    case ActionType::kReady: {
-      if (phase_ != Phase::kDoubling) {
-        return Illegal(absl::StrCat("doubling is not open during ", PhaseName(phase_)));
-      }
-      if (ready_[action.seat]) return Illegal(absl::StrCat(seat(), " is already ready"));
-      if (action.type == ActionType::kReady) return absl::OkStatus();
-      const CardSet bad = action.cards & ~(dealt_[action.seat] &
-                                           DoublableCards(contract_, rules_.options));
-      if (bad) {
-        const Card card = Lowest(bad);
-        if (!(Bit(card) & kAllCards)) {
-          return absl::InvalidArgumentError("the doubles hold a non-card");
-        }
-        if (!(Bit(card) & DoublableCards(contract_, rules_.options))) {
-          return Illegal(absl::StrCat("cannot double ", CardName(card), " in ",
-                                      ContractName(contract_)));
-        }
-        return Illegal(absl::StrCat(seat(), " cannot double ", CardName(card),
-                                    ": only its holder may double a card"));
-      }
-      return absl::OkStatus();
-    }
-    case ActionType::kPlayCard: {
-      if (phase_ != Phase::kPlaying) {
-        return Illegal(absl::StrCat("no card may be played during ", PhaseName(phase_)));
-      }
-      if (action.seat != deal_.to_play()) {
-        return Illegal(absl::StrCat("it is seat ", deal_.to_play(), "'s turn, not ",
-                                    seat(), "'s"));
-      }
-      return deal_.CheckPlay(action.card);
-    }
+    case ActionType::kReady:
+      return CheckDoubling(action);
+    case ActionType::kPlayCard:
+      return CheckCardPlay(action);
     case ActionType::kDeal:
       break;
   }
   return absl::InvalidArgumentError("unknown action");
+}
+
+// The refusals below spell the seat out only when an action is refused: the
+// accepted path stays cheap.
+
+absl::Status Game::CheckContractChoice(const Action& action) const {
+  if (phase_ != Phase::kChoosingContract) {
+    return Illegal(absl::StrCat("no contract is being chosen during ", PhaseName(phase_)));
+  }
+  if (action.seat != owner_) {
+    return Illegal(absl::StrCat("seat ", action.seat, " does not own this kingdom; seat ",
+                                owner_, " picks its contracts"));
+  }
+  if (!InFormat(action.contract, rules_.variant.format)) {
+    return Illegal(absl::StrCat(ContractName(action.contract), " is not played in ",
+                                FormatName(rules_.variant.format), " games"));
+  }
+  if (contracts_played_ & ContractBit(action.contract)) {
+    return Illegal(absl::StrCat(ContractName(action.contract),
+                                " was already played in this kingdom"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Game::CheckDoubling(const Action& action) const {
+  if (phase_ != Phase::kDoubling) {
+    return Illegal(absl::StrCat("doubling is not open during ", PhaseName(phase_)));
+  }
+  if (ready_[action.seat]) {
+    return Illegal(absl::StrCat("seat ", action.seat, " is already ready"));
+  }
+  if (action.type == ActionType::kReady) return absl::OkStatus();
+  const CardSet doublable = DoublableCards(contract_, rules_.options);
+  const CardSet bad = action.cards & ~(dealt_[action.seat] & doublable);
+  if (!bad) return absl::OkStatus();
+  const Card card = Lowest(bad);
+  if (!(Bit(card) & kAllCards)) return absl::InvalidArgumentError("the doubles hold a non-card");
+  if (!(Bit(card) & doublable)) {
+    return Illegal(absl::StrCat("cannot double ", CardName(card), " in ",
+                                ContractName(contract_)));
+  }
+  return Illegal(absl::StrCat("seat ", action.seat, " cannot double ", CardName(card),
+                              ": only its holder may double a card"));
+}
+
+absl::Status Game::CheckCardPlay(const Action& action) const {
+  if (phase_ != Phase::kPlaying) {
+    return Illegal(absl::StrCat("no card may be played during ", PhaseName(phase_)));
+  }
+  if (action.seat != deal_.to_play()) {
+    return Illegal(absl::StrCat("it is seat ", deal_.to_play(), "'s turn, not seat ",
+                                action.seat, "'s"));
+  }
+  return deal_.CheckPlay(action.card);
 }
 
 absl::Status Game::Apply(const Action& action) {

@@ -137,6 +137,9 @@ class Game {
 
  private:
   absl::Status CheckAction(const Action& action) const;
+  absl::Status CheckContractChoice(const Action& action) const;
+  absl::Status CheckDoubling(const Action& action) const;
+  absl::Status CheckCardPlay(const Action& action) const;
   void StartDeal(const Hands& hands);
   void ChooseContract(Contract contract, bool automatic);
   void StartPlay();
