@@ -1,6 +1,8 @@
 #include "services/ratings/consumer.h"
 
+#include <algorithm>
 #include <map>
+#include <optional>
 #include <pqxx/notification>
 #include <pqxx/pqxx>
 #include <stdexcept>
@@ -70,8 +72,9 @@ void CountMoney(RatingsMetrics& m, const MoneyCounts& money) {
 // Settles a finished staked game, or releases a voided table's holds, as planned
 // (ConsumerBatch::Settle: a settlement refused is set aside alone, so that one game
 // never stops the rating and settlement of the games after it).
-Settlement SettleGame(ConsumerBatch& batch, const OutboxRow& row, const FinishedGame& game,
-                      const SettlementPlan& plan, MoneyCounts& money) {
+Settlement SettleGame(ConsumerBatch& batch, const OutboxRow& row,
+                      const FinishedGame& game, const SettlementPlan& plan,
+                      MoneyCounts& money) {
   if (!game.voided && !game.staked()) return {"unstaked", ""};
   const Settlement s = batch.Settle(row, game, plan);
   if (s.outcome == "set_aside") {
@@ -86,10 +89,12 @@ Settlement SettleGame(ConsumerBatch& batch, const OutboxRow& row, const Finished
 void LogUnrated(const GamePlan& g) {
   if (!g.game.ok()) {
     service::LogError("outbox row is not a finished game; recorded as unrated",
-                      {{"game", g.row.game_id}, {"outbox_id", g.row.id},
+                      {{"game", g.row.game_id},
+                       {"outbox_id", g.row.id},
                        {"error", g.game.status().ToString()}});
   } else if (g.unrated_why == kPlayerInTwoSeats) {
-    service::LogWarn("a player sat in two seats; the game is not rated", {{"game", g.row.game_id}});
+    service::LogWarn("a player sat in two seats; the game is not rated",
+                     {{"game", g.row.game_id}});
   } else if (!g.unrated_why.empty()) {
     service::LogError("game could not be rated",
                       {{"game", g.row.game_id}, {"error", g.unrated_why}});
@@ -193,7 +198,8 @@ BatchResult OutboxConsumer::ApplyBatch(RatingsStore& store, bool include_late) {
   const std::unique_ptr<ConsumerBatch> batch = store.BeginBatch();
   ConsumerClaim claim;
   if (!Claim(*batch, claim)) return out;  // another replica is at it
-  const std::vector<OutboxRow> rows = ReadPending(*batch, include_late, claim.last_applied, out);
+  const std::vector<OutboxRow> rows =
+      ReadPending(*batch, include_late, claim.last_applied, out);
   if (rows.empty()) return out;
   std::vector<PendingGame> games = ParsePending(rows, batch->AppliedAmong(rows));
   const std::map<PlayerKey, StoredRating> ratings = ReadRatings(*batch, PlayersOf(games));
@@ -218,9 +224,12 @@ bool OutboxConsumer::Claim(ConsumerBatch& batch, ConsumerClaim& claim) {
   return true;
 }
 
-std::vector<OutboxRow> OutboxConsumer::ReadPending(ConsumerBatch& batch, bool include_late,
-                                                   int64_t last_applied, BatchResult& out) {
-  std::vector<OutboxRow> rows = batch.ReadPending(include_late, last_applied, options_.batch_size);
+std::vector<OutboxRow> OutboxConsumer::ReadPending(ConsumerBatch& batch,
+                                                   bool include_late,
+                                                   int64_t last_applied,
+                                                   BatchResult& out) {
+  std::vector<OutboxRow> rows =
+      batch.ReadPending(include_late, last_applied, options_.batch_size);
   if (static_cast<int>(rows.size()) == options_.batch_size) out.more = true;
   int64_t expected = last_applied + 1;
   const absl::Time now = absl::Now();

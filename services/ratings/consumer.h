@@ -111,7 +111,8 @@ class OutboxConsumer {
   // From the cache, or else the store.
   std::map<PlayerKey, StoredRating> ReadRatings(ConsumerBatch& batch,
                                                 const std::set<PlayerKey>& players);
-  void Write(ConsumerBatch& batch, const BatchPlan& plan, const std::vector<Settlement>& settled);
+  void Write(ConsumerBatch& batch, const BatchPlan& plan,
+             const std::vector<Settlement>& settled);
   void Commit(ConsumerBatch& batch, int64_t number, const BatchPlan& plan);
   void Count(const BatchPlan& plan, absl::Duration took);
   bool RetryOne(RatingsStore& store, const std::string& game_id);

@@ -26,7 +26,9 @@ class ConsumerMemoryTest : public ::testing::Test {
     options.order_grace = absl::ZeroDuration();
     consumer_ = std::make_unique<OutboxConsumer>(options, metrics_.get());
   }
-  void Add(int64_t id, const OutboxGame& g) { store_.AddOutboxRow({id, g.game_id, g.Payload()}); }
+  void Add(int64_t id, const OutboxGame& g) {
+    store_.AddOutboxRow({id, g.game_id, g.Payload()});
+  }
 
   MemoryRatingsStore store_;
   prometheus::Registry registry_;
@@ -49,7 +51,8 @@ TEST_F(ConsumerMemoryTest, RatesEachGameOnceInOutboxOrder) {
   EXPECT_EQ(consumer_->ApplyBatch(store_).rows, 0);  // nothing pending
 
   // A replayed row is consumed but not applied again.
-  store_.AddOutboxRow({3, "g1", OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {2, 1, 4, 3}).Payload()});
+  store_.AddOutboxRow(
+      {3, "g1", OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {2, 1, 4, 3}).Payload()});
   const BatchResult replay = consumer_->ApplyBatch(store_);
   EXPECT_EQ(replay.rows, 1);
   EXPECT_EQ(replay.applied, 0);
@@ -75,8 +78,8 @@ TEST_F(ConsumerMemoryTest, ARefusedSettlementIsSetAsideAndTriedAgain) {
   for (int s = 0; s < 4; ++s) {
     g.seats[s].stake = 100;
     g.seats[s].payout = payouts[s];
-    store_.AttachHold({absl::StrCat("h", s), g.seats[s].player_id, 100, HoldState::kAttached,
-                       "g1", s});
+    store_.AttachHold(
+        {absl::StrCat("h", s), g.seats[s].player_id, 100, HoldState::kAttached, "g1", s});
   }
   Add(1, g);
   store_.RefuseSettlementsOf("g1");

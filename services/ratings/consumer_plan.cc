@@ -16,7 +16,8 @@ std::string RateGame(const FinishedGame& g, const RateOptions& model, BatchPlan&
   std::vector<SkillTeam> teams;
   for (const std::vector<int>& team : shape.teams) {
     SkillTeam t;
-    for (int seat : team) t.push_back(plan.players[{g.mode, g.seats[seat].player_id}].skill);
+    for (int seat : team)
+      t.push_back(plan.players[{g.mode, g.seats[seat].player_id}].skill);
     teams.push_back(t);
   }
   RateOptions o = model;
@@ -31,9 +32,8 @@ std::string RateGame(const FinishedGame& g, const RateOptions& model, BatchPlan&
       p.skill = (*after)[t][k];
       ++p.games;
       p.changed = true;
-      plan.history.push_back(
-          {s.player_id, g.mode, g.game_id, g.outbox_id, g.finished, s.seat, s.place, before,
-           p.skill});
+      plan.history.push_back({s.player_id, g.mode, g.game_id, g.outbox_id, g.finished,
+                              s.seat, s.place, before, p.skill});
     }
   }
   return "";
@@ -41,8 +41,8 @@ std::string RateGame(const FinishedGame& g, const RateOptions& model, BatchPlan&
 
 // Everyone in the games, from their stored rating or the model's default.
 void SeatPlayers(const std::vector<PendingGame>& games,
-                 const std::map<PlayerKey, StoredRating>& ratings, const RateOptions& model,
-                 std::map<PlayerKey, PlayerState>& players) {
+                 const std::map<PlayerKey, StoredRating>& ratings,
+                 const RateOptions& model, std::map<PlayerKey, PlayerState>& players) {
   for (const PendingGame& pending : games) {
     if (!pending.game.ok() || pending.game->voided) continue;
     for (const FinishedSeat& s : pending.game->seats) {
@@ -86,7 +86,8 @@ std::vector<PendingGame> ParsePending(const std::vector<OutboxRow>& rows,
   for (const OutboxRow& row : rows) {
     if (!seen.insert(row.game_id).second) continue;
     absl::StatusOr<FinishedGame> game = ParseFinishedGame(row.id, row.payload);
-    if (game.ok()) game->game_id = row.game_id;  // the outbox row's key is the game's identity
+    if (game.ok())
+      game->game_id = row.game_id;  // the outbox row's key is the game's identity
     games.push_back({row, std::move(game)});
   }
   return games;
@@ -96,7 +97,8 @@ std::set<PlayerKey> PlayersOf(const std::vector<PendingGame>& games) {
   std::set<PlayerKey> players;
   for (const PendingGame& pending : games) {
     if (!pending.game.ok() || pending.game->voided) continue;
-    for (const FinishedSeat& s : pending.game->seats) players.insert({pending.game->mode, s.player_id});
+    for (const FinishedSeat& s : pending.game->seats)
+      players.insert({pending.game->mode, s.player_id});
   }
   return players;
 }
@@ -107,7 +109,8 @@ BatchPlan PlanBatch(const std::vector<OutboxRow>& rows, std::vector<PendingGame>
   BatchPlan plan;
   for (const OutboxRow& row : rows) plan.consumed.push_back(row.id);
   SeatPlayers(games, ratings, model, plan.players);
-  for (PendingGame& pending : games) plan.games.push_back(PlanGame(std::move(pending), model, plan));
+  for (PendingGame& pending : games)
+    plan.games.push_back(PlanGame(std::move(pending), model, plan));
   return plan;
 }
 

@@ -18,7 +18,8 @@ const RateOptions kModel;
 
 OutboxRow RowOf(int64_t id, const OutboxGame& g) { return {id, g.game_id, g.Payload()}; }
 
-BatchPlan Plan(const std::vector<OutboxRow>& rows, const std::set<std::string>& applied = {},
+BatchPlan Plan(const std::vector<OutboxRow>& rows,
+               const std::set<std::string>& applied = {},
                const std::map<PlayerKey, StoredRating>& ratings = {}) {
   return PlanBatch(rows, ParsePending(rows, applied), ratings, kModel);
 }
@@ -40,14 +41,16 @@ OutboxGame StakedSolo(const std::string& id) {
 }
 
 TEST(ConsumerPlanTest, ASoloGameRatesFourPlayersFromTheDefault) {
-  const BatchPlan plan = Plan({RowOf(1, OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {2, 1, 4, 3}))});
+  const BatchPlan plan =
+      Plan({RowOf(1, OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {2, 1, 4, 3}))});
   ASSERT_EQ(plan.games.size(), 1u);
   EXPECT_TRUE(plan.games[0].rated);
   EXPECT_EQ(plan.games[0].settlement.settlement.outcome, "unstaked");
   EXPECT_EQ(plan.rated, 1);
   EXPECT_EQ(plan.consumed, std::vector<int64_t>{1});
   const PlayerState& a = plan.players.at({"complex-solo", "a"});
-  EXPECT_NEAR(a.skill.mu, 26.55291815138952, 1e-9);  // as ConsumerTest and OpenSkill have it
+  EXPECT_NEAR(a.skill.mu, 26.55291815138952,
+              1e-9);  // as ConsumerTest and OpenSkill have it
   EXPECT_NEAR(a.skill.sigma, 8.17961798837266, 1e-9);
   EXPECT_EQ(a.games, 1);
   EXPECT_TRUE(a.changed);
@@ -61,8 +64,8 @@ TEST(ConsumerPlanTest, ASoloGameRatesFourPlayersFromTheDefault) {
 TEST(ConsumerPlanTest, APartnerGameRatesTwoTeamsFromTheStoredRatings) {
   const std::map<PlayerKey, StoredRating> ratings = {
       {{"complex-partner", "a"}, {{30, 5}, 7}}};
-  const BatchPlan plan = Plan({RowOf(1, OutboxGame::Partner("g1", {"a", "b", "c", "d"}, 0))},
-                              {}, ratings);
+  const BatchPlan plan =
+      Plan({RowOf(1, OutboxGame::Partner("g1", {"a", "b", "c", "d"}, 0))}, {}, ratings);
   const PlayerState& a = plan.players.at({"complex-partner", "a"});
   const PlayerState& c = plan.players.at({"complex-partner", "c"});
   EXPECT_TRUE(a.stored);
@@ -74,8 +77,9 @@ TEST(ConsumerPlanTest, APartnerGameRatesTwoTeamsFromTheStoredRatings) {
 }
 
 TEST(ConsumerPlanTest, AnUnreadableRowIsQuarantinedWithWhy) {
-  const BatchPlan plan = Plan({{1, "g1", "{\"not\": \"a game\"}"},
-                               RowOf(2, OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {1, 2, 3, 4}))});
+  const BatchPlan plan =
+      Plan({{1, "g1", "{\"not\": \"a game\"}"},
+            RowOf(2, OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {1, 2, 3, 4}))});
   ASSERT_EQ(plan.games.size(), 2u);
   EXPECT_FALSE(plan.games[0].game.ok());
   EXPECT_FALSE(plan.games[0].rated);
@@ -87,7 +91,8 @@ TEST(ConsumerPlanTest, AnUnreadableRowIsQuarantinedWithWhy) {
 }
 
 TEST(ConsumerPlanTest, APlayerInTwoSeatsIsNotRated) {
-  const BatchPlan plan = Plan({RowOf(1, OutboxGame::Solo("g1", {"a", "a", "c", "d"}, {1, 2, 3, 4}))});
+  const BatchPlan plan =
+      Plan({RowOf(1, OutboxGame::Solo("g1", {"a", "a", "c", "d"}, {1, 2, 3, 4}))});
   ASSERT_EQ(plan.games.size(), 1u);
   EXPECT_FALSE(plan.games[0].rated);
   EXPECT_EQ(plan.games[0].unrated_why, kPlayerInTwoSeats);

@@ -537,7 +537,8 @@ engine::Payouts PayoutsOf(const FinishedGame& game, const engine::Stakes& held, 
 // leaves `balance`: the other order breaks the account's held <= balance in
 // between whenever the stake is more than half the balance.
 Settlement ApplySettlement(pqxx::work& tx, const FinishedGame& game,
-                           const std::vector<HoldInfo>& holds, const SettlementPlan& plan) {
+                           const std::vector<HoldInfo>& holds,
+                           const SettlementPlan& plan) {
   Settlement out = plan.settlement;
   std::vector<std::string> settled;
   for (const HoldInfo& h : holds) {
@@ -578,7 +579,8 @@ bool EveryStakeHeld(const FinishedGame& game, const std::vector<HoldInfo>& holds
 
 // The pot's STAKE and PAYOUT lines for the stakes in `held`.
 void PlanLines(const FinishedGame& game, SettlementPlan& plan) {
-  const engine::Payouts payouts = PayoutsOf(game, plan.held, plan.settlement.unheld_seats == 0);
+  const engine::Payouts payouts =
+      PayoutsOf(game, plan.held, plan.settlement.unheld_seats == 0);
   const std::string pot = PotAccount(game.game_id);
   for (const FinishedSeat& s : game.seats) {
     if (plan.held[s.seat] > 0) {
@@ -594,7 +596,9 @@ void PlanLines(const FinishedGame& game, SettlementPlan& plan) {
 
 }  // namespace
 
-std::string PotAccount(const std::string& game_id) { return absl::StrCat("pot:", game_id); }
+std::string PotAccount(const std::string& game_id) {
+  return absl::StrCat("pot:", game_id);
+}
 
 std::vector<HoldInfo> ExpectedHolds(const FinishedGame& game) {
   std::vector<HoldInfo> holds;
@@ -611,7 +615,8 @@ std::vector<HoldInfo> ExpectedHolds(const FinishedGame& game) {
   return holds;
 }
 
-SettlementPlan PlanSettlement(const FinishedGame& game, const std::vector<HoldInfo>& holds) {
+SettlementPlan PlanSettlement(const FinishedGame& game,
+                              const std::vector<HoldInfo>& holds) {
   SettlementPlan plan;
   if (game.voided) return {{"voided", game.void_reason}};
   if (!game.staked()) return {{"unstaked", ""}};

@@ -118,7 +118,8 @@ struct SettlementPlan {
 
 // The plan of `game` against `holds`, the holds attached to its table (see the file
 // comment for the rules).
-SettlementPlan PlanSettlement(const FinishedGame& game, const std::vector<HoldInfo>& holds);
+SettlementPlan PlanSettlement(const FinishedGame& game,
+                              const std::vector<HoldInfo>& holds);
 // The holds a staked game's settlement expects: each staked seat's own, of its
 // player and its stake, attached to the game's table and seat (no hold ids).
 std::vector<HoldInfo> ExpectedHolds(const FinishedGame& game);

@@ -34,8 +34,9 @@ size_t Changed(const std::map<PlayerKey, PlayerState>& players, bool stored) {
 // statement; returns the rows written.
 size_t WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& players,
                     bool stored) {
-  PgArray mode(PgType::kText), player(PgType::kText), bot(PgType::kBool), mu(PgType::kText),
-      sigma(PgType::kText), display(PgType::kInt4), count(PgType::kInt4);
+  PgArray mode(PgType::kText), player(PgType::kText), bot(PgType::kBool),
+      mu(PgType::kText), sigma(PgType::kText), display(PgType::kInt4),
+      count(PgType::kInt4);
   for (const auto& [key, p] : players) {
     if (!p.changed || p.stored != stored) continue;
     mode.AddString(key.first);
@@ -48,15 +49,18 @@ size_t WritePlayers(pqxx::work& tx, const std::map<PlayerKey, PlayerState>& play
   }
   if (mode.size() == 0) return 0;
   constexpr char kRows[] =
-      "unnest($1::text[], $2::text[], $3::bool[], $4::text[]::float8[], $5::text[]::float8[], "
+      "unnest($1::text[], $2::text[], $3::bool[], $4::text[]::float8[], "
+      "$5::text[]::float8[], "
       "$6::int4[], $7::int4[]) AS n(mode, player_id, bot, mu, sigma, display, games)";
   const std::string sql =
-      stored ? absl::StrCat("UPDATE ratings.player_ratings p SET mu = n.mu, sigma = n.sigma, "
-                            "display = n.display, games = n.games FROM ",
-                            kRows, " WHERE p.mode = n.mode AND p.player_id = n.player_id")
+      stored ? absl::StrCat(
+                   "UPDATE ratings.player_ratings p SET mu = n.mu, sigma = n.sigma, "
+                   "display = n.display, games = n.games FROM ",
+                   kRows, " WHERE p.mode = n.mode AND p.player_id = n.player_id")
              : absl::StrCat("INSERT INTO ratings.player_ratings SELECT * FROM ", kRows);
-  return tx.exec_params0(sql, mode.Finish(), player.Finish(), bot.Finish(), mu.Finish(),
-                         sigma.Finish(), display.Finish(), count.Finish())
+  return tx
+      .exec_params0(sql, mode.Finish(), player.Finish(), bot.Finish(), mu.Finish(),
+                    sigma.Finish(), display.Finish(), count.Finish())
       .affected_rows();
 }
 
@@ -88,12 +92,14 @@ void WriteHistory(pqxx::work& tx, const std::vector<HistoryRow>& history) {
       "$11::text[]::float8[], $12::int4[], $13::int4[])",
       player.Finish(), mode.Finish(), outbox.Finish(), game.Finish(), finished.Finish(),
       seat.Finish(), place.Finish(), mu_before.Finish(), sigma_before.Finish(),
-      mu_after.Finish(), sigma_after.Finish(), display_before.Finish(), display_after.Finish());
+      mu_after.Finish(), sigma_after.Finish(), display_before.Finish(),
+      display_after.Finish());
 }
 
 // Each game of the plan as applied, with its settlement; a quarantined row with
 // no mode and the epoch as its finish.
-void WriteApplied(pqxx::work& tx, const BatchPlan& plan, const std::vector<Settlement>& settled) {
+void WriteApplied(pqxx::work& tx, const BatchPlan& plan,
+                  const std::vector<Settlement>& settled) {
   PgArray game{PgType::kText}, outbox{PgType::kInt8}, mode{PgType::kText},
       finished{PgType::kTimestampTz}, rated{PgType::kBool}, settlement{PgType::kText},
       note{PgType::kText};
@@ -123,7 +129,8 @@ class PostgresBatch : public ConsumerBatch {
   std::vector<OutboxRow> ReadPending(bool include_late, int64_t last_applied,
                                      int limit) override;
   std::set<std::string> AppliedAmong(const std::vector<OutboxRow>& rows) override;
-  std::map<PlayerKey, StoredRating> ReadRatings(const std::set<PlayerKey>& players) override;
+  std::map<PlayerKey, StoredRating> ReadRatings(
+      const std::set<PlayerKey>& players) override;
   Settlement Settle(const OutboxRow& row, const FinishedGame& game,
                     const SettlementPlan& plan) override;
   bool Write(const BatchPlan& plan, const std::vector<Settlement>& settled) override;
@@ -132,7 +139,8 @@ class PostgresBatch : public ConsumerBatch {
   void Commit() override { tx_.commit(); }
 
  private:
-  Settlement SetAside(const OutboxRow& row, const FinishedGame& game, const std::string& error);
+  Settlement SetAside(const OutboxRow& row, const FinishedGame& game,
+                      const std::string& error);
 
   pqxx::work tx_;
 };
@@ -148,7 +156,8 @@ bool PostgresBatch::Claim(const std::string& instance, ConsumerClaim& out) {
   out.previous_batch = state[1].as<int64_t>();
   out.number = state[2].as<int64_t>();
   out.last_applied =
-      tx_.exec1("SELECT COALESCE(max(outbox_id), 0) FROM ratings.applied_games")[0].as<int64_t>();
+      tx_.exec1("SELECT COALESCE(max(outbox_id), 0) FROM ratings.applied_games")[0]
+          .as<int64_t>();
   return true;
 }
 
@@ -158,12 +167,14 @@ std::vector<OutboxRow> PostgresBatch::ReadPending(bool include_late, int64_t las
   // it the pending index is full of consumed rows until vacuum, so late rows and
   // replays are looked for only when asked.
   const pqxx::result pending =
-      include_late ? tx_.exec_params("SELECT id, game_id, payload::text FROM game_results "
-                                     "WHERE consumed_at IS NULL ORDER BY id LIMIT $1",
-                                     limit)
-                   : tx_.exec_params("SELECT id, game_id, payload::text FROM game_results "
-                                     "WHERE id > $2 AND consumed_at IS NULL ORDER BY id LIMIT $1",
-                                     limit, last_applied);
+      include_late ? tx_.exec_params(
+                         "SELECT id, game_id, payload::text FROM game_results "
+                         "WHERE consumed_at IS NULL ORDER BY id LIMIT $1",
+                         limit)
+                   : tx_.exec_params(
+                         "SELECT id, game_id, payload::text FROM game_results "
+                         "WHERE id > $2 AND consumed_at IS NULL ORDER BY id LIMIT $1",
+                         limit, last_applied);
   std::vector<OutboxRow> rows;
   rows.reserve(pending.size());
   for (const pqxx::row& r : pending) {
@@ -184,7 +195,8 @@ std::set<std::string> PostgresBatch::AppliedAmong(const std::vector<OutboxRow>& 
   return applied;
 }
 
-std::map<PlayerKey, StoredRating> PostgresBatch::ReadRatings(const std::set<PlayerKey>& players) {
+std::map<PlayerKey, StoredRating> PostgresBatch::ReadRatings(
+    const std::set<PlayerKey>& players) {
   std::map<PlayerKey, StoredRating> out;
   if (players.empty()) return out;
   PgArray modes(PgType::kText), ids(PgType::kText);
@@ -192,11 +204,12 @@ std::map<PlayerKey, StoredRating> PostgresBatch::ReadRatings(const std::set<Play
     modes.AddString(key.first);
     ids.AddString(key.second);
   }
-  for (const pqxx::row& r : tx_.exec_params(
-           "SELECT p.mode, p.player_id, p.mu, p.sigma, p.games FROM ratings.player_ratings p "
-           "JOIN unnest($1::text[], $2::text[]) AS k(mode, player_id) "
-           "ON p.mode = k.mode AND p.player_id = k.player_id",
-           modes.Finish(), ids.Finish())) {
+  for (const pqxx::row& r :
+       tx_.exec_params("SELECT p.mode, p.player_id, p.mu, p.sigma, p.games FROM "
+                       "ratings.player_ratings p "
+                       "JOIN unnest($1::text[], $2::text[]) AS k(mode, player_id) "
+                       "ON p.mode = k.mode AND p.player_id = k.player_id",
+                       modes.Finish(), ids.Finish())) {
     out[{r[0].as<std::string>(), r[1].as<std::string>()}] = {
         {r[2].as<double>(), r[3].as<double>()}, r[4].as<int>()};
   }
@@ -215,7 +228,8 @@ Settlement PostgresBatch::Settle(const OutboxRow& row, const FinishedGame& game,
   tx_.exec0("SAVEPOINT settle");
   try {
     if (service::FailpointFires("consumer.settlement_fails")) {
-      tx_.exec_params("SELECT $1::int", "consumer.settlement_fails");  // refused by the database
+      tx_.exec_params("SELECT $1::int",
+                      "consumer.settlement_fails");  // refused by the database
     }
     const Settlement s = Ledger::Settle(tx_, game, plan);
     tx_.exec0("RELEASE SAVEPOINT settle");
@@ -229,10 +243,12 @@ Settlement PostgresBatch::Settle(const OutboxRow& row, const FinishedGame& game,
 
 Settlement PostgresBatch::SetAside(const OutboxRow& row, const FinishedGame& game,
                                    const std::string& error) {
-  service::LogError("settlement refused by the database; set aside, the games after it go on",
-                    {{"game", game.game_id}, {"outbox_id", row.id}, {"error", error}});
+  service::LogError(
+      "settlement refused by the database; set aside, the games after it go on",
+      {{"game", game.game_id}, {"outbox_id", row.id}, {"error", error}});
   tx_.exec_params0(
-      "INSERT INTO ratings.set_aside_settlements (game_id, outbox_id, error) VALUES ($1, $2, $3) "
+      "INSERT INTO ratings.set_aside_settlements (game_id, outbox_id, error) VALUES ($1, "
+      "$2, $3) "
       "ON CONFLICT (game_id) DO UPDATE SET error = EXCLUDED.error, last_tried = now(), "
       "attempts = ratings.set_aside_settlements.attempts + 1, resolved = NULL",
       game.game_id, row.id, error);
@@ -250,27 +266,32 @@ bool PostgresBatch::Write(const BatchPlan& plan, const std::vector<Settlement>& 
   if (!plan.games.empty()) WriteApplied(tx_, plan, settled);
   PgArray consumed(PgType::kInt8);
   for (int64_t id : plan.consumed) consumed.AddInt(id);
-  tx_.exec_params0("UPDATE game_results SET consumed_at = now() WHERE id = ANY($1::int8[])",
-                   consumed.Finish());
+  tx_.exec_params0(
+      "UPDATE game_results SET consumed_at = now() WHERE id = ANY($1::int8[])",
+      consumed.Finish());
   return true;
 }
 
 std::optional<OutboxRow> PostgresBatch::LockSetAside(const std::string& game_id) {
   const pqxx::result r = tx_.exec_params(
       "SELECT s.outbox_id, g.payload::text FROM ratings.set_aside_settlements s "
-      "JOIN game_results g ON g.id = s.outbox_id WHERE s.game_id = $1 AND s.resolved IS NULL "
+      "JOIN game_results g ON g.id = s.outbox_id WHERE s.game_id = $1 AND s.resolved IS "
+      "NULL "
       "FOR UPDATE OF s SKIP LOCKED",
       game_id);
   if (r.empty()) return std::nullopt;
   return OutboxRow{r[0][0].as<int64_t>(), game_id, r[0][1].as<std::string>()};
 }
 
-void PostgresBatch::ResolveSetAside(const std::string& game_id, const Settlement& settlement) {
-  tx_.exec_params0("UPDATE ratings.applied_games SET settlement = $2, note = $3 WHERE game_id = $1",
-                   game_id, settlement.outcome, settlement.note);
-  tx_.exec_params0("UPDATE ratings.set_aside_settlements SET resolved = now(), "
-                   "last_tried = now(), attempts = attempts + 1 WHERE game_id = $1",
-                   game_id);
+void PostgresBatch::ResolveSetAside(const std::string& game_id,
+                                    const Settlement& settlement) {
+  tx_.exec_params0(
+      "UPDATE ratings.applied_games SET settlement = $2, note = $3 WHERE game_id = $1",
+      game_id, settlement.outcome, settlement.note);
+  tx_.exec_params0(
+      "UPDATE ratings.set_aside_settlements SET resolved = now(), "
+      "last_tried = now(), attempts = attempts + 1 WHERE game_id = $1",
+      game_id);
 }
 
 }  // namespace
@@ -279,12 +300,14 @@ std::unique_ptr<ConsumerBatch> PostgresRatingsStore::BeginBatch() {
   return std::make_unique<PostgresBatch>(connection_);
 }
 
-std::vector<std::string> PostgresRatingsStore::DueSetAside(absl::Duration after, int limit) {
+std::vector<std::string> PostgresRatingsStore::DueSetAside(absl::Duration after,
+                                                           int limit) {
   std::vector<std::string> due;
   pqxx::read_transaction tx(connection_);
   for (const pqxx::row& r : tx.exec_params(
            "SELECT game_id FROM ratings.set_aside_settlements WHERE resolved IS NULL "
-           "AND last_tried <= now() - $1 * interval '1 second' ORDER BY outbox_id LIMIT $2",
+           "AND last_tried <= now() - $1 * interval '1 second' ORDER BY outbox_id LIMIT "
+           "$2",
            absl::ToDoubleSeconds(after), limit)) {
     due.push_back(r[0].as<std::string>());
   }
@@ -298,8 +321,10 @@ ConsumerLag PostgresRatingsStore::ReadLag() {
   const pqxx::result r = tx.exec(
       "WITH a AS (SELECT COALESCE(max(outbox_id), 0) AS last FROM ratings.applied_games) "
       "SELECT COALESCE((SELECT extract(epoch FROM clock_timestamp() - created)::float8 "
-      "  FROM game_results, a WHERE id > a.last AND consumed_at IS NULL ORDER BY id LIMIT 1), 0), "
-      "GREATEST(COALESCE((SELECT max(id) FROM game_results), 0) - (SELECT last FROM a), 0), "
+      "  FROM game_results, a WHERE id > a.last AND consumed_at IS NULL ORDER BY id "
+      "LIMIT 1), 0), "
+      "GREATEST(COALESCE((SELECT max(id) FROM game_results), 0) - (SELECT last FROM a), "
+      "0), "
       "(SELECT count(*) FROM ratings.set_aside_settlements WHERE resolved IS NULL)");
   return {r[0][0].as<double>(), r[0][1].as<int64_t>(), r[0][2].as<int64_t>()};
 }

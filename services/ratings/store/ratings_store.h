@@ -10,7 +10,8 @@
 //
 //   std::unique_ptr<ConsumerBatch> batch = store.BeginBatch();
 //   ConsumerClaim claim;
-//   if (batch->Claim(instance, claim)) { ... batch->Write(plan, settled); batch->Commit(); }
+//   if (batch->Claim(instance, claim)) { ... batch->Write(plan, settled);
+//   batch->Commit(); }
 #ifndef TRIX_SERVICES_RATINGS_STORE_RATINGS_STORE_H_
 #define TRIX_SERVICES_RATINGS_STORE_RATINGS_STORE_H_
 
@@ -51,7 +52,8 @@ class ConsumerBatch {
   // The game ids of `rows` already recorded as applied.
   virtual std::set<std::string> AppliedAmong(const std::vector<OutboxRow>& rows) = 0;
   // The stored ratings of `players` (those never rated are missing).
-  virtual std::map<PlayerKey, StoredRating> ReadRatings(const std::set<PlayerKey>& players) = 0;
+  virtual std::map<PlayerKey, StoredRating> ReadRatings(
+      const std::set<PlayerKey>& players) = 0;
   // Settles `game` as planned (Ledger::Settle) on its own: a settlement the
   // storage refuses changes nothing and is set aside to be tried again; it is
   // then returned as "set_aside" with the refusal as its note.
@@ -67,7 +69,8 @@ class ConsumerBatch {
   // locked for this batch; nullopt when there is none or another replica holds it.
   virtual std::optional<OutboxRow> LockSetAside(const std::string& game_id) = 0;
   // Records the set-aside game as settled by `settlement` (its applied row too).
-  virtual void ResolveSetAside(const std::string& game_id, const Settlement& settlement) = 0;
+  virtual void ResolveSetAside(const std::string& game_id,
+                               const Settlement& settlement) = 0;
 
   virtual void Commit() = 0;
 };

@@ -4,8 +4,6 @@
 // ratings, history and applied games written by a committed batch only, a
 // vanished rating refusing the write, settlements against the holds attached, and
 // a refused settlement set aside and resolved.
-#include "services/ratings/store/ratings_store.h"
-
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -16,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/common/logging.h"
 #include "services/ratings/store/postgres_ratings_store.h"
+#include "services/ratings/store/ratings_store.h"
 #include "services/ratings/testing/memory_ratings_store.h"
 #include "services/ratings/testing/outbox_games.h"
 #include "services/storage/connection_pool.h"
@@ -43,7 +42,8 @@ class MemoryUnderTest : public StoreUnderTest {
   RatingsStore& store() override { return store_; }
   std::unique_ptr<RatingsStore> Replica() override { return store_.Replica(); }
   void Add(const std::vector<OutboxGame>& games) override {
-    for (const OutboxGame& g : games) store_.AddOutboxRow({++last_id_, g.game_id, g.Payload()});
+    for (const OutboxGame& g : games)
+      store_.AddOutboxRow({++last_id_, g.game_id, g.Payload()});
   }
   void HoldStakes(const OutboxGame& game) override {
     for (int s = 0; s < kSeats; ++s) {
@@ -87,7 +87,9 @@ class ConnectedStore : public RatingsStore {
 class PostgresUnderTest : public StoreUnderTest {
  public:
   explicit PostgresUnderTest(std::unique_ptr<storage::TestDatabase> db)
-      : db_(std::move(db)), pool_(db_->url(), 2, "ratings store test"), ledger_(&pool_),
+      : db_(std::move(db)),
+        pool_(db_->url(), 2, "ratings store test"),
+        ledger_(&pool_),
         store_(db_->url()) {}
 
   RatingsStore& store() override { return store_; }
@@ -111,10 +113,13 @@ class PostgresUnderTest : public StoreUnderTest {
   }
   void Refuse(const std::string& game_id, bool refuse) override {
     if (refuse) {
-      Exec("CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
-           "$$ BEGIN RAISE EXCEPTION 'the journal refuses it'; END $$");
-      Exec(absl::StrCat("CREATE TRIGGER refuse BEFORE INSERT ON ratings.entries FOR EACH ROW "
-                        "WHEN (NEW.game_id = '", game_id, "') EXECUTE FUNCTION refuse()"));
+      Exec(
+          "CREATE FUNCTION refuse() RETURNS trigger LANGUAGE plpgsql AS "
+          "$$ BEGIN RAISE EXCEPTION 'the journal refuses it'; END $$");
+      Exec(absl::StrCat(
+          "CREATE TRIGGER refuse BEFORE INSERT ON ratings.entries FOR EACH ROW "
+          "WHEN (NEW.game_id = '",
+          game_id, "') EXECUTE FUNCTION refuse()"));
     } else {
       Exec("DROP TRIGGER refuse ON ratings.entries");
       Exec("DROP FUNCTION refuse()");
@@ -166,7 +171,8 @@ class RatingsStoreContractTest : public ::testing::TestWithParam<std::string> {
   RatingsStore& store() { return under_->store(); }
 
   // A claimed batch (the test fails when it cannot claim).
-  std::unique_ptr<ConsumerBatch> Claimed(ConsumerClaim& claim, const std::string& who = "one") {
+  std::unique_ptr<ConsumerBatch> Claimed(ConsumerClaim& claim,
+                                         const std::string& who = "one") {
     std::unique_ptr<ConsumerBatch> batch = store().BeginBatch();
     EXPECT_TRUE(batch->Claim(who, claim));
     return batch;
@@ -174,8 +180,10 @@ class RatingsStoreContractTest : public ::testing::TestWithParam<std::string> {
 
   // Plans the pending rows above the last applied (up to `limit`), settles each
   // game as planned and writes the plan; the batch is left to commit or drop.
-  BatchPlan PlanAndWrite(ConsumerBatch& batch, const ConsumerClaim& claim, int limit = 100) {
-    const std::vector<OutboxRow> rows = batch.ReadPending(false, claim.last_applied, limit);
+  BatchPlan PlanAndWrite(ConsumerBatch& batch, const ConsumerClaim& claim,
+                         int limit = 100) {
+    const std::vector<OutboxRow> rows =
+        batch.ReadPending(false, claim.last_applied, limit);
     std::vector<PendingGame> games = ParsePending(rows, batch.AppliedAmong(rows));
     const auto ratings = batch.ReadRatings(PlayersOf(games));
     BatchPlan plan = PlanBatch(rows, std::move(games), ratings, RateOptions{});
@@ -268,7 +276,8 @@ TEST_P(RatingsStoreContractTest, RatingsAreWrittenByACommittedBatchOnly) {
   batch = Claimed(claim);
   const auto now = batch->ReadRatings({{"complex-solo", "a"}, {"complex-solo", "f"}});
   EXPECT_EQ(now.at({"complex-solo", "a"}).games, 2);
-  EXPECT_EQ(now.at({"complex-solo", "a"}).skill.mu, second.players.at({"complex-solo", "a"}).skill.mu);
+  EXPECT_EQ(now.at({"complex-solo", "a"}).skill.mu,
+            second.players.at({"complex-solo", "a"}).skill.mu);
   EXPECT_EQ(now.at({"complex-solo", "f"}).games, 1);
 }
 
@@ -332,7 +341,8 @@ TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
   EXPECT_EQ(store().ReadLag().open_set_aside, 1);
   EXPECT_EQ(store().ReadLag().pending, 0);
   EXPECT_TRUE(store().DueSetAside(absl::Hours(1), 100).empty());  // tried too lately
-  ASSERT_EQ(store().DueSetAside(absl::ZeroDuration(), 100), std::vector<std::string>{"g1"});
+  ASSERT_EQ(store().DueSetAside(absl::ZeroDuration(), 100),
+            std::vector<std::string>{"g1"});
 
   under_->Refuse("g1", false);
   batch = store().BeginBatch();
@@ -341,7 +351,8 @@ TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
   absl::StatusOr<FinishedGame> game = ParseFinishedGame(row->id, row->payload);
   ASSERT_TRUE(game.ok()) << game.status();
   game->game_id = "g1";
-  const Settlement s = batch->Settle(*row, *game, PlanSettlement(*game, ExpectedHolds(*game)));
+  const Settlement s =
+      batch->Settle(*row, *game, PlanSettlement(*game, ExpectedHolds(*game)));
   EXPECT_EQ(s.outcome, "settled");
   batch->ResolveSetAside("g1", s);
   batch->Commit();
@@ -350,7 +361,8 @@ TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
   EXPECT_FALSE(store().BeginBatch()->LockSetAside("g1").has_value());
 }
 
-INSTANTIATE_TEST_SUITE_P(Stores, RatingsStoreContractTest, ::testing::Values("Memory", "Postgres"),
+INSTANTIATE_TEST_SUITE_P(Stores, RatingsStoreContractTest,
+                         ::testing::Values("Memory", "Postgres"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
                            return info.param;
                          });

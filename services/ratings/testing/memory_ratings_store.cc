@@ -29,7 +29,8 @@ class MemoryBatch : public ConsumerBatch {
   std::vector<OutboxRow> ReadPending(bool include_late, int64_t last_applied,
                                      int limit) override;
   std::set<std::string> AppliedAmong(const std::vector<OutboxRow>& rows) override;
-  std::map<PlayerKey, StoredRating> ReadRatings(const std::set<PlayerKey>& players) override;
+  std::map<PlayerKey, StoredRating> ReadRatings(
+      const std::set<PlayerKey>& players) override;
   Settlement Settle(const OutboxRow& row, const FinishedGame& game,
                     const SettlementPlan& plan) override;
   bool Write(const BatchPlan& plan, const std::vector<Settlement>& settled) override;
@@ -38,7 +39,8 @@ class MemoryBatch : public ConsumerBatch {
   void Commit() override;
 
  private:
-  Settlement SetAside(const OutboxRow& row, const std::string& game_id, const std::string& error);
+  Settlement SetAside(const OutboxRow& row, const std::string& game_id,
+                      const std::string& error);
   Settlement Apply(const FinishedGame& game, const SettlementPlan& plan);
   bool WriteRatings(const BatchPlan& plan);
 
@@ -57,7 +59,8 @@ bool MemoryBatch::Claim(const std::string& instance, ConsumerClaim& out) {
   data_.owner = instance;
   out.number = ++data_.batch;
   out.last_applied = 0;
-  for (const auto& [game_id, a] : data_.applied) out.last_applied = std::max(out.last_applied, a.outbox_id);
+  for (const auto& [game_id, a] : data_.applied)
+    out.last_applied = std::max(out.last_applied, a.outbox_id);
   return true;
 }
 
@@ -80,11 +83,13 @@ std::set<std::string> MemoryBatch::AppliedAmong(const std::vector<OutboxRow>& ro
   return applied;
 }
 
-std::map<PlayerKey, StoredRating> MemoryBatch::ReadRatings(const std::set<PlayerKey>& players) {
+std::map<PlayerKey, StoredRating> MemoryBatch::ReadRatings(
+    const std::set<PlayerKey>& players) {
   std::map<PlayerKey, StoredRating> out;
   for (const PlayerKey& key : players) {
     const auto stored = data_.ratings.find(key);
-    if (stored != data_.ratings.end()) out[key] = {stored->second.skill, stored->second.games};
+    if (stored != data_.ratings.end())
+      out[key] = {stored->second.skill, stored->second.games};
   }
   return out;
 }
@@ -92,8 +97,8 @@ std::map<PlayerKey, StoredRating> MemoryBatch::ReadRatings(const std::set<Player
 Settlement MemoryBatch::Settle(const OutboxRow& row, const FinishedGame& game,
                                const SettlementPlan& plan) {
   if (data_.refused.count(game.game_id)) {
-    return SetAside(row, game.game_id, absl::StrCat("the settlement of ", game.game_id,
-                                                    " is refused"));
+    return SetAside(row, game.game_id,
+                    absl::StrCat("the settlement of ", game.game_id, " is refused"));
   }
   const std::string& outcome = plan.settlement.outcome;
   if (outcome == "unstaked" || outcome == "unsettled") return plan.settlement;
@@ -106,7 +111,8 @@ Settlement MemoryBatch::Settle(const OutboxRow& row, const FinishedGame& game,
 // posted.
 Settlement MemoryBatch::Apply(const FinishedGame& game, const SettlementPlan& plan) {
   Settlement out = plan.settlement;
-  for (const HoldInfo& h : data_.attached[game.game_id]) out.released_holds += plan.held[h.seat] == 0;
+  for (const HoldInfo& h : data_.attached[game.game_id])
+    out.released_holds += plan.held[h.seat] == 0;
   data_.attached.erase(game.game_id);
   if (plan.stakes.empty()) return out;
   data_.entries.push_back({game.game_id, EntryKind::kStake, plan.stakes});
@@ -150,10 +156,11 @@ bool MemoryBatch::Write(const BatchPlan& plan, const std::vector<Settlement>& se
   if (!plan.history.empty() && !WriteRatings(plan)) return false;
   for (size_t i = 0; i < plan.games.size(); ++i) {
     const GamePlan& g = plan.games[i];
-    const AppliedGame a{g.row.id, g.game.ok() ? g.game->mode : "", g.rated, settled[i].outcome,
-                        settled[i].note};
+    const AppliedGame a{g.row.id, g.game.ok() ? g.game->mode : "", g.rated,
+                        settled[i].outcome, settled[i].note};
     if (!data_.applied.emplace(g.row.game_id, a).second) {
-      throw std::runtime_error(absl::StrCat("game ", g.row.game_id, " is applied already"));
+      throw std::runtime_error(
+          absl::StrCat("game ", g.row.game_id, " is applied already"));
     }
   }
   data_.consumed.insert(plan.consumed.begin(), plan.consumed.end());
@@ -168,7 +175,8 @@ std::optional<OutboxRow> MemoryBatch::LockSetAside(const std::string& game_id) {
   return row->second;
 }
 
-void MemoryBatch::ResolveSetAside(const std::string& game_id, const Settlement& settlement) {
+void MemoryBatch::ResolveSetAside(const std::string& game_id,
+                                  const Settlement& settlement) {
   const auto applied = data_.applied.find(game_id);
   if (applied != data_.applied.end()) {
     applied->second.settlement = settlement.outcome;
@@ -194,7 +202,8 @@ std::unique_ptr<ConsumerBatch> MemoryRatingsStore::BeginBatch() {
   return std::make_unique<MemoryBatch>(shared_);
 }
 
-std::vector<std::string> MemoryRatingsStore::DueSetAside(absl::Duration after, int limit) {
+std::vector<std::string> MemoryRatingsStore::DueSetAside(absl::Duration after,
+                                                         int limit) {
   const MemoryRatingsData data = Data();
   std::map<int64_t, std::string> due;  // by outbox id
   for (const auto& [game_id, s] : data.set_aside) {

@@ -58,7 +58,7 @@ struct MemoryRatingsData {
   std::map<std::string, AppliedGame> applied;  // by game id
   std::map<PlayerKey, PlayerState> ratings;    // stored: skill, games, bot
   std::vector<HistoryRow> history;
-  std::map<std::string, SetAsideSettlement> set_aside;  // by game id
+  std::map<std::string, SetAsideSettlement> set_aside;    // by game id
   std::map<std::string, std::vector<HoldInfo>> attached;  // by table, open holds
   std::vector<PostedEntry> entries;
   std::set<std::string> refused;  // games whose settlement is refused
@@ -90,7 +90,8 @@ class MemoryRatingsStore : public RatingsStore {
   };
 
  private:
-  explicit MemoryRatingsStore(std::shared_ptr<Shared> shared) : shared_(std::move(shared)) {}
+  explicit MemoryRatingsStore(std::shared_ptr<Shared> shared)
+      : shared_(std::move(shared)) {}
   std::shared_ptr<Shared> shared_;
 };
 
