@@ -2,12 +2,14 @@
 // changes, history rows and ledger movements, exactly once, in the order games
 // finished (outbox id order).
 //
-// A batch is one transaction: it takes a transaction-level advisory lock (so of
-// several replicas exactly one consumes at a time and order is kept), reads up to
-// batch_size pending rows in id order, skips the games already recorded in
-// ratings.applied_games (a replayed outbox, or a batch whose commit outcome was
-// lost), rates and settles the rest in memory in id order, writes everything with a
-// handful of set-based statements, marks the rows consumed and commits. The
+// A batch is one transaction of the store (store/ratings_store.h): it claims the
+// consumer's lock (so of several replicas exactly one consumes at a time and order
+// is kept), reads up to batch_size pending rows in id order and the ratings of
+// their players, plans the batch without the database (consumer_plan.h: the games
+// already recorded in ratings.applied_games, a replayed outbox or a batch whose
+// commit outcome was lost, are skipped; the rest rated in id order), settles each
+// staked or voided game as planned, writes everything with a handful of set-based
+// statements, marks the rows consumed and commits. The
 // ratings it wrote stay in memory while no other replica applies a batch
 // (ratings.consumer_state), so a batch reads only players it has not seen. A kill -9
 // anywhere rolls the whole batch back; the next run redoes it. applied_games' primary
@@ -41,15 +43,18 @@
 #include <map>
 #include <memory>
 #include <pqxx/connection>
-#include <pqxx/transaction>
+#include <set>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "services/ratings/consumer_plan.h"
 #include "services/ratings/openskill.h"
 #include "services/ratings/ratings_metrics.h"
+#include "services/ratings/store/ratings_store.h"
 
 namespace trix::ratings {
 
@@ -79,34 +84,38 @@ class OutboxConsumer {
   void Start();
   void Stop();
 
-  // One batch on `connection`. include_late: also look below the highest applied
-  // id (rows that committed after a hole was passed, or a replayed outbox); the
-  // running consumer does so when idle and every few seconds. Throws what libpqxx
-  // throws; a batch that throws changed nothing.
+  // One batch on `store`. include_late: also look below the highest applied id
+  // (rows that committed after a hole was passed, or a replayed outbox); the
+  // running consumer does so when idle and every few seconds. Throws what the
+  // store throws; a batch that throws changed nothing.
+  BatchResult ApplyBatch(RatingsStore& store, bool include_late = true);
+  // The same on PostgreSQL through `connection` (libpqxx's exceptions).
   BatchResult ApplyBatch(pqxx::connection& connection, bool include_late = true);
 
   // Tries again the set-aside settlements last tried at least `after` ago, each in
-  // a transaction of its own; returns how many settled. Throws what libpqxx throws.
+  // a batch of its own; returns how many settled. Throws what the store throws.
+  int RetrySetAside(RatingsStore& store, absl::Duration after);
   int RetrySetAside(pqxx::connection& connection, absl::Duration after);
 
   int64_t games_applied() const { return games_applied_.load(); }
 
  private:
-  struct Batch;  // consumer.cc
-
   void Loop();
-  void UpdateLag(pqxx::connection& connection);
+  void UpdateLag(RatingsStore& store);
   // ApplyBatch's steps, in order. Claim: false when another replica holds the
-  // consumer lock.
-  bool Claim(pqxx::work& tx, Batch& batch);
-  void ReadPending(pqxx::work& tx, bool include_late, Batch& batch, BatchResult& out);
-  void ReadGames(pqxx::work& tx, Batch& batch);
-  void ReadRatings(pqxx::work& tx, Batch& batch);  // from the cache or the database
-  void ApplyGames(pqxx::work& tx, Batch& batch);    // rate and settle each game
-  void Write(pqxx::work& tx, Batch& batch);
-  void Commit(pqxx::work& tx, const Batch& batch);
-  void Count(const Batch& batch, absl::Duration took);
-  bool RetryOne(pqxx::connection& connection, const std::string& game_id);
+  // consumer lock; else `claim` says the batch's number and the last applied id.
+  bool Claim(ConsumerBatch& batch, ConsumerClaim& claim);
+  // The rows up to the first hole after `last_applied` that may still fill.
+  std::vector<OutboxRow> ReadPending(ConsumerBatch& batch, bool include_late,
+                                     int64_t last_applied, BatchResult& out);
+  // From the cache, or else the store.
+  std::map<PlayerKey, StoredRating> ReadRatings(ConsumerBatch& batch,
+                                                const std::set<PlayerKey>& players);
+  void Write(ConsumerBatch& batch, const BatchPlan& plan,
+             const std::vector<Settlement>& settled);
+  void Commit(ConsumerBatch& batch, int64_t number, const BatchPlan& plan);
+  void Count(const BatchPlan& plan, absl::Duration took);
+  bool RetryOne(RatingsStore& store, const std::string& game_id);
 
   const ConsumerOptions options_;
   std::atomic<bool> stop_{false};

@@ -530,28 +530,19 @@ engine::Payouts PayoutsOf(const FinishedGame& game, const engine::Stakes& held, 
   return engine::ResultOf(VariantOf(game.mode), totals, held).payouts;
 }
 
-// Moves the held stakes into the pot and pays it out; settles the holds that
-// backed them and releases every other hold of the table. A settled hold leaves
-// `held` before its stake leaves `balance`: the other order breaks the account's
-// held <= balance in between whenever the stake is more than half the balance.
-void MoveHeldStakes(pqxx::work& tx, const FinishedGame& game, const engine::Stakes& held,
-                    const std::vector<HoldInfo>& holds, Settlement& out) {
-  const engine::Payouts payouts = PayoutsOf(game, held, out.unheld_seats == 0);
-  const std::string pot = absl::StrCat("pot:", game.game_id);
-  Lines stakes, paid;
-  for (const FinishedSeat& s : game.seats) {
-    if (held[s.seat] > 0) {
-      stakes[PlayerAccount(s.player_id)] -= held[s.seat];
-      stakes[pot] += held[s.seat];
-    }
-    if (payouts[s.seat] > 0) {
-      paid[PlayerAccount(s.player_id)] += payouts[s.seat];
-      paid[pot] -= payouts[s.seat];
-    }
-  }
+// Settles the plan's held stakes against the table's locked holds: the holds of
+// held seats leave `held`, every other hold is released, one STAKE entry moves the
+// held stakes into the pot and one PAYOUT entry empties it, and the holds that
+// backed the stakes become settled. A settled hold leaves `held` before its stake
+// leaves `balance`: the other order breaks the account's held <= balance in
+// between whenever the stake is more than half the balance.
+Settlement ApplySettlement(pqxx::work& tx, const FinishedGame& game,
+                           const std::vector<HoldInfo>& holds,
+                           const SettlementPlan& plan) {
+  Settlement out = plan.settlement;
   std::vector<std::string> settled;
   for (const HoldInfo& h : holds) {
-    if (held[h.seat] == 0) {  // not the hold of its seat's stake
+    if (plan.held[h.seat] == 0) {  // not the hold of its seat's stake
       ReleaseLocked(tx, h);
       ++out.released_holds;
       continue;
@@ -560,60 +551,120 @@ void MoveHeldStakes(pqxx::work& tx, const FinishedGame& game, const engine::Stak
                     PlayerAccount(h.player_id), h.amount);
     settled.push_back(h.hold_id);
   }
-  if (stakes.empty()) return;
+  if (plan.stakes.empty()) return out;
+  const std::string pot = PotAccount(game.game_id);
   tx.exec_params0(
       "INSERT INTO ratings.accounts (account_id, kind) VALUES ($1, 'pot') "
       "ON CONFLICT DO NOTHING",
       pot);
-  const int64_t stake_entry = PostEntry(tx, EntryKind::kStake, "", game.game_id, "stake", stakes);
-  PostEntry(tx, EntryKind::kPayout, "", game.game_id, "payout", paid);
+  const int64_t stake_entry =
+      PostEntry(tx, EntryKind::kStake, "", game.game_id, "stake", plan.stakes);
+  PostEntry(tx, EntryKind::kPayout, "", game.game_id, "payout", plan.payouts);
   out.moved = true;
   for (const std::string& hold_id : settled) {
     tx.exec_params0(
         "UPDATE ratings.holds SET state = 4, entry_id = $2, updated = now() WHERE hold_id = $1",
         hold_id, stake_entry);
   }
+  return out;
+}
+
+// Whether every staked seat of `game` has its own hold among `holds`.
+bool EveryStakeHeld(const FinishedGame& game, const std::vector<HoldInfo>& holds) {
+  for (const FinishedSeat& s : game.seats) {
+    if (s.stake > 0 && !UnheldReason(s, holds).empty()) return false;
+  }
+  return true;
+}
+
+// The pot's STAKE and PAYOUT lines for the stakes in `held`.
+void PlanLines(const FinishedGame& game, SettlementPlan& plan) {
+  const engine::Payouts payouts =
+      PayoutsOf(game, plan.held, plan.settlement.unheld_seats == 0);
+  const std::string pot = PotAccount(game.game_id);
+  for (const FinishedSeat& s : game.seats) {
+    if (plan.held[s.seat] > 0) {
+      plan.stakes[PlayerAccount(s.player_id)] -= plan.held[s.seat];
+      plan.stakes[pot] += plan.held[s.seat];
+    }
+    if (payouts[s.seat] > 0) {
+      plan.payouts[PlayerAccount(s.player_id)] += payouts[s.seat];
+      plan.payouts[pot] -= payouts[s.seat];
+    }
+  }
 }
 
 }  // namespace
 
-Settlement Ledger::Settle(pqxx::work& tx, const FinishedGame& game) {
-  if (!game.staked()) return {"unstaked", ""};
-  if (!game.money_problem.empty()) return {"unsettled", game.money_problem};
+std::string PotAccount(const std::string& game_id) {
+  return absl::StrCat("pot:", game_id);
+}
+
+std::vector<HoldInfo> ExpectedHolds(const FinishedGame& game) {
+  std::vector<HoldInfo> holds;
+  for (const FinishedSeat& s : game.seats) {
+    if (s.stake == 0) continue;
+    HoldInfo h;
+    h.player_id = s.player_id;
+    h.amount = s.stake;
+    h.state = HoldState::kAttached;
+    h.table_id = game.game_id;
+    h.seat = s.seat;
+    holds.push_back(h);
+  }
+  return holds;
+}
+
+SettlementPlan PlanSettlement(const FinishedGame& game,
+                              const std::vector<HoldInfo>& holds) {
+  SettlementPlan plan;
+  if (game.voided) return {{"voided", game.void_reason}};
+  if (!game.staked()) return {{"unstaked", ""}};
+  if (!game.money_problem.empty()) return {{"unsettled", game.money_problem}};
   for (const FinishedSeat& s : game.seats) {
     if (s.payout > 0 && s.stake == 0) {
-      return {"unsettled", absl::StrCat("seat ", s.seat, " is paid but did not stake")};
+      return {{"unsettled", absl::StrCat("seat ", s.seat, " is paid but did not stake")}};
     }
   }
-  const std::vector<HoldInfo> holds = LockTableHolds(tx, game.game_id);
-  Settlement out{"settled", ""};
-  engine::Stakes held{};
+  plan.settlement = {"settled", ""};
   std::vector<std::string> unheld;
   for (const FinishedSeat& s : game.seats) {
     if (s.stake == 0) continue;
     const std::string why = UnheldReason(s, holds);
     if (why.empty()) {
-      held[s.seat] = s.stake;
+      plan.held[s.seat] = s.stake;
     } else {
       unheld.push_back(absl::StrCat("seat ", s.seat, " (", s.player_id, ") settled nothing: ", why));
     }
   }
-  out.unheld_seats = static_cast<int>(unheld.size());
+  plan.settlement.unheld_seats = static_cast<int>(unheld.size());
   if (!unheld.empty()) {
-    out.outcome = "unheld";
-    out.note = absl::StrJoin(unheld, "; ");
+    plan.settlement.outcome = "unheld";
+    plan.settlement.note = absl::StrJoin(unheld, "; ");
   }
-  MoveHeldStakes(tx, game, held, holds, out);
-  return out;
+  PlanLines(game, plan);
+  return plan;
+}
+
+Settlement Ledger::Settle(pqxx::work& tx, const FinishedGame& game) {
+  return Settle(tx, game, PlanSettlement(game, ExpectedHolds(game)));
+}
+
+Settlement Ledger::Settle(pqxx::work& tx, const FinishedGame& game,
+                          const SettlementPlan& planned) {
+  const std::string& outcome = planned.settlement.outcome;
+  if (outcome == "unstaked" || outcome == "unsettled") return planned.settlement;
+  const std::vector<HoldInfo> holds = LockTableHolds(tx, game.game_id);
+  if (outcome == "voided" || EveryStakeHeld(game, holds)) {
+    return ApplySettlement(tx, game, holds, planned);
+  }
+  return ApplySettlement(tx, game, holds, PlanSettlement(game, holds));
 }
 
 Settlement Ledger::Void(pqxx::work& tx, const FinishedGame& game) {
-  Settlement out{"voided", game.void_reason};
-  for (const HoldInfo& h : LockTableHolds(tx, game.game_id)) {
-    ReleaseLocked(tx, h);
-    ++out.released_holds;
-  }
-  return out;
+  SettlementPlan release_all;
+  release_all.settlement = {"voided", game.void_reason};
+  return ApplySettlement(tx, game, LockTableHolds(tx, game.game_id), release_all);
 }
 
 }  // namespace trix::ratings

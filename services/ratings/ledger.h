@@ -38,7 +38,9 @@
 #ifndef TRIX_SERVICES_RATINGS_LEDGER_H_
 #define TRIX_SERVICES_RATINGS_LEDGER_H_
 
+#include <array>
 #include <cstdint>
+#include <map>
 #include <pqxx/transaction>
 #include <string>
 #include <vector>
@@ -101,6 +103,27 @@ struct Settlement {
   bool moved = false;      // a STAKE and a PAYOUT entry were written
 };
 
+// What settling a finished game moves, decided from the game and the holds
+// attached to its table without the database: the settlement's outcome (its
+// released_holds and moved are known once it is written), the stake each seat's
+// hold backs (0: none), and the lines of the STAKE entry (the held stakes into the
+// pot) and of the PAYOUT entry (the pot to the winners), account -> amount, each
+// entry's lines summing to zero. A voided game plans no lines: every hold attached
+// to its table is released.
+struct SettlementPlan {
+  Settlement settlement;
+  std::array<int64_t, kSeats> held{};
+  std::map<std::string, int64_t> stakes, payouts;
+};
+
+// The plan of `game` against `holds`, the holds attached to its table (see the file
+// comment for the rules).
+SettlementPlan PlanSettlement(const FinishedGame& game,
+                              const std::vector<HoldInfo>& holds);
+// The holds a staked game's settlement expects: each staked seat's own, of its
+// player and its stake, attached to the game's table and seat (no hold ids).
+std::vector<HoldInfo> ExpectedHolds(const FinishedGame& game);
+
 struct LedgerOptions {
   int64_t max_transfer = 1'000'000'000'000;   // per credit or debit (10^12 units)
   int64_t max_balance = 10'000'000'000'000;   // a credit's ceiling (10^13 units)
@@ -116,6 +139,7 @@ struct OpenHolds {
 };
 
 std::string PlayerAccount(const std::string& player_id);
+std::string PotAccount(const std::string& game_id);
 
 class Ledger {
  public:
@@ -165,6 +189,11 @@ class Ledger {
   // Settles a finished `game`, or releases a voided one's holds, inside the
   // caller's transaction (see the file comment). Throw what libpqxx throws.
   static Settlement Settle(pqxx::work& tx, const FinishedGame& game);
+  // The same, as `planned` (PlanSettlement of the game with its ExpectedHolds) when
+  // the holds attached to the table are the expected ones, else as planned for
+  // the holds found there.
+  static Settlement Settle(pqxx::work& tx, const FinishedGame& game,
+                           const SettlementPlan& planned);
   static Settlement Void(pqxx::work& tx, const FinishedGame& game);
 
  private:
