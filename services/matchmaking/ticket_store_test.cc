@@ -1,6 +1,6 @@
 // TicketStore::Admit against real PostgreSQL: a player who resubmits while their
 // ticket is being matched gets the seat, never a second ticket beside it.
-#include "services/matchmaking/ticket_store.h"
+#include "services/matchmaking/store/postgres_ticket_store.h"
 
 #include "services/matchmaking/matcher.h"
 
@@ -22,7 +22,7 @@ class TicketStoreTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
-    store_ = std::make_unique<TicketStore>(db_->url(), 4, SeatTokens("test seat key"));
+    store_ = std::make_unique<PostgresTicketStore>(db_->url(), 4, SeatTokens("test seat key"));
   }
 
   static TicketRow Row(const std::string& player, const std::string& request) {
@@ -85,7 +85,7 @@ class TicketStoreTest : public storage::DatabaseTest {
     return {tickets, seats};
   }
 
-  std::unique_ptr<TicketStore> store_;
+  std::unique_ptr<PostgresTicketStore> store_;
 };
 
 TEST_F(TicketStoreTest, APlayerHoldingALiveSeatGetsItInsteadOfANewTicket) {
