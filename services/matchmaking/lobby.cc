@@ -329,25 +329,27 @@ void Lobby::AdmitLoop() {
       }
       cancellations_.clear();
     }
-    if (!cancel.empty()) {
-      // The cancellation records the tickets' hold releases (migration 0030).
-      absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
-      if (!gone.ok()) {
-        // Kept, and tried again with the next batch: a closed stream's ticket is
-        // never left queued for nobody.
-        service::LogWarn("cannot cancel tickets", {{"error", gone.status().ToString()}});
-        absl::SleepFor(absl::Milliseconds(200));
-        absl::MutexLock lock(&mu_);
-        cancellations_.insert(cancellations_.end(), cancel.begin(), cancel.end());
-      } else {
-        std::vector<std::string> ids;
-        for (const TicketRow& t : *gone) ids.push_back(t.ticket_id);
-        releases_->Kick();
-        if (matcher_ != nullptr) matcher_->Withdraw(ids);
-      }
-    }
+    if (!cancel.empty()) Cancel(cancel);
     if (!batch.empty()) AdmitBatch(batch);
   }
+}
+
+void Lobby::Cancel(const std::vector<std::string>& cancel) {
+  // The cancellation records the tickets' hold releases (migration 0030).
+  absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
+  if (!gone.ok()) {
+    // Kept, and tried again with the next batch: a closed stream's ticket is
+    // never left queued for nobody.
+    service::LogWarn("cannot cancel tickets", {{"error", gone.status().ToString()}});
+    absl::SleepFor(absl::Milliseconds(200));
+    absl::MutexLock lock(&mu_);
+    cancellations_.insert(cancellations_.end(), cancel.begin(), cancel.end());
+    return;
+  }
+  std::vector<std::string> ids;
+  for (const TicketRow& t : *gone) ids.push_back(t.ticket_id);
+  releases_->Kick();
+  if (matcher_ != nullptr) matcher_->Withdraw(ids);
 }
 
 void Lobby::Rate(std::vector<Pending*>& batch) {
@@ -738,28 +740,7 @@ void Lobby::PollLoop() {
         if (all || !local.count(open.spec->name)) ids.push_back(id);
       }
     }
-    if (!ids.empty()) {
-      absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets(ids);
-      std::vector<std::string> matched;
-      if (rows.ok()) {
-        for (const TicketRow& t : *rows) {
-          if (t.status == "matched") {
-            matched.push_back(t.ticket_id);
-          } else if (t.status == "superseded" || t.status == "cancelled") {
-            if (std::shared_ptr<TicketSink> sink = Take(t.ticket_id)) {
-              sink->End(t.status == "superseded"
-                            ? absl::AbortedError("superseded by a newer request of this player")
-                            : absl::CancelledError("the ticket was cancelled"));
-            }
-          }
-        }
-      }
-      if (!matched.empty()) {
-        absl::StatusOr<std::vector<AssignmentRow>> seats =
-            store_->AssignmentsOfTickets(matched);
-        if (seats.ok()) Deliver(*seats);
-      }
-    }
+    if (!ids.empty()) Follow(ids);
     if (absl::Now() - last_update >= options_.update_every) {
       last_update = absl::Now();
       std::vector<std::pair<std::string, Open>> open;
@@ -770,6 +751,26 @@ void Lobby::PollLoop() {
       for (const auto& [id, o] : open) SendQueued(id, o);
     }
   }
+}
+
+void Lobby::Follow(const std::vector<std::string>& ids) {
+  absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets(ids);
+  if (!rows.ok()) return;
+  std::vector<std::string> matched;
+  for (const TicketRow& t : *rows) {
+    if (t.status == "matched") {
+      matched.push_back(t.ticket_id);
+    } else if (t.status == "superseded" || t.status == "cancelled") {
+      if (std::shared_ptr<TicketSink> sink = Take(t.ticket_id)) {
+        sink->End(t.status == "superseded"
+                      ? absl::AbortedError("superseded by a newer request of this player")
+                      : absl::CancelledError("the ticket was cancelled"));
+      }
+    }
+  }
+  if (matched.empty()) return;
+  absl::StatusOr<std::vector<AssignmentRow>> seats = store_->AssignmentsOfTickets(matched);
+  if (seats.ok()) Deliver(*seats);
 }
 
 void Lobby::Deliver(const std::vector<AssignmentRow>& rows) {

@@ -145,6 +145,8 @@ class Lobby {
   };
   absl::Status Validate(Pending& p);
   void AdmitLoop();
+  // Cancels the tickets of closed streams (kept to try again if it fails).
+  void Cancel(const std::vector<std::string>& ticket_ids);
   void AdmitBatch(std::vector<Pending>& batch);
   // AdmitBatch's steps. SeatAgain: players whose game is still on get that seat
   // back, requests for a party they cannot queue with are refused; returns the
@@ -182,6 +184,9 @@ class Lobby {
   void EndTable(const std::string& table_id, TableEnd end);
   void SendQueued(const std::string& ticket_id, const Open& open);
   void PollLoop();
+  // What became of these open streams' tickets elsewhere: matched (their seats
+  // delivered), superseded or cancelled (their streams ended).
+  void Follow(const std::vector<std::string>& ticket_ids);
   // Removes the open stream of `ticket_id` and returns its sink (or null).
   std::shared_ptr<TicketSink> Take(const std::string& ticket_id);
 
