@@ -21,9 +21,13 @@
 //
 // Hold request ids (HoldStake's idempotency key) are HoldRequestId(): fixed length,
 // one per player and request.
+//
+// The releases are kept in a HoldReleaseStore (store/hold_release_store.h) and
+// given back through a RatingsClient (clients/ratings_client.h), both its own.
 #ifndef TRIX_SERVICES_MATCHMAKING_HOLD_RELEASES_H_
 #define TRIX_SERVICES_MATCHMAKING_HOLD_RELEASES_H_
 
+#include <memory>
 #include <set>
 #include <string>
 #include <thread>
@@ -35,9 +39,8 @@
 #include "prometheus/counter.h"
 #include "prometheus/gauge.h"
 #include "prometheus/registry.h"
-#include "services/matchmaking/retry_table.h"
-#include "services/storage/connection_pool.h"
-#include "trix/v1/ratings.grpc.pb.h"
+#include "services/matchmaking/clients/ratings_client.h"
+#include "services/matchmaking/store/hold_release_store.h"
 
 namespace trix::matchmaking {
 
@@ -48,21 +51,7 @@ namespace trix::matchmaking {
 std::string HoldRequestId(const std::string& player_id, const std::string& request_id,
                           const std::string& again = "");
 
-// Why a hold is released (mm_hold_releases.reason).
-inline constexpr char kReleaseAdmission[] = "admission";
-inline constexpr char kReleaseGameOver[] = "game over";
-inline constexpr char kReleaseVoided[] = "table voided";
-inline constexpr char kReleaseGone[] = "table gone";
-
-// A stake about to be held for a ticket (HoldStake's arguments).
-struct HoldIntent {
-  std::string request_id;
-  std::string player_id;
-  int64_t amount = 0;
-};
-
 struct HoldReleasesOptions {
-  std::string ratings_token;
   absl::Duration every = absl::Seconds(1);  // due releases tried this often
   // A hold made for a ticket is released this long after, unless a ticket carries it.
   absl::Duration admission_grace = absl::Minutes(1);
@@ -80,7 +69,8 @@ class TableEnds {
 
 class HoldReleases : public TableEnds {
  public:
-  HoldReleases(storage::ConnectionPool* db, v1::RatingsService::StubInterface* ratings,
+  // `ratings` may be null (no ratings service: nothing is ever held).
+  HoldReleases(std::unique_ptr<HoldReleaseStore> store, std::unique_ptr<RatingsClient> ratings,
                HoldReleasesOptions options, prometheus::Registry* registry);
   ~HoldReleases();
   void Start();
@@ -109,19 +99,18 @@ class HoldReleases : public TableEnds {
   int ReleaseDue();
 
  private:
-  grpc::Status Call(const std::string& hold_id, const std::string& table_id);
+  // One due release tried: the ratings service's answer (whether it finishes
+  // the release: Finished), and `in_use` when a ticket carries the hold.
+  absl::Status Release(const DueRelease& due, bool* in_use);
   // An admission's release: the hold asked for again and given back unless a
   // ticket carries it (then `in_use`).
-  grpc::Status ReleaseExpected(const HoldIntent& intent, bool* in_use);
-  // Whether a waiting, placing or matched ticket carries the hold.
-  absl::StatusOr<bool> Carried(const std::string& hold_id);
+  absl::Status ReleaseExpected(const HoldIntent& intent, bool* in_use);
   void Loop();
   void Measure();
 
-  storage::ConnectionPool* const db_;
-  v1::RatingsService::StubInterface* const ratings_;
+  const std::unique_ptr<HoldReleaseStore> store_;
+  const std::unique_ptr<RatingsClient> ratings_;
   const HoldReleasesOptions options_;
-  RetryTable table_;
   absl::Mutex mu_;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   bool kicked_ ABSL_GUARDED_BY(mu_) = false;

@@ -1,8 +1,8 @@
 #include "services/matchmaking/lobby.h"
 
 #include <algorithm>
-#include <chrono>
 #include <set>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "google/protobuf/util/time_util.h"
@@ -14,20 +14,6 @@ namespace trix::matchmaking {
 namespace {
 
 using google::protobuf::util::TimeUtil;
-
-grpc::ClientContext* WithDeadline(grpc::ClientContext* c, absl::Duration d) {
-  c->set_deadline(std::chrono::system_clock::now() + absl::ToChronoMilliseconds(d));
-  return c;
-}
-
-}  // namespace
-
-grpc::ClientContext* Lobby::Ratings(grpc::ClientContext* c) const {
-  c->AddMetadata("authorization", "Bearer " + options_.ratings_token);
-  return WithDeadline(c, options_.ratings_call_timeout);
-}
-
-namespace {
 
 bool KnownMode(const v1::Mode& m) {
   return (m.team() == v1::TEAM_SOLO || m.team() == v1::TEAM_PARTNER) &&
@@ -52,14 +38,14 @@ v1::Assignment ToAssignment(const AssignmentRow& row) {
   return a;
 }
 
-Lobby::Lobby(LobbyOptions options, TicketStore* store,
-             v1::RatingsService::StubInterface* ratings, Matcher* matcher,
-             HoldReleases* releases)
+Lobby::Lobby(LobbyOptions options, TicketStore* store, std::unique_ptr<RatingsClient> ratings,
+             Matcher* matcher, HoldReleases* releases, std::unique_ptr<TableStates> tables)
     : options_(std::move(options)),
       store_(store),
-      ratings_(ratings),
+      ratings_(std::move(ratings)),
       matcher_(matcher),
-      releases_(releases) {}
+      releases_(releases),
+      tables_(std::move(tables)) {}
 
 Lobby::~Lobby() { Stop(); }
 
@@ -343,25 +329,27 @@ void Lobby::AdmitLoop() {
       }
       cancellations_.clear();
     }
-    if (!cancel.empty()) {
-      // The cancellation records the tickets' hold releases (migration 0030).
-      absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
-      if (!gone.ok()) {
-        // Kept, and tried again with the next batch: a closed stream's ticket is
-        // never left queued for nobody.
-        service::LogWarn("cannot cancel tickets", {{"error", gone.status().ToString()}});
-        absl::SleepFor(absl::Milliseconds(200));
-        absl::MutexLock lock(&mu_);
-        cancellations_.insert(cancellations_.end(), cancel.begin(), cancel.end());
-      } else {
-        std::vector<std::string> ids;
-        for (const TicketRow& t : *gone) ids.push_back(t.ticket_id);
-        releases_->Kick();
-        if (matcher_ != nullptr) matcher_->Withdraw(ids);
-      }
-    }
+    if (!cancel.empty()) Cancel(cancel);
     if (!batch.empty()) AdmitBatch(batch);
   }
+}
+
+void Lobby::Cancel(const std::vector<std::string>& cancel) {
+  // The cancellation records the tickets' hold releases (migration 0030).
+  absl::StatusOr<std::vector<TicketRow>> gone = store_->Cancel(cancel);
+  if (!gone.ok()) {
+    // Kept, and tried again with the next batch: a closed stream's ticket is
+    // never left queued for nobody.
+    service::LogWarn("cannot cancel tickets", {{"error", gone.status().ToString()}});
+    absl::SleepFor(absl::Milliseconds(200));
+    absl::MutexLock lock(&mu_);
+    cancellations_.insert(cancellations_.end(), cancel.begin(), cancel.end());
+    return;
+  }
+  std::vector<std::string> ids;
+  for (const TicketRow& t : *gone) ids.push_back(t.ticket_id);
+  releases_->Kick();
+  if (matcher_ != nullptr) matcher_->Withdraw(ids);
 }
 
 void Lobby::Rate(std::vector<Pending*>& batch) {
@@ -376,18 +364,15 @@ void Lobby::Rate(std::vector<Pending*>& batch) {
     v1::GetRatingsRequest request;
     *request.mutable_mode() = ps.front()->request.mode();
     for (Pending* p : ps) request.add_player_ids(p->player_id);
-    v1::GetRatingsResponse response;
-    grpc::ClientContext context;
-    grpc::Status s =
-        ratings_->GetRatings(Ratings(&context), request, &response);
-    if (!s.ok() || response.ratings_size() != static_cast<int>(ps.size())) {
+    absl::StatusOr<v1::GetRatingsResponse> response = ratings_->GetRatings(request);
+    if (!response.ok() || response->ratings_size() != static_cast<int>(ps.size())) {
       service::LogWarn("cannot read ratings; using the default",
-                       {{"error", s.error_message()}});
+                       {{"error", std::string(response.status().message())}});
       continue;
     }
     for (size_t i = 0; i < ps.size(); ++i) {
-      ps[i]->row.rating = response.ratings(static_cast<int>(i)).display();
-      ps[i]->row.provisional = response.ratings(static_cast<int>(i)).provisional();
+      ps[i]->row.rating = response->ratings(static_cast<int>(i)).display();
+      ps[i]->row.provisional = response->ratings(static_cast<int>(i)).provisional();
     }
   }
 }
@@ -407,17 +392,10 @@ void Lobby::AttachHolds(const std::vector<AssignmentRow>& rows) {
   if (!tickets.ok()) return;
   for (const TicketRow& t : *tickets) {
     if (t.hold_id.empty()) continue;
-    v1::AttachHoldRequest request;
-    request.set_hold_id(t.hold_id);
-    request.set_table_id(by_ticket[t.ticket_id]->table_id);
-    request.set_seat(by_ticket[t.ticket_id]->seat);
-    v1::Hold hold;
-    grpc::ClientContext context;
-    grpc::Status s =
-        ratings_->AttachHold(Ratings(&context), request, &hold);
-    if (!s.ok()) {
+    const AssignmentRow& seat = *by_ticket[t.ticket_id];
+    if (absl::Status s = ratings_->AttachHold(t.hold_id, seat.table_id, seat.seat); !s.ok()) {
       service::LogWarn("cannot attach a stake hold",
-                       {{"hold", t.hold_id}, {"error", s.error_message()}});
+                       {{"hold", t.hold_id}, {"error", std::string(s.message())}});
     }
     service::Failpoint("lobby.after_attach");
   }
@@ -602,33 +580,24 @@ absl::StatusOr<bool> Lobby::HoldStake(Pending& p) {
   request.set_amount(p.row.stake);
   request.set_replaces_hold_id(p.replaces_hold);
   request.set_consent(p.consent);
-  v1::Hold hold;
-  grpc::ClientContext context;
-  grpc::Status s = ratings_->HoldStake(Ratings(&context), request, &hold);
+  absl::StatusOr<v1::Hold> hold = ratings_->HoldStake(request);
   service::Failpoint("lobby.after_hold");
-  if (!s.ok()) {
+  if (!hold.ok()) {
     // An account the ledger does not know has no balance either.
-    const bool broke = s.error_code() == grpc::StatusCode::NOT_FOUND ||
-                       s.error_code() == grpc::StatusCode::FAILED_PRECONDITION;
+    const absl::Status& s = hold.status();
+    const bool broke = absl::IsNotFound(s) || absl::IsFailedPrecondition(s);
     return broke ? absl::FailedPreconditionError(
-                       absl::StrCat("the balance cannot cover the stake: ", s.error_message()))
-                 : absl::Status(static_cast<absl::StatusCode>(s.error_code()),
-                                s.error_message());
+                       absl::StrCat("the balance cannot cover the stake: ", s.message()))
+                 : s;
   }
-  p.row.hold_id = hold.hold_id();
-  return hold.state() == v1::HOLD_STATE_HELD;
+  p.row.hold_id = hold->hold_id();
+  return hold->state() == v1::HOLD_STATE_HELD;
 }
 
 absl::StatusOr<v1::HoldState> Lobby::KeepHold(const std::string& hold_id) {
-  v1::KeepHoldRequest request;
-  request.set_hold_id(hold_id);
-  v1::Hold hold;
-  grpc::ClientContext context;
-  grpc::Status s = ratings_->KeepHold(Ratings(&context), request, &hold);
-  if (!s.ok()) {
-    return absl::Status(static_cast<absl::StatusCode>(s.error_code()), s.error_message());
-  }
-  return hold.state();
+  absl::StatusOr<v1::Hold> hold = ratings_->KeepHold(hold_id);
+  if (!hold.ok()) return hold.status();
+  return hold->state();
 }
 
 std::vector<Lobby::Pending*> Lobby::TakeOverHolds(const std::vector<Pending*>& staked) {
@@ -771,28 +740,7 @@ void Lobby::PollLoop() {
         if (all || !local.count(open.spec->name)) ids.push_back(id);
       }
     }
-    if (!ids.empty()) {
-      absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets(ids);
-      std::vector<std::string> matched;
-      if (rows.ok()) {
-        for (const TicketRow& t : *rows) {
-          if (t.status == "matched") {
-            matched.push_back(t.ticket_id);
-          } else if (t.status == "superseded" || t.status == "cancelled") {
-            if (std::shared_ptr<TicketSink> sink = Take(t.ticket_id)) {
-              sink->End(t.status == "superseded"
-                            ? absl::AbortedError("superseded by a newer request of this player")
-                            : absl::CancelledError("the ticket was cancelled"));
-            }
-          }
-        }
-      }
-      if (!matched.empty()) {
-        absl::StatusOr<std::vector<AssignmentRow>> seats =
-            store_->AssignmentsOfTickets(matched);
-        if (seats.ok()) Deliver(*seats);
-      }
-    }
+    if (!ids.empty()) Follow(ids);
     if (absl::Now() - last_update >= options_.update_every) {
       last_update = absl::Now();
       std::vector<std::pair<std::string, Open>> open;
@@ -803,6 +751,26 @@ void Lobby::PollLoop() {
       for (const auto& [id, o] : open) SendQueued(id, o);
     }
   }
+}
+
+void Lobby::Follow(const std::vector<std::string>& ids) {
+  absl::StatusOr<std::vector<TicketRow>> rows = store_->Tickets(ids);
+  if (!rows.ok()) return;
+  std::vector<std::string> matched;
+  for (const TicketRow& t : *rows) {
+    if (t.status == "matched") {
+      matched.push_back(t.ticket_id);
+    } else if (t.status == "superseded" || t.status == "cancelled") {
+      if (std::shared_ptr<TicketSink> sink = Take(t.ticket_id)) {
+        sink->End(t.status == "superseded"
+                      ? absl::AbortedError("superseded by a newer request of this player")
+                      : absl::CancelledError("the ticket was cancelled"));
+      }
+    }
+  }
+  if (matched.empty()) return;
+  absl::StatusOr<std::vector<AssignmentRow>> seats = store_->AssignmentsOfTickets(matched);
+  if (seats.ok()) Deliver(*seats);
 }
 
 void Lobby::Deliver(const std::vector<AssignmentRow>& rows) {
@@ -836,35 +804,13 @@ absl::StatusOr<v1::Assignment> Lobby::GetAssignment(const std::string& player_id
   return ToAssignment(live->front());
 }
 
-v1::TableService::Stub* Lobby::TableStub(const std::string& address) {
-  absl::MutexLock lock(&stubs_mu_);
-  std::unique_ptr<v1::TableService::Stub>& stub = stubs_[address];
-  if (!stub) {
-    stub = v1::TableService::NewStub(
-        grpc::CreateChannel(address, options_.table_credentials));
-  }
-  return stub.get();
-}
-
 bool Lobby::GameOver(const std::string& address, const std::string& table_id) {
   const TableEnd end = EndOf(address, table_id);
   return end != TableEnd::kLive && end != TableEnd::kUnknown;
 }
 
 TableEnd Lobby::EndOf(const std::string& address, const std::string& table_id) {
-  v1::GetTableRequest request;
-  request.set_table_id(table_id);
-  v1::TableView view;
-  grpc::ClientContext context;
-  if (!options_.table_token.empty()) {
-    context.AddMetadata("authorization", "Bearer " + options_.table_token);
-  }
-  grpc::Status s =
-      TableStub(address)->GetTable(WithDeadline(&context, absl::Seconds(1)), request, &view);
-  if (s.error_code() == grpc::StatusCode::NOT_FOUND) return TableEnd::kGone;
-  if (!s.ok()) return TableEnd::kUnknown;
-  if (view.voided()) return TableEnd::kVoided;
-  return view.phase() == v1::PHASE_GAME_OVER ? TableEnd::kOver : TableEnd::kLive;
+  return tables_->EndOf(address, table_id);
 }
 
 }  // namespace trix::matchmaking

@@ -5,7 +5,10 @@
 // HoldReleases, hold_releases.h, as every hold that ends unplayed), hands out
 // assignments — the matcher's, at once, and other replicas', found by polling the
 // open streams' tickets — and answers GetAssignment. It knows nothing of gRPC: a
-// stream is a TicketSink.
+// stream is a TicketSink, the rows are a TicketStore's (store/ticket_store.h),
+// the ratings service is a RatingsClient (clients/ratings_client.h) and the
+// tables' states a TableStates (clients/table_states.h); lobby_test.cc runs it on
+// in-memory fakes of each.
 //
 // A staked ticket's hold lives as long as the ticket: every `keep_holds_every`
 // the holds of the waiting tickets whose streams are open here are kept
@@ -18,7 +21,7 @@
 // process may have died between committing the seats and attaching them); the
 // holds of a game over, voided or gone are released (HoldReleases::EndTable).
 //
-// Ratings are optional: without a RatingsService every player counts as
+// Ratings are optional: without a RatingsClient every player counts as
 // `default_rating` (provisional), and a staked request is FAILED_PRECONDITION.
 #ifndef TRIX_SERVICES_MATCHMAKING_LOBBY_H_
 #define TRIX_SERVICES_MATCHMAKING_LOBBY_H_
@@ -35,13 +38,12 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
-#include "grpcpp/security/credentials.h"
+#include "services/matchmaking/clients/ratings_client.h"
+#include "services/matchmaking/clients/table_states.h"
 #include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/matcher.h"
-#include "services/matchmaking/ticket_store.h"
+#include "services/matchmaking/store/ticket_store.h"
 #include "trix/v1/matchmaking.pb.h"
-#include "trix/v1/ratings.grpc.pb.h"
-#include "trix/v1/table.grpc.pb.h"
 
 namespace trix::matchmaking {
 
@@ -59,15 +61,6 @@ struct LobbyOptions {
   std::vector<PoolSpec> pools;
   std::vector<int64_t> stake_levels;  // besides 0 (free)
   int default_rating = 1500;
-  std::string ratings_token;  // presented to the ratings service
-  // How long a call to the ratings service (a hold, a rating) may take.
-  absl::Duration ratings_call_timeout = absl::Seconds(2);
-  // Presented to the table service: GameOver reads tables that are not open to
-  // spectators, which only the backend may.
-  std::string table_token;
-  // The table instances' channels (GameOver): TLS when the deployment dials so.
-  std::shared_ptr<grpc::ChannelCredentials> table_credentials =
-      grpc::InsecureChannelCredentials();
   absl::Duration poll_every = absl::Milliseconds(100);   // other replicas' results
   absl::Duration update_every = absl::Seconds(1);        // Queued updates
   // FindTable requests waiting for the admission thread; more are
@@ -83,22 +76,15 @@ struct LobbyOptions {
   absl::Duration keep_holds_every = absl::Minutes(1);
 };
 
-// How a table's game stands, as its table service says.
-enum class TableEnd {
-  kLive,
-  kOver,     // finished with a result
-  kVoided,   // ended by VoidTable: no result
-  kGone,     // NOT_FOUND: no such table (anymore)
-  kUnknown,  // no answer
-};
-
 v1::Assignment ToAssignment(const AssignmentRow& row);
 
 class Lobby {
  public:
-  // `ratings` may be null (see above); `tables` reads whether a game is over.
-  Lobby(LobbyOptions options, TicketStore* store, v1::RatingsService::StubInterface* ratings,
-        Matcher* matcher, HoldReleases* releases);
+  // `ratings` may be null (see above); `tables` says whether a game is over;
+  // `matcher` may be null (nothing is offered to a matcher, none is asked how
+  // many wait). The lobby owns its clients.
+  Lobby(LobbyOptions options, TicketStore* store, std::unique_ptr<RatingsClient> ratings,
+        Matcher* matcher, HoldReleases* releases, std::unique_ptr<TableStates> tables);
   ~Lobby();
   void Start();
   void Stop();  // ends open streams UNAVAILABLE
@@ -158,9 +144,9 @@ class Lobby {
     int rating = 0;
   };
   absl::Status Validate(Pending& p);
-  // A ratings call's context: the token and a deadline.
-  grpc::ClientContext* Ratings(grpc::ClientContext* c) const;
   void AdmitLoop();
+  // Cancels the tickets of closed streams (kept to try again if it fails).
+  void Cancel(const std::vector<std::string>& ticket_ids);
   void AdmitBatch(std::vector<Pending>& batch);
   // AdmitBatch's steps. SeatAgain: players whose game is still on get that seat
   // back, requests for a party they cannot queue with are refused; returns the
@@ -198,24 +184,24 @@ class Lobby {
   void EndTable(const std::string& table_id, TableEnd end);
   void SendQueued(const std::string& ticket_id, const Open& open);
   void PollLoop();
+  // What became of these open streams' tickets elsewhere: matched (their seats
+  // delivered), superseded or cancelled (their streams ended).
+  void Follow(const std::vector<std::string>& ticket_ids);
   // Removes the open stream of `ticket_id` and returns its sink (or null).
   std::shared_ptr<TicketSink> Take(const std::string& ticket_id);
-  v1::TableService::Stub* TableStub(const std::string& address);
 
   const LobbyOptions options_;
   TicketStore* const store_;
-  v1::RatingsService::StubInterface* const ratings_;
+  const std::unique_ptr<RatingsClient> ratings_;
   Matcher* const matcher_;
   HoldReleases* const releases_;
+  const std::unique_ptr<TableStates> tables_;
 
   absl::Mutex mu_;
   std::deque<Pending> admissions_ ABSL_GUARDED_BY(mu_);
   std::vector<std::string> cancellations_ ABSL_GUARDED_BY(mu_);
   std::map<std::string, Open> open_ ABSL_GUARDED_BY(mu_);  // by ticket id
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Mutex stubs_mu_;
-  std::map<std::string, std::unique_ptr<v1::TableService::Stub>> stubs_
-      ABSL_GUARDED_BY(stubs_mu_);
   std::thread admit_thread_;
   std::thread poll_thread_;
   std::thread housekeeping_thread_;  // Reconcile() at start, then sweeps

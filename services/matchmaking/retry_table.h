@@ -4,6 +4,11 @@
 // so that a replica that dies mid-chore leaves them to the others after the
 // lease), does each, and marks it done or due again after a backoff.
 //
+// It is the PostgreSQL side of the stores of such chores, and only they use it:
+// PostgresHoldReleaseStore (store/hold_release_store.h) and
+// PostgresTableVoidStore (store/table_void_store.h). Their in-memory fakes keep
+// the same contract (RetryBackoff, Backlog).
+//
 //   RetryTable voids(&db, "mm_table_voids", "request_id");
 //   for (const pqxx::row& r : *voids.Lease("table_id, reason", 50)) ...
 //   voids.Done(key);  or  voids.Later(key, tries);

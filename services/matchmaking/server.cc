@@ -8,6 +8,8 @@
 #include "services/common/auth.h"
 #include "services/common/logging.h"
 #include "services/common/server_limits.h"
+#include "services/matchmaking/clients/grpc_ratings_client.h"
+#include "services/matchmaking/clients/grpc_table_states.h"
 #include "services/matchmaking/store/postgres_match_store.h"
 
 namespace trix::matchmaking {
@@ -67,8 +69,8 @@ absl::StatusOr<std::unique_ptr<MatchmakingServer>> MatchmakingServer::Start(
 void MatchmakingServer::Assemble(const MatchmakingConfig& config,
                                  const std::shared_ptr<grpc::ChannelCredentials>& dial,
                                  prometheus::Registry* registry) {
-  store_ = std::make_unique<TicketStore>(config.database_url, config.db_connections,
-                                         SeatTokens(config.seat_token_key));
+  store_ = std::make_unique<PostgresTicketStore>(config.database_url, config.db_connections,
+                                                 SeatTokens(config.seat_token_key));
   if (!config.ratings_address.empty()) {
     ratings_ =
         v1::RatingsService::NewStub(grpc::CreateChannel(config.ratings_address, dial));
@@ -84,20 +86,19 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
   LobbyOptions lobby{.pools = pools,
                      .stake_levels = config.stake_levels,
                      .default_rating = config.default_rating,
-                     .ratings_token = config.credential_token,
-                     .ratings_call_timeout = config.ratings_call_timeout,
-                     .table_token = config.table_token(),
-                     .table_credentials = dial,
                      .poll_every = config.poll_every,
                      .update_every = config.update_every,
                      .max_admissions = config.max_admissions,
                      .keep_ended = config.keep_ended,
                      .reconcile_every = config.reconcile_every,
                      .keep_holds_every = config.keep_holds_every};
+  auto ratings = [&](absl::Duration timeout) -> std::unique_ptr<RatingsClient> {
+    if (ratings_ == nullptr) return nullptr;
+    return std::make_unique<GrpcRatingsClient>(ratings_.get(), config.credential_token, timeout);
+  };
   releases_ = std::make_unique<HoldReleases>(
-      &store_->pool(), ratings_.get(),
-      HoldReleasesOptions{.ratings_token = lobby.ratings_token,
-                          .admission_grace = config.hold_admission_grace,
+      std::make_unique<PostgresHoldReleaseStore>(&store_->pool()), ratings(absl::Seconds(2)),
+      HoldReleasesOptions{.admission_grace = config.hold_admission_grace,
                           .keep = 2 * config.keep_ended},
       registry);
   void_store_ = std::make_unique<PostgresTableVoidStore>(&store_->pool());
@@ -111,8 +112,9 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
       },
       store_.get(), bot_streams_.get(), config.bot_quota);
   AssembleMatcher(config, pools, registry);
-  lobby_ = std::make_unique<Lobby>(lobby, store_.get(), ratings_.get(), matcher_.get(),
-                                   releases_.get());
+  lobby_ = std::make_unique<Lobby>(
+      lobby, store_.get(), ratings(config.ratings_call_timeout), matcher_.get(), releases_.get(),
+      std::make_unique<GrpcTableStates>(config.table_token(), dial));
   service_ = std::make_unique<MatchmakingGrpcService>(
       config.grpc, auth_.get(), lobby_.get(), bots_.get(), store_.get());
 }

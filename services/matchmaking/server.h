@@ -37,8 +37,9 @@
 #include "services/matchmaking/table_voids.h"
 #include "services/matchmaking/player_auth.h"
 #include "services/matchmaking/store/match_store.h"
-#include "services/matchmaking/ticket_store.h"
+#include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/storage/readiness_watch.h"
+#include "trix/v1/ratings.grpc.pb.h"
 
 namespace trix::matchmaking {
 
@@ -76,7 +77,7 @@ struct MatchmakingConfig {
   absl::Duration keep_ended = absl::Hours(1);  // LobbyOptions::keep_ended
   absl::Duration reconcile_every = absl::Seconds(30);  // LobbyOptions::reconcile_every
   absl::Duration keep_holds_every = LobbyOptions().keep_holds_every;
-  absl::Duration ratings_call_timeout = LobbyOptions().ratings_call_timeout;
+  absl::Duration ratings_call_timeout = absl::Seconds(2);  // each call to the ratings service
   absl::Duration give_up_placing = MatcherOptions().give_up_placing;
   // HoldReleasesOptions::admission_grace.
   absl::Duration hold_admission_grace = HoldReleasesOptions().admission_grace;
@@ -118,7 +119,7 @@ class MatchmakingServer {
                       const std::shared_ptr<grpc::ServerCredentials>& credentials);
   void SetServing(bool serving);
 
-  std::unique_ptr<TicketStore> store_;
+  std::unique_ptr<PostgresTicketStore> store_;
   std::unique_ptr<MatchStore> match_store_;  // the matcher's (outlives it)
   std::unique_ptr<v1::RatingsService::Stub> ratings_;
   std::unique_ptr<PlayerAuth> auth_;

@@ -1,6 +1,9 @@
-// TicketStore::Admit against real PostgreSQL: a player who resubmits while their
-// ticket is being matched gets the seat, never a second ticket beside it.
-#include "services/matchmaking/ticket_store.h"
+// PostgresTicketStore where only PostgreSQL can show it: a player who resubmits
+// while their ticket is being matched gets the seat, never a second ticket beside
+// it (admissions racing the matcher's commit and another request), and the sweep
+// of old rows. The contract both ticket stores keep is
+// store/ticket_store_contract_test.cc.
+#include "services/matchmaking/store/postgres_ticket_store.h"
 
 #include "services/matchmaking/matcher.h"
 
@@ -22,7 +25,7 @@ class TicketStoreTest : public storage::DatabaseTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
-    store_ = std::make_unique<TicketStore>(db_->url(), 4, SeatTokens("test seat key"));
+    store_ = std::make_unique<PostgresTicketStore>(db_->url(), 4, SeatTokens("test seat key"));
   }
 
   static TicketRow Row(const std::string& player, const std::string& request) {
@@ -85,38 +88,8 @@ class TicketStoreTest : public storage::DatabaseTest {
     return {tickets, seats};
   }
 
-  std::unique_ptr<TicketStore> store_;
+  std::unique_ptr<PostgresTicketStore> store_;
 };
-
-TEST_F(TicketStoreTest, APlayerHoldingALiveSeatGetsItInsteadOfANewTicket) {
-  ASSERT_TRUE(store_->Admit({Row("p", "r1")}).ok());
-  Claim("p-r1", "g1");
-  {
-    pqxx::connection c(db_->url());
-    CommitSeat(c, "p", "p-r1", "g1");
-  }
-  // The resubmission's check of live seats ran before that commit: Admit itself
-  // must see the seat.
-  absl::StatusOr<Admitted> again = store_->Admit({Row("p", "r2")});
-  ASSERT_TRUE(again.ok()) << again.status();
-  ASSERT_EQ(again->outcomes.size(), 1u);
-  ASSERT_TRUE(again->outcomes[0].assigned.has_value());
-  EXPECT_EQ(again->outcomes[0].assigned->table_id, "table-g1");
-  EXPECT_EQ(again->outcomes[0].assigned->ticket_id, "p-r1");
-  EXPECT_TRUE(again->superseded.empty());
-  EXPECT_EQ(Held("p"), std::make_pair(0, 1));
-}
-
-TEST_F(TicketStoreTest, ATicketBeingPlacedIsResumedByANewRequest) {
-  ASSERT_TRUE(store_->Admit({Row("p", "r1")}).ok());
-  Claim("p-r1", "g1");
-  absl::StatusOr<Admitted> again = store_->Admit({Row("p", "r2")});
-  ASSERT_TRUE(again.ok()) << again.status();
-  EXPECT_EQ(again->outcomes[0].ticket_id, "p-r1");
-  EXPECT_TRUE(again->outcomes[0].resumed);
-  EXPECT_FALSE(again->outcomes[0].assigned.has_value());
-  EXPECT_EQ(Held("p"), std::make_pair(1, 0));
-}
 
 TEST_F(TicketStoreTest, ResubmittingWhileTheSeatIsCommittedNeverLeavesBoth) {
   // The commit of a seat and a resubmission of its player, started together, many

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "services/matchmaking/bot_streams.h"
+#include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/testing/memory_bot_store.h"
 #include "services/storage/testing/test_database.h"
 
@@ -81,7 +82,7 @@ class PostgresBots : public BotsUnderTest {
 
  private:
   std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
-  TicketStore tickets_;
+  PostgresTicketStore tickets_;
   BotStreams a_, b_;
 };
 

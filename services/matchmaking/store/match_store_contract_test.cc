@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/matchmaking/store/postgres_match_store.h"
+#include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/testing/memory_match_store.h"
 #include "services/storage/testing/test_database.h"
 
@@ -110,7 +111,7 @@ class PostgresUnderTest : public StoreUnderTest {
   }
 
   std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
-  TicketStore tickets_;
+  PostgresTicketStore tickets_;
   PostgresMatchStore store_;
 };
 

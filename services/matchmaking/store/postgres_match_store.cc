@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/table_voids.h"
 #include "services/storage/pg_array.h"
 

@@ -1,4 +1,4 @@
-#include "services/matchmaking/ticket_store.h"
+#include "services/matchmaking/store/postgres_ticket_store.h"
 
 #include <pqxx/pqxx>
 #include <utility>
@@ -62,11 +62,12 @@ PgArray TextArray(const std::vector<std::string>& values) {
   return a;
 }
 
-TicketStore::TicketStore(std::string url, int connections, SeatTokens seat_tokens)
+PostgresTicketStore::PostgresTicketStore(std::string url, int connections,
+                                         SeatTokens seat_tokens)
     : pool_(std::move(url), connections, "mamlaka matchmaking"),
       seat_tokens_(std::move(seat_tokens)) {}
 
-AssignmentRow TicketStore::ReadAssignment(const pqxx::row& r) const {
+AssignmentRow PostgresTicketStore::ReadAssignment(const pqxx::row& r) const {
   AssignmentRow a;
   a.table_id = r[0].as<std::string>();
   a.seat = r[1].as<int>();
@@ -88,7 +89,7 @@ AssignmentRow TicketStore::ReadAssignment(const pqxx::row& r) const {
   return a;
 }
 
-void TicketStore::ReadLiveOf(pqxx::transaction_base& tx,
+void PostgresTicketStore::ReadLiveOf(pqxx::transaction_base& tx,
                              const std::vector<std::string>& players,
                              absl::flat_hash_map<std::string, std::string>* live,
                              absl::flat_hash_map<std::string, AssignmentRow>* seat) const {
@@ -240,7 +241,7 @@ absl::StatusOr<bool> ChangesARow(storage::ConnectionPool& pool, absl::string_vie
 
 }  // namespace
 
-absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) {
+absl::StatusOr<Admitted> PostgresTicketStore::Admit(const std::vector<TicketRow>& rows) {
   Admitted admitted;
   // The last row of each player wins within the batch.
   absl::flat_hash_map<std::string, size_t> last;
@@ -271,7 +272,7 @@ absl::StatusOr<Admitted> TicketStore::Admit(const std::vector<TicketRow>& rows) 
   return admitted;
 }
 
-absl::StatusOr<std::vector<TicketRow>> TicketStore::Cancel(
+absl::StatusOr<std::vector<TicketRow>> PostgresTicketStore::Cancel(
     const std::vector<std::string>& ids) {
   std::vector<TicketRow> cancelled;
   absl::Status s = pool_.Run("cancelling tickets", [&](pqxx::connection& c) {
@@ -289,7 +290,7 @@ absl::StatusOr<std::vector<TicketRow>> TicketStore::Cancel(
   return cancelled;
 }
 
-absl::StatusOr<bool> TicketStore::CarryHold(const std::string& ticket_id,
+absl::StatusOr<bool> PostgresTicketStore::CarryHold(const std::string& ticket_id,
                                             const std::string& hold_id, int64_t stake) {
   return ChangesARow(pool_, "giving a ticket a hold",
                      "UPDATE mm_tickets SET hold_id = $2 WHERE ticket_id = $1 "
@@ -297,14 +298,14 @@ absl::StatusOr<bool> TicketStore::CarryHold(const std::string& ticket_id,
                      ticket_id, hold_id, stake);
 }
 
-absl::StatusOr<bool> TicketStore::SupersedeWaiting(const std::string& ticket_id) {
+absl::StatusOr<bool> PostgresTicketStore::SupersedeWaiting(const std::string& ticket_id) {
   return ChangesARow(pool_, "superseding a ticket",
                      "UPDATE mm_tickets SET status = 'superseded', changed = now() "
                      "WHERE ticket_id = $1 AND status = 'waiting' RETURNING 1",
                      ticket_id);
 }
 
-absl::StatusOr<std::vector<TicketRow>> TicketStore::HeldTicketsOf(
+absl::StatusOr<std::vector<TicketRow>> PostgresTicketStore::HeldTicketsOf(
     const std::vector<std::string>& player_ids) {
   std::vector<TicketRow> rows;
   absl::Status s = pool_.Run("reading held tickets", [&](pqxx::connection& c) {
@@ -322,7 +323,7 @@ absl::StatusOr<std::vector<TicketRow>> TicketStore::HeldTicketsOf(
   return rows;
 }
 
-absl::StatusOr<std::vector<TicketRow>> TicketStore::Tickets(
+absl::StatusOr<std::vector<TicketRow>> PostgresTicketStore::Tickets(
     const std::vector<std::string>& ids) {
   std::vector<TicketRow> rows;
   absl::Status s = pool_.Run("reading tickets", [&](pqxx::connection& c) {
@@ -338,7 +339,7 @@ absl::StatusOr<std::vector<TicketRow>> TicketStore::Tickets(
   return rows;
 }
 
-absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignments(
+absl::StatusOr<std::vector<AssignmentRow>> PostgresTicketStore::LiveAssignments(
     const std::string& player_id) {
   std::vector<AssignmentRow> rows;
   absl::Status s = pool_.Run("reading assignments", [&](pqxx::connection& c) {
@@ -355,7 +356,7 @@ absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignments(
   return rows;
 }
 
-absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOf(
+absl::StatusOr<std::vector<AssignmentRow>> PostgresTicketStore::LiveAssignmentsOf(
     const std::vector<std::string>& player_ids) {
   std::vector<AssignmentRow> rows;
   absl::Status s = pool_.Run("reading assignments", [&](pqxx::connection& c) {
@@ -372,7 +373,7 @@ absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOf(
   return rows;
 }
 
-absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOfStreams(
+absl::StatusOr<std::vector<AssignmentRow>> PostgresTicketStore::LiveAssignmentsOfStreams(
     const std::vector<std::string>& stream_ids) {
   std::vector<AssignmentRow> rows;
   absl::Status s = pool_.Run("reading bot assignments", [&](pqxx::connection& c) {
@@ -390,7 +391,7 @@ absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveAssignmentsOfStreams
   return rows;
 }
 
-absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveStakedAssignments() {
+absl::StatusOr<std::vector<AssignmentRow>> PostgresTicketStore::LiveStakedAssignments() {
   std::vector<AssignmentRow> rows;
   absl::Status s = pool_.Run("reading staked assignments", [&](pqxx::connection& c) {
     rows.clear();  // a retried read starts again
@@ -405,7 +406,7 @@ absl::StatusOr<std::vector<AssignmentRow>> TicketStore::LiveStakedAssignments() 
   return rows;
 }
 
-absl::StatusOr<std::vector<AssignmentRow>> TicketStore::AssignmentsOfTickets(
+absl::StatusOr<std::vector<AssignmentRow>> PostgresTicketStore::AssignmentsOfTickets(
     const std::vector<std::string>& ticket_ids) {
   std::vector<AssignmentRow> rows;
   absl::Status s = pool_.Run("reading assignments", [&](pqxx::connection& c) {
@@ -421,7 +422,7 @@ absl::StatusOr<std::vector<AssignmentRow>> TicketStore::AssignmentsOfTickets(
   return rows;
 }
 
-absl::Status TicketStore::MarkFinished(const std::string& table_id) {
+absl::Status PostgresTicketStore::MarkFinished(const std::string& table_id) {
   return pool_.Run("finishing assignments", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     tx.exec_params0("UPDATE mm_assignments SET finished = true WHERE table_id = $1",
@@ -431,7 +432,7 @@ absl::Status TicketStore::MarkFinished(const std::string& table_id) {
   });
 }
 
-absl::StatusOr<int64_t> TicketStore::SweepEnded(absl::Duration keep, int limit) {
+absl::StatusOr<int64_t> PostgresTicketStore::SweepEnded(absl::Duration keep, int limit) {
   int64_t swept = 0;
   absl::Status s = pool_.Run("sweeping ended tickets", [&](pqxx::connection& c) {
     // One statement; rows another replica's sweep holds are skipped, not waited for.
@@ -482,7 +483,7 @@ absl::Status NotInALiveParty(pqxx::transaction_base& tx, const std::string& play
 
 }  // namespace
 
-absl::Status TicketStore::CreateParty(const PartyRow& party) {
+absl::Status PostgresTicketStore::CreateParty(const PartyRow& party) {
   return pool_.Run("creating a party", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     if (absl::Status s = NotInALiveParty(tx, party.members.front()); !s.ok()) return s;
@@ -507,7 +508,7 @@ constexpr char kPartyColumns[] =
     "party_id, code, members, extract(epoch from expires)::float8";
 }  // namespace
 
-absl::StatusOr<PartyRow> TicketStore::JoinParty(const std::string& code,
+absl::StatusOr<PartyRow> PostgresTicketStore::JoinParty(const std::string& code,
                                                 const std::string& player_id) {
   PartyRow party;
   absl::Status s = pool_.Run("joining a party", [&](pqxx::connection& c) {
@@ -536,7 +537,7 @@ absl::StatusOr<PartyRow> TicketStore::JoinParty(const std::string& code,
   return party;
 }
 
-absl::StatusOr<PartyRow> TicketStore::Party(const std::string& party_id) {
+absl::StatusOr<PartyRow> PostgresTicketStore::Party(const std::string& party_id) {
   PartyRow party;
   absl::Status s = pool_.Run("reading a party", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
@@ -553,7 +554,7 @@ absl::StatusOr<PartyRow> TicketStore::Party(const std::string& party_id) {
   return party;
 }
 
-absl::Status TicketStore::LeaveParty(const std::string& party_id,
+absl::Status PostgresTicketStore::LeaveParty(const std::string& party_id,
                                      const std::string& player_id) {
   return pool_.Run("leaving a party", [&](pqxx::connection& c) {
     pqxx::work tx(c);
@@ -575,7 +576,7 @@ absl::Status TicketStore::LeaveParty(const std::string& party_id,
   });
 }
 
-absl::Status TicketStore::RegisterBot(const BotAccount& bot, const std::string& key_hash) {
+absl::Status PostgresTicketStore::RegisterBot(const BotAccount& bot, const std::string& key_hash) {
   return pool_.Run("registering a bot", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     const pqxx::result r = tx.exec_params(
@@ -589,7 +590,7 @@ absl::Status TicketStore::RegisterBot(const BotAccount& bot, const std::string& 
   });
 }
 
-absl::Status TicketStore::SetBotKey(const std::string& bot_id,
+absl::Status PostgresTicketStore::SetBotKey(const std::string& bot_id,
                                     const std::string& key_hash) {
   return pool_.Run("rotating a bot key", [&](pqxx::connection& c) {
     pqxx::work tx(c);
@@ -603,7 +604,7 @@ absl::Status TicketStore::SetBotKey(const std::string& bot_id,
   });
 }
 
-absl::Status TicketStore::RevokeBot(const std::string& bot_id) {
+absl::Status PostgresTicketStore::RevokeBot(const std::string& bot_id) {
   return pool_.Run("revoking a bot", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     const pqxx::result r = tx.exec_params(
@@ -614,7 +615,7 @@ absl::Status TicketStore::RevokeBot(const std::string& bot_id) {
   });
 }
 
-absl::StatusOr<BotAccount> TicketStore::BotByKeyHash(const std::string& key_hash) {
+absl::StatusOr<BotAccount> PostgresTicketStore::BotByKeyHash(const std::string& key_hash) {
   BotAccount bot;
   absl::Status s = pool_.Run("reading a bot", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
