@@ -271,45 +271,45 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
         slot,
         [this, slot, after = std::move(after), start, status] {
           metrics_.append_seconds.Observe(absl::ToDoubleSeconds(absl::Now() - start));
-          if (status.ok()) {
-            // The answer before the broadcast: a Play stream stages it so that it rides
-            // in the update that carries the action's events. Listings must already
-            // show what it answers.
-            slot->acknowledged = slot->table->log_length();
-            UpdateListing(*slot);
-            after(status);
-            Broadcast(*slot);
-            ScheduleClock(*slot);
-            return;
-          }
-          metrics_.append_failures.Increment();
-          // An unreachable database fails every table's appends alike; the
-          // maintenance thread logs that once per change of state.
-          if (!absl::IsUnavailable(status)) {
-            LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
-          }
-          // Memory ran ahead of the log: drop it; the next command reloads.
-          slot->table.reset();
-          slot->load_status = absl::UnavailableError("the table is being reloaded");
-          if (status.code() == absl::StatusCode::kAborted)
-            return LoseLease(slot, status, after);
-          after(absl::UnavailableError(absl::StrCat(
-              "the action could not be saved; retry with the same request_id: ",
-              status.message())));
-          if (absl::IsDataLoss(status)) {
-            // The log lost entries it had acknowledged (a failover to a replica that
-            // lacked them): rebuild from what it holds now, without waiting for a call.
-            return PlayDueMoves(slot, /*restart_clock=*/false);
-          }
-          // The log moved on without us.
-          if (status.code() == absl::StatusCode::kFailedPrecondition) {
-            Evict(*slot, absl::UnavailableError(
-                             absl::StrCat("table ", slot->id, " is no longer hosted here: ",
-                                          status.message(), "; resume with after_seq")));
-          }
+          if (!status.ok()) return CommitFailed(slot, status, after);
+          // The answer before the broadcast: a Play stream stages it so that it rides
+          // in the update that carries the action's events. Listings must already
+          // show what it answers.
+          slot->acknowledged = slot->table->log_length();
+          UpdateListing(*slot);
+          after(status);
+          Broadcast(*slot);
+          ScheduleClock(*slot);
         },
         here);
   });
+}
+
+void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Status& status,
+                             const std::function<void(const absl::Status&)>& after) {
+  metrics_.append_failures.Increment();
+  // An unreachable database fails every table's appends alike; the
+  // maintenance thread logs that once per change of state.
+  if (!absl::IsUnavailable(status)) {
+    LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
+  }
+  // Memory ran ahead of the log: drop it; the next command reloads.
+  slot->table.reset();
+  slot->load_status = absl::UnavailableError("the table is being reloaded");
+  if (status.code() == absl::StatusCode::kAborted) return LoseLease(slot, status, after);
+  after(absl::UnavailableError(absl::StrCat(
+      "the action could not be saved; retry with the same request_id: ", status.message())));
+  if (absl::IsDataLoss(status)) {
+    // The log lost entries it had acknowledged (a failover to a replica that
+    // lacked them): rebuild from what it holds now, without waiting for a call.
+    return PlayDueMoves(slot, /*restart_clock=*/false);
+  }
+  // The log moved on without us.
+  if (status.code() == absl::StatusCode::kFailedPrecondition) {
+    Evict(*slot, absl::UnavailableError(
+                     absl::StrCat("table ", slot->id, " is no longer hosted here: ",
+                                  status.message(), "; resume with after_seq")));
+  }
 }
 
 void TableHost::CountRewind(Slot& slot) {

@@ -287,6 +287,10 @@ class TableHost {
   // store's error (the table is then reloaded before its next command).
   void Commit(const std::shared_ptr<Slot>& slot, Step step,
               std::function<void(const absl::Status&)> after);
+  // An append the store refused: the table is dropped from memory (reloaded by
+  // the next command) and `after` told to retry, or the lease is lost.
+  void CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Status& status,
+                    const std::function<void(const absl::Status&)>& after);
   void Broadcast(Slot& slot);
   // After a reload found the stored log shorter than the table had acknowledged
   // (after a refused append, or any reload): counts and logs the entries lost.
