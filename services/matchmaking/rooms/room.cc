@@ -218,7 +218,6 @@ void Room::BeginGame(const std::string& request_id, absl::Time now) {
     game.seats[s] = {.player_id = m->player_id, .display_name = m->display_name,
                      .member = true};
   }
-  for (RoomMember& m : members_) m.ready = false;
   game_ = std::move(game);
 }
 
@@ -233,6 +232,7 @@ void Room::GameCreated(const std::string& table_id, const std::string& address) 
   game_->state = v1::ROOM_GAME_PLAYING;
   game_->table_id = table_id;
   game_->address = address;
+  for (RoomMember& m : members_) m.ready = false;  // ready again for the next game
 }
 
 void Room::CancelStart() {

@@ -112,13 +112,15 @@ class Room {
   absl::Status CheckStart(const std::string& player_id) const;
   // Whether `player_id` may start the next game after the last one (Rematch).
   absl::Status CheckRematch(const std::string& player_id) const;
-  // The next game, starting: the members seated now, every ready flag cleared.
+  // The next game, starting: the members seated now.
   void BeginGame(const std::string& request_id, absl::Time now);
   // The starting game's empty seats, as planned (bots, the autopilot).
   void PlanSeats(const std::array<GameSeat, kRoomSeats>& seats);
-  // The starting game's table is made: it is being played.
+  // The starting game's table is made: it is being played; every ready flag is
+  // cleared for the next one.
   void GameCreated(const std::string& table_id, const std::string& address);
-  // The starting game could not be made (and was not): back to before it.
+  // The starting game could not be made (and was not): back to before it, the
+  // ready flags as they were.
   void CancelStart();
   // The game at `table_id` ended, with `result` (null: voided or lost): it goes
   // into the series. False when it is not this room's game being played.

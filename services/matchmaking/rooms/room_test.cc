@@ -97,7 +97,7 @@ TEST(RoomTest, AGameStartsOnceEverySeatedMemberIsReady) {
   EXPECT_TRUE(absl::IsPermissionDenied(room.CheckStart("zed")));
   room.BeginGame("room-1/1", kNow);
   EXPECT_TRUE(room.playing());
-  EXPECT_FALSE(room.members()[0].ready);  // cleared for the next game
+  EXPECT_TRUE(room.members()[0].ready);  // until the table is made
   EXPECT_EQ(room.game()->number, 1);
   EXPECT_EQ(room.game()->seats[1].player_id, "bob");
   EXPECT_EQ(room.game()->seats[2].player_id, "");  // not planned yet
@@ -105,6 +105,8 @@ TEST(RoomTest, AGameStartsOnceEverySeatedMemberIsReady) {
   EXPECT_TRUE(absl::IsFailedPrecondition(again));
   EXPECT_NE(again.message().find("starting"), absl::string_view::npos) << again;
   EXPECT_TRUE(absl::IsFailedPrecondition(room.TakeSeat("bob", 2)));
+  room.GameCreated("table-1", "host:1");
+  EXPECT_FALSE(room.members()[0].ready);  // cleared for the next game
   // A member joining now plays from the next game.
   ASSERT_TRUE(room.Join({"carol", "Carol"}).ok());
   EXPECT_EQ(room.game()->seats[2].player_id, "");
@@ -165,10 +167,12 @@ TEST(RoomTest, AVoidedGameIsRecordedButNotCounted) {
 
 TEST(RoomTest, AStartThatMadeNoTableIsUndone) {
   Room room = Make();
+  ASSERT_TRUE(room.SetReady("alice", true).ok());
   room.BeginGame("room-1/1", kNow);
   room.CancelStart();
   EXPECT_FALSE(room.game().has_value());
   EXPECT_FALSE(room.playing());
+  EXPECT_TRUE(room.CheckStart("alice").ok());  // ready as before
 }
 
 TEST(RoomTest, TheStoredFormGivesTheSameRoomBack) {
