@@ -227,6 +227,31 @@ TEST_F(MatchmakingRoomsTest, MembersJoinByCodeChooseSeatsAndBadMovesAreRefused) 
   EXPECT_EQ(Join("erin", created.code()).error_code(), grpc::StatusCode::NOT_FOUND);
 }
 
+TEST_F(MatchmakingRoomsTest, CallersAreCheckedAsMatchmakingChecksThem) {
+  v1::CreateRoomRequest r;
+  v1::RoomState state;
+  EXPECT_EQ(Call_(&v1::Rooms::Stub::CreateRoom, r, &state, "").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  r.set_player_id("alice");
+  // Matchmaking's own table credential may not act for players (matchmaking:play).
+  EXPECT_EQ(Call_(&v1::Rooms::Stub::CreateRoom, r, &state,
+                  std::string("Bearer ") + table::kMatchmakingTableToken)
+                .error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // A player acts for themself only.
+  const std::string alice = PlayerToken("alice", 600);
+  r.set_player_id("bob");
+  EXPECT_EQ(Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  r.clear_player_id();
+  ASSERT_TRUE(Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice).ok());
+  EXPECT_EQ(state.owner(), "alice");
+  r.set_stake(100);
+  grpc::Status staked = Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice);
+  EXPECT_EQ(staked.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(staked.error_message(), "staked rooms are not offered yet");
+}
+
 TEST_F(MatchmakingRoomsTest, CodeLookupsAreLimitedPerPlayer) {
   const std::string token = PlayerToken("mallory", 600);
   grpc::Status last;
