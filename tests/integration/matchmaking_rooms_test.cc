@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
-
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/matchmaking_fixture.h"
@@ -23,7 +22,8 @@ namespace {
 // One member's WatchRoom stream, read on its own thread.
 class RoomWatch {
  public:
-  RoomWatch(v1::Rooms::Stub* stub, const std::string& player, const std::string& room_id) {
+  RoomWatch(v1::Rooms::Stub* stub, const std::string& player,
+            const std::string& room_id) {
     context_.AddMetadata("authorization", kServiceBearer);
     v1::WatchRoomRequest request;
     request.set_player_id(player);
@@ -96,7 +96,8 @@ class MatchmakingRoomsTest : public MatchmakingTest {
     return (rooms_.get()->*call)(&context, request, response);
   }
 
-  v1::RoomState Create(const std::string& player, v1::EmptySeats empty = v1::EMPTY_SEATS_BOTS) {
+  v1::RoomState Create(const std::string& player,
+                       v1::EmptySeats empty = v1::EMPTY_SEATS_BOTS) {
     v1::CreateRoomRequest r;
     r.set_player_id(player);
     r.set_empty_seats(empty);
@@ -130,7 +131,8 @@ class MatchmakingRoomsTest : public MatchmakingTest {
     v1::RoomState state;
     return Call_(&v1::Rooms::Stub::SetReady, r, &state);
   }
-  grpc::Status Start(const std::string& player, const std::string& room, bool rematch = false) {
+  grpc::Status Start(const std::string& player, const std::string& room,
+                     bool rematch = false) {
     v1::RoomState state;
     if (rematch) {
       v1::RematchRequest r;
@@ -183,7 +185,8 @@ TEST_F(MatchmakingRoomsTest, MembersJoinByCodeChooseSeatsAndBadMovesAreRefused) 
   EXPECT_EQ(state.seats(1).player_id(), "bob");
   ASSERT_TRUE(Join("carol", created.code()).ok());
   ASSERT_TRUE(Join("dave", created.code()).ok());
-  EXPECT_EQ(Join("erin", created.code()).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Join("erin", created.code()).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
   EXPECT_EQ(Join("erin", "ZZZZ2345").error_code(), grpc::StatusCode::NOT_FOUND);
   EXPECT_EQ(Join("erin", "0000").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
   // A taken seat; a swap that makes alice and bob partners (opposite seats).
@@ -221,8 +224,10 @@ TEST_F(MatchmakingRoomsTest, MembersJoinByCodeChooseSeatsAndBadMovesAreRefused) 
   // An expired code finds nothing.
   pqxx::connection c(db_->url());
   pqxx::work tx(c);
-  tx.exec_params0("UPDATE mm_rooms SET code_expires = now() - interval '1 second' "
-                  "WHERE room_id = $1", room);
+  tx.exec_params0(
+      "UPDATE mm_rooms SET code_expires = now() - interval '1 second' "
+      "WHERE room_id = $1",
+      room);
   tx.commit();
   EXPECT_EQ(Join("erin", created.code()).error_code(), grpc::StatusCode::NOT_FOUND);
 }
@@ -255,7 +260,8 @@ TEST_F(MatchmakingRoomsTest, CallersAreCheckedAsMatchmakingChecksThem) {
 TEST_F(MatchmakingRoomsTest, CodeLookupsAreLimitedPerPlayer) {
   const std::string token = PlayerToken("mallory", 600);
   grpc::Status last;
-  for (int i = 0; i < 12 && last.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED; ++i) {
+  for (int i = 0; i < 12 && last.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED;
+       ++i) {
     last = Join("mallory", "ABCD2345", nullptr, token);
     if (last.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) {
       EXPECT_EQ(last.error_code(), grpc::StatusCode::NOT_FOUND) << last.error_message();
@@ -286,7 +292,8 @@ TEST_F(MatchmakingRoomsTest, TwoStartsMakeOneTableAGameIsPlayedAndARematchMakesA
   std::thread t2([&] { second = Start("bob", room); });
   t1.join();
   t2.join();
-  EXPECT_TRUE(first.ok() || second.ok()) << first.error_message() << second.error_message();
+  EXPECT_TRUE(first.ok() || second.ok())
+      << first.error_message() << second.error_message();
   for (const grpc::Status& s : {first, second}) {
     EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
         << s.error_message();
@@ -309,21 +316,21 @@ TEST_F(MatchmakingRoomsTest, TwoStartsMakeOneTableAGameIsPlayedAndARematchMakesA
     // The two empty seats went to the two bot accounts, which were sent them.
     ASSERT_TRUE(bot1.WaitAssignments(game) && bot2.WaitAssignments(game));
     std::vector<std::unique_ptr<table::SeatClient>> seats;
-    for (const v1::Assignment& x : {bot1.assignments()[game - 1], bot2.assignments()[game - 1]}) {
+    for (const v1::Assignment& x :
+         {bot1.assignments()[game - 1], bot2.assignments()[game - 1]}) {
       ASSERT_EQ(x.table_id(), table_id);
       seats.push_back(Play(x.table_id(), x.address(), x.seat_token(), x.seat()));
     }
     for (const v1::RoomState* s : {&*a, &*b}) {
-      seats.push_back(Play(table_id, s->assignment().address(), s->assignment().seat_token(),
-                           s->assignment().seat()));
+      seats.push_back(Play(table_id, s->assignment().address(),
+                           s->assignment().seat_token(), s->assignment().seat()));
     }
     for (auto& seat : seats) {
       grpc::Status end = seat->WaitDone(absl::Seconds(60));
       ASSERT_TRUE(end.ok()) << end.error_message();
     }
-    std::optional<v1::RoomState> over = alice.WaitFor([game](const v1::RoomState& s) {
-      return s.series().games_played() == game;
-    });
+    std::optional<v1::RoomState> over = alice.WaitFor(
+        [game](const v1::RoomState& s) { return s.series().games_played() == game; });
     ASSERT_TRUE(over.has_value());
     EXPECT_EQ(over->game().state(), v1::ROOM_GAME_OVER);
     EXPECT_FALSE(over->has_assignment());

@@ -14,7 +14,8 @@ double Seconds(absl::Time t) { return absl::ToDoubleSeconds(t - absl::UnixEpoch(
 void InsertSeats(pqxx::work& tx, const std::vector<AssignmentRow>& seats) {
   for (const AssignmentRow& a : seats) {
     tx.exec_params0(
-        "INSERT INTO mm_assignments (table_id, seat, player_id, bot, address, seat_token, "
+        "INSERT INTO mm_assignments (table_id, seat, player_id, bot, address, "
+        "seat_token, "
         "team, format, stake, possible, bot_stream, placement_id) "
         "VALUES ($1, $2, $3, $4, $5, '', $6, $7, $8, to_timestamp($9), "
         "NULLIF($10, ''), $11) ON CONFLICT (table_id, seat) DO NOTHING",
@@ -62,13 +63,15 @@ absl::StatusOr<std::string> PostgresRoomStore::RoomOfCode(const std::string& cod
   absl::Status s = db_->Run("looking up an invite code", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     pqxx::result r = tx.exec_params(
-        "SELECT room_id FROM mm_rooms WHERE code = $1 AND code_expires > to_timestamp($2)",
+        "SELECT room_id FROM mm_rooms WHERE code = $1 AND code_expires > "
+        "to_timestamp($2)",
         code, Seconds(now));
     if (!r.empty()) room_id = r[0][0].as<std::string>();
     return absl::OkStatus();
   });
   if (!s.ok()) return s;
-  if (room_id.empty()) return absl::NotFoundError("no room has this code (or it expired)");
+  if (room_id.empty())
+    return absl::NotFoundError("no room has this code (or it expired)");
   return room_id;
 }
 

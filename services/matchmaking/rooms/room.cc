@@ -36,7 +36,7 @@ void Reset(v1::Series& series) {
 }
 
 json SeatJson(const GameSeat& s) {
-  return {{"player", s.player_id}, {"name", s.display_name}, {"member", s.member},
+  return {{"player", s.player_id}, {"name", s.display_name},   {"member", s.member},
           {"bot", s.bot},          {"autopilot", s.autopilot}, {"stream", s.bot_stream}};
 }
 
@@ -139,7 +139,8 @@ absl::Status Room::SwapSeats(const std::string& player_id, int seat_a, int seat_
   if (absl::Status s = CheckSeat(seat_a); !s.ok()) return s;
   if (absl::Status s = CheckSeat(seat_b); !s.ok()) return s;
   if (seat_a == seat_b) return absl::InvalidArgumentError("swap two different seats");
-  if (!IsMember(player_id)) return absl::PermissionDeniedError("not a member of this room");
+  if (!IsMember(player_id))
+    return absl::PermissionDeniedError("not a member of this room");
   if (player_id != owner_ && seats_[seat_a] != player_id && seats_[seat_b] != player_id) {
     return absl::PermissionDeniedError("only the owner swaps seats that are not theirs");
   }
@@ -164,13 +165,16 @@ absl::Status Room::SetReady(const std::string& player_id, bool ready) {
 absl::Status Room::Kick(const std::string& owner, const std::string& member) {
   if (!IsMember(owner)) return absl::PermissionDeniedError("not a member of this room");
   if (owner != owner_) return absl::PermissionDeniedError("only the room's owner kicks");
-  if (member == owner) return absl::InvalidArgumentError("the owner leaves with LeaveRoom");
-  if (!IsMember(member)) return absl::NotFoundError(absl::StrCat(member, " is not a member"));
+  if (member == owner)
+    return absl::InvalidArgumentError("the owner leaves with LeaveRoom");
+  if (!IsMember(member))
+    return absl::NotFoundError(absl::StrCat(member, " is not a member"));
   return Leave(member);
 }
 
 absl::Status Room::CheckRematch(const std::string& player_id) const {
-  if (!IsMember(player_id)) return absl::PermissionDeniedError("not a member of this room");
+  if (!IsMember(player_id))
+    return absl::PermissionDeniedError("not a member of this room");
   if (!game_.has_value()) {
     return absl::FailedPreconditionError("no game yet: start the first with StartGame");
   }
@@ -188,7 +192,8 @@ absl::Status Room::CheckRematch(const std::string& player_id) const {
 }
 
 absl::Status Room::CheckStart(const std::string& player_id) const {
-  if (!IsMember(player_id)) return absl::PermissionDeniedError("not a member of this room");
+  if (!IsMember(player_id))
+    return absl::PermissionDeniedError("not a member of this room");
   if (game_.has_value() && game_->state == v1::ROOM_GAME_STARTING) {
     return absl::FailedPreconditionError("the game is starting already");
   }
@@ -215,8 +220,8 @@ void Room::BeginGame(const std::string& request_id, absl::Time now) {
   for (int s = 0; s < kRoomSeats; ++s) {
     const RoomMember* m = Member(seats_[s]);
     if (m == nullptr) continue;
-    game.seats[s] = {.player_id = m->player_id, .display_name = m->display_name,
-                     .member = true};
+    game.seats[s] = {
+        .player_id = m->player_id, .display_name = m->display_name, .member = true};
   }
   game_ = std::move(game);
 }
@@ -242,7 +247,8 @@ void Room::CancelStart() {
   if (last == 0) return;
   // The game before, as it ended (its table and players are in the series).
   const v1::SeriesGame& g = series_.games(last - 1);
-  RoomGame before{.number = g.number(), .state = v1::ROOM_GAME_OVER, .table_id = g.table_id()};
+  RoomGame before{
+      .number = g.number(), .state = v1::ROOM_GAME_OVER, .table_id = g.table_id()};
   for (int s = 0; s < kRoomSeats && s < g.players_size(); ++s) {
     before.seats[s].player_id = g.players(s);
   }
@@ -272,7 +278,8 @@ void Room::Score(const v1::GameResult& result) {
   series_.set_games_played(series_.games_played() + 1);
   const bool partner = settings_.mode.team() == v1::TEAM_PARTNER;
   for (int s = 0; s < kRoomSeats; ++s) {
-    if (s < result.totals_size()) series_.set_totals(s, series_.totals(s) + result.totals(s));
+    if (s < result.totals_size())
+      series_.set_totals(s, series_.totals(s) + result.totals(s));
     bool won = partner ? result.has_winner_team() && result.winner_team() == s % 2
                        : s < result.places_size() && result.places(s) == 1;
     if (won) series_.set_seat_wins(s, series_.seat_wins(s) + 1);
@@ -340,12 +347,16 @@ std::string Room::Serialize() const {
             {"seats", seats_}};
   j["members"] = json::array();
   for (const RoomMember& m : members_) {
-    j["members"].push_back({{"player", m.player_id}, {"name", m.display_name}, {"ready", m.ready}});
+    j["members"].push_back(
+        {{"player", m.player_id}, {"name", m.display_name}, {"ready", m.ready}});
   }
   if (game_.has_value()) {
-    json g = {{"number", game_->number},       {"state", game_->state},
-              {"request", game_->request_id},  {"planned", game_->planned},
-              {"table", game_->table_id},      {"address", game_->address},
+    json g = {{"number", game_->number},
+              {"state", game_->state},
+              {"request", game_->request_id},
+              {"planned", game_->planned},
+              {"table", game_->table_id},
+              {"address", game_->address},
               {"started", absl::ToUnixMicros(game_->started)}};
     g["seats"] = json::array();
     for (const GameSeat& s : game_->seats) g["seats"].push_back(SeatJson(s));
@@ -384,7 +395,8 @@ absl::StatusOr<Room> Room::Parse(const std::string& text) {
                     .table_id = g.at("table"),
                     .address = g.at("address"),
                     .started = absl::FromUnixMicros(g.at("started").get<int64_t>())};
-      for (int s = 0; s < kRoomSeats; ++s) game.seats[s] = SeatOfJson(g.at("seats").at(s));
+      for (int s = 0; s < kRoomSeats; ++s)
+        game.seats[s] = SeatOfJson(g.at("seats").at(s));
       r.game_ = std::move(game);
     }
     if (!google::protobuf::util::JsonStringToMessage(j.at("series").get<std::string>(),

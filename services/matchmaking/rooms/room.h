@@ -73,8 +73,8 @@ struct RoomGame {
 class Room {
  public:
   Room() = default;
-  Room(std::string room_id, std::string code, absl::Time code_expires, RoomSettings settings,
-       const RoomPlayer& owner, absl::Time now);
+  Room(std::string room_id, std::string code, absl::Time code_expires,
+       RoomSettings settings, const RoomPlayer& owner, absl::Time now);
 
   const std::string& room_id() const { return room_id_; }
   const std::string& code() const { return code_; }

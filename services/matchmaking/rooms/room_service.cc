@@ -30,7 +30,8 @@ std::string NewRoomCode() {
     unsigned char bytes[16];
     if (RAND_bytes(bytes, sizeof(bytes)) != 1) continue;
     for (unsigned char b : bytes) {
-      if (b < kUsable && code.size() < kRoomCodeLength) code += kRoomCodeAlphabet[b % kLetters];
+      if (b < kUsable && code.size() < kRoomCodeLength)
+        code += kRoomCodeAlphabet[b % kLetters];
     }
   }
   return code;
@@ -40,8 +41,8 @@ absl::StatusOr<std::string> CheckRoomCode(const std::string& code) {
   const std::string upper = absl::AsciiStrToUpper(code);
   if (upper.size() != kRoomCodeLength ||
       upper.find_first_not_of(kRoomCodeAlphabet) != std::string::npos) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "an invite code is ", kRoomCodeLength, " characters of ", kRoomCodeAlphabet));
+    return absl::InvalidArgumentError(absl::StrCat("an invite code is ", kRoomCodeLength,
+                                                   " characters of ", kRoomCodeAlphabet));
   }
   return upper;
 }
@@ -105,7 +106,8 @@ void RoomService::Stop() {
   for (std::thread& t : starters_) t.join();
   starters_.clear();
   for (auto& [room, list] : watchers) {
-    for (Watcher& w : list) w.sink->End(absl::UnavailableError("matchmaking is draining; watch again"));
+    for (Watcher& w : list)
+      w.sink->End(absl::UnavailableError("matchmaking is draining; watch again"));
   }
 }
 
@@ -114,7 +116,8 @@ absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
   if (request.stake() != 0) {
     return absl::FailedPreconditionError("staked rooms are not offered yet");
   }
-  if (request.unrated()) return absl::FailedPreconditionError("unrated rooms are not offered yet");
+  if (request.unrated())
+    return absl::FailedPreconditionError("unrated rooms are not offered yet");
   RoomSettings settings{.mode = request.mode(),
                         .spectators = request.spectators(),
                         .empty_seats = request.empty_seats()};
@@ -133,7 +136,8 @@ absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
   }
   const absl::Time now = absl::Now();
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
-    Room room(service::NewUuid(), NewRoomCode(), now + options_.code_ttl, settings, owner, now);
+    Room room(service::NewUuid(), NewRoomCode(), now + options_.code_ttl, settings, owner,
+              now);
     absl::Status s = store_->Create(room);
     if (s.ok()) return room;
     if (!absl::IsAlreadyExists(s)) return s;  // else a code taken: draw another
@@ -141,7 +145,8 @@ absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
   return absl::AbortedError("no free invite code; try again");
 }
 
-absl::StatusOr<Room> RoomService::Join(const RoomPlayer& player, const std::string& code) {
+absl::StatusOr<Room> RoomService::Join(const RoomPlayer& player,
+                                       const std::string& code) {
   absl::StatusOr<std::string> room_id = store_->RoomOfCode(code, absl::Now());
   if (!room_id.ok()) return room_id.status();
   return Update(*room_id, [&](Room& room) -> absl::StatusOr<bool> {
@@ -151,9 +156,9 @@ absl::StatusOr<Room> RoomService::Join(const RoomPlayer& player, const std::stri
   });
 }
 
-absl::StatusOr<Room> RoomService::Change(const std::string& room_id,
-                                         const std::string& player_id,
-                                         const std::function<absl::Status(Room&)>& change) {
+absl::StatusOr<Room> RoomService::Change(
+    const std::string& room_id, const std::string& player_id,
+    const std::function<absl::Status(Room&)>& change) {
   return Update(room_id, [&](Room& room) -> absl::StatusOr<bool> {
     if (!room.IsMember(player_id)) {
       return absl::PermissionDeniedError("not a member of this room");
@@ -217,11 +222,15 @@ absl::StatusOr<Room> RoomService::PlanEmptySeats(const std::string& room_id, int
         }
         if (bot.has_value()) {
           taken.push_back(bot->bot_id);
-          seat = {.player_id = bot->bot_id, .display_name = bot->name, .bot = true,
+          seat = {.player_id = bot->bot_id,
+                  .display_name = bot->name,
+                  .bot = true,
                   .bot_stream = bot->stream_id};
         } else {
-          seat = {.player_id = absl::StrCat("autopilot-", s), .display_name = "Autopilot",
-                  .bot = true, .autopilot = true};
+          seat = {.player_id = absl::StrCat("autopilot-", s),
+                  .display_name = "Autopilot",
+                  .bot = true,
+                  .autopilot = true};
         }
       }
     }
@@ -234,7 +243,8 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
   absl::StatusOr<Room> room = PlanEmptySeats(room_id, number);
   if (!room.ok()) return room.status();
   const std::optional<RoomGame>& game = room->game();
-  if (!game.has_value() || game->number != number || game->state != v1::ROOM_GAME_STARTING) {
+  if (!game.has_value() || game->number != number ||
+      game->state != v1::ROOM_GAME_STARTING) {
     return room;  // made meanwhile (the keeper, another replica)
   }
   std::vector<Placed> placed = tables_->CreateTables({TableRequest(*room)});
@@ -250,23 +260,23 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
       r.CancelStart();
       return true;
     });
-    return absl::UnavailableError(absl::StrCat(
-        "no table instance could make the table (", p.status.message(), "); start again"));
+    return absl::UnavailableError(absl::StrCat("no table instance could make the table (",
+                                               p.status.message(), "); start again"));
   }
   Room made = *room;
   made.GameCreated(p.response.table_id(), p.address);
   const std::vector<AssignmentRow> rows = SeatRows(made);
-  absl::StatusOr<Room> saved = Update(
-      room_id,
-      [&](Room& r) -> absl::StatusOr<bool> {
-        if (!r.game().has_value() || r.game()->number != number ||
-            r.game()->state != v1::ROOM_GAME_STARTING) {
-          return false;
-        }
-        r.GameCreated(p.response.table_id(), p.address);
-        return true;
-      },
-      {.seats = rows});
+  absl::StatusOr<Room> saved =
+      Update(room_id,
+             [&](Room& r) -> absl::StatusOr<bool> {
+               if (!r.game().has_value() || r.game()->number != number ||
+                   r.game()->state != v1::ROOM_GAME_STARTING) {
+                 return false;
+               }
+               r.GameCreated(p.response.table_id(), p.address);
+               return true;
+             },
+             {.seats = rows});
   if (!saved.ok()) return saved.status();
   std::vector<AssignmentRow> bots;
   for (const AssignmentRow& a : rows) {
@@ -397,12 +407,13 @@ void RoomService::KeepGame(const std::string& room_id) {
   if (game.state != v1::ROOM_GAME_PLAYING) return;
   const GameEnd end = games_->EndOf(game.address, game.table_id);
   if (end.end == TableEnd::kLive || end.end == TableEnd::kUnknown) return;
-  absl::StatusOr<Room> ended = Update(
-      room_id,
-      [&](Room& r) -> absl::StatusOr<bool> {
-        return r.GameEnded(game.table_id, end.end == TableEnd::kOver ? &end.result : nullptr);
-      },
-      {.finished_table = game.table_id});
+  absl::StatusOr<Room> ended =
+      Update(room_id,
+             [&](Room& r) -> absl::StatusOr<bool> {
+               return r.GameEnded(game.table_id,
+                                  end.end == TableEnd::kOver ? &end.result : nullptr);
+             },
+             {.finished_table = game.table_id});
   if (!ended.ok()) {
     service::LogWarn("a room's game end was not recorded",
                      {{"room", room_id}, {"error", ended.status().ToString()}});

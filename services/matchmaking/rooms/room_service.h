@@ -45,9 +45,9 @@
 namespace trix::matchmaking {
 
 struct RoomsOptions {
-  absl::Duration code_ttl = absl::Hours(1);   // an invite code joins this long
-  absl::Duration idle_ttl = absl::Minutes(30);  // an empty room is deleted after
-  absl::Duration check_every = absl::Seconds(1);  // games' ends, watchers, expiry
+  absl::Duration code_ttl = absl::Hours(1);         // an invite code joins this long
+  absl::Duration idle_ttl = absl::Minutes(30);      // an empty room is deleted after
+  absl::Duration check_every = absl::Seconds(1);    // games' ends, watchers, expiry
   absl::Duration resume_after = absl::Seconds(10);  // a start left unfinished
   v1::Clocks clocks;  // of the tables; zero: the table service's
 };
@@ -84,7 +84,8 @@ class RoomService {
   void Start();  // the keeper
   void Stop();   // ends the watchers' streams UNAVAILABLE
 
-  absl::StatusOr<Room> Create(const RoomPlayer& owner, const v1::CreateRoomRequest& request);
+  absl::StatusOr<Room> Create(const RoomPlayer& owner,
+                              const v1::CreateRoomRequest& request);
   absl::StatusOr<Room> Join(const RoomPlayer& player, const std::string& code);
   // Applies `change` to the room, for a member (PERMISSION_DENIED otherwise, unless
   // `members_only` is false), saved under its version.
@@ -95,8 +96,8 @@ class RoomService {
                                  bool rematch);
   // StartGame on one of the service's own threads (it waits for the table
   // service, which a gRPC callback thread must not), then `done`.
-  void StartGameLater(const std::string& room_id, const std::string& player_id, bool rematch,
-                      std::function<void(absl::StatusOr<Room>)> done);
+  void StartGameLater(const std::string& room_id, const std::string& player_id,
+                      bool rematch, std::function<void(absl::StatusOr<Room>)> done);
   // The room as `player_id` sees it: with their own seat at the game being played.
   v1::RoomState View(const Room& room, const std::string& player_id) const;
 

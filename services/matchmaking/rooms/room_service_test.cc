@@ -22,7 +22,8 @@ namespace {
 // `failure` while it is set.
 class Tables : public TableClient {
  public:
-  std::vector<Placed> CreateTables(const std::vector<v1::CreateTableRequest>& requests) override {
+  std::vector<Placed> CreateTables(
+      const std::vector<v1::CreateTableRequest>& requests) override {
     std::lock_guard<std::mutex> lock(mu_);
     std::vector<Placed> placed;
     for (const v1::CreateTableRequest& r : requests) {
@@ -39,7 +40,8 @@ class Tables : public TableClient {
     }
     return placed;
   }
-  absl::Status VoidTable(const std::string&, const std::string&, const std::string&) override {
+  absl::Status VoidTable(const std::string&, const std::string&,
+                         const std::string&) override {
     return absl::OkStatus();
   }
   std::mutex mu_;
@@ -84,14 +86,16 @@ class RoomServiceTest : public ::testing::Test {
   void Make(RoomsOptions options) {
     service_ = std::make_unique<RoomService>(
         options, &store_, &tables_, &ends_, &tokens_,
-        BotLending{.reserve = [this](const v1::Mode&, const std::vector<std::string>& taken)
-                       -> std::optional<BotSeat> {
-                     if (!taken.empty()) return std::nullopt;  // one bot account
-                     return BotSeat{"bot-1", "Bot", "stream-1"};
-                   },
-                   .deliver = [this](const std::vector<AssignmentRow>& rows) {
-                     for (const AssignmentRow& a : rows) delivered_.push_back(a);
-                   }});
+        BotLending{
+            .reserve = [this](const v1::Mode&, const std::vector<std::string>& taken)
+                -> std::optional<BotSeat> {
+              if (!taken.empty()) return std::nullopt;  // one bot account
+              return BotSeat{"bot-1", "Bot", "stream-1"};
+            },
+            .deliver =
+                [this](const std::vector<AssignmentRow>& rows) {
+                  for (const AssignmentRow& a : rows) delivered_.push_back(a);
+                }});
   }
   // alice's room with bob at seat 2, both ready.
   std::string ReadyRoom() {
@@ -153,7 +157,8 @@ TEST_F(RoomServiceTest, EachWatcherIsSentTheirOwnSeatOnly) {
   auto alice = std::make_shared<Sink>(), bob = std::make_shared<Sink>();
   ASSERT_TRUE(service_->Watch(id, "alice", alice).ok());
   ASSERT_TRUE(service_->Watch(id, "bob", bob).ok());
-  EXPECT_TRUE(absl::IsPermissionDenied(service_->Watch(id, "zed", std::make_shared<Sink>())));
+  EXPECT_TRUE(
+      absl::IsPermissionDenied(service_->Watch(id, "zed", std::make_shared<Sink>())));
   ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
   const v1::CreateTableRequest& made = tables_.asked.front();
   EXPECT_EQ(alice->last().assignment().seat(), 0);
@@ -161,7 +166,8 @@ TEST_F(RoomServiceTest, EachWatcherIsSentTheirOwnSeatOnly) {
   EXPECT_EQ(bob->last().assignment().seat(), 2);
   EXPECT_EQ(bob->last().assignment().seat_token(), made.seats(2).seat_token());
   // Kicked, bob's stream ends.
-  ASSERT_TRUE(service_->Change(id, "alice", [](Room& r) { return r.Kick("alice", "bob"); }).ok());
+  ASSERT_TRUE(
+      service_->Change(id, "alice", [](Room& r) { return r.Kick("alice", "bob"); }).ok());
   ASSERT_TRUE(bob->ended.has_value());
   EXPECT_TRUE(absl::IsPermissionDenied(*bob->ended));
 }
@@ -223,8 +229,9 @@ TEST_F(RoomServiceTest, AnEmptyRoomExpiresAfterItsIdleTime) {
   absl::StatusOr<Room> kept = service_->Create({"carol", "Carol"}, {});
   absl::StatusOr<Room> room = service_->Create({"alice", "Alice"}, {});
   ASSERT_TRUE(room.ok() && kept.ok());
-  ASSERT_TRUE(service_->Change(room->room_id(), "alice",
-                               [](Room& r) { return r.Leave("alice"); }).ok());
+  ASSERT_TRUE(
+      service_->Change(room->room_id(), "alice", [](Room& r) { return r.Leave("alice"); })
+          .ok());
   absl::SleepFor(absl::Milliseconds(2));
   service_->Keep();
   EXPECT_TRUE(absl::IsNotFound(store_.Load(room->room_id()).status()));

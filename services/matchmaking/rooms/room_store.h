@@ -46,7 +46,8 @@ class RoomStore {
   virtual absl::StatusOr<Room> Load(const std::string& room_id) = 0;
   // The room of an invite code; NOT_FOUND for an unknown code, or one whose
   // expiry is past at `now`.
-  virtual absl::StatusOr<std::string> RoomOfCode(const std::string& code, absl::Time now) = 0;
+  virtual absl::StatusOr<std::string> RoomOfCode(const std::string& code,
+                                                 absl::Time now) = 0;
   // Saves the room if its stored version is room.version(), raising both by
   // one, with `write`. ABORTED when the room changed since it was loaded,
   // NOT_FOUND when it is gone; nothing is written then.

@@ -3,8 +3,6 @@
 // rooms created under unique codes, codes that expire, saves under a version (of
 // two saves from one version, one applies), the seats of a game's table written
 // and finished with the room, the rooms playing, idle empty rooms expired.
-#include "services/matchmaking/rooms/room_store.h"
-
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -13,6 +11,7 @@
 #include <vector>
 
 #include "services/matchmaking/rooms/postgres_room_store.h"
+#include "services/matchmaking/rooms/room_store.h"
 #include "services/matchmaking/testing/memory_room_store.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/testing/test_database.h"
@@ -36,7 +35,9 @@ class MemoryRooms : public RoomsUnderTest {
   int SeatsOf(const std::string& table_id) override {
     return static_cast<int>(store_.Seats(table_id).size());
   }
-  bool Finished(const std::string& table_id) override { return store_.finished(table_id); }
+  bool Finished(const std::string& table_id) override {
+    return store_.finished(table_id);
+  }
 
  private:
   MemoryRoomStore store_;
@@ -108,8 +109,8 @@ TEST_P(RoomStoreContractTest, ARoomIsFoundByItsIdAndByItsCodeUntilTheCodeExpires
   absl::StatusOr<std::string> found = store().RoomOfCode("ABCD2345", absl::Now());
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_EQ(*found, "room-1");
-  EXPECT_TRUE(absl::IsNotFound(store().RoomOfCode("ABCD2345", absl::Now() + absl::Hours(2))
-                                   .status()));
+  EXPECT_TRUE(absl::IsNotFound(
+      store().RoomOfCode("ABCD2345", absl::Now() + absl::Hours(2)).status()));
   EXPECT_TRUE(absl::IsNotFound(store().RoomOfCode("ZZZZ2345", absl::Now()).status()));
   EXPECT_TRUE(absl::IsNotFound(store().Load("room-2").status()));
 }
@@ -138,7 +139,8 @@ TEST_P(RoomStoreContractTest, OfTwoSavesFromOneVersionOneApplies) {
   EXPECT_EQ(now->version(), 2);
   EXPECT_TRUE(now->IsMember("bob"));
   EXPECT_FALSE(now->IsMember("carol"));
-  Room missing("room-9", "QQQQ2345", absl::Now(), RoomSettings(), {"x", "X"}, absl::Now());
+  Room missing("room-9", "QQQQ2345", absl::Now(), RoomSettings(), {"x", "X"},
+               absl::Now());
   EXPECT_TRUE(absl::IsNotFound(store().Save(missing)));
 }
 

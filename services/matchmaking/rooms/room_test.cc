@@ -17,7 +17,8 @@ RoomSettings Partner() {
 }
 
 Room Make(RoomSettings settings = Partner()) {
-  return Room("room-1", "ABCD2345", kNow + absl::Hours(1), settings, {"alice", "Alice"}, kNow);
+  return Room("room-1", "ABCD2345", kNow + absl::Hours(1), settings, {"alice", "Alice"},
+              kNow);
 }
 
 v1::GameResult PartnerWin(int team, std::vector<int> totals) {
@@ -58,7 +59,7 @@ TEST(RoomTest, ATakenSeatIsRefusedAndSwapsChoosePartners) {
   ASSERT_TRUE(room.SwapSeats("carol", 1, 2).ok());
   EXPECT_EQ(room.SeatOf("carol"), 2);
   EXPECT_EQ(room.SeatOf("bob"), 1);
-  EXPECT_FALSE(room.members()[2].ready);  // moved: not ready any more
+  EXPECT_FALSE(room.members()[2].ready);            // moved: not ready any more
   EXPECT_TRUE(room.SwapSeats("alice", 0, 3).ok());  // the owner swaps any two
   EXPECT_EQ(room.SeatOf("alice"), 3);
   EXPECT_TRUE(absl::IsInvalidArgument(room.SwapSeats("alice", 3, 3)));
@@ -126,8 +127,11 @@ TEST(RoomTest, EndedGamesMakeTheSeriesAndARematchFollows) {
   EXPECT_TRUE(absl::IsFailedPrecondition(room.CheckRematch("alice")));  // no game yet
   room.BeginGame("room-1/1", kNow);
   std::array<GameSeat, 4> plan = room.game()->seats;
-  plan[2] = {.player_id = "bot-1", .display_name = "Bot", .bot = true, .bot_stream = "s1"};
-  plan[3] = {.player_id = "autopilot-3", .display_name = "Autopilot", .bot = true,
+  plan[2] = {
+      .player_id = "bot-1", .display_name = "Bot", .bot = true, .bot_stream = "s1"};
+  plan[3] = {.player_id = "autopilot-3",
+             .display_name = "Autopilot",
+             .bot = true,
              .autopilot = true};
   room.PlanSeats(plan);
   room.GameCreated("table-1", "host:1");

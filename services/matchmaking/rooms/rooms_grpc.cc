@@ -32,7 +32,8 @@ absl::Status CheckRoomId(const std::string& room_id) {
 }
 
 absl::StatusOr<RoomPlayer> Named(const std::string& player_id, const std::string& name) {
-  if (name.size() > 64) return absl::InvalidArgumentError("display_name is longer than 64 bytes");
+  if (name.size() > 64)
+    return absl::InvalidArgumentError("display_name is longer than 64 bytes");
   return RoomPlayer{player_id, name.empty() ? player_id : name};
 }
 
@@ -82,14 +83,15 @@ absl::StatusOr<std::string> RoomsGrpcService::Player(grpc::CallbackServerContext
                       : !player_limiter_.Allow(caller->player_id)) {
     return absl::ResourceExhaustedError("too many calls; slow down");
   }
-  if (player_id.size() > 128) return absl::InvalidArgumentError("player_id is longer than 128 bytes");
+  if (player_id.size() > 128)
+    return absl::InvalidArgumentError("player_id is longer than 128 bytes");
   if (caller_out != nullptr) *caller_out = *caller;
   return ActingFor(*caller, player_id);
 }
 
-grpc::ServerUnaryReactor* RoomsGrpcService::CreateRoom(grpc::CallbackServerContext* context,
-                                                       const v1::CreateRoomRequest* request,
-                                                       v1::RoomState* response) {
+grpc::ServerUnaryReactor* RoomsGrpcService::CreateRoom(
+    grpc::CallbackServerContext* context, const v1::CreateRoomRequest* request,
+    v1::RoomState* response) {
   absl::StatusOr<std::string> player = Player(context, request->player_id());
   if (!player.ok()) return Finish(context, player.status());
   absl::StatusOr<RoomPlayer> owner = Named(*player, request->display_name());
@@ -110,8 +112,8 @@ grpc::ServerUnaryReactor* RoomsGrpcService::JoinRoom(grpc::CallbackServerContext
   // Every lookup counts, found or not: codes cannot be tried at a useful rate.
   if (caller.service ? !backend_lookups_.Allow(caller.credential)
                      : !player_lookups_.Allow(*player)) {
-    return Finish(context, absl::ResourceExhaustedError(
-                               "too many invite codes tried; slow down"));
+    return Finish(context,
+                  absl::ResourceExhaustedError("too many invite codes tried; slow down"));
   }
   absl::StatusOr<RoomPlayer> joining = Named(*player, request->display_name());
   if (!joining.ok()) return Finish(context, joining.status());
@@ -122,7 +124,8 @@ grpc::ServerUnaryReactor* RoomsGrpcService::JoinRoom(grpc::CallbackServerContext
 
 grpc::ServerWriteReactor<v1::RoomState>* RoomsGrpcService::WatchRoom(
     grpc::CallbackServerContext* context, const v1::WatchRoomRequest* request) {
-  auto outbox = std::make_shared<StreamOutbox<v1::RoomState>>(options_.calls.stream_buffer);
+  auto outbox =
+      std::make_shared<StreamOutbox<v1::RoomState>>(options_.calls.stream_buffer);
   auto sink = std::make_shared<WatchSink>(outbox);
   RoomService* rooms = rooms_;
   std::weak_ptr<RoomSink> weak = sink;
@@ -156,33 +159,35 @@ grpc::ServerUnaryReactor* RoomsGrpcService::TakeSeat(grpc::CallbackServerContext
                                                      const v1::TakeSeatRequest* request,
                                                      v1::RoomState* response) {
   const int seat = request->seat();
-  return Apply(context, request->player_id(), request->room_id(),
-               [seat](Room& r, const std::string& p) { return r.TakeSeat(p, seat); }, response);
+  return Apply(
+      context, request->player_id(), request->room_id(),
+      [seat](Room& r, const std::string& p) { return r.TakeSeat(p, seat); }, response);
 }
 
-grpc::ServerUnaryReactor* RoomsGrpcService::SwapSeats(grpc::CallbackServerContext* context,
-                                                      const v1::SwapSeatsRequest* request,
-                                                      v1::RoomState* response) {
+grpc::ServerUnaryReactor* RoomsGrpcService::SwapSeats(
+    grpc::CallbackServerContext* context, const v1::SwapSeatsRequest* request,
+    v1::RoomState* response) {
   const int a = request->seat_a(), b = request->seat_b();
-  return Apply(context, request->player_id(), request->room_id(),
-               [a, b](Room& r, const std::string& p) { return r.SwapSeats(p, a, b); },
-               response);
+  return Apply(
+      context, request->player_id(), request->room_id(),
+      [a, b](Room& r, const std::string& p) { return r.SwapSeats(p, a, b); }, response);
 }
 
 grpc::ServerUnaryReactor* RoomsGrpcService::SetReady(grpc::CallbackServerContext* context,
                                                      const v1::SetReadyRequest* request,
                                                      v1::RoomState* response) {
   const bool ready = request->ready();
-  return Apply(context, request->player_id(), request->room_id(),
-               [ready](Room& r, const std::string& p) { return r.SetReady(p, ready); },
-               response);
+  return Apply(
+      context, request->player_id(), request->room_id(),
+      [ready](Room& r, const std::string& p) { return r.SetReady(p, ready); }, response);
 }
 
-grpc::ServerUnaryReactor* RoomsGrpcService::LeaveRoom(grpc::CallbackServerContext* context,
-                                                      const v1::LeaveRoomRequest* request,
-                                                      v1::LeaveRoomResponse*) {
-  return Apply(context, request->player_id(), request->room_id(),
-               [](Room& r, const std::string& p) { return r.Leave(p); }, nullptr);
+grpc::ServerUnaryReactor* RoomsGrpcService::LeaveRoom(
+    grpc::CallbackServerContext* context, const v1::LeaveRoomRequest* request,
+    v1::LeaveRoomResponse*) {
+  return Apply(
+      context, request->player_id(), request->room_id(),
+      [](Room& r, const std::string& p) { return r.Leave(p); }, nullptr);
 }
 
 grpc::ServerUnaryReactor* RoomsGrpcService::Kick(grpc::CallbackServerContext* context,
@@ -192,17 +197,18 @@ grpc::ServerUnaryReactor* RoomsGrpcService::Kick(grpc::CallbackServerContext* co
     return Finish(context, absl::InvalidArgumentError("the member to kick is required"));
   }
   const std::string member = request->member();
-  return Apply(context, request->player_id(), request->room_id(),
-               [member](Room& r, const std::string& p) { return r.Kick(p, member); },
-               response);
+  return Apply(
+      context, request->player_id(), request->room_id(),
+      [member](Room& r, const std::string& p) { return r.Kick(p, member); }, response);
 }
 
-grpc::ServerUnaryReactor* RoomsGrpcService::StartGame(grpc::CallbackServerContext* context,
-                                                      const v1::StartGameRequest* request,
-                                                      v1::RoomState* response) {
+grpc::ServerUnaryReactor* RoomsGrpcService::StartGame(
+    grpc::CallbackServerContext* context, const v1::StartGameRequest* request,
+    v1::RoomState* response) {
   absl::StatusOr<std::string> player = Player(context, request->player_id());
   if (!player.ok()) return Finish(context, player.status());
-  if (absl::Status s = CheckRoomId(request->room_id()); !s.ok()) return Finish(context, s);
+  if (absl::Status s = CheckRoomId(request->room_id()); !s.ok())
+    return Finish(context, s);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   RoomService* rooms = rooms_;
   const std::string who = *player;
@@ -219,7 +225,8 @@ grpc::ServerUnaryReactor* RoomsGrpcService::Rematch(grpc::CallbackServerContext*
                                                     v1::RoomState* response) {
   absl::StatusOr<std::string> player = Player(context, request->player_id());
   if (!player.ok()) return Finish(context, player.status());
-  if (absl::Status s = CheckRoomId(request->room_id()); !s.ok()) return Finish(context, s);
+  if (absl::Status s = CheckRoomId(request->room_id()); !s.ok())
+    return Finish(context, s);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   RoomService* rooms = rooms_;
   const std::string who = *player;

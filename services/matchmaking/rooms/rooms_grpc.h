@@ -63,12 +63,14 @@ class RoomsGrpcService final : public v1::Rooms::CallbackService {
  private:
   // The player the call acts for, its quota counted; `caller` receives who called.
   absl::StatusOr<std::string> Player(grpc::CallbackServerContext* context,
-                                     const std::string& player_id, Caller* caller = nullptr);
+                                     const std::string& player_id,
+                                     Caller* caller = nullptr);
   // Player(), then a room id checked, then `change` applied to the room.
-  grpc::ServerUnaryReactor* Apply(grpc::CallbackServerContext* context,
-                                  const std::string& player_id, const std::string& room_id,
-                                  const std::function<absl::Status(Room&, const std::string&)>& change,
-                                  v1::RoomState* response);
+  grpc::ServerUnaryReactor* Apply(
+      grpc::CallbackServerContext* context, const std::string& player_id,
+      const std::string& room_id,
+      const std::function<absl::Status(Room&, const std::string&)>& change,
+      v1::RoomState* response);
 
   const RoomsGrpcOptions options_;
   const PlayerAuth* const auth_;

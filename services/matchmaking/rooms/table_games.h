@@ -39,7 +39,8 @@ class GrpcTableGames : public TableGames {
   const std::string token_;
   const std::shared_ptr<grpc::ChannelCredentials> dial_;
   absl::Mutex mu_;
-  std::map<std::string, std::unique_ptr<v1::TableService::Stub>> stubs_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<v1::TableService::Stub>> stubs_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace trix::matchmaking

@@ -5,7 +5,8 @@ namespace trix::matchmaking {
 absl::Status MemoryRoomStore::Create(Room& room) {
   std::lock_guard<std::mutex> lock(mu_);
   for (const auto& [id, s] : rooms_) {
-    if (s.code == room.code()) return absl::AlreadyExistsError("the invite code is taken");
+    if (s.code == room.code())
+      return absl::AlreadyExistsError("the invite code is taken");
   }
   rooms_[room.room_id()] = {.text = room.Serialize(),
                             .code = room.code(),
@@ -48,7 +49,8 @@ absl::Status MemoryRoomStore::Save(Room& room, const RoomWrite& write) {
   s.empty = room.empty();
   s.playing = room.playing();
   s.changed = absl::Now();
-  for (const AssignmentRow& a : write.seats) seats_.emplace(std::make_pair(a.table_id, a.seat), a);
+  for (const AssignmentRow& a : write.seats)
+    seats_.emplace(std::make_pair(a.table_id, a.seat), a);
   if (!write.finished_table.empty()) finished_.insert(write.finished_table);
   room.set_version(s.version);
   return absl::OkStatus();

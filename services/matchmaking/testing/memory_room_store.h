@@ -20,7 +20,8 @@ class MemoryRoomStore : public RoomStore {
  public:
   absl::Status Create(Room& room) override;
   absl::StatusOr<Room> Load(const std::string& room_id) override;
-  absl::StatusOr<std::string> RoomOfCode(const std::string& code, absl::Time now) override;
+  absl::StatusOr<std::string> RoomOfCode(const std::string& code,
+                                         absl::Time now) override;
   absl::Status Save(Room& room, const RoomWrite& write) override;
   absl::StatusOr<std::vector<std::string>> Playing() override;
   absl::StatusOr<int> ExpireIdle(absl::Time before) override;
