@@ -313,6 +313,16 @@ TEST_F(MatchmakingRoomsTest, TwoStartsMakeOneTableAGameIsPlayedAndARematchMakesA
     const std::string table_id = a->assignment().table_id();
     EXPECT_EQ(b->assignment().table_id(), table_id);
     tables.insert(table_id);
+    {  // The seat is the player's live assignment, as a Quick Play seat is.
+      grpc::ClientContext context;
+      context.AddMetadata("authorization", kServiceBearer);
+      v1::GetAssignmentRequest request;
+      request.set_player_id("alice");
+      v1::Assignment live;
+      ASSERT_TRUE(stub_->GetAssignment(&context, request, &live).ok());
+      EXPECT_EQ(live.table_id(), table_id);
+      EXPECT_EQ(live.seat_token(), a->assignment().seat_token());
+    }
     // The two empty seats went to the two bot accounts, which were sent them.
     ASSERT_TRUE(bot1.WaitAssignments(game) && bot2.WaitAssignments(game));
     std::vector<std::unique_ptr<table::SeatClient>> seats;
@@ -360,6 +370,18 @@ TEST_F(MatchmakingRoomsTest, TwoStartsMakeOneTableAGameIsPlayedAndARematchMakesA
     for (int t : g.result().totals()) sum += t;
   }
   EXPECT_EQ(totals, sum);
+  // The room's games are in each member's history like any other.
+  auto history = v1::TableService::NewStub(
+      grpc::CreateChannel(tables_->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", std::string("Bearer ") + table::kServiceToken);
+  v1::ListPlayerGamesRequest request;
+  request.set_player_id("bob");
+  v1::ListPlayerGamesResponse games;
+  ASSERT_TRUE(history->ListPlayerGames(&context, request, &games).ok());
+  std::set<std::string> played;
+  for (const v1::GameSummary& g : games.games()) played.insert(g.game_id());
+  EXPECT_EQ(played, tables);
 }
 
 }  // namespace
