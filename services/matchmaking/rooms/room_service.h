@@ -87,8 +87,8 @@ class RoomService {
   absl::StatusOr<Room> Create(const RoomPlayer& owner,
                               const v1::CreateRoomRequest& request);
   absl::StatusOr<Room> Join(const RoomPlayer& player, const std::string& code);
-  // Applies `change` to the room, for a member (PERMISSION_DENIED otherwise, unless
-  // `members_only` is false), saved under its version.
+  // Applies `change` to the room for a member (PERMISSION_DENIED otherwise),
+  // saved under its version.
   absl::StatusOr<Room> Change(const std::string& room_id, const std::string& player_id,
                               const std::function<absl::Status(Room&)>& change);
   // StartGame (`rematch` false) or Rematch.
