@@ -128,6 +128,9 @@ void Bind(service::Config& c, Flags& f) {
          "a table instance whose heartbeat is older is not used");
   c.Bind("card_ms", &f.card_ms, "clocks of created tables (all three); 0: the table's");
   c.Bind("db_connections", &f.server.db_connections, "database connection pool size");
+  c.Bind("room_code_ttl", &f.server.rooms.code_ttl, "how long a room's invite code joins");
+  c.Bind("room_idle_ttl", &f.server.rooms.idle_ttl,
+         "a room nobody is in is deleted after this long");
   service::BindMetricsFlags(c, &f.metrics);
   service::BindServerTlsFlags(c, &f.server.tls);
   service::BindServerLimitsFlags(c, &f.server.limits);

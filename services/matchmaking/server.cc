@@ -10,6 +10,7 @@
 #include "services/common/server_limits.h"
 #include "services/matchmaking/clients/grpc_ratings_client.h"
 #include "services/matchmaking/clients/grpc_table_states.h"
+#include "services/matchmaking/rooms/postgres_room_store.h"
 #include "services/matchmaking/store/postgres_match_store.h"
 
 namespace trix::matchmaking {
@@ -117,6 +118,27 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
       std::make_unique<GrpcTableStates>(config.table_token(), dial));
   service_ = std::make_unique<MatchmakingGrpcService>(
       config.grpc, auth_.get(), lobby_.get(), bots_.get(), store_.get());
+  AssembleRooms(config, dial);
+}
+
+// Private rooms: their tables through the same placement, their empty seats
+// from the same bot roster, their tables' ends read as the lobby reads them.
+void MatchmakingServer::AssembleRooms(const MatchmakingConfig& config,
+                                      const std::shared_ptr<grpc::ChannelCredentials>& dial) {
+  room_store_ = std::make_unique<PostgresRoomStore>(&store_->pool());
+  table_games_ = std::make_unique<GrpcTableGames>(config.table_token(), dial);
+  RoomsOptions rooms = config.rooms;
+  rooms.clocks = config.clocks;
+  BotLending lending{
+      .reserve = [this](const v1::Mode& mode, const std::vector<std::string>& taken) {
+        return bots_->Reserve(mode, taken);
+      },
+      .deliver = [this](const std::vector<AssignmentRow>& rows) { bots_->Deliver(rows); }};
+  rooms_ = std::make_unique<RoomService>(rooms, room_store_.get(), placement_.get(),
+                                         table_games_.get(), &store_->seat_tokens(),
+                                         std::move(lending));
+  rooms_service_ = std::make_unique<RoomsGrpcService>(RoomsGrpcOptions{.calls = config.grpc},
+                                                      auth_.get(), rooms_.get());
 }
 
 // The matcher: it asks the bot roster for bot seats and hands what it placed to
@@ -162,6 +184,7 @@ absl::Status MatchmakingServer::Listen(
   grpc::ServerBuilder builder;
   builder.AddListeningPort(config.listen_address, credentials, &port_);
   builder.RegisterService(service_.get());
+  builder.RegisterService(rooms_service_.get());
   builder.SetMaxReceiveMessageSize(64 * 1024);
   service::ApplyServerLimits(config.limits, kServiceName, builder);
   server_ = builder.BuildAndStart();
@@ -185,6 +208,7 @@ void MatchmakingServer::SetReady() {
   lobby_->Start();
   bots_->Start();
   matcher_->Start();
+  rooms_->Start();
   SetServing(true);
   database_watch_ = std::make_unique<storage::ReadinessWatch>(
       &store_->pool(), absl::Milliseconds(500), [this](bool ready) {
@@ -199,6 +223,7 @@ MatchmakingServer::~MatchmakingServer() { Shutdown(absl::ZeroDuration()); }
 
 void MatchmakingServer::SetServing(bool serving) {
   service_->SetServing(serving);
+  rooms_service_->SetServing(serving);
   grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
   if (health == nullptr) return;
   health->SetServingStatus(serving);
@@ -210,6 +235,7 @@ void MatchmakingServer::Shutdown(absl::Duration grace) {
   database_watch_.reset();
   health_port_.reset();
   SetServing(false);
+  rooms_->Stop();
   matcher_->Stop();
   lobby_->Stop();
   bots_->Stop();

@@ -36,6 +36,8 @@
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/table_voids.h"
 #include "services/matchmaking/player_auth.h"
+#include "services/matchmaking/rooms/room_service.h"
+#include "services/matchmaking/rooms/rooms_grpc.h"
 #include "services/matchmaking/store/match_store.h"
 #include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/storage/readiness_watch.h"
@@ -86,6 +88,7 @@ struct MatchmakingConfig {
   GrpcOptions grpc;
   BotQuota bot_quota;
   size_t max_admissions = LobbyOptions().max_admissions;
+  RoomsOptions rooms;  // private rooms (rooms/room_service.h); clocks: `clocks`
 };
 
 // The pools: four modes x (free + each stake level).
@@ -106,12 +109,15 @@ class MatchmakingServer {
   void Shutdown(absl::Duration grace);
   Matcher& matcher() { return *matcher_; }
   BotRoster& bots() { return *bots_; }
+  RoomService& rooms() { return *rooms_; }
 
  private:
   MatchmakingServer() = default;
   void Assemble(const MatchmakingConfig& config,
                 const std::shared_ptr<grpc::ChannelCredentials>& dial,
                 prometheus::Registry* registry);
+  void AssembleRooms(const MatchmakingConfig& config,
+                     const std::shared_ptr<grpc::ChannelCredentials>& dial);
   void AssembleMatcher(const MatchmakingConfig& config, const std::vector<PoolSpec>& pools,
                        prometheus::Registry* registry);
   // gRPC on config.listen_address and the health port, NOT_SERVING.
@@ -133,6 +139,11 @@ class MatchmakingServer {
   std::unique_ptr<Lobby> lobby_;
   std::unique_ptr<Matcher> matcher_;
   std::unique_ptr<MatchmakingGrpcService> service_;
+  // Private rooms (rooms.proto), served beside it.
+  std::unique_ptr<RoomStore> room_store_;
+  std::unique_ptr<TableGames> table_games_;
+  std::unique_ptr<RoomService> rooms_;
+  std::unique_ptr<RoomsGrpcService> rooms_service_;
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Health NOT_SERVING while the database is away (calls need it).

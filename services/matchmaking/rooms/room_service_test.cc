@@ -1,0 +1,259 @@
+// RoomService on the in-memory room store, with a table service and table ends
+// of the test's own: two starts at once make one table, a start whose answer was
+// lost is finished by the keeper with the same table, one refused everywhere is
+// undone, a game's end goes into the series with its seats finished, each
+// watcher gets their own seat token only, idle empty rooms expire.
+#include "services/matchmaking/rooms/room_service.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "services/matchmaking/testing/memory_room_store.h"
+
+namespace trix::matchmaking {
+namespace {
+
+// Makes one table per request id (asked again: the same one), or fails with
+// `failure` while it is set.
+class Tables : public TableClient {
+ public:
+  std::vector<Placed> CreateTables(
+      const std::vector<v1::CreateTableRequest>& requests) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::vector<Placed> placed;
+    for (const v1::CreateTableRequest& r : requests) {
+      asked.push_back(r);
+      Placed p;
+      p.status = failure;
+      if (failure.ok()) {
+        std::string& table = tables[r.request_id()];
+        if (table.empty()) table = "table-" + std::to_string(tables.size());
+        p.address = "host:1";
+        p.response.set_table_id(table);
+      }
+      placed.push_back(p);
+    }
+    return placed;
+  }
+  absl::Status VoidTable(const std::string&, const std::string&,
+                         const std::string&) override {
+    return absl::OkStatus();
+  }
+  std::mutex mu_;
+  absl::Status failure;
+  std::vector<v1::CreateTableRequest> asked;
+  std::map<std::string, std::string> tables;  // by request id
+};
+
+class Ends : public TableGames {
+ public:
+  GameEnd EndOf(const std::string&, const std::string& table_id) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = ends.find(table_id);
+    return it == ends.end() ? GameEnd{.end = TableEnd::kLive} : it->second;
+  }
+  std::mutex mu_;
+  std::map<std::string, GameEnd> ends;
+};
+
+class Sink : public RoomSink {
+ public:
+  void Send(const v1::RoomState& state) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    states.push_back(state);
+  }
+  void End(const absl::Status& status) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    ended = status;
+  }
+  v1::RoomState last() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return states.back();
+  }
+  std::mutex mu_;
+  std::vector<v1::RoomState> states;
+  std::optional<absl::Status> ended;
+};
+
+class RoomServiceTest : public ::testing::Test {
+ protected:
+  RoomServiceTest() { Make({}); }
+  void Make(RoomsOptions options) {
+    service_ = std::make_unique<RoomService>(
+        options, &store_, &tables_, &ends_, &tokens_,
+        BotLending{
+            .reserve = [this](const v1::Mode&, const std::vector<std::string>& taken)
+                -> std::optional<BotSeat> {
+              if (!taken.empty()) return std::nullopt;  // one bot account
+              return BotSeat{"bot-1", "Bot", "stream-1"};
+            },
+            .deliver =
+                [this](const std::vector<AssignmentRow>& rows) {
+                  for (const AssignmentRow& a : rows) delivered_.push_back(a);
+                }});
+  }
+  // alice's room with bob at seat 2, both ready.
+  std::string ReadyRoom() {
+    absl::StatusOr<Room> room = service_->Create({"alice", "Alice"}, {});
+    EXPECT_TRUE(room.ok()) << room.status();
+    EXPECT_TRUE(service_->Join({"bob", "Bob"}, room->code()).ok());
+    const std::string id = room->room_id();
+    for (auto change : std::vector<std::function<absl::Status(Room&)>>{
+             [](Room& r) { return r.TakeSeat("bob", 2); },
+             [](Room& r) { return r.SetReady("bob", true); },
+             [](Room& r) { return r.SetReady("alice", true); }}) {
+      EXPECT_TRUE(service_->Change(id, "alice", change).ok());
+    }
+    return id;
+  }
+
+  MemoryRoomStore store_;
+  Tables tables_;
+  Ends ends_;
+  SeatTokens tokens_{"room service test key"};
+  std::vector<AssignmentRow> delivered_;
+  std::unique_ptr<RoomService> service_;
+};
+
+TEST_F(RoomServiceTest, StakedAndUnratedRoomsAreNotOfferedYet) {
+  v1::CreateRoomRequest staked;
+  staked.set_stake(100);
+  EXPECT_TRUE(absl::IsFailedPrecondition(service_->Create({"a", "A"}, staked).status()));
+  v1::CreateRoomRequest unrated;
+  unrated.set_unrated(true);
+  EXPECT_TRUE(absl::IsFailedPrecondition(service_->Create({"a", "A"}, unrated).status()));
+}
+
+TEST_F(RoomServiceTest, TwoStartsAtOnceMakeOneTable) {
+  const std::string id = ReadyRoom();
+  absl::Status first, second;
+  std::thread a([&] { first = service_->StartGame(id, "alice", false).status(); });
+  std::thread b([&] { second = service_->StartGame(id, "bob", false).status(); });
+  a.join();
+  b.join();
+  EXPECT_NE(first.ok(), second.ok()) << first << " / " << second;
+  EXPECT_TRUE(absl::IsFailedPrecondition(first.ok() ? second : first));
+  EXPECT_EQ(tables_.tables.size(), 1u);
+  absl::StatusOr<Room> room = store_.Load(id);
+  ASSERT_TRUE(room.ok());
+  EXPECT_EQ(room->game()->state, v1::ROOM_GAME_PLAYING);
+  // Seats 1 and 3: the one bot account, then the autopilot.
+  const v1::CreateTableRequest& made = tables_.asked.front();
+  EXPECT_EQ(made.seats(1).player_id(), "bot-1");
+  EXPECT_TRUE(made.seats(3).autopilot());
+  EXPECT_EQ(made.seats(3).seat_token(), "");
+  ASSERT_EQ(delivered_.size(), 1u);
+  EXPECT_EQ(delivered_[0].seat_token, made.seats(1).seat_token());
+  EXPECT_EQ(store_.Seats(room->game()->table_id).size(), 3u);  // alice, bot, bob
+}
+
+TEST_F(RoomServiceTest, EachWatcherIsSentTheirOwnSeatOnly) {
+  const std::string id = ReadyRoom();
+  auto alice = std::make_shared<Sink>(), bob = std::make_shared<Sink>();
+  ASSERT_TRUE(service_->Watch(id, "alice", alice).ok());
+  ASSERT_TRUE(service_->Watch(id, "bob", bob).ok());
+  EXPECT_TRUE(
+      absl::IsPermissionDenied(service_->Watch(id, "zed", std::make_shared<Sink>())));
+  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
+  const v1::CreateTableRequest& made = tables_.asked.front();
+  EXPECT_EQ(alice->last().assignment().seat(), 0);
+  EXPECT_EQ(alice->last().assignment().seat_token(), made.seats(0).seat_token());
+  EXPECT_EQ(bob->last().assignment().seat(), 2);
+  EXPECT_EQ(bob->last().assignment().seat_token(), made.seats(2).seat_token());
+  // Kicked, bob's stream ends.
+  ASSERT_TRUE(
+      service_->Change(id, "alice", [](Room& r) { return r.Kick("alice", "bob"); }).ok());
+  ASSERT_TRUE(bob->ended.has_value());
+  EXPECT_TRUE(absl::IsPermissionDenied(*bob->ended));
+}
+
+TEST_F(RoomServiceTest, AStartWhoseAnswerWasLostIsFinishedWithTheSameTable) {
+  RoomsOptions options;
+  options.resume_after = absl::ZeroDuration();
+  Make(options);
+  const std::string id = ReadyRoom();
+  tables_.failure = absl::UnavailableError("answer lost");
+  EXPECT_TRUE(absl::IsUnavailable(service_->StartGame(id, "alice", false).status()));
+  absl::StatusOr<Room> room = store_.Load(id);
+  ASSERT_TRUE(room.ok());
+  EXPECT_EQ(room->game()->state, v1::ROOM_GAME_STARTING);
+  tables_.failure = absl::OkStatus();
+  service_->Keep();
+  room = store_.Load(id);
+  ASSERT_TRUE(room.ok());
+  EXPECT_EQ(room->game()->state, v1::ROOM_GAME_PLAYING);
+  ASSERT_EQ(tables_.asked.size(), 2u);
+  EXPECT_EQ(tables_.asked[0].DebugString(), tables_.asked[1].DebugString());  // the same
+}
+
+TEST_F(RoomServiceTest, AStartRefusedEverywhereIsUndone) {
+  const std::string id = ReadyRoom();
+  tables_.failure = absl::ResourceExhaustedError("no instance has room");
+  EXPECT_TRUE(absl::IsUnavailable(service_->StartGame(id, "alice", false).status()));
+  absl::StatusOr<Room> room = store_.Load(id);
+  ASSERT_TRUE(room.ok());
+  EXPECT_FALSE(room->game().has_value());
+  tables_.failure = absl::OkStatus();
+  EXPECT_TRUE(service_->StartGame(id, "alice", false).ok());  // still ready
+}
+
+TEST_F(RoomServiceTest, AGameOverGoesIntoTheSeriesAndFinishesItsSeats) {
+  const std::string id = ReadyRoom();
+  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
+  const std::string table = tables_.tables.begin()->second;
+  service_->Keep();  // still on
+  EXPECT_FALSE(store_.finished(table));
+  GameEnd over{.end = TableEnd::kOver};
+  for (int t : {5, -5, 5, -5}) over.result.add_totals(t);
+  over.result.set_winner_team(0);
+  ends_.ends[table] = over;
+  service_->Keep();
+  absl::StatusOr<Room> room = store_.Load(id);
+  ASSERT_TRUE(room.ok());
+  EXPECT_EQ(room->series().games_played(), 1);
+  EXPECT_EQ(room->series().team_wins(0), 1);
+  EXPECT_TRUE(store_.finished(table));
+  EXPECT_TRUE(service_->StartGame(id, "bob", true).ok());  // a rematch
+  EXPECT_EQ(tables_.tables.size(), 2u);
+}
+
+TEST_F(RoomServiceTest, AnEmptyRoomExpiresAfterItsIdleTime) {
+  RoomsOptions options;
+  options.idle_ttl = absl::ZeroDuration();
+  Make(options);
+  absl::StatusOr<Room> kept = service_->Create({"carol", "Carol"}, {});
+  absl::StatusOr<Room> room = service_->Create({"alice", "Alice"}, {});
+  ASSERT_TRUE(room.ok() && kept.ok());
+  ASSERT_TRUE(
+      service_->Change(room->room_id(), "alice", [](Room& r) { return r.Leave("alice"); })
+          .ok());
+  absl::SleepFor(absl::Milliseconds(2));
+  service_->Keep();
+  EXPECT_TRUE(absl::IsNotFound(store_.Load(room->room_id()).status()));
+  EXPECT_TRUE(absl::IsNotFound(service_->Join({"bob", "Bob"}, room->code()).status()));
+  EXPECT_TRUE(store_.Load(kept->room_id()).ok());  // carol is still in hers
+}
+
+TEST(RoomCodeTest, CodesAreEightUnambiguousCharactersAndReadBackInAnyCase) {
+  std::set<std::string> codes;
+  for (int i = 0; i < 200; ++i) {
+    const std::string code = NewRoomCode();
+    ASSERT_EQ(code.size(), kRoomCodeLength);
+    EXPECT_EQ(code.find_first_of("0O1IL"), std::string::npos) << code;
+    codes.insert(code);
+    absl::StatusOr<std::string> back = CheckRoomCode(absl::AsciiStrToLower(code));
+    ASSERT_TRUE(back.ok());
+    EXPECT_EQ(*back, code);
+  }
+  EXPECT_EQ(codes.size(), 200u);
+  EXPECT_TRUE(absl::IsInvalidArgument(CheckRoomCode("ABCD0123").status()));
+  EXPECT_TRUE(absl::IsInvalidArgument(CheckRoomCode("ABC").status()));
+}
+
+}  // namespace
+}  // namespace trix::matchmaking

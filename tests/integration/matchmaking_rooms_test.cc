@@ -1,0 +1,388 @@
+// Private rooms end to end (rooms.proto) with real PostgreSQL, the real table
+// service and matchmaking in-process over real gRPC: a room created and joined by
+// its code, seats taken and swapped, the refusals (a taken seat, a full room, an
+// unknown or expired code, a kick by a member who is not the owner, too many
+// code lookups), two StartGame at once making one table, a game played to its
+// end by two members and two lent bot accounts (each seat answered with random
+// legal moves), then a Rematch at a second table and a series of two games.
+#include <pqxx/pqxx>
+#include <set>
+#include <thread>
+
+#include "absl/strings/ascii.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "tests/integration/matchmaking_fixture.h"
+#include "tests/integration/seat_client.h"
+#include "trix/v1/rooms.grpc.pb.h"
+
+namespace trix::matchmaking {
+namespace {
+
+// One member's WatchRoom stream, read on its own thread.
+class RoomWatch {
+ public:
+  RoomWatch(v1::Rooms::Stub* stub, const std::string& player,
+            const std::string& room_id) {
+    context_.AddMetadata("authorization", kServiceBearer);
+    v1::WatchRoomRequest request;
+    request.set_player_id(player);
+    request.set_room_id(room_id);
+    thread_ = std::thread([this, stub, request] {
+      auto reader = stub->WatchRoom(&context_, request);
+      v1::RoomState state;
+      while (reader->Read(&state)) {
+        absl::MutexLock lock(&mu_);
+        states_.push_back(state);
+      }
+      grpc::Status s = reader->Finish();
+      absl::MutexLock lock(&mu_);
+      status_ = s;
+      done_ = true;
+    });
+  }
+  ~RoomWatch() {
+    context_.TryCancel();
+    thread_.join();
+  }
+  // The first state received that satisfies `want` (within `timeout`).
+  std::optional<v1::RoomState> WaitFor(std::function<bool(const v1::RoomState&)> want,
+                                       absl::Duration timeout = absl::Seconds(60)) {
+    absl::MutexLock lock(&mu_);
+    std::optional<v1::RoomState> found;
+    auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+      for (const v1::RoomState& s : states_) {
+        if (want(s)) {
+          found = s;
+          return true;
+        }
+      }
+      return done_;
+    };
+    mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
+    return found;
+  }
+  std::vector<v1::RoomState> states() {
+    absl::MutexLock lock(&mu_);
+    return states_;
+  }
+
+ private:
+  grpc::ClientContext context_;
+  absl::Mutex mu_;
+  std::vector<v1::RoomState> states_ ABSL_GUARDED_BY(mu_);
+  grpc::Status status_ ABSL_GUARDED_BY(mu_);
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+  std::thread thread_;
+};
+
+class MatchmakingRoomsTest : public MatchmakingTest {
+ protected:
+  void SetUp() override {
+    MatchmakingTest::SetUp();
+    if (HasFatalFailure()) return;
+    MatchmakingConfig config = TestConfig(db_->url());
+    config.rooms.check_every = absl::Milliseconds(50);
+    StartMatchmaking(config);
+    rooms_ = v1::Rooms::NewStub(
+        grpc::CreateChannel(matchmaking_->address(), grpc::InsecureChannelCredentials()));
+  }
+
+  template <typename Request, typename Response, typename Call>
+  grpc::Status Call_(Call call, const Request& request, Response* response,
+                     const std::string& authorization = kServiceBearer) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", authorization);
+    return (rooms_.get()->*call)(&context, request, response);
+  }
+
+  v1::RoomState Create(const std::string& player,
+                       v1::EmptySeats empty = v1::EMPTY_SEATS_BOTS) {
+    v1::CreateRoomRequest r;
+    r.set_player_id(player);
+    r.set_empty_seats(empty);
+    v1::RoomState state;
+    grpc::Status s = Call_(&v1::Rooms::Stub::CreateRoom, r, &state);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return state;
+  }
+  grpc::Status Join(const std::string& player, const std::string& code,
+                    v1::RoomState* state = nullptr,
+                    const std::string& authorization = kServiceBearer) {
+    v1::JoinRoomRequest r;
+    r.set_player_id(player);
+    r.set_code(code);
+    v1::RoomState ignored;
+    return Call_(&v1::Rooms::Stub::JoinRoom, r, state ? state : &ignored, authorization);
+  }
+  grpc::Status TakeSeat(const std::string& player, const std::string& room, int seat) {
+    v1::TakeSeatRequest r;
+    r.set_player_id(player);
+    r.set_room_id(room);
+    r.set_seat(seat);
+    v1::RoomState state;
+    return Call_(&v1::Rooms::Stub::TakeSeat, r, &state);
+  }
+  grpc::Status Ready(const std::string& player, const std::string& room) {
+    v1::SetReadyRequest r;
+    r.set_player_id(player);
+    r.set_room_id(room);
+    r.set_ready(true);
+    v1::RoomState state;
+    return Call_(&v1::Rooms::Stub::SetReady, r, &state);
+  }
+  grpc::Status Start(const std::string& player, const std::string& room,
+                     bool rematch = false) {
+    v1::RoomState state;
+    if (rematch) {
+      v1::RematchRequest r;
+      r.set_player_id(player);
+      r.set_room_id(room);
+      return Call_(&v1::Rooms::Stub::Rematch, r, &state);
+    }
+    v1::StartGameRequest r;
+    r.set_player_id(player);
+    r.set_room_id(room);
+    return Call_(&v1::Rooms::Stub::StartGame, r, &state);
+  }
+  v1::RegisterBotResponse RegisterBot(const std::string& name) {
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", kServiceBearer);
+    v1::RegisterBotRequest request;
+    request.set_name(name);
+    v1::RegisterBotResponse response;
+    EXPECT_TRUE(stub_->RegisterBot(&context, request, &response).ok());
+    return response;
+  }
+  int64_t Count(const std::string& sql) {
+    pqxx::connection c(db_->url());
+    pqxx::nontransaction tx(c);
+    return tx.exec1(sql)[0].as<int64_t>();
+  }
+  // Plays a seat with random legal moves until its game ends.
+  std::unique_ptr<table::SeatClient> Play(const std::string& table_id,
+                                          const std::string& address,
+                                          const std::string& token, int seat) {
+    auto client = std::make_unique<table::SeatClient>(
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()), table_id, token,
+        seat);
+    client->OpenPlay(0, /*play_seed=*/100 + seat);
+    return client;
+  }
+
+  std::unique_ptr<v1::Rooms::Stub> rooms_;
+};
+
+TEST_F(MatchmakingRoomsTest, MembersJoinByCodeChooseSeatsAndBadMovesAreRefused) {
+  const v1::RoomState created = Create("alice");
+  ASSERT_EQ(created.code().size(), 8u);
+  EXPECT_EQ(created.code().find_first_of("0O1IL"), std::string::npos);
+  EXPECT_EQ(created.owner(), "alice");
+  const std::string room = created.room_id();
+  v1::RoomState state;
+  // Read out, a code may come back in lower case.
+  ASSERT_TRUE(Join("bob", absl::AsciiStrToLower(created.code()), &state).ok());
+  EXPECT_EQ(state.seats(1).player_id(), "bob");
+  ASSERT_TRUE(Join("carol", created.code()).ok());
+  ASSERT_TRUE(Join("dave", created.code()).ok());
+  EXPECT_EQ(Join("erin", created.code()).error_code(),
+            grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(Join("erin", "ZZZZ2345").error_code(), grpc::StatusCode::NOT_FOUND);
+  EXPECT_EQ(Join("erin", "0000").error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  // A taken seat; a swap that makes alice and bob partners (opposite seats).
+  EXPECT_EQ(TakeSeat("bob", room, 0).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  v1::SwapSeatsRequest swap;
+  swap.set_player_id("bob");
+  swap.set_room_id(room);
+  swap.set_seat_a(1);
+  swap.set_seat_b(2);
+  ASSERT_TRUE(Call_(&v1::Rooms::Stub::SwapSeats, swap, &state).ok());
+  EXPECT_EQ(state.seats(2).player_id(), "bob");
+  EXPECT_EQ(state.seats(1).player_id(), "carol");
+  // Only the owner kicks; a kicked member is out, and their seat empty.
+  v1::KickRequest kick;
+  kick.set_player_id("carol");
+  kick.set_room_id(room);
+  kick.set_member("dave");
+  EXPECT_EQ(Call_(&v1::Rooms::Stub::Kick, kick, &state).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  kick.set_player_id("alice");
+  ASSERT_TRUE(Call_(&v1::Rooms::Stub::Kick, kick, &state).ok());
+  EXPECT_EQ(state.members_size(), 3);
+  EXPECT_EQ(state.seats(3).player_id(), "");
+  EXPECT_EQ(TakeSeat("dave", room, 3).error_code(), grpc::StatusCode::PERMISSION_DENIED);
+  // The owner leaves: the earliest member left owns the room.
+  v1::LeaveRoomRequest leave;
+  leave.set_player_id("alice");
+  leave.set_room_id(room);
+  v1::LeaveRoomResponse left;
+  ASSERT_TRUE(Call_(&v1::Rooms::Stub::LeaveRoom, leave, &left).ok());
+  RoomWatch watch(rooms_.get(), "bob", room);
+  std::optional<v1::RoomState> now =
+      watch.WaitFor([](const v1::RoomState& s) { return s.owner() == "bob"; });
+  ASSERT_TRUE(now.has_value());
+  // An expired code finds nothing.
+  pqxx::connection c(db_->url());
+  pqxx::work tx(c);
+  tx.exec_params0(
+      "UPDATE mm_rooms SET code_expires = now() - interval '1 second' "
+      "WHERE room_id = $1",
+      room);
+  tx.commit();
+  EXPECT_EQ(Join("erin", created.code()).error_code(), grpc::StatusCode::NOT_FOUND);
+}
+
+TEST_F(MatchmakingRoomsTest, CallersAreCheckedAsMatchmakingChecksThem) {
+  v1::CreateRoomRequest r;
+  v1::RoomState state;
+  EXPECT_EQ(Call_(&v1::Rooms::Stub::CreateRoom, r, &state, "").error_code(),
+            grpc::StatusCode::UNAUTHENTICATED);
+  r.set_player_id("alice");
+  // Matchmaking's own table credential may not act for players (matchmaking:play).
+  EXPECT_EQ(Call_(&v1::Rooms::Stub::CreateRoom, r, &state,
+                  std::string("Bearer ") + table::kMatchmakingTableToken)
+                .error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  // A player acts for themself only.
+  const std::string alice = PlayerToken("alice", 600);
+  r.set_player_id("bob");
+  EXPECT_EQ(Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice).error_code(),
+            grpc::StatusCode::PERMISSION_DENIED);
+  r.clear_player_id();
+  ASSERT_TRUE(Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice).ok());
+  EXPECT_EQ(state.owner(), "alice");
+  r.set_stake(100);
+  grpc::Status staked = Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice);
+  EXPECT_EQ(staked.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  EXPECT_EQ(staked.error_message(), "staked rooms are not offered yet");
+}
+
+TEST_F(MatchmakingRoomsTest, CodeLookupsAreLimitedPerPlayer) {
+  const std::string token = PlayerToken("mallory", 600);
+  grpc::Status last;
+  for (int i = 0; i < 12 && last.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED;
+       ++i) {
+    last = Join("mallory", "ABCD2345", nullptr, token);
+    if (last.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED) {
+      EXPECT_EQ(last.error_code(), grpc::StatusCode::NOT_FOUND) << last.error_message();
+    }
+  }
+  EXPECT_EQ(last.error_code(), grpc::StatusCode::RESOURCE_EXHAUSTED);
+}
+
+TEST_F(MatchmakingRoomsTest, TwoStartsMakeOneTableAGameIsPlayedAndARematchMakesASeries) {
+  v1::RegisterBotResponse b1 = RegisterBot("room-bot-1"), b2 = RegisterBot("room-bot-2");
+  BotClient bot1(stub_.get(), b1.key(), 2), bot2(stub_.get(), b2.key(), 2);
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (matchmaking_->bots().connected() < 2 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_EQ(matchmaking_->bots().connected(), 2);
+  const v1::RoomState created = Create("alice");
+  const std::string room = created.room_id();
+  ASSERT_TRUE(Join("bob", created.code()).ok());
+  ASSERT_TRUE(TakeSeat("bob", room, 2).ok());  // alice's partner
+  EXPECT_EQ(Start("alice", room).error_code(), grpc::StatusCode::FAILED_PRECONDITION);
+  ASSERT_TRUE(Ready("alice", room).ok());
+  ASSERT_TRUE(Ready("bob", room).ok());
+  RoomWatch alice(rooms_.get(), "alice", room), bob(rooms_.get(), "bob", room);
+  // Two StartGame at once: one table.
+  grpc::Status first, second;
+  std::thread t1([&] { first = Start("alice", room); });
+  std::thread t2([&] { second = Start("bob", room); });
+  t1.join();
+  t2.join();
+  EXPECT_TRUE(first.ok() || second.ok())
+      << first.error_message() << second.error_message();
+  for (const grpc::Status& s : {first, second}) {
+    EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
+        << s.error_message();
+  }
+  std::set<std::string> tables;
+  for (int game = 1; game <= 2; ++game) {
+    if (game == 2) ASSERT_TRUE(Start("bob", room, /*rematch=*/true).ok());
+    auto playing = [game](const v1::RoomState& s) {
+      return s.game().number() == game && s.game().state() == v1::ROOM_GAME_PLAYING &&
+             s.has_assignment();
+    };
+    std::optional<v1::RoomState> a = alice.WaitFor(playing), b = bob.WaitFor(playing);
+    ASSERT_TRUE(a.has_value() && b.has_value());
+    EXPECT_EQ(a->assignment().seat(), 0);
+    EXPECT_EQ(b->assignment().seat(), 2);
+    EXPECT_NE(a->assignment().seat_token(), b->assignment().seat_token());
+    const std::string table_id = a->assignment().table_id();
+    EXPECT_EQ(b->assignment().table_id(), table_id);
+    tables.insert(table_id);
+    {  // The seat is the player's live assignment, as a Quick Play seat is.
+      grpc::ClientContext context;
+      context.AddMetadata("authorization", kServiceBearer);
+      v1::GetAssignmentRequest request;
+      request.set_player_id("alice");
+      v1::Assignment live;
+      ASSERT_TRUE(stub_->GetAssignment(&context, request, &live).ok());
+      EXPECT_EQ(live.table_id(), table_id);
+      EXPECT_EQ(live.seat_token(), a->assignment().seat_token());
+    }
+    // The two empty seats went to the two bot accounts, which were sent them.
+    ASSERT_TRUE(bot1.WaitAssignments(game) && bot2.WaitAssignments(game));
+    std::vector<std::unique_ptr<table::SeatClient>> seats;
+    for (const v1::Assignment& x :
+         {bot1.assignments()[game - 1], bot2.assignments()[game - 1]}) {
+      ASSERT_EQ(x.table_id(), table_id);
+      seats.push_back(Play(x.table_id(), x.address(), x.seat_token(), x.seat()));
+    }
+    for (const v1::RoomState* s : {&*a, &*b}) {
+      seats.push_back(Play(table_id, s->assignment().address(),
+                           s->assignment().seat_token(), s->assignment().seat()));
+    }
+    for (auto& seat : seats) {
+      grpc::Status end = seat->WaitDone(absl::Seconds(60));
+      ASSERT_TRUE(end.ok()) << end.error_message();
+    }
+    std::optional<v1::RoomState> over = alice.WaitFor(
+        [game](const v1::RoomState& s) { return s.series().games_played() == game; });
+    ASSERT_TRUE(over.has_value());
+    EXPECT_EQ(over->game().state(), v1::ROOM_GAME_OVER);
+    EXPECT_FALSE(over->has_assignment());
+  }
+  EXPECT_EQ(tables.size(), 2u);
+  EXPECT_EQ(Count("SELECT count(DISTINCT table_id) FROM mm_assignments"), 2);
+  EXPECT_EQ(Count("SELECT count(*) FROM mm_assignments WHERE NOT finished"), 0);
+  std::optional<v1::RoomState> last =
+      bob.WaitFor([](const v1::RoomState& s) { return s.series().games_played() == 2; });
+  ASSERT_TRUE(last.has_value());
+  const v1::Series& series = last->series();
+  ASSERT_EQ(series.games_size(), 2);
+  EXPECT_EQ(series.games(0).players(0), "alice");
+  EXPECT_EQ(series.games(0).players(2), "bob");
+  int team_wins = 0;
+  for (int w : series.team_wins()) team_wins += w;
+  int64_t totals = 0;
+  for (int s = 0; s < 4; ++s) totals += series.totals(s);
+  for (const v1::SeriesGame& g : series.games()) {
+    EXPECT_FALSE(g.voided());
+    EXPECT_EQ(g.result().totals_size(), 4);
+  }
+  // Each game has a winning team unless drawn; the running totals are the games'.
+  EXPECT_LE(team_wins, 2);
+  int64_t sum = 0;
+  for (const v1::SeriesGame& g : series.games()) {
+    for (int t : g.result().totals()) sum += t;
+  }
+  EXPECT_EQ(totals, sum);
+  // The room's games are in each member's history like any other.
+  auto history = v1::TableService::NewStub(
+      grpc::CreateChannel(tables_->address(), grpc::InsecureChannelCredentials()));
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", std::string("Bearer ") + table::kServiceToken);
+  v1::ListPlayerGamesRequest request;
+  request.set_player_id("bob");
+  v1::ListPlayerGamesResponse games;
+  ASSERT_TRUE(history->ListPlayerGames(&context, request, &games).ok());
+  std::set<std::string> played;
+  for (const v1::GameSummary& g : games.games()) played.insert(g.game_id());
+  EXPECT_EQ(played, tables);
+}
+
+}  // namespace
+}  // namespace trix::matchmaking
