@@ -66,10 +66,10 @@ class FakeTableStates : public TableStates {
     std::lock_guard<std::mutex> lock(mu_);
     ends_[table_id] = end;
   }
-  TableEnd EndOf(const std::string& address, const std::string& table_id) override {
+  TableGame GameAt(const std::string& address, const std::string& table_id) override {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = ends_.find(table_id);
-    return it == ends_.end() ? TableEnd::kLive : it->second;
+    return {.end = it == ends_.end() ? TableEnd::kLive : it->second};
   }
 
  private:
@@ -80,8 +80,8 @@ class FakeTableStates : public TableStates {
 class TableStatesOf : public TableStates {
  public:
   explicit TableStatesOf(FakeTableStates* states) : states_(states) {}
-  TableEnd EndOf(const std::string& address, const std::string& table_id) override {
-    return states_->EndOf(address, table_id);
+  TableGame GameAt(const std::string& address, const std::string& table_id) override {
+    return states_->GameAt(address, table_id);
   }
 
  private:

@@ -126,7 +126,7 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
 void MatchmakingServer::AssembleRooms(const MatchmakingConfig& config,
                                       const std::shared_ptr<grpc::ChannelCredentials>& dial) {
   room_store_ = std::make_unique<PostgresRoomStore>(&store_->pool());
-  table_games_ = std::make_unique<GrpcTableGames>(config.table_token(), dial);
+  room_tables_ = std::make_unique<GrpcTableStates>(config.table_token(), dial);
   RoomsOptions rooms = config.rooms;
   rooms.clocks = config.clocks;
   BotLending lending{
@@ -135,7 +135,7 @@ void MatchmakingServer::AssembleRooms(const MatchmakingConfig& config,
       },
       .deliver = [this](const std::vector<AssignmentRow>& rows) { bots_->Deliver(rows); }};
   rooms_ = std::make_unique<RoomService>(rooms, room_store_.get(), placement_.get(),
-                                         table_games_.get(), &store_->seat_tokens(),
+                                         room_tables_.get(), &store_->seat_tokens(),
                                          std::move(lending));
   rooms_service_ = std::make_unique<RoomsGrpcService>(RoomsGrpcOptions{.calls = config.grpc},
                                                       auth_.get(), rooms_.get());

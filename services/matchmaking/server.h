@@ -141,7 +141,7 @@ class MatchmakingServer {
   std::unique_ptr<MatchmakingGrpcService> service_;
   // Private rooms (rooms.proto), served beside it.
   std::unique_ptr<RoomStore> room_store_;
-  std::unique_ptr<TableGames> table_games_;
+  std::unique_ptr<TableStates> room_tables_;
   std::unique_ptr<RoomService> rooms_;
   std::unique_ptr<RoomsGrpcService> rooms_service_;
   std::unique_ptr<grpc::Server> server_;

@@ -16,7 +16,7 @@ v1::TableService::Stub* GrpcTableStates::Stub(const std::string& address) {
   return stub.get();
 }
 
-TableEnd GrpcTableStates::EndOf(const std::string& address, const std::string& table_id) {
+TableGame GrpcTableStates::GameAt(const std::string& address, const std::string& table_id) {
   v1::GetTableRequest request;
   request.set_table_id(table_id);
   v1::TableView view;
@@ -24,10 +24,11 @@ TableEnd GrpcTableStates::EndOf(const std::string& address, const std::string& t
   if (!token_.empty()) context.AddMetadata("authorization", "Bearer " + token_);
   context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(1));
   grpc::Status s = Stub(address)->GetTable(&context, request, &view);
-  if (s.error_code() == grpc::StatusCode::NOT_FOUND) return TableEnd::kGone;
-  if (!s.ok()) return TableEnd::kUnknown;
-  if (view.voided()) return TableEnd::kVoided;
-  return view.phase() == v1::PHASE_GAME_OVER ? TableEnd::kOver : TableEnd::kLive;
+  if (s.error_code() == grpc::StatusCode::NOT_FOUND) return {.end = TableEnd::kGone};
+  if (!s.ok()) return {.end = TableEnd::kUnknown};
+  if (view.voided()) return {.end = TableEnd::kVoided};
+  if (view.phase() != v1::PHASE_GAME_OVER) return {.end = TableEnd::kLive};
+  return {.end = TableEnd::kOver, .result = view.result()};
 }
 
 }  // namespace trix::matchmaking

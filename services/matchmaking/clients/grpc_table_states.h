@@ -20,7 +20,7 @@ namespace trix::matchmaking {
 class GrpcTableStates : public TableStates {
  public:
   GrpcTableStates(std::string token, std::shared_ptr<grpc::ChannelCredentials> credentials);
-  TableEnd EndOf(const std::string& address, const std::string& table_id) override;
+  TableGame GameAt(const std::string& address, const std::string& table_id) override;
 
  private:
   v1::TableService::Stub* Stub(const std::string& address);

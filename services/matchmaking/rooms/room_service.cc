@@ -48,7 +48,7 @@ absl::StatusOr<std::string> CheckRoomCode(const std::string& code) {
 }
 
 RoomService::RoomService(RoomsOptions options, RoomStore* store, TableClient* tables,
-                         TableGames* games, const SeatTokens* tokens, BotLending bots)
+                         TableStates* games, const SeatTokens* tokens, BotLending bots)
     : options_(std::move(options)),
       store_(store),
       tables_(tables),
@@ -405,7 +405,7 @@ void RoomService::KeepGame(const std::string& room_id) {
     return;
   }
   if (game.state != v1::ROOM_GAME_PLAYING) return;
-  const GameEnd end = games_->EndOf(game.address, game.table_id);
+  const TableGame end = games_->GameAt(game.address, game.table_id);
   if (end.end == TableEnd::kLive || end.end == TableEnd::kUnknown) return;
   absl::StatusOr<Room> ended =
       Update(room_id,

@@ -38,7 +38,7 @@
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/rooms/room_store.h"
-#include "services/matchmaking/rooms/table_games.h"
+#include "services/matchmaking/clients/table_states.h"
 #include "services/matchmaking/seat_tokens.h"
 #include "trix/v1/rooms.pb.h"
 
@@ -79,7 +79,7 @@ absl::StatusOr<std::string> CheckRoomCode(const std::string& code);
 class RoomService {
  public:
   RoomService(RoomsOptions options, RoomStore* store, TableClient* tables,
-              TableGames* games, const SeatTokens* tokens, BotLending bots);
+              TableStates* games, const SeatTokens* tokens, BotLending bots);
   ~RoomService();
   void Start();  // the keeper
   void Stop();   // ends the watchers' streams UNAVAILABLE
@@ -133,7 +133,7 @@ class RoomService {
   const RoomsOptions options_;
   RoomStore* const store_;
   TableClient* const tables_;
-  TableGames* const games_;
+  TableStates* const games_;
   const SeatTokens* const tokens_;
   const BotLending bots_;
   absl::Mutex mu_;

@@ -50,15 +50,15 @@ class Tables : public TableClient {
   std::map<std::string, std::string> tables;  // by request id
 };
 
-class Ends : public TableGames {
+class Ends : public TableStates {
  public:
-  GameEnd EndOf(const std::string&, const std::string& table_id) override {
+  TableGame GameAt(const std::string&, const std::string& table_id) override {
     std::lock_guard<std::mutex> lock(mu_);
     auto it = ends.find(table_id);
-    return it == ends.end() ? GameEnd{.end = TableEnd::kLive} : it->second;
+    return it == ends.end() ? TableGame{.end = TableEnd::kLive} : it->second;
   }
   std::mutex mu_;
-  std::map<std::string, GameEnd> ends;
+  std::map<std::string, TableGame> ends;
 };
 
 class Sink : public RoomSink {
@@ -208,7 +208,7 @@ TEST_F(RoomServiceTest, AGameOverGoesIntoTheSeriesAndFinishesItsSeats) {
   const std::string table = tables_.tables.begin()->second;
   service_->Keep();  // still on
   EXPECT_FALSE(store_.finished(table));
-  GameEnd over{.end = TableEnd::kOver};
+  TableGame over{.end = TableEnd::kOver};
   for (int t : {5, -5, 5, -5}) over.result.add_totals(t);
   over.result.set_winner_team(0);
   ends_.ends[table] = over;
