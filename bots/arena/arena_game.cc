@@ -77,6 +77,67 @@ class Streams {
   std::array<bool, kNumSeats> subscribed_{};
 };
 
+// An arena game in play: the table, its four bots, what each seat's stream
+// brought, and each decision's time.
+class ArenaPlay {
+ public:
+  ArenaPlay(const ArenaGameSetup& setup, table::Table& table,
+            std::array<std::unique_ptr<bots::Bot>, kNumSeats> bots, absl::Time now)
+      : setup_(setup), table_(table), bots_(std::move(bots)), streams_(table), now_(now) {}
+
+  // Takes in what the seat's stream brought and acts on every decision it asks
+  // for; whether the seat acted.
+  absl::StatusOr<bool> TakeTurn(int seat) {
+    absl::StatusOr<std::vector<v1::TableUpdate>> updates = streams_.Updates(seat);
+    if (!updates.ok()) return updates.status();
+    bool acted = false;
+    for (const v1::TableUpdate& update : *updates) {
+      absl::StatusOr<bool> must_act = trackers_[seat].Apply(update, bots_[seat].get());
+      if (!must_act.ok()) return must_act.status();
+      if (!*must_act) continue;
+      if (absl::Status s = Act(seat, trackers_[seat].state()); !s.ok()) return s;
+      acted = true;
+    }
+    return acted;
+  }
+
+  GameRecord TakeRecord() { return std::move(record_); }
+
+ private:
+  absl::Status Act(int seat, const bots::SeatState& state) {
+    const auto start = std::chrono::steady_clock::now();
+    const bots::Decision decision = bots_[seat]->Decide(state);
+    const auto took = std::chrono::steady_clock::now() - start;
+    record_.decision_ns[seat][static_cast<int>(DecisionOf(state.options.phase))].push_back(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(took).count());
+    if (!bots::IsAllowed(decision, state.options)) {
+      return absl::InternalError(absl::StrCat(setup_.strategies[seat], " at seat ", seat,
+                                              " chose ", bots::DescribeDecision(decision),
+                                              ", not an option: ", bots::DescribeState(state)));
+    }
+    v1::ActRequest request;
+    request.set_request_id(absl::StrCat("a", ++requests_));
+    bots::FillAction(decision, &request);
+    now_ += absl::Milliseconds(1);
+    absl::StatusOr<table::Step> step = table_.Act(seat, request, now_);
+    if (!step.ok()) {
+      return absl::InternalError(absl::StrCat(setup_.strategies[seat], " at seat ", seat, ": ",
+                                              bots::DescribeDecision(decision),
+                                              " refused: ", step.status().ToString()));
+    }
+    return absl::OkStatus();
+  }
+
+  const ArenaGameSetup& setup_;
+  table::Table& table_;
+  std::array<std::unique_ptr<bots::Bot>, kNumSeats> bots_;
+  Streams streams_;
+  std::array<bots::SeatTracker, kNumSeats> trackers_;
+  absl::Time now_;
+  int64_t requests_ = 0;
+  GameRecord record_;
+};
+
 }  // namespace
 
 const char* DecisionName(Decision decision) {
@@ -104,45 +165,14 @@ absl::StatusOr<GameRecord> PlayArenaGame(const ArenaGameSetup& setup) {
     bots[s] = *std::move(bot);
   }
   table.Advance(now);
-
-  GameRecord record;
-  Streams streams(table);
-  std::array<bots::SeatTracker, kNumSeats> trackers;
-  int64_t requests = 0;
+  ArenaPlay play(setup, table, std::move(bots), now);
   // Bounded: a classic game has about 1,200 decisions.
   for (int round = 0; round < 100000 && !table.over(); ++round) {
     bool acted = false;
     for (int seat = 0; seat < kNumSeats; ++seat) {
-      absl::StatusOr<std::vector<v1::TableUpdate>> updates = streams.Updates(seat);
-      if (!updates.ok()) return updates.status();
-      for (const v1::TableUpdate& update : *updates) {
-        absl::StatusOr<bool> must_act = trackers[seat].Apply(update, bots[seat].get());
-        if (!must_act.ok()) return must_act.status();
-        if (!*must_act) continue;
-        const bots::SeatState& state = trackers[seat].state();
-        const auto start = std::chrono::steady_clock::now();
-        const bots::Decision decision = bots[seat]->Decide(state);
-        const auto took = std::chrono::steady_clock::now() - start;
-        record.decision_ns[seat][static_cast<int>(DecisionOf(state.options.phase))]
-            .push_back(std::chrono::duration_cast<std::chrono::nanoseconds>(took).count());
-        if (!bots::IsAllowed(decision, state.options)) {
-          return absl::InternalError(absl::StrCat(
-              setup.strategies[seat], " at seat ", seat, " chose ",
-              bots::DescribeDecision(decision), ", not an option: ",
-              bots::DescribeState(state)));
-        }
-        v1::ActRequest request;
-        request.set_request_id(absl::StrCat("a", ++requests));
-        bots::FillAction(decision, &request);
-        now += absl::Milliseconds(1);
-        absl::StatusOr<table::Step> step = table.Act(seat, request, now);
-        if (!step.ok()) {
-          return absl::InternalError(absl::StrCat(setup.strategies[seat], " at seat ", seat,
-                                                  ": ", bots::DescribeDecision(decision),
-                                                  " refused: ", step.status().ToString()));
-        }
-        acted = true;
-      }
+      absl::StatusOr<bool> took_turn = play.TakeTurn(seat);
+      if (!took_turn.ok()) return took_turn.status();
+      acted = acted || *took_turn;
     }
     // Only a doubling phase with every seat ready waits on no one, and the table
     // ends it at once; anything else is a bug.
@@ -152,6 +182,7 @@ absl::StatusOr<GameRecord> PlayArenaGame(const ArenaGameSetup& setup) {
   absl::StatusOr<std::vector<DealRecord>> deals =
       BookDeals(table.game().rules(), table.game().events());
   if (!deals.ok()) return deals.status();
+  GameRecord record = play.TakeRecord();
   record.deals = *std::move(deals);
   record.totals = table.game().totals();
   return record;

@@ -108,6 +108,42 @@ void SendLeave(v1::TableService::Stub* stub, const std::string& table,
   stub->Act(&context, request, &response);  // if refused, the game moved on anyway
 }
 
+// Hands the person's keys to `person` until `done`, and ticks its clocks while
+// no key comes.
+void ReadKeys(PersonBot& person, const std::atomic<bool>& done) {
+  while (!done) {
+    pollfd fd{STDIN_FILENO, POLLIN, 0};
+    if (poll(&fd, 1, 1000) > 0) {
+      char buffer[64];
+      const ssize_t n = read(STDIN_FILENO, buffer, sizeof(buffer));
+      if (n <= 0) {
+        absl::SleepFor(absl::Seconds(1));  // stdin closed: nothing more to read
+        continue;
+      }
+      person.Keys(absl::string_view(buffer, n));
+    } else {
+      person.Tick();  // the clocks count down
+    }
+  }
+}
+
+// The last screen: the result, or why the seat ended. Returns the exit status.
+int ShowEnd(PersonBot& person, const SeatState& state, const absl::Status& played,
+            bool left) {
+  if (played.ok()) {
+    person.Finish(state, "");
+    return 0;
+  }
+  if (left) {
+    person.Finish(state, "You left the table; the autopilot plays your seat. "
+                         "Press any key to exit.");
+    return 0;
+  }
+  person.Finish(state, absl::StrCat("The seat could not be played: ", played.ToString(),
+                                    ". Press any key to exit."));
+  return 1;
+}
+
 // Plays the seat; the terminal is already raw. Returns the exit status.
 int PlaySeat(const Flags& flags, const std::string& address, const std::string& table,
              const std::string& token) {
@@ -138,37 +174,11 @@ int PlaySeat(const Flags& flags, const std::string& address, const std::string& 
   seat_ptr = &seat;
 
   std::atomic<bool> done{false};
-  std::thread keys([&] {
-    while (!done) {
-      pollfd fd{STDIN_FILENO, POLLIN, 0};
-      if (poll(&fd, 1, 1000) > 0) {
-        char buffer[64];
-        const ssize_t n = read(STDIN_FILENO, buffer, sizeof(buffer));
-        if (n <= 0) {
-          absl::SleepFor(absl::Seconds(1));  // stdin closed: nothing more to read
-          continue;
-        }
-        person.Keys(absl::string_view(buffer, n));
-      } else {
-        person.Tick();  // the clocks count down
-      }
-    }
-  });
+  std::thread keys([&] { ReadKeys(person, done); });
 
   absl::StatusOr<v1::GameResult> result = seat.Play();
   person.Abandon();
-  int status = 0;
-  if (result.ok()) {
-    person.Finish(seat.state(), "");
-  } else if (left) {
-    person.Finish(seat.state(), "You left the table; the autopilot plays your seat. "
-                                "Press any key to exit.");
-  } else {
-    person.Finish(seat.state(), absl::StrCat("The seat could not be played: ",
-                                             result.status().ToString(),
-                                             ". Press any key to exit."));
-    status = 1;
-  }
+  const int status = ShowEnd(person, seat.state(), result.status(), left);
   if (flags.wait_at_end) person.WaitAnyKey(absl::InfiniteDuration());
   done = true;
   keys.join();

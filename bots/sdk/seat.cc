@@ -403,51 +403,58 @@ Seat::Answered Seat::TakeResult(const v1::ActResult& result, PlayStream* stream,
   if (Refused(code)) return Answered::kFatal;
   if (code == absl::StatusCode::kFailedPrecondition ||
       code == absl::StatusCode::kInvalidArgument) {
-    // Nothing changed on the server, and the stream has already brought what did
-    // (usually the autopilot's move on an expired clock): the seat answers the
-    // decision it faces now, if any.
-    Log(LogLevel::kInfo, absl::StrCat("action refused: ", status->ToString()));
-    const uint64_t prompt_seq = unacknowledged_->prompt_seq;
-    unacknowledged_.reset();
-    if (rejected_seq_ == prompt_seq) {
-      ++rejected_count_;
-    } else {
-      rejected_seq_ = prompt_seq;
-      rejected_count_ = 1;
-    }
-    {
-      absl::MutexLock lock(&mu_);
-      ++stats_.rejected;
-    }
-    // Even the first option refused: leave this decision to the autopilot.
-    if (rejected_count_ > 2) acked_seq_ = prompt_seq + 1;
+    TakeRefusal(*status);
     *status = absl::OkStatus();
     return Answered::kOk;
   }
-  if (Retryable(code)) {
-    const absl::Duration pause = service::Jittered(act_backoff_.next());
-    if (absl::Now() + pause > unacknowledged_->retry_until) {
-      // Unavailable for too long: a new stream, after a pause; the same request
-      // goes again if the same decision comes back.
-      Log(LogLevel::kWarn, absl::StrCat("action failed: ", status->ToString()));
-      return Answered::kReconnect;
-    }
-    Log(LogLevel::kInfo, absl::StrCat("retrying request ", result.request_id(),
-                                      " after: ", status->ToString()));
-    if (!Sleep(pause)) return Answered::kOk;  // stopping; the stream loop notices
-    act_backoff_.Failed();
-    {
-      absl::MutexLock lock(&mu_);
-      ++stats_.act_retries;
-    }
-    SendAct(stream);
-    *status = absl::OkStatus();
-    return Answered::kOk;
-  }
+  if (Retryable(code)) return RetryAct(result, stream, status);
   // An unexpected failure: a new stream; the same request goes again if the same
   // decision comes back.
   Log(LogLevel::kWarn, absl::StrCat("action failed: ", status->ToString()));
   return Answered::kResync;
+}
+
+void Seat::TakeRefusal(const absl::Status& status) {
+  // Nothing changed on the server, and the stream has already brought what did
+  // (usually the autopilot's move on an expired clock): the seat answers the
+  // decision it faces now, if any.
+  Log(LogLevel::kInfo, absl::StrCat("action refused: ", status.ToString()));
+  const uint64_t prompt_seq = unacknowledged_->prompt_seq;
+  unacknowledged_.reset();
+  if (rejected_seq_ == prompt_seq) {
+    ++rejected_count_;
+  } else {
+    rejected_seq_ = prompt_seq;
+    rejected_count_ = 1;
+  }
+  {
+    absl::MutexLock lock(&mu_);
+    ++stats_.rejected;
+  }
+  // Even the first option refused: leave this decision to the autopilot.
+  if (rejected_count_ > 2) acked_seq_ = prompt_seq + 1;
+}
+
+Seat::Answered Seat::RetryAct(const v1::ActResult& result, PlayStream* stream,
+                              absl::Status* status) {
+  const absl::Duration pause = service::Jittered(act_backoff_.next());
+  if (absl::Now() + pause > unacknowledged_->retry_until) {
+    // Unavailable for too long: a new stream, after a pause; the same request
+    // goes again if the same decision comes back.
+    Log(LogLevel::kWarn, absl::StrCat("action failed: ", status->ToString()));
+    return Answered::kReconnect;
+  }
+  Log(LogLevel::kInfo, absl::StrCat("retrying request ", result.request_id(),
+                                    " after: ", status->ToString()));
+  if (!Sleep(pause)) return Answered::kOk;  // stopping; the stream loop notices
+  act_backoff_.Failed();
+  {
+    absl::MutexLock lock(&mu_);
+    ++stats_.act_retries;
+  }
+  SendAct(stream);
+  *status = absl::OkStatus();
+  return Answered::kOk;
 }
 
 }  // namespace trix::bots

@@ -151,6 +151,12 @@ class Seat {
   // Takes in the result of the action in flight.
   Answered TakeResult(const v1::ActResult& result, PlayStream* stream,
                       absl::Status* status);
+  // A refused action (nothing changed): the seat answers what it faces now, and
+  // leaves a decision refused three times to the autopilot.
+  void TakeRefusal(const absl::Status& status);
+  // A retryable failure: the same request again after a pause, or a new stream
+  // once the decision's time for retries is spent.
+  Answered RetryAct(const v1::ActResult& result, PlayStream* stream, absl::Status* status);
   // Switches to the instance a refusal names (true), or back to the first address
   // when the one followed to does not answer.
   bool Follow(const grpc::Status& status);

@@ -74,6 +74,7 @@ void BindQuotas(service::Config& c, Flags& f) {
          "FindTable requests waiting to be queued before more are RESOURCE_EXHAUSTED");
 }
 
+// Long on purpose: one line per flag, read as the list of the service's flags.
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.server.listen_address, "address:port for gRPC");
   c.Bind("database_url", &f.server.database_url, "PostgreSQL URL (required)");

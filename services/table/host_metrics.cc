@@ -14,6 +14,7 @@ prometheus::Family<prometheus::Counter>& Actions(prometheus::Registry& r) {
 
 }  // namespace
 
+// Long on purpose: one entry per metric, read as the list of the host's metrics.
 HostMetrics::HostMetrics(prometheus::Registry& r)
     : actions_ok(Actions(r).Add({{"result", "ok"}})),
       actions_rejected(Actions(r).Add({{"result", "rejected"}})),

@@ -63,6 +63,7 @@ struct Flags {
   ServerOptions server;
 };
 
+// Long on purpose: one line per flag, read as the list of the service's flags.
 void Bind(service::Config& c, Flags& f) {
   c.Bind("listen", &f.server.listen_address,
          "address:port for gRPC (port 0: any free port)");

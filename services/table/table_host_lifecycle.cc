@@ -41,6 +41,38 @@ absl::Status CheckChosenToken(const std::string& token) {
   return absl::OkStatus();
 }
 
+// For the matchmaking test of a lost answer: the table is made (and its first
+// deal committed) as usual, but its caller hears UNAVAILABLE.
+Reply<v1::CreateTableResponse> LoseAnswer(Reply<v1::CreateTableResponse> reply) {
+  return [reply = std::move(reply)](absl::StatusOr<v1::CreateTableResponse> answer) {
+    if (!answer.ok()) return reply(std::move(answer));
+    LogWarn("failpoint: CreateTable answer lost", {{"table", answer->table_id()}});
+    reply(absl::UnavailableError("failpoint table.lose_create_answer"));
+  };
+}
+
+// The game a checked CreateTable makes, and its answer's table id and seat tokens.
+NewGame GameFor(const v1::CreateTableRequest& request,
+                const v1::internal::TableSettings& settings, v1::CreateTableResponse& response) {
+  NewGame game;
+  game.game_id = service::NewUuid();
+  game.request_id = request.request_id();
+  game.mode = wire::ModeName(request.mode());
+  game.config = settings.SerializeAsString();
+  response.set_table_id(game.game_id);
+  for (int s = 0; s < engine::kNumSeats; ++s) {
+    const v1::SeatAssignment& seat = request.seats(s);
+    // An autopilot seat's token is made (the store keeps every seat's hash) but
+    // never handed out: nobody can act for that seat.
+    const std::string token =
+        seat.seat_token().empty() ? service::NewSeatToken() : seat.seat_token();
+    response.add_seat_tokens(seat.autopilot() ? "" : token);
+    game.seats[s] = {seat.player_id(), seat.display_name(), seat.bot() || seat.autopilot(),
+                     seat.stake(), service::TokenHash(token)};
+  }
+  return game;
+}
+
 }  // namespace
 
 // --- Start, maintenance, shutdown ---------------------------------------------------
@@ -409,15 +441,7 @@ bool TableHost::AnswerRepeat(const v1::CreateTableRequest& request,
 
 void TableHost::CreateTable(const v1::CreateTableRequest& request,
                             Reply<v1::CreateTableResponse> reply) {
-  // For the matchmaking test of a lost answer: the table is made (and its first
-  // deal committed) as usual, but its caller hears UNAVAILABLE.
-  if (service::FailpointFires("table.lose_create_answer")) {
-    reply = [reply = std::move(reply)](absl::StatusOr<v1::CreateTableResponse> answer) {
-      if (!answer.ok()) return reply(std::move(answer));
-      LogWarn("failpoint: CreateTable answer lost", {{"table", answer->table_id()}});
-      reply(absl::UnavailableError("failpoint table.lose_create_answer"));
-    };
-  }
+  if (service::FailpointFires("table.lose_create_answer")) reply = LoseAnswer(std::move(reply));
   if (absl::Status s = Available(); !s.ok()) return reply(s);
   if (absl::Status s = CheckCreate(request); !s.ok()) return reply(s);
   if (AnswerRepeat(request, reply)) return;
@@ -428,24 +452,8 @@ void TableHost::CreateTable(const v1::CreateTableRequest& request,
         absl::ResourceExhaustedError("this instance hosts its maximum of tables"));
   }
 
-  NewGame game;
-  game.game_id = service::NewUuid();
-  game.request_id = request.request_id();
-  game.mode = wire::ModeName(request.mode());
-  game.config = settings.SerializeAsString();
   v1::CreateTableResponse response;
-  response.set_table_id(game.game_id);
-  for (int s = 0; s < engine::kNumSeats; ++s) {
-    const v1::SeatAssignment& seat = request.seats(s);
-    // An autopilot seat's token is made (the store keeps every seat's hash) but
-    // never handed out: nobody can act for that seat.
-    const std::string token =
-        seat.seat_token().empty() ? service::NewSeatToken() : seat.seat_token();
-    response.add_seat_tokens(seat.autopilot() ? "" : token);
-    game.seats[s] = {seat.player_id(), seat.display_name(),
-                     seat.bot() || seat.autopilot(), seat.stake(),
-                     service::TokenHash(token)};
-  }
+  NewGame game = GameFor(request, settings, response);
   absl::StatusOr<std::unique_ptr<Table>> table =
       Table::Create(game.game_id, settings, game.seats, absl::Now());
   if (!table.ok()) return reply(table.status());
