@@ -221,9 +221,7 @@ int Drain(pqxx::connection& watcher) {
   return 0;
 }
 
-int Run(int argc, char** argv) {
-  Flags f;
-  service::Config config("ratings-load", "MAMLAKA_");
+void BindFlags(service::Config& config, Flags& f) {
   config.Bind("database_url", &f.database_url, "PostgreSQL URL of a migrated database");
   config.Bind("games", &f.games, "finished games to write");
   config.Bind("players", &f.players, "distinct players the games draw from");
@@ -241,6 +239,36 @@ int Run(int argc, char** argv) {
   config.Bind("read_token", &f.read_token,
               "service token for the reads (ratings:read and ledger:read)");
   config.Bind("read_rate", &f.read_rate, "history reads a second, in all");
+}
+
+// Writes the games at the flags' pace; the most games the consumer was behind.
+int64_t WriteGames(const Flags& f, pqxx::connection& writer, pqxx::connection& watcher,
+                   absl::Time start) {
+  std::mt19937_64 rng(f.seed);
+  int written = 0;
+  int64_t max_behind = 0;
+  while (written < f.games) {
+    std::vector<OutboxGame> batch;
+    for (int i = 0; i < f.write_batch && written + i < f.games; ++i) {
+      batch.push_back(RandomGame(rng, absl::StrCat("load-", f.seed, "-", written + i), f.players));
+    }
+    WriteOutboxGames(writer, batch);
+    written += static_cast<int>(batch.size());
+    if (f.rate > 0) {
+      const absl::Time due = start + absl::Seconds(written / f.rate);
+      if (due > absl::Now()) absl::SleepFor(due - absl::Now());
+    }
+    if (written % (f.write_batch * 20) == 0) {
+      max_behind = std::max(max_behind, LastWritten(watcher) - Applied(watcher));
+    }
+  }
+  return max_behind;
+}
+
+int Run(int argc, char** argv) {
+  Flags f;
+  service::Config config("ratings-load", "MAMLAKA_");
+  BindFlags(config, f);
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
   if (f.credits > 0 && !f.database_url.empty() && f.credit_threads > 0) return TimeCredits(f);
   if (f.database_url.empty() || f.games < 1 || f.players < 4 || f.write_batch < 1) {
@@ -259,25 +287,8 @@ int Run(int argc, char** argv) {
     CreditReadPlayers(f);
   }
   ReadMix reads(f);
-  std::mt19937_64 rng(f.seed);
   const absl::Time start = absl::Now();
-  int written = 0;
-  int64_t max_behind = 0;
-  while (written < f.games) {
-    std::vector<OutboxGame> batch;
-    for (int i = 0; i < f.write_batch && written + i < f.games; ++i) {
-      batch.push_back(RandomGame(rng, absl::StrCat("load-", f.seed, "-", written + i), f.players));
-    }
-    WriteOutboxGames(*writer, batch);
-    written += static_cast<int>(batch.size());
-    if (f.rate > 0) {
-      const absl::Time due = start + absl::Seconds(written / f.rate);
-      if (due > absl::Now()) absl::SleepFor(due - absl::Now());
-    }
-    if (written % (f.write_batch * 20) == 0) {
-      max_behind = std::max(max_behind, LastWritten(*watcher) - Applied(*watcher));
-    }
-  }
+  const int64_t max_behind = WriteGames(f, *writer, *watcher, start);
   const absl::Time written_at = absl::Now();
   const int64_t last_id = LastWritten(*watcher);
   while (Applied(*watcher) < last_id) {
