@@ -172,7 +172,8 @@ void Bind(service::Config& config, Flags& flags) {
   config.Bind("token", &flags.token, "the seat token (prefer TRIX_BOT_TOKEN)");
   config.Bind("strategy", &flags.strategy, "random, heuristic or search");
   config.Bind("level", &flags.level,
-              "beginner, casual, strong or expert (instead of --strategy)");
+              "beginner, casual, strong or expert: instead of --strategy and the "
+              "search flags");
   config.Bind("search_budget", &flags.search.budget,
               "search: the time to stop sampling at, per decision");
   config.Bind("search_samples", &flags.search.samples,
