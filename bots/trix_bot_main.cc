@@ -4,6 +4,7 @@
 //
 //   trix-bot --address 127.0.0.1:50051 --table ID --token TOKEN --strategy heuristic
 //   trix-bot ... --strategy search --search_budget 60ms
+//   trix-bot ... --level casual       (a level: bots/strategies/level.h)
 //   trix-bot --matchmaking 127.0.0.1:50053 --capacity 8 --strategy heuristic
 //       (with TRIX_BOT_BOT_KEY=<the account's key>)
 //
@@ -29,6 +30,7 @@
 #include "absl/time/time.h"
 #include "bots/sdk/bot_account.h"
 #include "bots/sdk/seat.h"
+#include "bots/strategies/level.h"
 #include "bots/strategies/strategy.h"
 #include "nlohmann/json.hpp"
 #include "prometheus/counter.h"
@@ -46,6 +48,7 @@ struct Flags {
   std::string table;
   std::string token;
   std::string strategy = "heuristic";
+  std::string level;  // when set, instead of --strategy
   int64_t seed = 0;
   absl::Duration think = absl::ZeroDuration();
   absl::Duration give_up_after = absl::Minutes(2);
@@ -92,6 +95,19 @@ uint64_t Seed(int64_t flag) {
   return (uint64_t{std::random_device()()} << 32) | std::random_device()();
 }
 
+// The strategy of --level when it is set, else --strategy's with the search flags.
+absl::StatusOr<std::unique_ptr<Bot>> MakeBot(const Flags& flags, uint64_t seed) {
+  if (flags.level.empty()) return MakeStrategy(flags.strategy, seed, flags.search);
+  absl::StatusOr<BotLevel> level = ParseBotLevel(flags.level);
+  if (!level.ok()) return level.status();
+  return MakeLevelBot(*level, seed);
+}
+
+// What the bot plays, for the logs: the level, or the strategy.
+std::string Playing(const Flags& flags) {
+  return flags.level.empty() ? flags.strategy : absl::StrCat("level ", flags.level);
+}
+
 // Serves the bot account whose key is --bot_key until a signal stops it.
 int ServeAccount(const Flags& flags,
                  const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
@@ -126,8 +142,7 @@ int ServeAccount(const Flags& flags,
   BotAccount account(
       config,
       [&](const v1::Assignment&) -> std::unique_ptr<Bot> {
-        absl::StatusOr<std::unique_ptr<Bot>> bot =
-            MakeStrategy(flags.strategy, seed++, flags.search);
+        absl::StatusOr<std::unique_ptr<Bot>> bot = MakeBot(flags, seed++);
         return bot.ok() ? *std::move(bot) : nullptr;
       },
       [&](const v1::Assignment& a, const absl::StatusOr<v1::GameResult>& result,
@@ -142,7 +157,7 @@ int ServeAccount(const Flags& flags,
   StopOnSignal([&account] { account.Stop(); });
   service::LogInfo("serving bot account", {{"matchmaking", flags.matchmaking},
                                            {"capacity", flags.capacity},
-                                           {"strategy", flags.strategy}});
+                                           {"strategy", Playing(flags)}});
   absl::Status status = account.Serve();
   if (!status.ok()) {
     service::LogError("matchmaking refused the bot account", {{"error", status.ToString()}});
@@ -156,6 +171,9 @@ void Bind(service::Config& config, Flags& flags) {
   config.Bind("table", &flags.table, "the table id");
   config.Bind("token", &flags.token, "the seat token (prefer TRIX_BOT_TOKEN)");
   config.Bind("strategy", &flags.strategy, "random, heuristic or search");
+  config.Bind("level", &flags.level,
+              "beginner, casual, strong or expert: instead of --strategy and the "
+              "search flags");
   config.Bind("search_budget", &flags.search.budget,
               "search: the time to stop sampling at, per decision");
   config.Bind("search_samples", &flags.search.samples,
@@ -176,8 +194,7 @@ void Bind(service::Config& config, Flags& flags) {
 // Plays the one seat of --table with --token, then prints a line of what it did.
 int PlayOneSeat(const Flags& flags,
                 const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
-  absl::StatusOr<std::unique_ptr<Bot>> bot =
-      MakeStrategy(flags.strategy, Seed(flags.seed), flags.search);
+  absl::StatusOr<std::unique_ptr<Bot>> bot = MakeBot(flags, Seed(flags.seed));
   const std::string table = flags.table;
   SeatConfig seat_config;
   seat_config.table_id = flags.table;
@@ -191,7 +208,7 @@ int PlayOneSeat(const Flags& flags,
 
   service::LogInfo(
       "playing",
-      {{"table", table}, {"strategy", flags.strategy}, {"address", flags.address}});
+      {{"table", table}, {"strategy", Playing(flags)}, {"address", flags.address}});
   absl::StatusOr<v1::GameResult> result = seat.Play();
   const SeatStats stats = seat.stats();
   if (!result.ok()) {
@@ -202,7 +219,7 @@ int PlayOneSeat(const Flags& flags,
   const int me = seat.state().seat;
   nlohmann::json line = {{"table", table},
                          {"seat", me},
-                         {"strategy", flags.strategy},
+                         {"strategy", Playing(flags)},
                          {"actions", stats.actions},
                          {"act_retries", stats.act_retries},
                          {"rejected", stats.rejected},
@@ -230,8 +247,8 @@ int Run(int argc, char** argv) {
     return 2;
   }
   service::InitLogging("trix-bot", flags.log_level);
-  if (!MakeStrategy(flags.strategy, 1).ok()) {
-    std::cerr << "trix-bot: " << MakeStrategy(flags.strategy, 1).status().message() << "\n";
+  if (absl::StatusOr<std::unique_ptr<Bot>> bot = MakeBot(flags, 1); !bot.ok()) {
+    std::cerr << "trix-bot: " << bot.status().message() << "\n";
     return 2;
   }
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =

@@ -6,11 +6,13 @@
 #include <thread>
 #include <utility>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/synchronization/mutex.h"
 #include "bots/common/child_process.h"
 #include "bots/common/lobby.h"
 #include "bots/sdk/seat.h"
+#include "bots/strategies/level.h"
 #include "proto/wire/wire.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -40,6 +42,21 @@ struct Match {
   absl::Mutex mu;
   ServiceMatchReport report ABSL_GUARDED_BY(mu);
 };
+
+// How trix-bot is told to play `player`: a level's name (bots/strategies/level.h)
+// or a strategy's.
+std::pair<std::string, std::string> PlayAs(const std::string& player) {
+  if (bots::ParseBotLevel(player).ok()) return {"TRIX_BOT_LEVEL", player};
+  return {"TRIX_BOT_STRATEGY", player};
+}
+
+// The account level of `player` when it is a level's name.
+v1::BotLevel AccountLevel(const std::string& player) {
+  v1::BotLevel level = v1::BOT_LEVEL_UNSPECIFIED;
+  if (!bots::ParseBotLevel(player).ok()) return level;
+  v1::BotLevel_Parse(absl::StrCat("BOT_LEVEL_", absl::AsciiStrToUpper(player)), &level);
+  return level;
+}
 
 // A trix-bot process; secrets and settings through its environment, not `ps`.
 absl::StatusOr<std::unique_ptr<ChildProcess>> StartBot(const ServiceMatchOptions& o,
@@ -117,7 +134,7 @@ absl::StatusOr<ServiceGame> PlayGame(Match& m, int people_side,
         StartBot(o, people[i], {{"TRIX_BOT_ADDRESS", a.address()},
                                 {"TRIX_BOT_TABLE", a.table_id()},
                                 {"TRIX_BOT_TOKEN", a.seat_token()},
-                                {"TRIX_BOT_STRATEGY", strategy}});
+                                PlayAs(strategy)});
     if (!p.ok()) return p.status();
     players[i] = *std::move(p);
   }
@@ -146,7 +163,7 @@ absl::Status StartAccounts(Match& m, const std::string& strategy, std::vector<Ac
     Account account;
     account.name = absl::StrCat(strategy, "-", k, "-", o.run_id);
     account.strategy = strategy;
-    absl::StatusOr<v1::RegisterBotResponse> r = m.lobby.RegisterBot(account.name, "arena");
+    absl::StatusOr<v1::RegisterBotResponse> r = m.lobby.RegisterBot(account.name, "arena", AccountLevel(strategy));
     if (!r.ok()) return r.status();
     account.bot_id = r->bot_id();
     // Room for every table at once, and for tables whose end matchmaking has not
@@ -155,7 +172,7 @@ absl::Status StartAccounts(Match& m, const std::string& strategy, std::vector<Ac
         StartBot(o, account.name, {{"TRIX_BOT_MATCHMAKING", o.matchmaking},
                                    {"TRIX_BOT_BOT_KEY", r->key()},
                                    {"TRIX_BOT_CAPACITY", absl::StrCat(2 * o.tables + 2)},
-                                   {"TRIX_BOT_STRATEGY", strategy}});
+                                   PlayAs(strategy)});
     if (!p.ok()) return p.status();
     account.process = *std::move(p);
     out->push_back(std::move(account));
@@ -211,6 +228,7 @@ absl::StatusOr<ServiceMatchReport> PlayServiceMatch(const ServiceMatchOptions& o
         absl::StrCat("\"", options.mode, "\" is not a partner mode"));
   }
   for (const std::string& s : {options.a, options.b}) {
+    if (bots::ParseBotLevel(s).ok()) continue;  // a level
     if (absl::Status st = bots::MakeStrategy(s, 1).status(); !st.ok()) return st;
   }
   if (options.games < 2 || options.tables < 1 || options.run_id.empty()) {

@@ -37,7 +37,9 @@ int Run(int argc, char** argv) {
   config.Bind("mode", &o.mode, "a partner mode: complex-partner or classic-partner");
   config.Bind("games", &o.games, "games to play, half with A as the party");
   config.Bind("tables", &o.tables, "games played at once");
-  config.Bind("a", &o.a, "strategy A (random, heuristic, search)");
+  config.Bind("a", &o.a,
+              "strategy A (random, heuristic, search) or level (beginner, casual, strong, "
+              "expert)");
   config.Bind("b", &o.b, "strategy B");
   config.Bind("search_samples", &o.search.samples,
               "search: sampled deals per card decision at most");

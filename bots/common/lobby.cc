@@ -52,10 +52,12 @@ std::unique_ptr<grpc::ClientContext> Lobby::Context(absl::Duration deadline) con
 }
 
 absl::StatusOr<v1::RegisterBotResponse> Lobby::RegisterBot(const std::string& name,
-                                                           const std::string& owner) {
+                                                           const std::string& owner,
+                                                           v1::BotLevel level) {
   v1::RegisterBotRequest request;
   request.set_name(name);
   request.set_owner(owner);
+  request.set_level(level);
   v1::RegisterBotResponse response;
   grpc::Status s = WhileStarting([&] {
     return matchmaking_->RegisterBot(Context(absl::Seconds(10)).get(), request, &response);

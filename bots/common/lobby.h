@@ -32,9 +32,10 @@ class Lobby {
         std::string service_token,
         const std::shared_ptr<grpc::ChannelCredentials>& credentials = nullptr);
 
-  // Registers a bot account (retried while matchmaking starts); its key.
-  absl::StatusOr<v1::RegisterBotResponse> RegisterBot(const std::string& name,
-                                                      const std::string& owner);
+  // Registers a bot account at `level` (retried while matchmaking starts); its key.
+  absl::StatusOr<v1::RegisterBotResponse> RegisterBot(
+      const std::string& name, const std::string& owner,
+      v1::BotLevel level = v1::BOT_LEVEL_UNSPECIFIED);
   absl::Status Credit(const std::string& player_id, int64_t amount,
                       const std::string& request_id);
   // `host` creates a party and `guest` joins it; the party id.

@@ -1,8 +1,12 @@
 #include "services/matchmaking/bot_roster.h"
 
 #include <algorithm>
+#include <cstdlib>
+#include <limits>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 
 #include "google/protobuf/util/time_util.h"
 #include "proto/wire/wire.h"
@@ -11,6 +15,12 @@
 #include "services/matchmaking/lobby.h"
 
 namespace trix::matchmaking {
+
+std::string BotLevelName(v1::BotLevel level) {
+  if (level == v1::BOT_LEVEL_UNSPECIFIED || !v1::BotLevel_IsValid(level)) return "";
+  return absl::AsciiStrToLower(
+      absl::StripPrefix(v1::BotLevel_Name(level), "BOT_LEVEL_"));
+}
 
 BotRoster::BotRoster(absl::Duration keep_alive_every, GameOver game_over,
                      BotSeatStore* store, SharedBotStreams* shared, BotQuota quota,
@@ -125,13 +135,19 @@ void BotRoster::Disconnect(const std::shared_ptr<Outbox>& outbox) {
 
 std::optional<BotSeat> BotRoster::Reserve(const v1::Mode& mode,
                                           const std::vector<std::string>& taken) {
-  const std::string name = wire::ModeName(mode);
+  return Reserve(BotAsk{.mode = mode, .taken = taken});
+}
+
+std::optional<BotSeat> BotRoster::Reserve(const BotAsk& ask) {
+  const std::string name = wire::ModeName(ask.mode);
+  const std::vector<std::string>& taken = ask.taken;
   absl::ReleasableMutexLock lock(&mu_);
   Stream* best = nullptr;
   for (auto& s : streams_) {
     if (!s->modes.count(name) || Room(*s) <= 0) continue;
+    if (!ask.level.empty() && s->bot.level != ask.level) continue;
     if (std::find(taken.begin(), taken.end(), s->bot.bot_id) != taken.end()) continue;
-    if (best == nullptr || Before(*s, *best)) best = s.get();
+    if (best == nullptr || BeforeFor(ask, name, *s, *best)) best = s.get();
   }
   if (best != nullptr) {
     ++best->reserved;
@@ -139,6 +155,7 @@ std::optional<BotSeat> BotRoster::Reserve(const v1::Mode& mode,
     return BotSeat{best->bot.bot_id, best->bot.name, best->stream_id};
   }
   lock.Release();
+  if (!ask.level.empty()) return std::nullopt;  // other replicas' levels are unknown
   absl::StatusOr<std::optional<BotSeat>> elsewhere =
       shared_->ReserveElsewhere(name, taken);
   if (!elsewhere.ok()) {
@@ -157,6 +174,57 @@ bool BotRoster::Before(const Stream& a, const Stream& b) const {
   if (given(a) != given(b)) return given(a) < given(b);
   // The fewer tables in play for its capacity (a / ca < b / cb, without division).
   return int64_t{InPlay(a)} * b.capacity < int64_t{InPlay(b)} * a.capacity;
+}
+
+bool BotRoster::BeforeFor(const BotAsk& ask, const std::string& mode, const Stream& a,
+                          const Stream& b) const {
+  if (ask.near_rating) {
+    const int64_t da = Distance(a, mode, *ask.near_rating);
+    const int64_t db = Distance(b, mode, *ask.near_rating);
+    if (da != db) return da < db;
+  }
+  return Before(a, b);
+}
+
+int64_t BotRoster::Distance(const Stream& s, const std::string& mode, int rating) const {
+  auto it = ratings_.find({s.bot.bot_id, mode});
+  if (it == ratings_.end()) return std::numeric_limits<int64_t>::max();
+  return std::abs(int64_t{it->second} - rating);
+}
+
+void BotRoster::SetRatings(RatingsClient* ratings, absl::Duration refresh) {
+  ratings_client_ = ratings;
+  ratings_every_ = refresh;
+}
+
+void BotRoster::RefreshRatings() {
+  if (ratings_client_ == nullptr) return;
+  std::map<std::string, std::set<std::string>> accounts;  // by mode name
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& s : streams_) {
+      for (const std::string& mode : s->modes) accounts[mode].insert(s->bot.bot_id);
+    }
+  }
+  std::map<std::pair<std::string, std::string>, int> read;
+  for (const auto& [mode, ids] : accounts) {
+    v1::GetRatingsRequest request;
+    absl::StatusOr<v1::Mode> m = wire::ModeFromName(mode);
+    if (!m.ok()) continue;
+    *request.mutable_mode() = *m;
+    for (const std::string& id : ids) request.add_player_ids(id);
+    absl::StatusOr<v1::GetRatingsResponse> r = ratings_client_->GetRatings(request);
+    if (!r.ok()) {
+      service::LogWarn("bot ratings not read; bot fill keeps the last ones",
+                       {{"mode", mode}, {"error", r.status().ToString()}});
+      return;
+    }
+    for (const v1::Rating& rating : r->ratings()) {
+      read[{rating.player_id(), mode}] = rating.display();
+    }
+  }
+  absl::MutexLock lock(&mu_);
+  ratings_ = std::move(read);
 }
 
 void BotRoster::Deliver(const std::vector<AssignmentRow>& rows) {
@@ -201,6 +269,10 @@ void BotRoster::Loop() {
     }
     EndRevoked();
     Share();
+    if (absl::Now() - ratings_read_ >= ratings_every_) {
+      ratings_read_ = absl::Now();
+      RefreshRatings();
+    }
     if (absl::Now() - last_keep_alive < keep_alive_every_) continue;
     last_keep_alive = absl::Now();
     {

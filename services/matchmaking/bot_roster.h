@@ -13,6 +13,16 @@
 // capacity), so that an account offering more room than the others does not take
 // every bot seat. Each account has at most `BotQuota::max_streams` streams and
 // `max_capacity` tables offered on this replica.
+//
+// Bot fill by rating: when the ask names the table's human players' mean rating
+// (BotAsk::near_rating), the seat goes, among this replica's accounts with room,
+// to the one whose displayed rating in the mode is nearest it; accounts equally
+// near (and every account when no rating is known) are ordered as above. An
+// account's rating not read yet counts as farther than any known one. The ratings
+// come from the ratings service (SetRatings), read for the connected accounts in
+// the background every `refresh` and cached, so that a reservation never waits
+// on it. An ask for a level (BotAsk::level, a room's choice) is served only by
+// this replica's accounts of that level.
 #ifndef TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 #define TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 
@@ -24,10 +34,12 @@
 #include <set>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "services/matchmaking/clients/ratings_client.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/store/bot_store.h"
 #include "services/matchmaking/stream_outbox.h"
@@ -35,6 +47,10 @@
 #include "trix/v1/matchmaking.pb.h"
 
 namespace trix::matchmaking {
+
+// How a bot account's level is stored and asked for: "beginner", "casual",
+// "strong", "expert", or "" for BOT_LEVEL_UNSPECIFIED.
+std::string BotLevelName(v1::BotLevel level);
 
 struct BotQuota {
   int max_streams = 16;     // ServeBot streams of one account on one replica
@@ -68,6 +84,12 @@ class BotRoster {
   void Disconnect(const std::shared_ptr<Outbox>& outbox);
   std::optional<BotSeat> Reserve(const v1::Mode& mode,
                                  const std::vector<std::string>& taken);
+  std::optional<BotSeat> Reserve(const BotAsk& ask);
+  // Reads the connected accounts' ratings from `ratings` every `refresh` (call
+  // before Start; without it bot fill ignores ratings).
+  void SetRatings(RatingsClient* ratings, absl::Duration refresh = absl::Seconds(30));
+  // Reads the ratings now (the background loop's step, for tests).
+  void RefreshRatings();
   void Deliver(const std::vector<AssignmentRow>& rows);
   int connected() const;
 
@@ -88,6 +110,12 @@ class BotRoster {
   static int Room(const Stream& s) { return s.capacity - InPlay(s); }
   // Whether bot fill prefers `a` to `b` (see above).
   bool Before(const Stream& a, const Stream& b) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The same, nearest `ask.near_rating` first.
+  bool BeforeFor(const BotAsk& ask, const std::string& mode, const Stream& a,
+                 const Stream& b) const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // How far `s`'s account's rating in `mode` is from `rating`; max when unknown.
+  int64_t Distance(const Stream& s, const std::string& mode, int rating) const
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status CheckQuota(const std::string& bot_id, int capacity) const
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Sends `a` to the stream here it was given to (else another of its account's),
@@ -115,6 +143,11 @@ class BotRoster {
   std::vector<std::unique_ptr<Stream>> streams_ ABSL_GUARDED_BY(mu_);
   // When each connected account was last given a seat (a count of seats given).
   std::map<std::string, uint64_t> last_given_ ABSL_GUARDED_BY(mu_);
+  // Displayed ratings of the connected accounts, by (bot id, mode name).
+  std::map<std::pair<std::string, std::string>, int> ratings_ ABSL_GUARDED_BY(mu_);
+  RatingsClient* ratings_client_ = nullptr;
+  absl::Duration ratings_every_ = absl::Seconds(30);
+  absl::Time ratings_read_ = absl::InfinitePast();  // Loop only
   uint64_t given_ ABSL_GUARDED_BY(mu_) = 0;
   bool stop_ ABSL_GUARDED_BY(mu_) = false;
   std::thread thread_;

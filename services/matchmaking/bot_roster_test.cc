@@ -1,7 +1,7 @@
 // The bot roster on the in-memory bot store (testing/memory_bot_store.h): how
 // bot seats are spread over the accounts and their streams, the quotas, seats
 // taken from another replica's streams, the room each stream shares, revoked
-// accounts and finished games.
+// accounts and finished games, bot fill by rating and by level.
 #include "services/matchmaking/bot_roster.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "services/matchmaking/testing/eventually.h"
+#include "services/matchmaking/testing/fake_ratings_client.h"
 #include "services/matchmaking/testing/memory_bot_store.h"
 
 namespace trix::matchmaking {
@@ -29,15 +30,24 @@ class BotRosterTest : public ::testing::Test {
   }
   ~BotRosterTest() override { roster_.Stop(); }
 
-  static BotAccount Account(const std::string& bot_id) {
-    return {.bot_id = bot_id, .name = "Bot " + bot_id, .modes = {kMode}};
+  static BotAccount Account(const std::string& bot_id, const std::string& level = "") {
+    return {.bot_id = bot_id, .name = "Bot " + bot_id, .modes = {kMode}, .level = level};
   }
 
   // A stream of `bot` on this replica, offering `capacity` tables.
   absl::Status Connect(const std::string& bot, int capacity,
-                       const std::vector<AssignmentRow>& live = {}) {
-    return roster_.Connect(Account(bot), "key-" + bot, capacity, {kMode},
+                       const std::vector<AssignmentRow>& live = {},
+                       const std::string& level = "") {
+    return roster_.Connect(Account(bot, level), "key-" + bot, capacity, {kMode},
                            std::make_shared<BotRoster::Outbox>(), live);
+  }
+
+  // The account given the next seat of a table whose people's mean rating is
+  // `rating` (a room's `level` when given).
+  std::string ReserveNear(std::optional<int> rating, const std::string& level = "") {
+    std::optional<BotSeat> seat =
+        roster_.Reserve(BotAsk{.mode = mode_, .near_rating = rating, .level = level});
+    return seat ? seat->bot_id : "";
   }
 
   // The account given the next seat here ("" for none), `taken` at its table.
@@ -147,6 +157,60 @@ TEST_F(BotRosterTest, TheStreamsOfARevokedOrRotatedAccountEnd) {
   ASSERT_TRUE(Eventually([&] { return roster_.connected() == 1; }));
   EXPECT_TRUE(Eventually([&] { return db_.Rooms("here").size() == 1u; }));  // rows closed
   EXPECT_EQ(Reserve(), "b3");
+}
+
+TEST_F(BotRosterTest, BotFillPicksTheAccountRatedNearestThePeople) {
+  FakeRatings ratings;
+  ratings.SetRating("b1", 800);
+  ratings.SetRating("b2", 1500);
+  ratings.SetRating("b3", 2100);
+  roster_.SetRatings(&ratings);
+  for (const std::string bot : {"b1", "b2", "b3"}) ASSERT_TRUE(Connect(bot, 4).ok());
+  roster_.RefreshRatings();
+  EXPECT_EQ(ReserveNear(2300), "b3");
+  EXPECT_EQ(ReserveNear(2300), "b3");  // nearest wins over least recently given
+  EXPECT_EQ(ReserveNear(700), "b1");
+  EXPECT_EQ(ReserveNear(1400), "b2");
+  EXPECT_EQ(ReserveNear(1150), "b1");  // 350 from b1 and b2: the one given longest ago
+}
+
+TEST_F(BotRosterTest, AmongAccountsWithRoomTheNearestRatedIsPicked) {
+  FakeRatings ratings;
+  ratings.SetRating("b1", 800);
+  ratings.SetRating("b2", 1500);
+  roster_.SetRatings(&ratings);
+  ASSERT_TRUE(Connect("b1", 4).ok());
+  ASSERT_TRUE(Connect("b2", 1).ok());
+  roster_.RefreshRatings();
+  EXPECT_EQ(ReserveNear(1600), "b2");
+  EXPECT_EQ(ReserveNear(1600), "b1");  // b2 is full
+}
+
+TEST_F(BotRosterTest, WithoutRatingsBotFillKeepsItsOrder) {
+  ASSERT_TRUE(Connect("b1", 4).ok());
+  ASSERT_TRUE(Connect("b2", 4).ok());
+  EXPECT_EQ(ReserveNear(2000), "b1");
+  EXPECT_EQ(ReserveNear(2000), "b2");
+  FakeRatings ratings;
+  ratings.SetAway(true);
+  roster_.SetRatings(&ratings);
+  roster_.RefreshRatings();  // the service away: nothing learnt, nothing lost
+  EXPECT_EQ(ReserveNear(2000), "b1");
+}
+
+TEST_F(BotRosterTest, AnAskForALevelIsServedOnlyByAccountsOfThatLevel) {
+  ASSERT_TRUE(Connect("b1", 4, {}, "beginner").ok());
+  ASSERT_TRUE(Connect("b2", 4, {}, "expert").ok());
+  EXPECT_EQ(ReserveNear(std::nullopt, "expert"), "b2");
+  EXPECT_EQ(ReserveNear(std::nullopt, "expert"), "b2");
+  EXPECT_EQ(ReserveNear(std::nullopt, "beginner"), "b1");
+  EXPECT_EQ(ReserveNear(std::nullopt, "strong"), "");  // none here, none lent
+}
+
+TEST(BotLevelNameTest, LevelsAreStoredByTheirNames) {
+  EXPECT_EQ(BotLevelName(v1::BOT_LEVEL_UNSPECIFIED), "");
+  EXPECT_EQ(BotLevelName(v1::BOT_LEVEL_BEGINNER), "beginner");
+  EXPECT_EQ(BotLevelName(v1::BOT_LEVEL_EXPERT), "expert");
 }
 
 }  // namespace

@@ -288,9 +288,13 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::RegisterBot(
   if (request->owner().size() > 128) {
     return Finish(context, absl::InvalidArgumentError("owner is longer than 128 bytes"));
   }
+  if (!v1::BotLevel_IsValid(request->level())) {
+    return Finish(context, absl::InvalidArgumentError("unknown bot level"));
+  }
   BotAccount bot{.bot_id = "bot-" + service::NewUuid(),
                  .name = request->name(),
-                 .owner = request->owner()};
+                 .owner = request->owner(),
+                 .level = BotLevelName(request->level())};
   for (const v1::Mode& m : request->modes()) {
     std::string name = wire::ModeName(m);
     if (name == "unknown") return Finish(context, absl::InvalidArgumentError("unknown mode"));
@@ -304,6 +308,7 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::RegisterBot(
   if (s.ok()) {
     response->set_bot_id(bot.bot_id);
     response->set_key(key);
+    response->set_level(request->level());
   }
   return Finish(context, s);
 }

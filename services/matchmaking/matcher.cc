@@ -299,6 +299,20 @@ bool Matcher::Tick() {
   return !groups.empty();
 }
 
+// The mean displayed rating of the group's people, for bot fill by rating.
+std::optional<int> HumansRating(const Group& group) {
+  int64_t sum = 0;
+  int n = 0;
+  for (const Ticket& t : group.tickets) {
+    for (const auto& m : t.members) {
+      sum += m.rating;
+      ++n;
+    }
+  }
+  if (n == 0) return std::nullopt;
+  return static_cast<int>(sum / n);
+}
+
 v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group& group,
                                              std::vector<AssignmentRow>* seats) {
   v1::CreateTableRequest request;
@@ -317,7 +331,8 @@ v1::CreateTableRequest Matcher::TableRequest(const PoolState& state, const Group
                       .format = state.spec->mode.format(),
                       .possible = group.possible};
     if (plan.bot()) {
-      std::optional<BotSeat> bot = reserve_bot_(state.spec->mode, bots);
+      std::optional<BotSeat> bot = reserve_bot_(
+          BotAsk{.mode = state.spec->mode, .taken = bots, .near_rating = HumansRating(group)});
       seat->set_bot(true);
       if (!bot) {  // the table's autopilot plays it from the first move
         seat->set_player_id(absl::StrCat("autopilot-", s));

@@ -75,6 +75,14 @@ struct BotSeat {
   std::string stream_id;  // the bot stream that plays it (bot_streams.h)
 };
 
+// What a table asks bot fill for, one seat at a time.
+struct BotAsk {
+  v1::Mode mode;
+  std::vector<std::string> taken;  // the table's bots already chosen
+  std::optional<int> near_rating;  // the human players' mean displayed rating
+  std::string level;               // bot_roster.h BotLevelName; "" for any
+};
+
 // The stake holds of tickets about to be seated (MatcherOptions::check_holds):
 // those whose hold is gone (released, past its TTL) and those that could not be
 // checked (the ratings service did not answer). Every other one is held, and was
@@ -114,10 +122,11 @@ struct MatcherOptions {
 
 class Matcher {
  public:
-  // A bot account with room for one more table of `mode` and not among `taken`
-  // (the table's other bots), or nullopt: the table's autopilot plays the seat.
-  using ReserveBot = std::function<std::optional<BotSeat>(
-      const v1::Mode& mode, const std::vector<std::string>& taken)>;
+  // A bot account with room for one more table of `ask.mode` and not among
+  // `ask.taken` (the table's other bots), the nearest `ask.near_rating` (the
+  // table's human players' mean rating), or nullopt: the table's autopilot plays
+  // the seat.
+  using ReserveBot = std::function<std::optional<BotSeat>(const BotAsk& ask)>;
   // Committed assignments (players' and bots'), for delivery.
   using OnAssigned = std::function<void(const std::vector<AssignmentRow>&)>;
 

@@ -93,9 +93,7 @@ class MatcherTest : public ::testing::Test {
                            .seat_tokens = &tokens_};
     matcher_ = std::make_unique<Matcher>(
         options, &tables_,
-        [this](const v1::Mode&, const std::vector<std::string>& taken) {
-          return ReserveBot(taken);
-        },
+        [this](const BotAsk& ask) { return ReserveBot(ask.taken); },
         [this](const std::vector<AssignmentRow>& rows) {
           std::lock_guard<std::mutex> lock(mu_);
           assigned_.insert(assigned_.end(), rows.begin(), rows.end());

@@ -112,6 +112,8 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
         return lobby_->GameOver(address, table);
       },
       store_.get(), bot_streams_.get(), config.bot_quota);
+  bot_ratings_ = ratings(config.ratings_call_timeout);
+  bots_->SetRatings(bot_ratings_.get());  // bot fill by rating (bot_roster.h)
   AssembleMatcher(config, pools, registry);
   lobby_ = std::make_unique<Lobby>(
       lobby, store_.get(), ratings(config.ratings_call_timeout), matcher_.get(), releases_.get(),
@@ -167,9 +169,7 @@ void MatchmakingServer::AssembleMatcher(const MatchmakingConfig& config,
   }
   matcher_ = std::make_unique<Matcher>(
       matcher, placement_.get(),
-      [this](const v1::Mode& mode, const std::vector<std::string>& taken) {
-        return bots_->Reserve(mode, taken);
-      },
+      [this](const BotAsk& ask) { return bots_->Reserve(ask); },
       [this](const std::vector<AssignmentRow>& rows) {
         lobby_->Deliver(rows);
         bots_->Deliver(rows);

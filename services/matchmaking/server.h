@@ -132,6 +132,7 @@ class MatchmakingServer {
   std::unique_ptr<TableInstances> instances_;  // placement's (outlives it)
   std::unique_ptr<Placement> placement_;
   std::unique_ptr<BotStreams> bot_streams_;
+  std::unique_ptr<RatingsClient> bot_ratings_;  // the roster's, for bot ratings
   std::unique_ptr<BotRoster> bots_;
   std::unique_ptr<HoldReleases> releases_;
   std::unique_ptr<TableVoidStore> void_store_;  // the voids' (outlives them)

@@ -70,6 +70,7 @@ struct BotAccount {
   std::string name;
   std::string owner;
   std::vector<std::string> modes;  // mode names
+  std::string level;               // "beginner" ... "expert", "" when not given
   bool revoked = false;
 };
 

@@ -204,6 +204,29 @@ TEST_F(MatchmakingFlowTest, AReconnectingBotGetsItsSeatsAgain) {
   EXPECT_EQ(again.assignments()[0].table_id(), table_id);
 }
 
+TEST_F(MatchmakingFlowTest, ABotAccountIsRegisteredAtALevel) {
+  auto register_at = [&](const std::string& name, int level, v1::RegisterBotResponse* r) {
+    grpc::ClientContext c;
+    c.AddMetadata("authorization", kServiceBearer);
+    v1::RegisterBotRequest request;
+    request.set_name(name);
+    request.set_level(static_cast<v1::BotLevel>(level));
+    return stub_->RegisterBot(&c, request, r);
+  };
+  v1::RegisterBotResponse strong;
+  ASSERT_TRUE(register_at("strong one", v1::BOT_LEVEL_STRONG, &strong).ok());
+  EXPECT_EQ(strong.level(), v1::BOT_LEVEL_STRONG);
+  EXPECT_EQ(ServeStatus(strong.key(), 1).error_code(),
+            grpc::StatusCode::DEADLINE_EXCEEDED);  // served
+  v1::RegisterBotResponse odd;
+  grpc::Status refused = register_at("odd one", 99, &odd);
+  EXPECT_EQ(refused.error_code(), grpc::StatusCode::INVALID_ARGUMENT);
+  EXPECT_EQ(refused.error_message(), "unknown bot level");
+  // Nothing was registered: the name is still free.
+  EXPECT_TRUE(register_at("odd one", v1::BOT_LEVEL_UNSPECIFIED, &odd).ok());
+  EXPECT_EQ(odd.level(), v1::BOT_LEVEL_UNSPECIFIED);
+}
+
 TEST_F(MatchmakingFlowTest, BotKeysRotateAndRevoke) {
   v1::RegisterBotResponse bot = RegisterBot("keyed");
   grpc::ClientContext c1;

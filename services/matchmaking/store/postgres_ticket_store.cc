@@ -580,10 +580,10 @@ absl::Status PostgresTicketStore::RegisterBot(const BotAccount& bot, const std::
   return pool_.Run("registering a bot", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     const pqxx::result r = tx.exec_params(
-        "INSERT INTO mm_bots (bot_id, name, owner, modes, key_hash) "
-        "VALUES ($1, $2, $3, $4::text[], $5) ON CONFLICT (name) DO NOTHING "
+        "INSERT INTO mm_bots (bot_id, name, owner, modes, key_hash, level) "
+        "VALUES ($1, $2, $3, $4::text[], $5, $6) ON CONFLICT (name) DO NOTHING "
         "RETURNING bot_id",
-        bot.bot_id, bot.name, bot.owner, TextArray(bot.modes).Finish(), key_hash);
+        bot.bot_id, bot.name, bot.owner, TextArray(bot.modes).Finish(), key_hash, bot.level);
     if (r.empty()) return absl::AlreadyExistsError("a bot of this name exists");
     tx.commit();
     return absl::OkStatus();
@@ -620,13 +620,15 @@ absl::StatusOr<BotAccount> PostgresTicketStore::BotByKeyHash(const std::string& 
   absl::Status s = pool_.Run("reading a bot", [&](pqxx::connection& c) {
     pqxx::read_transaction tx(c);
     const pqxx::result r = tx.exec_params(
-        "SELECT bot_id, name, owner, modes, revoked FROM mm_bots WHERE key_hash = $1",
+        "SELECT bot_id, name, owner, modes, revoked, level FROM mm_bots "
+        "WHERE key_hash = $1",
         key_hash);
     if (r.empty() || r[0][4].as<bool>()) return absl::NotFoundError("unknown bot key");
     bot.bot_id = r[0][0].as<std::string>();
     bot.name = r[0][1].as<std::string>();
     bot.owner = r[0][2].as<std::string>();
     bot.modes = ReadTextArray(r[0][3]);
+    bot.level = r[0][5].as<std::string>();
     return absl::OkStatus();
   });
   if (!s.ok()) return s;

@@ -216,6 +216,23 @@ TEST_P(TicketStoreContractTest, ABotAccountIsFoundByItsKeyUntilRevoked) {
   EXPECT_TRUE(absl::IsNotFound(tickets().RevokeBot("bot-9")));
 }
 
+TEST_P(TicketStoreContractTest, ABotAccountKeepsItsLevel) {
+  ASSERT_TRUE(tickets()
+                  .RegisterBot({.bot_id = "bot-1", .name = "Ace", .modes = {"m"},
+                                .level = "expert"},
+                               "hash-1")
+                  .ok());
+  ASSERT_TRUE(tickets().RegisterBot({.bot_id = "bot-2", .name = "Deuce", .modes = {"m"}},
+                                    "hash-2")
+                  .ok());
+  absl::StatusOr<BotAccount> expert = tickets().BotByKeyHash("hash-1");
+  ASSERT_TRUE(expert.ok()) << expert.status();
+  EXPECT_EQ(expert->level, "expert");
+  absl::StatusOr<BotAccount> unspecified = tickets().BotByKeyHash("hash-2");
+  ASSERT_TRUE(unspecified.ok()) << unspecified.status();
+  EXPECT_EQ(unspecified->level, "");
+}
+
 INSTANTIATE_TEST_SUITE_P(Stores, TicketStoreContractTest,
                          ::testing::Values("Memory", "Postgres"),
                          [](const ::testing::TestParamInfo<std::string>& info) {
