@@ -7,19 +7,13 @@
 #include "absl/strings/str_cat.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
+#include "services/common/grpc_metadata.h"
 #include "services/common/tls.h"
 #include "services/common/logging.h"
 #include "services/matchmaking/stream_outbox.h"
 
 namespace trix::matchmaking {
 namespace {
-
-std::string Metadata(grpc::CallbackServerContext* context, const std::string& key) {
-  const auto& m = context->client_metadata();
-  auto it = m.find(key);
-  if (it == m.end()) return "";
-  return std::string(it->second.data(), it->second.size());
-}
 
 // A FindTable stream as the lobby sees it.
 class FindTableSink : public TicketSink {
@@ -148,7 +142,7 @@ absl::StatusOr<std::string> MatchmakingGrpcService::Player(
     std::string* consent) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
   if (absl::Status s = Screen(context); !s.ok()) return s;
-  const std::string authorization = Metadata(context, "authorization");
+  const std::string authorization = service::ClientMetadata(*context, "authorization");
   absl::StatusOr<Caller> caller = auth_->Authenticate(
       authorization, service::PeerCertificateNames(context->auth_context().get()));
   if (absl::Status s = CheckRate(context, caller.ok() ? &*caller : nullptr); !s.ok()) {
@@ -162,7 +156,7 @@ absl::StatusOr<std::string> MatchmakingGrpcService::Player(
 absl::Status MatchmakingGrpcService::Operator(grpc::CallbackServerContext* context) {
   if (!serving_) return absl::UnavailableError("matchmaking is not serving; retry");
   if (absl::Status s = Screen(context); !s.ok()) return s;
-  const std::string authorization = Metadata(context, "authorization");
+  const std::string authorization = service::ClientMetadata(*context, "authorization");
   const std::vector<std::string> names =
       service::PeerCertificateNames(context->auth_context().get());
   absl::StatusOr<Caller> caller = auth_->Authenticate(authorization, names);
@@ -342,7 +336,7 @@ grpc::ServerWriteReactor<v1::BotUpdate>* MatchmakingGrpcService::ServeBot(
   }
   // Before anything is looked up: a flood of made-up keys costs one bucket each.
   if (absl::Status s = CheckRate(context, nullptr); !s.ok()) return Refuse<v1::BotUpdate>(s);
-  std::string key = service::BearerToken(Metadata(context, "authorization"));
+  std::string key = service::BearerToken(service::ClientMetadata(*context, "authorization"));
   if (key.empty()) {
     return Refuse<v1::BotUpdate>(
         absl::UnauthenticatedError("missing \"authorization: Bearer <bot key>\""));

@@ -5,6 +5,7 @@
 #include "absl/time/time.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
+#include "services/common/grpc_metadata.h"
 #include "services/common/tls.h"
 
 namespace trix::ratings {
@@ -13,12 +14,6 @@ namespace {
 grpc::Status ToGrpc(const absl::Status& s) {
   if (s.ok()) return grpc::Status::OK;
   return grpc::Status(static_cast<grpc::StatusCode>(s.code()), std::string(s.message()));
-}
-
-std::string Metadata(const grpc::ServerContext* context, const std::string& key) {
-  auto it = context->client_metadata().find(key);
-  if (it == context->client_metadata().end()) return "";
-  return std::string(it->second.data(), it->second.size());
 }
 
 void SetTime(absl::Time t, google::protobuf::Timestamp* out) {
@@ -63,7 +58,7 @@ std::string RatingsGrpcService::Identify(grpc::ServerContext* context,
                                          const std::string& player_id,
                                          absl::Status* refusal,
                                          service::ServiceCaller* credential) const {
-  const std::string authorization = Metadata(context, "authorization");
+  const std::string authorization = service::ClientMetadata(*context, "authorization");
   absl::StatusOr<service::ServiceCaller> caller =
       access_.credentials
           ? access_.credentials->Authenticate(

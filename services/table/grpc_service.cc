@@ -7,6 +7,7 @@
 #include "google/rpc/status.pb.h"
 #include "proto/wire/table_location.h"
 #include "services/common/auth.h"
+#include "services/common/grpc_metadata.h"
 #include "services/common/tls.h"
 #include "services/table/refusals.h"
 #include "services/table/update_stream.h"
@@ -24,13 +25,6 @@ Reply<T> Finisher(grpc::CallbackServerContext* context, grpc::ServerUnaryReactor
     AddLocationMetadata(context, status);
     reactor->Finish(status);
   };
-}
-
-std::string Metadata(grpc::CallbackServerContext* context, absl::string_view key) {
-  const auto& metadata = context->client_metadata();
-  auto it = metadata.find(grpc::string_ref(key.data(), key.size()));
-  if (it == metadata.end()) return "";
-  return std::string(it->second.data(), it->second.size());
 }
 
 // The rate bucket of a call: its credential's name, or "" for a player or anyone.
@@ -60,7 +54,7 @@ absl::StatusOr<service::ServiceCaller> TableGrpcService::Backend(
   }
   if (absl::Status s = Screen(service::PeerKey(context->peer())); !s.ok()) return s;
   return options_.credentials->Authenticate(
-      Metadata(context, "authorization"),
+      service::ClientMetadata(*context, "authorization"),
       service::PeerCertificateNames(context->auth_context().get()));
 }
 
@@ -71,7 +65,7 @@ absl::StatusOr<service::ServiceCaller> TableGrpcService::Require(
   }
   if (absl::Status s = Screen(service::PeerKey(context->peer())); !s.ok()) return s;
   return options_.credentials->Require(
-      Metadata(context, "authorization"), scope,
+      service::ClientMetadata(*context, "authorization"), scope,
       service::PeerCertificateNames(context->auth_context().get()));
 }
 
@@ -119,14 +113,15 @@ absl::Status TableGrpcService::CheckPlayerAccess(grpc::CallbackServerContext* co
   absl::StatusOr<service::ServiceCaller> backend = Backend(context);
   if (backend.ok()) return Require(context, service::kTablesRead).status();
   bool presented = false;
-  const std::string bearer = service::BearerToken(Metadata(context, "authorization"));
+  const std::string bearer =
+      service::BearerToken(service::ClientMetadata(*context, "authorization"));
   if (!bearer.empty() && options_.player_tokens != nullptr) {
     presented = true;
     absl::StatusOr<std::string> player = options_.player_tokens->PlayerOf(bearer);
     if (player.ok() && *player == player_id) return absl::OkStatus();
   }
-  const std::string table_id = Metadata(context, "x-trix-table-id");
-  const std::string seat_token = Metadata(context, "x-trix-seat-token");
+  const std::string table_id = service::ClientMetadata(*context, "x-trix-table-id");
+  const std::string seat_token = service::ClientMetadata(*context, "x-trix-seat-token");
   if (!table_id.empty() || !seat_token.empty()) {
     presented = true;
     absl::StatusOr<std::string> player = host_->PlayerOfSeat(table_id, seat_token);

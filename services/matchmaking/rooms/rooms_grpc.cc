@@ -4,18 +4,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/auth.h"
+#include "services/common/grpc_metadata.h"
 #include "services/common/tls.h"
 #include "services/matchmaking/stream_outbox.h"
 
 namespace trix::matchmaking {
 namespace {
-
-std::string Metadata(grpc::CallbackServerContext* context, const std::string& key) {
-  const auto& m = context->client_metadata();
-  auto it = m.find(key);
-  if (it == m.end()) return "";
-  return std::string(it->second.data(), it->second.size());
-}
 
 grpc::ServerUnaryReactor* Finish(grpc::CallbackServerContext* context,
                                  const absl::Status& s) {
@@ -71,7 +65,7 @@ absl::StatusOr<std::string> RoomsGrpcService::Player(grpc::CallbackServerContext
     return absl::ResourceExhaustedError("too many calls from this address; slow down");
   }
   absl::StatusOr<Caller> caller =
-      auth_->Authenticate(Metadata(context, "authorization"),
+      auth_->Authenticate(service::ClientMetadata(*context, "authorization"),
                           service::PeerCertificateNames(context->auth_context().get()));
   if (!caller.ok()) {
     if (!peer_limiter_.Allow(peer)) {
@@ -205,32 +199,28 @@ grpc::ServerUnaryReactor* RoomsGrpcService::Kick(grpc::CallbackServerContext* co
 grpc::ServerUnaryReactor* RoomsGrpcService::StartGame(
     grpc::CallbackServerContext* context, const v1::StartGameRequest* request,
     v1::RoomState* response) {
-  absl::StatusOr<std::string> player = Player(context, request->player_id());
-  if (!player.ok()) return Finish(context, player.status());
-  if (absl::Status s = CheckRoomId(request->room_id()); !s.ok())
-    return Finish(context, s);
-  grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
-  RoomService* rooms = rooms_;
-  const std::string who = *player;
-  rooms_->StartGameLater(request->room_id(), who, false,
-                         [reactor, response, rooms, who](absl::StatusOr<Room> room) {
-                           if (room.ok()) *response = rooms->View(*room, who);
-                           reactor->Finish(ToGrpcStatus(room.status()));
-                         });
-  return reactor;
+  return Start(context, request->player_id(), request->room_id(), /*rematch=*/false, response);
 }
 
 grpc::ServerUnaryReactor* RoomsGrpcService::Rematch(grpc::CallbackServerContext* context,
                                                     const v1::RematchRequest* request,
                                                     v1::RoomState* response) {
-  absl::StatusOr<std::string> player = Player(context, request->player_id());
+  return Start(context, request->player_id(), request->room_id(), /*rematch=*/true, response);
+}
+
+// StartGame and Rematch: the room's next game, started on the room service's
+// threads (it waits for CreateTable), answered when it is made or refused.
+grpc::ServerUnaryReactor* RoomsGrpcService::Start(grpc::CallbackServerContext* context,
+                                                  const std::string& player_id,
+                                                  const std::string& room_id, bool rematch,
+                                                  v1::RoomState* response) {
+  absl::StatusOr<std::string> player = Player(context, player_id);
   if (!player.ok()) return Finish(context, player.status());
-  if (absl::Status s = CheckRoomId(request->room_id()); !s.ok())
-    return Finish(context, s);
+  if (absl::Status s = CheckRoomId(room_id); !s.ok()) return Finish(context, s);
   grpc::ServerUnaryReactor* reactor = context->DefaultReactor();
   RoomService* rooms = rooms_;
   const std::string who = *player;
-  rooms_->StartGameLater(request->room_id(), who, true,
+  rooms_->StartGameLater(room_id, who, rematch,
                          [reactor, response, rooms, who](absl::StatusOr<Room> room) {
                            if (room.ok()) *response = rooms->View(*room, who);
                            reactor->Finish(ToGrpcStatus(room.status()));

@@ -71,6 +71,10 @@ class RoomsGrpcService final : public v1::Rooms::CallbackService {
       const std::string& room_id,
       const std::function<absl::Status(Room&, const std::string&)>& change,
       v1::RoomState* response);
+  // StartGame (rematch false) and Rematch (true).
+  grpc::ServerUnaryReactor* Start(grpc::CallbackServerContext* context,
+                                  const std::string& player_id, const std::string& room_id,
+                                  bool rematch, v1::RoomState* response);
 
   const RoomsGrpcOptions options_;
   const PlayerAuth* const auth_;
