@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "services/matchmaking/testing/memory_retry_rows.h"
+
 namespace trix::matchmaking {
 
 MemoryHoldReleaseStore::MemoryHoldReleaseStore(MemoryTicketStore* tickets,
@@ -124,17 +126,8 @@ absl::Status MemoryHoldReleaseStore::RecordEnded(absl::Duration within) {
 absl::StatusOr<std::vector<DueRelease>> MemoryHoldReleaseStore::Lease(int limit) {
   const std::set<std::string> carried = HoldsOf({"waiting", "placing", "matched"});
   std::lock_guard<std::mutex> lock(mu_);
-  const absl::Time now = absl::Now();
-  std::vector<Stored*> due;
-  for (auto& [id, s] : rows_) {
-    if (!s.done && s.due <= now) due.push_back(&s);
-  }
-  std::sort(due.begin(), due.end(), [](Stored* a, Stored* b) { return a->due < b->due; });
-  if (due.size() > static_cast<size_t>(limit)) due.resize(limit);
   std::vector<DueRelease> leased;
-  for (Stored* s : due) {
-    s->due = now + lease_;
-    ++s->row.tries;
+  for (Stored* s : LeaseDueRows(rows_, absl::Now(), lease_, limit)) {
     leased.push_back(s->row);
     leased.back().carried = carried.count(s->row.hold_id) > 0;
   }

@@ -2,23 +2,14 @@
 
 #include <algorithm>
 
+#include "services/matchmaking/testing/memory_retry_rows.h"
+
 namespace trix::matchmaking {
 
 absl::StatusOr<std::vector<DueVoid>> MemoryTableVoidStore::Lease(int limit) {
   std::lock_guard<std::mutex> lock(mu_);
-  const absl::Time now = absl::Now();
-  std::vector<Stored*> due;
-  for (auto& [id, s] : rows_) {
-    if (!s.done && s.due <= now) due.push_back(&s);
-  }
-  std::sort(due.begin(), due.end(), [](Stored* a, Stored* b) { return a->due < b->due; });
-  if (due.size() > static_cast<size_t>(limit)) due.resize(limit);
   std::vector<DueVoid> leased;
-  for (Stored* s : due) {
-    s->due = now + lease_;
-    ++s->row.tries;
-    leased.push_back(s->row);
-  }
+  for (Stored* s : LeaseDueRows(rows_, absl::Now(), lease_, limit)) leased.push_back(s->row);
   return leased;
 }
 
