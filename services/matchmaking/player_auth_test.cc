@@ -1,7 +1,10 @@
 #include "services/matchmaking/player_auth.h"
 
+#include <unistd.h>
+
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "services/common/player_tokens.h"
@@ -13,7 +16,9 @@ namespace {
 class PlayerAuthTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    const std::string jwks = ::testing::TempDir() + "/player-auth-jwks.json";
+    // The process's own file: test processes run side by side, each with its own key.
+    const std::string jwks =
+        absl::StrCat(::testing::TempDir(), "/player-auth-jwks-", getpid(), ".json");
     service::ReplaceFile(jwks, service::Jwks({login_}));
     auto tokens = service::PlayerTokens::Open(
         {.jwks_file = jwks, .issuer = "login.trix", .audience = "trix"});

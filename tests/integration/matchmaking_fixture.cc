@@ -1,7 +1,10 @@
 #include "tests/integration/matchmaking_fixture.h"
 
+#include <unistd.h>
+
 #include <pqxx/pqxx>
 
+#include "absl/strings/str_cat.h"
 #include "services/common/player_tokens.h"
 
 namespace trix::matchmaking {
@@ -114,7 +117,9 @@ std::string PlayerToken(const std::string& player, int64_t expires_in_s) {
 
 namespace {
 std::shared_ptr<const service::PlayerTokens> LoginTokens() {
-  const std::string jwks = ::testing::TempDir() + "/mm-login-jwks.json";
+  // The process's own file: test processes run side by side, each with its own key.
+  const std::string jwks =
+      absl::StrCat(::testing::TempDir(), "/mm-login-jwks-", getpid(), ".json");
   service::ReplaceFile(jwks, service::Jwks({LoginKey()}));
   auto tokens = service::PlayerTokens::Open(
       {.jwks_file = jwks, .issuer = "login.trix", .audience = "trix"});

@@ -2,9 +2,12 @@
 // creation, and a player's tables and games are listed only for the backend or
 // the player (seat token, or a player token the login service signed, checked
 // against its key set).
+#include <unistd.h>
+
 #include <memory>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "services/common/player_tokens.h"
@@ -20,7 +23,9 @@ class AccessTest : public TableServiceTest {
  protected:
   void SetUp() override {
     TableServiceTest::SetUp();
-    const std::string jwks = ::testing::TempDir() + "/table-access-jwks.json";
+    // The process's own file: test processes run side by side, each with its own key.
+    const std::string jwks =
+        absl::StrCat(::testing::TempDir(), "/table-access-jwks-", getpid(), ".json");
     service::ReplaceFile(jwks, service::Jwks({login_}));
     auto tokens = service::PlayerTokens::Open(
         {.jwks_file = jwks, .issuer = "login.trix", .audience = "trix"});
