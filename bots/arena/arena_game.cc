@@ -8,7 +8,7 @@
 #include "absl/time/time.h"
 #include "bots/sdk/bot.h"
 #include "bots/sdk/seat_state.h"
-#include "bots/strategies/strategy.h"
+#include "bots/strategies/level.h"
 #include "proto/wire/wire.h"
 #include "services/table/table.h"
 
@@ -160,7 +160,7 @@ absl::StatusOr<GameRecord> PlayArenaGame(const ArenaGameSetup& setup) {
   std::array<std::unique_ptr<bots::Bot>, kNumSeats> bots;
   for (int s = 0; s < kNumSeats; ++s) {
     absl::StatusOr<std::unique_ptr<bots::Bot>> bot =
-        bots::MakeStrategy(setup.strategies[s], setup.bot_seeds[s], setup.search);
+        bots::MakeBotNamed(setup.strategies[s], setup.bot_seeds[s], setup.search);
     if (!bot.ok()) return bot.status();
     bots[s] = *std::move(bot);
   }

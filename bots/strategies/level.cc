@@ -12,8 +12,8 @@ namespace {
 
 SearchOptions SmallSearch() {
   SearchOptions search;
-  search.samples = 40;
-  search.min_samples = 8;
+  search.samples = 6;
+  search.min_samples = 3;
   search.budget = absl::Milliseconds(8);
   search.contract_samples = 60;
   search.double_samples = 30;
@@ -24,8 +24,8 @@ SearchOptions SmallSearch() {
 
 const std::vector<LevelConfig>& BotLevels() {
   static const std::vector<LevelConfig>* const levels = new std::vector<LevelConfig>{
-      {BotLevel::kBeginner, "beginner", "heuristic", SearchOptions(), 0.3},
-      {BotLevel::kCasual, "casual", "heuristic", SearchOptions(), 0.0},
+      {BotLevel::kBeginner, "beginner", "heuristic", SearchOptions(), 0.6},
+      {BotLevel::kCasual, "casual", "heuristic", SearchOptions(), 0.2},
       {BotLevel::kStrong, "strong", "search", SmallSearch(), 0.0},
       {BotLevel::kExpert, "expert", "search", SearchOptions(), 0.0},
   };
@@ -57,6 +57,13 @@ std::unique_ptr<Bot> MakeLevelBot(BotLevel level, uint64_t seed) {
   std::unique_ptr<Bot> bot = *MakeStrategy(config.strategy, seed, config.search);
   if (config.noise <= 0) return bot;
   return std::make_unique<NoisyBot>(std::move(bot), config.noise, seed ^ 0x5eedULL);
+}
+
+absl::StatusOr<std::unique_ptr<Bot>> MakeBotNamed(const std::string& name, uint64_t seed,
+                                                  const SearchOptions& search) {
+  absl::StatusOr<BotLevel> level = ParseBotLevel(name);
+  if (level.ok()) return MakeLevelBot(*level, seed);
+  return MakeStrategy(name, seed, search);
 }
 
 NoisyBot::NoisyBot(std::unique_ptr<Bot> inner, double noise, uint64_t seed)

@@ -2,18 +2,20 @@
 // configuration of a strategy. This table is the one place a level is defined.
 //
 //   level     strategy    search budget per decision        noise
-//   beginner  heuristic   -                                 30% of decisions random
-//   casual    heuristic   -                                 none
-//   strong    search      8 ms, at most 40 sampled deals    none
+//   beginner  heuristic   -                                 60% of decisions random
+//   casual    heuristic   -                                 20% of decisions random
+//   strong    search      8 ms, at most 6 sampled deals     none
 //                         (contract 60, doubling 30 deals)
 //   expert    search      the full budget (SearchOptions)   none
 //
-// Why these: in the arena (docs/benchmarks.md, "Arena") the heuristic is ahead of
-// random play by about 650 points per seat per game and full search ahead of the
-// heuristic by about 400; a beginner plays the heuristic but makes a random legal
-// move on a share of its decisions, which puts it between the two, and a strong bot
-// searches with a small budget, between the heuristic and the full search. The
-// levels' measured ratings are in docs/benchmarks.md.
+// Why these: the levels are spaced by their measured lead over the level below,
+// about 275-300 points per seat per game each in the arena with duplicate deals
+// (`trix-arena --a=strong --b=casual`, docs/benchmarks.md "Bot levels"). The
+// full search saturates: four times its budget gains nothing measurable, so the
+// expert is the ceiling and the levels below are placed from it downwards. A
+// strong bot searches a few sampled deals, a casual and a beginner bot play the
+// heuristic with a share of random legal moves. The levels' measured ratings
+// through the services are in docs/benchmarks.md.
 //
 //   absl::StatusOr<BotLevel> level = ParseBotLevel("casual");
 //   std::unique_ptr<Bot> bot = MakeLevelBot(*level, seed);
@@ -52,6 +54,10 @@ const char* BotLevelName(BotLevel level);
 absl::StatusOr<BotLevel> ParseBotLevel(absl::string_view name);
 // The level's strategy, with its budget and noise.
 std::unique_ptr<Bot> MakeLevelBot(BotLevel level, uint64_t seed);
+// A level's bot for a level's name, else MakeStrategy's (`search` for "search"):
+// what the arena and trix-strategy-match play, so levels can be matched offline.
+absl::StatusOr<std::unique_ptr<Bot>> MakeBotNamed(const std::string& name, uint64_t seed,
+                                                  const SearchOptions& search);
 
 // Answers as `inner` does, except that with probability `noise` a decision is a
 // uniformly random legal one; `inner` still sees every event.

@@ -25,11 +25,22 @@ TEST(BotLevelTest, EveryLevelParsesFromItsNameAndBuildsItsStrategy) {
 
 TEST(BotLevelTest, EachLevelIsTheConfigurationItsTableNames) {
   EXPECT_NE(dynamic_cast<NoisyBot*>(MakeLevelBot(BotLevel::kBeginner, 1).get()), nullptr);
-  EXPECT_NE(dynamic_cast<HeuristicBot*>(MakeLevelBot(BotLevel::kCasual, 1).get()), nullptr);
+  EXPECT_NE(dynamic_cast<NoisyBot*>(MakeLevelBot(BotLevel::kCasual, 1).get()), nullptr);
+  EXPECT_GT(LevelConfigOf(BotLevel::kBeginner).noise, LevelConfigOf(BotLevel::kCasual).noise);
   EXPECT_NE(dynamic_cast<SearchBot*>(MakeLevelBot(BotLevel::kStrong, 1).get()), nullptr);
   EXPECT_NE(dynamic_cast<SearchBot*>(MakeLevelBot(BotLevel::kExpert, 1).get()), nullptr);
   EXPECT_LT(LevelConfigOf(BotLevel::kStrong).search.budget,
             LevelConfigOf(BotLevel::kExpert).search.budget);
+  EXPECT_LT(LevelConfigOf(BotLevel::kStrong).search.samples,
+            LevelConfigOf(BotLevel::kExpert).search.samples);
+}
+
+TEST(BotLevelTest, ALevelsNameOrAStrategysNameMakesItsBot) {
+  EXPECT_NE(dynamic_cast<NoisyBot*>(MakeBotNamed("casual", 1, SearchOptions()).value().get()),
+            nullptr);
+  EXPECT_NE(dynamic_cast<HeuristicBot*>(MakeBotNamed("heuristic", 1, SearchOptions()).value().get()),
+            nullptr);
+  EXPECT_TRUE(absl::IsInvalidArgument(MakeBotNamed("grandmaster", 1, SearchOptions()).status()));
 }
 
 TEST(BotLevelTest, AnUnknownLevelIsAClearError) {

@@ -18,7 +18,7 @@
 #include "absl/strings/str_format.h"
 #include "bots/sdk/testing/local_table.h"
 #include "bots/strategies/search_bot.h"
-#include "bots/strategies/strategy.h"
+#include "bots/strategies/level.h"
 #include "services/common/config.h"
 
 namespace trix::bots {
@@ -50,7 +50,7 @@ double PlayGame(const Flags& f, uint64_t seed, bool a_even, Tally& tally) {
   std::array<Bot*, 4> seats;
   for (int s = 0; s < 4; ++s) {
     const bool is_a = (s % 2 == 0) == a_even;
-    bots[s] = MakeStrategy(is_a ? f.a : f.b, seed * 4 + s, f.search).value();
+    bots[s] = MakeBotNamed(is_a ? f.a : f.b, seed * 4 + s, f.search).value();
     seats[s] = bots[s].get();
   }
   const absl::Status played = table.PlayToEnd(seats);
