@@ -49,6 +49,7 @@ class Room:
         self.metadata = (("authorization", "Bearer " + token),)
         self.room_id = None
         self.state = None  # the newest RoomState seen
+        self.names = {}  # player id -> display name, as the room showed them
         self.changed = threading.Condition()
         self.streams = []
 
@@ -61,6 +62,9 @@ class Room:
         with self.changed:
             if self.state is None or state.version >= self.state.version:
                 self.state = state
+            for seat in list(state.seats) + list(state.game.seats):
+                if seat.display_name:
+                    self.names[seat.player_id] = seat.display_name
             self.changed.notify_all()
 
     def follow(self, player, on_seat):
@@ -112,8 +116,9 @@ def app_of(player, table_credentials):
     return on_seat
 
 
-def series_lines(state):
-    """The series as text: each game's table and totals, the wins, the totals."""
+def series_lines(state, names):
+    """The series as text: each game's table, totals and players (by `names`), the
+    wins, the running totals."""
     series = state.series
     lines = ["room %s: series of %d games" % (state.code, series.games_played)]
     for game in series.games:
@@ -124,7 +129,8 @@ def series_lines(state):
         won = {0: "won by seats 0+2", 1: "won by seats 1+3"}.get(
             game.result.winner_team, "a draw") if game.result.HasField("winner_team") else ""
         lines.append("  game %d  table %s  totals %s  %s  players %s" % (
-            game.number, game.table_id, totals, won, ",".join(game.players)))
+            game.number, game.table_id, totals, won,
+            ",".join(names.get(p, p) for p in game.players)))
     lines.append("  seat wins %s" % " ".join(str(w) for w in series.seat_wins))
     if len(series.team_wins) == 2:
         lines.append("  team wins: seats 0+2 %d, seats 1+3 %d" % tuple(series.team_wins))
@@ -159,10 +165,10 @@ def main():
         request = getattr(rooms_pb2, method + "Request")(player_id=first, room_id=room.room_id)
         started = room.call(method, request)
         say("game %d: %s; seats %s" % (game, method, ", ".join(
-            s.player_id for s in started.game.seats) or "being made"))
+            s.display_name or s.player_id for s in started.game.seats) or "being made"))
         room.wait_over(game)
         say("game %d over" % game)
-    for line in series_lines(room.state):
+    for line in series_lines(room.state, room.names):
         say(line)
     room.close()
     for player in (first, second):
