@@ -45,7 +45,7 @@ std::vector<std::string> SeatLines(const v1::RoomState& room, const RoomView& vi
   for (int seat = 0; seat < kSeats; ++seat) {
     const v1::RoomMember* m = MemberAt(room, seat);
     std::string who = m ? MemberName(*m, view, room) : "- empty -";
-    std::string line = absl::StrFormat("  seat %d  %-32s %s", seat, who,
+    std::string line = absl::StrFormat("  seat %d  %-32s %-9s", seat, who,
                                        m == nullptr ? "" : m->ready() ? "ready" : "not ready");
     if (Partner(room)) absl::StrAppend(&line, seat % 2 == 0 ? "  (team 0+2)" : "  (team 1+3)");
     lines.push_back(line);
