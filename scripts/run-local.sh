@@ -4,8 +4,10 @@
 # matchmaking service — then plays real games through matchmaking: players queue (a
 # party, a staked table, a player alone), two bot accounts' trix-bot processes fill
 # the empty seats, one table is shown live, and the end shows every game's recorded
-# result and each player's rating and balance change. Everything started here is
-# stopped on exit, Ctrl-C included.
+# result and each player's rating and balance change. Then a private room: two
+# people (bots/python/example_room.py, a backend acting for them) and two bot
+# accounts in the empty seats play a game and its rematch, and the room's series is
+# printed. Everything started here is stopped on exit, Ctrl-C included.
 #
 #   scripts/run-local.sh                     # three tables, a minute or two
 #   scripts/run-local.sh --play              # you play a seat yourself (trix-play)
@@ -15,7 +17,7 @@
 # Settings (environment): PACE (how long the people at the watched table think,
 # 60ms), BOT_FILL_WAIT (how long matchmaking waits before bots fill seats, 2s),
 # STAKE_LEVELS (100), KEEP_DATA=1 keeps the database folder. trix-demo --help lists
-# the rest. Logs go to .local/run/logs.
+# the rest. ROOM=0 leaves the private room out. Logs go to .local/run/logs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -70,6 +72,29 @@ if [ "${1:-}" = "--play" ]; then
   exit "$play_status"
 fi
 
+# A private room after the show: the bot accounts served again (trix-demo
+# --bots_only) so that two bots take the empty seats, then the two people's backend
+# (example_room.py with the operator's token) plays two games, the second by
+# Rematch, and prints the series.
+play_room() {
+  local mm_log=$log_dir/matchmaking-service.log connected
+  connected=$(grep -c '"bot connected"' "$mm_log" || true)
+  echo
+  echo "run-local: a private room: two people, two bots, a game and a rematch"
+  MAMLAKA_DEMO_SERVICE_TOKEN=$token "$bin/trix-demo" --matchmaking="$matchmaking" \
+    --ratings="$ratings" --bots_only --log_dir="$log_dir/room" >"$log_dir/room-bots.log" 2>&1 &
+  stack_adopt room-bots $!
+  # Both bot accounts connected to matchmaking, so that they (not the autopilot)
+  # are lent the empty seats.
+  for _ in $(seq 100); do
+    [ "$(grep -c '"bot connected"' "$mm_log" || true)" -ge $((connected + 2)) ] && break
+    sleep 0.2
+  done
+  MAMLAKA_SERVICE_TOKEN=$token PYTHONPATH="$root/build/python:$root/bots/python" \
+    /usr/bin/python3 "$root/bots/python/example_room.py" "$matchmaking" --games=2 \
+    --players="room-ann-$RANDOM,room-bob-$RANDOM" --empty-seats=bots
+}
+
 demo_status=0
 MAMLAKA_DEMO_SERVICE_TOKEN=$token "$bin/trix-demo" --matchmaking="$matchmaking" \
   --ratings="$ratings" --pace="${PACE:-60ms}" --log_dir="$log_dir" "$@" &
@@ -77,4 +102,7 @@ stack_adopt trix-demo $!
 # `wait` returns early when a signal arrives, so the traps run at once.
 wait "${pid[trix-demo]}" || demo_status=$?
 unset 'pid[trix-demo]'
+if [ "$demo_status" = 0 ] && [ "${ROOM:-1}" = 1 ]; then
+  play_room || demo_status=$?
+fi
 exit "$demo_status"

@@ -3,6 +3,8 @@
 //   trix-play --address=HOST:PORT --table=ID --token=SEAT_TOKEN
 //   trix-play --matchmaking=HOST:PORT --player=ID [--mode=complex-partner] [--stake=0]
 //   MAMLAKA_SERVICE_TOKEN=... trix-play --address=HOST:PORT --practice [--mode=...]
+//   trix-play --matchmaking=HOST:PORT --player=ID --create-room [--empty_seats=bots]
+//   trix-play --matchmaking=HOST:PORT --player=ID --room=CODE
 //
 // The first form plays a seat the caller already holds. The second asks the
 // matchmaking service for a table (FindTable), as the player (a player token: the
@@ -11,6 +13,11 @@
 // assigned, then plays that seat at the assignment's address. Without --mode it is
 // Quick Play. The third opens a practice table itself (as a trusted backend) with
 // bots in seats 1-3 played in this process. Seat tokens are better passed in the environment (TRIX_PLAY_TOKEN).
+// The last two open a private room (its invite code on screen) or join one by its
+// code, with the same tokens as the second form: the room's seats, members and
+// series are drawn, keys take a seat, say ready and start the game; each game of
+// the room is played as a matchmaking seat is, and after it `r` asks for a
+// rematch and `q` leaves the room.
 //
 // The screen is redrawn on every event and once a second; the keys are in --help
 // and on screen. Exit status: 0 after the game ended (or the person left), 1 when
@@ -23,10 +30,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <algorithm>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -34,6 +44,8 @@
 #include "bots/play/matchmaking_client.h"
 #include "bots/play/person_bot.h"
 #include "bots/play/practice.h"
+#include "bots/play/room_client.h"
+#include "bots/play/room_screen.h"
 #include "bots/sdk/seat.h"
 #include "services/common/config.h"
 #include "services/common/service_main.h"
@@ -53,6 +65,9 @@ struct Flags {
   std::string mode;
   int64_t stake = 0;
   bool practice = false;
+  bool create_room = false;
+  std::string room;  // an invite code
+  std::string empty_seats = "bots";
   int kingdoms = 4;
   bool color = true;
   bool wait_at_end = true;
@@ -144,15 +159,16 @@ int ShowEnd(PersonBot& person, const SeatState& state, const absl::Status& playe
   return 1;
 }
 
-// Plays the seat; the terminal is already raw. Returns the exit status.
+// Plays the seat; the terminal is already raw. Returns the exit status. `context`
+// goes before the table on the screen's second line (the room and its game).
 int PlaySeat(const Flags& flags, const std::string& address, const std::string& table,
-             const std::string& token) {
+             const std::string& token, const std::string& context = "") {
   std::shared_ptr<grpc::Channel> channel = TableChannel(address, flags.credentials);
   std::unique_ptr<v1::TableService::Stub> stub = v1::TableService::NewStub(channel);
   Seat* seat_ptr = nullptr;
   std::atomic<bool> left{false};
   ScreenInfo info;
-  info.where = absl::StrCat("table ", table, " at ", address);
+  info.where = absl::StrCat(context, "table ", table, " at ", address);
   info.color = flags.color;
   PersonBot person(stdout, info, [&] {
     left = true;
@@ -213,6 +229,137 @@ int Practice(Flags flags) {
   return status;
 }
 
+// The player token, else the service credential acting for --player, else none.
+std::string Bearer(const Flags& flags) {
+  if (!flags.player_token.empty()) return flags.player_token;
+  const char* service = std::getenv("MAMLAKA_SERVICE_TOKEN");
+  return service ? service : "";
+}
+
+// The person's own member of the room, if still in it.
+const v1::RoomMember* Me(const v1::RoomState& room, const std::string& player) {
+  for (const v1::RoomMember& m : room.members())
+    if (m.player_id() == player) return &m;
+  return nullptr;
+}
+
+// What a key does in the room (kRoomKeysHelp); false once the person leaves.
+bool RoomKey(RoomClient& room, const v1::RoomState& state, char key, std::string* status) {
+  absl::StatusOr<v1::RoomState> done = state;
+  if (key >= '0' && key <= '3') {
+    done = room.TakeSeat(key - '0');
+  } else if (key == 'u') {
+    done = room.TakeSeat(-1);
+  } else if (key == 'r' && RoomGameOver(state)) {
+    done = room.Rematch();
+  } else if (key == 'r') {
+    const v1::RoomMember* me = Me(state, room.player());
+    done = room.SetReady(me == nullptr || !me->ready());
+  } else if (key == 'g') {
+    done = room.StartGame();
+  } else if (key == 'q' || key == '\x03') {
+    return false;
+  } else {
+    return true;
+  }
+  *status = done.ok() ? "" : absl::StrCat("Refused: ", done.status().message());
+  return true;
+}
+
+// Draws the room when what it shows changed.
+void DrawRoom(const v1::RoomState& room, const RoomView& view, std::string* last) {
+  const std::string frame = Frame(RoomScreenLines(room, view));
+  if (frame == *last) return;
+  *last = frame;
+  std::fwrite(frame.data(), 1, frame.size(), stdout);
+  std::fflush(stdout);
+}
+
+// Shows the room and acts on the person's keys until the person's seat at a game
+// after `played` is assigned (returned) or the person leaves (nullopt).
+std::optional<v1::RoomAssignment> InRoom(RoomClient& room, const Flags& flags, int played,
+                                         std::string* status) {
+  RoomView view{.me = flags.player, .color = flags.color};
+  std::string last;
+  while (true) {
+    const std::optional<v1::RoomState> state = room.Latest();
+    if (state && state->has_assignment() && state->assignment().game() > played &&
+        !state->assignment().seat_token().empty()) {
+      return state->assignment();
+    }
+    const absl::Status watching = room.WatchStatus();
+    view.status = !status->empty() || watching.ok()
+                      ? *status
+                      : absl::StrCat("The room's stream: ", watching.ToString());
+    if (state) DrawRoom(*state, view, &last);
+    pollfd fd{STDIN_FILENO, POLLIN, 0};
+    if (poll(&fd, 1, 100) <= 0) continue;
+    char buffer[16];
+    const ssize_t n = read(STDIN_FILENO, buffer, sizeof(buffer));
+    if (n <= 0) {
+      absl::SleepFor(absl::Milliseconds(500));  // stdin closed: nothing more to read
+      continue;
+    }
+    for (ssize_t i = 0; i < n; ++i) {
+      if (state && !RoomKey(room, *state, buffer[i], status)) return std::nullopt;
+    }
+  }
+}
+
+std::optional<v1::EmptySeats> EmptySeatsFromName(const std::string& name) {
+  if (name == "bots") return v1::EMPTY_SEATS_BOTS;
+  if (name == "autopilot") return v1::EMPTY_SEATS_AUTOPILOT;
+  if (name == "wait") return v1::EMPTY_SEATS_WAIT;
+  return std::nullopt;
+}
+
+// Why no room could be opened or joined, until a key. Returns the exit status.
+int NoRoom(const Flags& flags, const absl::Status& status) {
+  const std::string frame =
+      Frame({"No room: " + status.ToString(), "", "Press any key to exit."});
+  std::fwrite(frame.data(), 1, frame.size(), stdout);
+  std::fflush(stdout);
+  if (flags.wait_at_end) {
+    char c;
+    (void)!read(STDIN_FILENO, &c, 1);
+  }
+  return 1;
+}
+
+// --create_room or --room: the person's part in a private room, game after game,
+// until they leave it.
+int PlayRoom(const Flags& flags) {
+  const std::optional<v1::EmptySeats> empty = EmptySeatsFromName(flags.empty_seats);
+  if (!empty) {
+    std::cerr << "trix-play: --empty_seats is bots, autopilot or wait\n";
+    return 2;
+  }
+  RoomClient room({.address = flags.matchmaking,
+                   .player = flags.player,
+                   .display_name = flags.name.empty() ? flags.player : flags.name,
+                   .bearer = Bearer(flags),
+                   .credentials = flags.credentials});
+  RawTerminal terminal;
+  const absl::StatusOr<v1::RoomState> opened =
+      flags.create_room ? room.Create(*empty, flags.mode) : room.Join(flags.room);
+  if (!opened.ok()) return NoRoom(flags, opened.status());
+  room.Watch(opened->room_id());
+  Flags at_table = flags;
+  at_table.wait_at_end = false;  // back to the room after each game
+  std::string status;
+  int played = 0;
+  while (std::optional<v1::RoomAssignment> seat = InRoom(room, flags, played, &status)) {
+    const int result =
+        PlaySeat(at_table, seat->address(), seat->table_id(), seat->seat_token(),
+                 absl::StrCat("room ", opened->code(), " · game ", seat->game(), " · "));
+    played = seat->game();
+    status = result == 0 ? absl::StrCat("Game ", played, " has ended.")
+                         : absl::StrCat("Game ", played, ": the seat could not be played.");
+  }
+  (void)room.Leave();  // if refused, the room forgets the member when it expires
+  return 0;
+}
+
 void Bind(service::Config& config, Flags& flags) {
   config.Bind("address", &flags.address, "the table service, host:port (a given seat)");
   config.Bind("table", &flags.table, "the table id (a given seat)");
@@ -227,6 +374,11 @@ void Bind(service::Config& config, Flags& flags) {
   config.Bind("stake", &flags.stake, "0 = free; else a configured stake level");
   config.Bind("practice", &flags.practice,
               "open a table at --address with MAMLAKA_SERVICE_TOKEN, bots in seats 1-3");
+  config.Bind("create_room", &flags.create_room,
+              "open a private room through --matchmaking and show its invite code");
+  config.Bind("room", &flags.room, "join the private room of this invite code");
+  config.Bind("empty_seats", &flags.empty_seats,
+              "--create_room: who plays the empty seats: bots, autopilot or wait");
   config.Bind("kingdoms", &flags.kingdoms, "--practice: kingdoms to play, 1-4");
   config.Bind("color", &flags.color, "ANSI colours and reverse video");
   config.Bind("wait_at_end", &flags.wait_at_end, "keep the last screen until a key");
@@ -245,11 +397,7 @@ int FindAndPlay(const Flags& flags) {
   match.mode = flags.mode;
   match.stake = flags.stake;
   match.credentials = flags.credentials;
-  if (!flags.player_token.empty()) {
-    match.bearer = flags.player_token;
-  } else if (const char* service = std::getenv("MAMLAKA_SERVICE_TOKEN")) {
-    match.bearer = service;
-  }
+  match.bearer = Bearer(flags);
   RawTerminal terminal;
   TableFinder finder(match);
   // q or Ctrl-C stops looking (the ticket is cancelled with the stream).
@@ -284,17 +432,34 @@ int FindAndPlay(const Flags& flags) {
   return PlaySeat(flags, seat->address(), seat->table_id(), seat->seat_token());
 }
 
+// The arguments with '-' in flag names read as '_' (--create-room is
+// --create_room).
+std::vector<std::string> Underscored(int argc, char** argv) {
+  std::vector<std::string> args(argv, argv + argc);
+  for (size_t i = 1; i < args.size(); ++i) {
+    std::string& a = args[i];
+    if (a.rfind("--", 0) != 0) continue;
+    const size_t end = std::min(a.find('='), a.size());
+    for (size_t c = 2; c < end; ++c)
+      if (a[c] == '-') a[c] = '_';
+  }
+  return args;
+}
+
 int Run(int argc, char** argv) {
   Flags flags;
   service::Config config("trix-play", "TRIX_PLAY_");
   Bind(config, flags);
-  const absl::Status parsed = config.Parse(argc, argv);
+  std::vector<std::string> args = Underscored(argc, argv);
+  std::vector<const char*> arg_ptrs;
+  for (const std::string& a : args) arg_ptrs.push_back(a.c_str());
+  const absl::Status parsed = config.Parse(argc, arg_ptrs.data());
   if (!parsed.ok()) {
     std::cerr << "trix-play: " << parsed.message() << "\n\n" << config.Usage();
     return 2;
   }
   if (config.help()) {
-    std::cout << config.Usage() << "\n" << kKeysHelp;
+    std::cout << config.Usage() << "\n" << kKeysHelp << kRoomKeysHelp;
     return 0;
   }
   absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
@@ -305,6 +470,13 @@ int Run(int argc, char** argv) {
   }
   flags.credentials = *credentials;
   if (flags.practice) return Practice(flags);
+  if (flags.create_room || !flags.room.empty()) {
+    if (flags.matchmaking.empty() || flags.player.empty()) {
+      std::cerr << "trix-play: a room needs --matchmaking and --player\n";
+      return 2;
+    }
+    return PlayRoom(flags);
+  }
   const bool given_seat = !flags.table.empty() && !flags.token.empty();
   if (!given_seat && (flags.matchmaking.empty() || flags.player.empty())) {
     std::cerr << "trix-play: give --address, --table and --token (a seat), or "

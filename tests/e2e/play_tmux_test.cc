@@ -6,13 +6,16 @@
 // every decision with keys (`send-keys`: a contract by its number, doubling the
 // first highlighted card with Space then Enter, cards with Enter or Right+Enter),
 // and at the end checks that the screen's final scores are the game record's and
-// that the seat was played by those keys, never by the autopilot.
+// that the seat was played by those keys, never by the autopilot. With the
+// matchmaking service built, trix-play also finds a table through it, and two
+// trix-play in two tmux sessions share a private room: a game and a rematch.
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <array>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -98,10 +101,15 @@ class PlayTmuxTest : public storage::DatabaseTest {
   void TearDown() override {
     Shell(tmux_ + "kill-server 2>/dev/null");
     for (auto& bot : bots_) bot.reset();
+    matchmaking_.reset();
     service_.reset();
     if (HasFailure()) {
-      std::cerr << "--- last screen\n" << screen_ << "\n--- table-service log\n"
-                << ReadFile(ServiceLog());
+      for (const auto& [pane, screen] : screens_)
+        std::cerr << "--- last screen of " << pane << "\n" << screen << "\n";
+      std::cerr << "--- table-service log\n" << ReadFile(ServiceLog());
+      std::cerr << "--- matchmaking log\n" << ReadFile(dir_ + "/matchmaking.log");
+      for (const char* pane : {"play", "play2"})
+        std::cerr << "--- " << pane << " stderr\n" << ReadFile(ErrPath(pane));
       for (int s = 1; s < 4; ++s) std::cerr << "--- bot " << s << "\n" << ReadFile(BotLog(s));
     }
     if (!dir_.empty()) std::filesystem::remove_all(dir_);
@@ -184,50 +192,98 @@ class PlayTmuxTest : public storage::DatabaseTest {
     }
   }
 
-  std::string Capture() {
+  // The screen of the tmux session `pane` ("play" unless told).
+  std::string Capture(const std::string& pane = "play") {
     bool ok = false;
-    std::string screen = Shell(tmux_ + "capture-pane -p -t play", &ok);
-    if (ok) screen_ = screen;
+    std::string screen = Shell(tmux_ + "capture-pane -p -t " + pane, &ok);
+    if (ok) screens_[pane] = screen;
+    if (ok && pane == "play") screen_ = screen;
     return ok ? screen : "";
   }
-  void SendKeys(const std::string& keys) { Shell(tmux_ + "send-keys -t play " + keys); }
+  void SendKeys(const std::string& keys, const std::string& pane = "play") {
+    Shell(tmux_ + "send-keys -t " + pane + " " + keys);
+  }
 
-  // trix-play in a tmux session "play"; its exit status lands in RcPath().
-  bool StartPlay(const std::string& flags, const std::string& env) {
+  // trix-play in a tmux session `pane`; its exit status lands in RcPath(pane).
+  bool StartPlay(const std::string& flags, const std::string& env,
+                 const std::string& pane = "play") {
     const std::string command =
         absl::StrCat(BuildPath("bin/trix-play"), " ", flags, " --color=false 2>", dir_,
-                     "/trix-play.err; echo $? >", RcPath());
+                     "/", pane, ".err; echo $? >", RcPath(pane));
     bool started = false;
-    Shell(absl::StrCat(tmux_, "new-session -d -s play -x 110 -y 50 -e ", env, " '",
+    Shell(absl::StrCat(tmux_, "new-session -d -s ", pane, " -x 110 -y 50 -e ", env, " '",
                        command, "'"),
           &started);
     return started;
   }
-  std::string RcPath() const { return dir_ + "/trix-play.rc"; }
+  std::string RcPath(const std::string& pane = "play") const {
+    return absl::StrCat(dir_, "/", pane == "play" ? "trix-play" : pane, ".rc");
+  }
+  std::string ErrPath(const std::string& pane = "play") const {
+    return absl::StrCat(dir_, "/", pane, ".err");
+  }
   // Waits for trix-play to exit; its exit status as text.
-  std::string PlayExit() {
+  std::string PlayExit(const std::string& pane = "play") {
     const absl::Time until = absl::Now() + absl::Seconds(10);
-    while (absl::Now() < until && ReadFile(RcPath()).empty())
+    while (absl::Now() < until && ReadFile(RcPath(pane)).empty())
       absl::SleepFor(absl::Milliseconds(50));
-    return ReadFile(RcPath());
+    return ReadFile(RcPath(pane));
   }
   // Captures until the screen shows `text`; false after `timeout`.
-  bool AwaitScreen(const std::string& text, absl::Duration timeout) {
+  bool AwaitScreen(const std::string& text, absl::Duration timeout,
+                   const std::string& pane = "play") {
     const absl::Time until = absl::Now() + timeout;
     while (absl::Now() < until) {
-      if (absl::StrContains(Capture(), text)) return true;
+      if (absl::StrContains(Capture(pane), text)) return true;
       absl::SleepFor(absl::Milliseconds(50));
     }
     return false;
   }
 
+#ifdef MATCHMAKING_SERVICE_BINARY
+  std::string MatchmakingLog() const { return dir_ + "/matchmaking.log"; }
+  // A matchmaking process in front of the table service (bots fill seats after a
+  // second, the tables' clocks `card_ms`); its address, or "" when it did not
+  // serve.
+  std::string StartMatchmaking(const std::string& card_ms = "2000") {
+    ChildProcess::Options options;
+    options.argv = {BuildPath(MATCHMAKING_SERVICE_BINARY),
+                    "--listen=127.0.0.1:0",
+                    "--migrations_dir=" + SourcePath(MATCHMAKING_MIGRATIONS_DIR),
+                    absl::StrCat("--table_address=", address_),
+                    "--bot_fill_wait=1s",
+                    "--card_ms=" + card_ms,
+                    "--metrics_port=-1",
+                    "--log_level=info"};
+    options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
+                   {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
+    options.output_path = MatchmakingLog();
+    absl::StatusOr<std::unique_ptr<ChildProcess>> started = ChildProcess::Start(options);
+    EXPECT_TRUE(started.ok()) << started.status();
+    if (!started.ok()) return "";
+    matchmaking_ = *std::move(started);
+    for (absl::Time until = absl::Now() + absl::Seconds(30); absl::Now() < until;) {
+      std::istringstream log(ReadFile(options.output_path));
+      for (std::string line; std::getline(log, line);) {
+        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (!j.is_discarded() && j.value("msg", "") == "serving" && j.contains("port"))
+          return absl::StrCat("127.0.0.1:", j["port"].get<int>());
+      }
+      absl::SleepFor(absl::Milliseconds(50));
+    }
+    return "";
+  }
+#endif
+
   std::string dir_;
   std::string tmux_;
   std::string address_;
   std::unique_ptr<ChildProcess> service_;
+  std::unique_ptr<ChildProcess> matchmaking_;
   std::unique_ptr<v1::TableService::Stub> stub_;
   std::array<std::unique_ptr<ChildProcess>, 4> bots_;
   std::string screen_;
+  std::map<std::string, std::string> screens_;  // the last screen of each pane
 };
 
 TEST_F(PlayTmuxTest, APersonPlaysAWholeGameWithTheKeyboard) {
@@ -322,7 +378,7 @@ TEST_F(PlayTmuxTest, APersonPlaysAWholeGameWithTheKeyboard) {
 
   // Any key ends trix-play, with exit status 0.
   SendKeys("x");
-  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(dir_ + "/trix-play.err");
+  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(ErrPath());
 }
 
 // --practice (what scripts/run-local.sh --play runs): trix-play opens the table
@@ -338,7 +394,7 @@ TEST_F(PlayTmuxTest, APracticeTableSeatsThePersonAgainstBots) {
   SendKeys("q y");
   ASSERT_TRUE(AwaitScreen("You left the table", absl::Seconds(10)));
   SendKeys("x");
-  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(dir_ + "/trix-play.err");
+  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(ErrPath());
 }
 
 #ifdef MATCHMAKING_SERVICE_BINARY
@@ -347,39 +403,15 @@ TEST_F(PlayTmuxTest, APracticeTableSeatsThePersonAgainstBots) {
 // autopilot fills, plays its first decisions with keys, then leaves (q, y): the
 // table shows the seat as left to the autopilot and trix-play exits 0.
 TEST_F(PlayTmuxTest, APersonFindsATableThroughMatchmakingPlaysAndLeaves) {
-  ChildProcess::Options options;
-  options.argv = {BuildPath(MATCHMAKING_SERVICE_BINARY),
-                  "--listen=127.0.0.1:0",
-                  "--migrations_dir=" + SourcePath(MATCHMAKING_MIGRATIONS_DIR),
-                  absl::StrCat("--table_address=", address_),
-                  "--bot_fill_wait=1s",
-                  "--card_ms=2000",
-                  "--metrics_port=-1",
-                  "--log_level=info"};
-  options.env = {{"MAMLAKA_DATABASE_URL", db_->url()},
-                 {"MAMLAKA_SERVICE_TOKEN", kServiceToken}};
-  options.output_path = dir_ + "/matchmaking.log";
-  absl::StatusOr<std::unique_ptr<ChildProcess>> matchmaking = ChildProcess::Start(options);
-  ASSERT_TRUE(matchmaking.ok()) << matchmaking.status();
-  std::string mm_address;
-  for (absl::Time until = absl::Now() + absl::Seconds(30);
-       mm_address.empty() && absl::Now() < until;) {
-    std::istringstream log(ReadFile(options.output_path));
-    for (std::string line; std::getline(log, line);) {
-      nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-      if (!j.is_discarded() && j.value("msg", "") == "serving" && j.contains("port"))
-        mm_address = absl::StrCat("127.0.0.1:", j["port"].get<int>());
-    }
-    absl::SleepFor(absl::Milliseconds(50));
-  }
-  ASSERT_FALSE(mm_address.empty()) << ReadFile(options.output_path);
+  const std::string mm_address = StartMatchmaking();
+  ASSERT_FALSE(mm_address.empty()) << ReadFile(MatchmakingLog());
 
   const std::string player = absl::StrCat("e2e-play-mm-", getpid());
   ASSERT_TRUE(StartPlay(absl::StrCat("--matchmaking=", mm_address, " --player=", player,
                                      " --mode=complex-solo"),
                         absl::StrCat("MAMLAKA_SERVICE_TOKEN=", kServiceToken)));
-  EXPECT_TRUE(AwaitScreen("queued:", absl::Seconds(10))) << ReadFile(options.output_path);
-  ASSERT_TRUE(AwaitScreen("(you)", absl::Seconds(20))) << ReadFile(options.output_path);
+  EXPECT_TRUE(AwaitScreen("queued:", absl::Seconds(10))) << ReadFile(MatchmakingLog());
+  ASSERT_TRUE(AwaitScreen("(you)", absl::Seconds(20))) << ReadFile(MatchmakingLog());
   const std::string table_line = screen_.substr(screen_.find("table "));
   const std::string table_id =
       table_line.substr(6, table_line.find(" at ") - 6);
@@ -407,7 +439,94 @@ TEST_F(PlayTmuxTest, APersonFindsATableThroughMatchmakingPlaysAndLeaves) {
   }
   EXPECT_TRUE(found) << "the person has no seat at " << table_id;
   SendKeys("x");
-  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(dir_ + "/trix-play.err");
+  EXPECT_EQ(PlayExit(), "0\n") << ReadFile(ErrPath());
+}
+
+// The text after `label` on the screen's line that has it, to the line's end.
+std::string AfterOnLine(const std::string& screen, const std::string& label) {
+  const size_t at = screen.find(label);
+  if (at == std::string::npos) return "";
+  const size_t from = at + label.size();
+  return screen.substr(from, screen.find('\n', from) - from);
+}
+
+// A private room (rooms.proto) in two terminals: Ann opens it with --create-room,
+// Bob joins with the code read from Ann's screen, both say ready (r) and Ann starts
+// (g); the autopilot plays the two empty seats. The test answers every decision of
+// both seats with Enter until the game is over; both screens then show the room
+// with the series (the game's totals as the table recorded them), Ann asks for a
+// rematch (r) and both are seated at game 2.
+TEST_F(PlayTmuxTest, TwoPeopleInARoomPlayAGameAndARematch) {
+  const std::string mm_address = StartMatchmaking("5000");
+  ASSERT_FALSE(mm_address.empty()) << ReadFile(MatchmakingLog());
+  const std::string env = absl::StrCat("MAMLAKA_SERVICE_TOKEN=", kServiceToken);
+  const std::string ann = absl::StrCat("e2e-room-ann-", getpid());
+  ASSERT_TRUE(StartPlay(absl::StrCat("--matchmaking=", mm_address, " --player=", ann,
+                                     " --name=Ann --create-room --empty_seats=autopilot"),
+                        env, "play"));
+  ASSERT_TRUE(AwaitScreen("Invite code: ", absl::Seconds(20), "play"));
+  const std::string code = AfterOnLine(screens_["play"], "Invite code: ").substr(0, 8);
+  ASSERT_TRUE(StartPlay(absl::StrCat("--matchmaking=", mm_address, " --player=e2e-room-bob-",
+                                     getpid(), " --name=Bob --room=", code),
+                        env, "play2"));
+  ASSERT_TRUE(AwaitScreen("Bob (you)", absl::Seconds(20), "play2"));
+  ASSERT_TRUE(AwaitScreen("Bob", absl::Seconds(10), "play"));
+  EXPECT_TRUE(absl::StrContains(screens_["play"], "seat 0  Ann (you) (owner)"));
+  EXPECT_TRUE(absl::StrContains(screens_["play"], "g start the game"));
+  SendKeys("r", "play");
+  SendKeys("r", "play2");
+  ASSERT_TRUE(AwaitScreen(absl::StrFormat("%-32s ready", "Bob (you)"), absl::Seconds(10),
+                          "play2"));
+  ASSERT_TRUE(AwaitScreen(absl::StrFormat("%-32s ready", "Ann (you) (owner)"),
+                          absl::Seconds(10), "play"));
+  SendKeys("g", "play");
+
+  // Both seats answered with Enter, once per decision, until both are back in the
+  // room with the game over.
+  std::map<std::string, std::string> last_prompt;
+  std::string table_id;
+  for (const absl::Time until = absl::Now() + kGameTimeout; absl::Now() < until;) {
+    int over = 0;
+    for (const std::string pane : {"play", "play2"}) {
+      const std::string screen = Capture(pane);
+      if (table_id.empty() && absl::StrContains(screen, "game 1 · table "))
+        table_id = AfterOnLine(screen, "game 1 · table ");
+      over += absl::StrContains(screen, "Series: 1 game played");
+      const std::string prompt = DecisionKey(screen);
+      if (!prompt.empty() && prompt != last_prompt[pane]) SendKeys("Enter", pane);
+      last_prompt[pane] = prompt;
+    }
+    if (over == 2) break;
+    absl::SleepFor(absl::Milliseconds(40));
+  }
+  ASSERT_TRUE(absl::StrContains(screens_["play"], "Series: 1 game played"));
+  ASSERT_TRUE(absl::StrContains(screens_["play2"], "Series: 1 game played"));
+  EXPECT_TRUE(absl::StrContains(screens_["play"], "Keys: r Rematch"));
+
+  // The series shows the game's totals as the table recorded them.
+  ASSERT_FALSE(table_id.empty());
+  table_id = table_id.substr(0, table_id.find(' '));
+  grpc::ClientContext context;
+  context.AddMetadata("authorization", absl::StrCat("Bearer ", kServiceToken));
+  v1::GetGameRecordRequest request;
+  request.set_game_id(table_id);
+  v1::GameRecord record;
+  ASSERT_TRUE(stub_->GetGameRecord(&context, request, &record).ok()) << table_id;
+  ASSERT_EQ(record.result().totals_size(), 4);
+  std::string totals;
+  for (int32_t t : record.result().totals()) absl::StrAppend(&totals, absl::StrFormat(" %+6d", t));
+  EXPECT_TRUE(absl::StrContains(screens_["play2"], "game 1 " + totals)) << totals;
+
+  // Rematch: both are seated at game 2.
+  SendKeys("r", "play");
+  EXPECT_TRUE(AwaitScreen("game 2 · table ", absl::Seconds(20), "play"));
+  EXPECT_TRUE(AwaitScreen("game 2 · table ", absl::Seconds(20), "play2"));
+  for (const std::string pane : {"play", "play2"}) {
+    SendKeys("q y", pane);  // leaves game 2's table: back in the room
+    ASSERT_TRUE(AwaitScreen("Invite code:", absl::Seconds(10), pane));
+    SendKeys("q", pane);
+    EXPECT_EQ(PlayExit(pane), "0\n") << ReadFile(ErrPath(pane));
+  }
 }
 #endif  // MATCHMAKING_SERVICE_BINARY
 
