@@ -22,6 +22,12 @@ std::string BotLevelName(v1::BotLevel level) {
       absl::StripPrefix(v1::BotLevel_Name(level), "BOT_LEVEL_"));
 }
 
+v1::BotLevel BotLevelOf(const std::string& name) {
+  v1::BotLevel level = v1::BOT_LEVEL_UNSPECIFIED;
+  if (!name.empty()) v1::BotLevel_Parse("BOT_LEVEL_" + absl::AsciiStrToUpper(name), &level);
+  return level;
+}
+
 BotRoster::BotRoster(absl::Duration keep_alive_every, GameOver game_over,
                      BotSeatStore* store, SharedBotStreams* shared, BotQuota quota,
                      absl::Duration share_every)

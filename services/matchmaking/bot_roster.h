@@ -51,6 +51,8 @@ namespace trix::matchmaking {
 // How a bot account's level is stored and asked for: "beginner", "casual",
 // "strong", "expert", or "" for BOT_LEVEL_UNSPECIFIED.
 std::string BotLevelName(v1::BotLevel level);
+// The level a stored name stands for; BOT_LEVEL_UNSPECIFIED for "" (or a name not known).
+v1::BotLevel BotLevelOf(const std::string& name);
 
 struct BotQuota {
   int max_streams = 16;     // ServeBot streams of one account on one replica

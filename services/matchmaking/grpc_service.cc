@@ -313,12 +313,13 @@ grpc::ServerUnaryReactor* MatchmakingGrpcService::RotateBotKey(
   if (absl::Status s = Operator(context); !s.ok()) return Finish(context, s);
   if (absl::Status s = CheckBotId(request->bot_id()); !s.ok()) return Finish(context, s);
   const std::string key = service::NewSeatToken();
-  absl::Status s = store_->SetBotKey(request->bot_id(), service::TokenHash(key));
-  if (s.ok()) {
-    response->set_bot_id(request->bot_id());
+  absl::StatusOr<BotAccount> bot = store_->SetBotKey(request->bot_id(), service::TokenHash(key));
+  if (bot.ok()) {
+    response->set_bot_id(bot->bot_id);
     response->set_key(key);
+    response->set_level(BotLevelOf(bot->level));
   }
-  return Finish(context, s);
+  return Finish(context, bot.status());
 }
 
 grpc::ServerUnaryReactor* MatchmakingGrpcService::RevokeBot(

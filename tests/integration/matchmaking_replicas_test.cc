@@ -488,6 +488,7 @@ TEST_F(MatchmakingReplicasTest, ARevokedOrRotatedBotKeyEndsItsStreamsAndGetsNoSe
   auto register_bot = [&](const std::string& name) {
     v1::RegisterBotRequest request;
     request.set_name(name);
+    request.set_level(v1::BOT_LEVEL_CASUAL);
     v1::RegisterBotResponse bot;
     EXPECT_TRUE(admin([&](grpc::ClientContext* c) {
                   return stub->RegisterBot(c, request, &bot);
@@ -516,6 +517,7 @@ TEST_F(MatchmakingReplicasTest, ARevokedOrRotatedBotKeyEndsItsStreamsAndGetsNoSe
   ASSERT_TRUE(admin([&](grpc::ClientContext* c) {
                 return stub->RotateBotKey(c, rotate, &rotated_again);
               }).ok());
+  EXPECT_EQ(rotated_again.level(), v1::BOT_LEVEL_CASUAL);  // the account's, unchanged
   std::optional<grpc::Status> ended = revoked_stream.WaitEnded(absl::Seconds(5));
   ASSERT_TRUE(ended.has_value()) << "the revoked bot's stream is still open";
   EXPECT_EQ(ended->error_code(), grpc::StatusCode::UNAUTHENTICATED);

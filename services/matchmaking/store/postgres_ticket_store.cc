@@ -590,18 +590,26 @@ absl::Status PostgresTicketStore::RegisterBot(const BotAccount& bot, const std::
   });
 }
 
-absl::Status PostgresTicketStore::SetBotKey(const std::string& bot_id,
-                                    const std::string& key_hash) {
-  return pool_.Run("rotating a bot key", [&](pqxx::connection& c) {
+absl::StatusOr<BotAccount> PostgresTicketStore::SetBotKey(const std::string& bot_id,
+                                                          const std::string& key_hash) {
+  BotAccount bot;
+  absl::Status s = pool_.Run("rotating a bot key", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     const pqxx::result r = tx.exec_params(
         "UPDATE mm_bots SET key_hash = $2 WHERE bot_id = $1 AND NOT revoked "
-        "RETURNING bot_id",
+        "RETURNING bot_id, name, owner, modes, level",
         bot_id, key_hash);
     if (r.empty()) return absl::NotFoundError("no such bot");
     tx.commit();
+    bot = BotAccount{.bot_id = r[0][0].as<std::string>(),
+                     .name = r[0][1].as<std::string>(),
+                     .owner = r[0][2].as<std::string>(),
+                     .modes = ReadTextArray(r[0][3]),
+                     .level = r[0][4].as<std::string>()};
     return absl::OkStatus();
   });
+  if (!s.ok()) return s;
+  return bot;
 }
 
 absl::Status PostgresTicketStore::RevokeBot(const std::string& bot_id) {

@@ -83,8 +83,9 @@ class TicketStore : public BotSeatStore {
 
   // ALREADY_EXISTS for a taken name.
   virtual absl::Status RegisterBot(const BotAccount& bot, const std::string& key_hash) = 0;
-  // NOT_FOUND for an unknown or revoked bot.
-  virtual absl::Status SetBotKey(const std::string& bot_id, const std::string& key_hash) = 0;
+  // The account with its new key; NOT_FOUND for an unknown or revoked bot.
+  virtual absl::StatusOr<BotAccount> SetBotKey(const std::string& bot_id,
+                                               const std::string& key_hash) = 0;
   // NOT_FOUND for an unknown bot.
   virtual absl::Status RevokeBot(const std::string& bot_id) = 0;
   // NOT_FOUND unless the hash names a live account.

@@ -198,7 +198,8 @@ TEST_P(TicketStoreContractTest, AnExpiredPartyCannotBeJoinedOrQueued) {
 }
 
 TEST_P(TicketStoreContractTest, ABotAccountIsFoundByItsKeyUntilRevoked) {
-  const BotAccount bot{.bot_id = "bot-1", .name = "Trixie", .owner = "o", .modes = {"m"}};
+  const BotAccount bot{
+      .bot_id = "bot-1", .name = "Trixie", .owner = "o", .modes = {"m"}, .level = "strong"};
   ASSERT_TRUE(tickets().RegisterBot(bot, "hash-1").ok());
   EXPECT_TRUE(absl::IsAlreadyExists(
       tickets().RegisterBot({.bot_id = "bot-2", .name = "Trixie"}, "hash-2")));
@@ -206,13 +207,16 @@ TEST_P(TicketStoreContractTest, ABotAccountIsFoundByItsKeyUntilRevoked) {
   ASSERT_TRUE(found.ok()) << found.status();
   EXPECT_EQ(found->bot_id, "bot-1");
   EXPECT_EQ(found->modes, (std::vector<std::string>{"m"}));
-  ASSERT_TRUE(tickets().SetBotKey("bot-1", "hash-3").ok());
+  absl::StatusOr<BotAccount> rotated = tickets().SetBotKey("bot-1", "hash-3");
+  ASSERT_TRUE(rotated.ok()) << rotated.status();
+  EXPECT_EQ(rotated->name, "Trixie");
+  EXPECT_EQ(rotated->level, "strong");
   EXPECT_TRUE(absl::IsNotFound(tickets().BotByKeyHash("hash-1").status()));
   EXPECT_TRUE(tickets().BotByKeyHash("hash-3").ok());
-  EXPECT_TRUE(absl::IsNotFound(tickets().SetBotKey("bot-9", "hash")));
+  EXPECT_TRUE(absl::IsNotFound(tickets().SetBotKey("bot-9", "hash").status()));
   ASSERT_TRUE(tickets().RevokeBot("bot-1").ok());
   EXPECT_TRUE(absl::IsNotFound(tickets().BotByKeyHash("hash-3").status()));
-  EXPECT_TRUE(absl::IsNotFound(tickets().SetBotKey("bot-1", "hash-4")));
+  EXPECT_TRUE(absl::IsNotFound(tickets().SetBotKey("bot-1", "hash-4").status()));
   EXPECT_TRUE(absl::IsNotFound(tickets().RevokeBot("bot-9")));
 }
 

@@ -290,13 +290,13 @@ absl::Status MemoryTicketStore::RegisterBot(const BotAccount& bot, const std::st
   return absl::OkStatus();
 }
 
-absl::Status MemoryTicketStore::SetBotKey(const std::string& bot_id,
-                                          const std::string& key_hash) {
+absl::StatusOr<BotAccount> MemoryTicketStore::SetBotKey(const std::string& bot_id,
+                                                        const std::string& key_hash) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = bots_.find(bot_id);
   if (it == bots_.end() || it->second.bot.revoked) return absl::NotFoundError("no such bot");
   it->second.key_hash = key_hash;
-  return absl::OkStatus();
+  return it->second.bot;
 }
 
 absl::Status MemoryTicketStore::RevokeBot(const std::string& bot_id) {

@@ -56,7 +56,8 @@ class MemoryTicketStore : public TicketStore {
   absl::Status LeaveParty(const std::string& party_id, const std::string& player_id) override;
 
   absl::Status RegisterBot(const BotAccount& bot, const std::string& key_hash) override;
-  absl::Status SetBotKey(const std::string& bot_id, const std::string& key_hash) override;
+  absl::StatusOr<BotAccount> SetBotKey(const std::string& bot_id,
+                                       const std::string& key_hash) override;
   absl::Status RevokeBot(const std::string& bot_id) override;
   absl::StatusOr<BotAccount> BotByKeyHash(const std::string& key_hash) override;
 
