@@ -161,9 +161,8 @@ std::optional<BotSeat> BotRoster::Reserve(const BotAsk& ask) {
     return BotSeat{best->bot.bot_id, best->bot.name, best->stream_id};
   }
   lock.Release();
-  if (!ask.level.empty()) return std::nullopt;  // other replicas' levels are unknown
   absl::StatusOr<std::optional<BotSeat>> elsewhere =
-      shared_->ReserveElsewhere(name, taken);
+      shared_->ReserveElsewhere(name, taken, ask.level);
   if (!elsewhere.ok()) {
     service::LogError("no bot seat from other replicas",
                       {{"error", elsewhere.status().ToString()}});

@@ -22,7 +22,8 @@
 // come from the ratings service (SetRatings), read for the connected accounts in
 // the background every `refresh` and cached, so that a reservation never waits
 // on it. An ask for a level (BotAsk::level, a room's choice) is served only by
-// this replica's accounts of that level.
+// accounts of that level: this replica's first, then another replica's
+// (SharedBotStreams::ReserveElsewhere with the level).
 #ifndef TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 #define TRIX_SERVICES_MATCHMAKING_BOT_ROSTER_H_
 

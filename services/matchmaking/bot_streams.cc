@@ -68,7 +68,7 @@ absl::Status BotStreams::Heartbeat(
 }
 
 absl::StatusOr<std::optional<BotSeat>> BotStreams::ReserveElsewhere(
-    const std::string& mode, const std::vector<std::string>& taken) {
+    const std::string& mode, const std::vector<std::string>& taken, const std::string& level) {
   std::optional<BotSeat> seat;
   absl::Status s = db_->Run("reserving a bot seat", [&](pqxx::connection& c) {
     seat.reset();
@@ -83,12 +83,14 @@ absl::StatusOr<std::optional<BotSeat>> BotStreams::ReserveElsewhere(
         "  WHERE t.replica <> $1 AND $2 = ANY (t.modes) AND t.room > 0"
         "    AND t.heartbeat > now() - make_interval(secs => $3)"
         "    AND NOT (t.bot_id = ANY ($4::text[]))"
+        "    AND ($5 = '' OR EXISTS (SELECT 1 FROM mm_bots AS l"
+        "                            WHERE l.bot_id = t.bot_id AND l.level = $5))"
         "  ORDER BY (SELECT max(g.given) FROM mm_bot_streams AS g"
         "            WHERE g.bot_id = t.bot_id) NULLS FIRST, t.room DESC"
         "  LIMIT 1 FOR UPDATE OF t SKIP LOCKED)"
         " AND b.bot_id = s.bot_id AND NOT b.revoked "
         "RETURNING s.bot_id, b.name, s.stream_id",
-        replica_, mode, Seconds(live_for_), Texts(taken).Finish());
+        replica_, mode, Seconds(live_for_), Texts(taken).Finish(), level);
     if (!r.empty()) {
       seat = BotSeat{r[0][0].as<std::string>(), r[0][1].as<std::string>(),
                      r[0][2].as<std::string>()};

@@ -43,17 +43,17 @@ TEST_F(BotStreamsTest, LendsAnotherReplicasStreamWithRoomForTheMode) {
   BotStreams a(pool_.get(), "replica-a"), b(pool_.get(), "replica-b");
   ASSERT_TRUE(b.Open("s-b", Bot("bot-1"), {"complex-partner"}, 2).ok());
 
-  auto own = b.ReserveElsewhere("complex-partner", {});
+  auto own = b.ReserveElsewhere("complex-partner", {}, "");
   ASSERT_TRUE(own.ok()) << own.status();
   EXPECT_FALSE(own->has_value());  // b's own stream is b's roster's to give
-  auto other_mode = a.ReserveElsewhere("classic-solo", {});
+  auto other_mode = a.ReserveElsewhere("classic-solo", {}, "");
   ASSERT_TRUE(other_mode.ok());
   EXPECT_FALSE(other_mode->has_value());
-  auto taken = a.ReserveElsewhere("complex-partner", {"bot-1"});
+  auto taken = a.ReserveElsewhere("complex-partner", {"bot-1"}, "");
   ASSERT_TRUE(taken.ok());
   EXPECT_FALSE(taken->has_value());  // the account already sits at this table
 
-  auto seat = a.ReserveElsewhere("complex-partner", {});
+  auto seat = a.ReserveElsewhere("complex-partner", {}, "");
   ASSERT_TRUE(seat.ok()) << seat.status();
   ASSERT_TRUE(seat->has_value());
   EXPECT_EQ((*seat)->bot_id, "bot-1");
@@ -61,7 +61,7 @@ TEST_F(BotStreamsTest, LendsAnotherReplicasStreamWithRoomForTheMode) {
   EXPECT_EQ(Room("s-b"), 1);
 
   ASSERT_TRUE(b.Heartbeat({{"s-b", 0}}).ok());  // b's own count wins
-  auto none = a.ReserveElsewhere("complex-partner", {});
+  auto none = a.ReserveElsewhere("complex-partner", {}, "");
   ASSERT_TRUE(none.ok());
   EXPECT_FALSE(none->has_value());
 
@@ -81,7 +81,7 @@ TEST_F(BotStreamsTest, ASilentStreamIsNotLent) {
     tx.exec0("UPDATE mm_bot_streams SET heartbeat = now() - interval '10 seconds'");
     tx.commit();
   }
-  auto seat = a.ReserveElsewhere("complex-partner", {});
+  auto seat = a.ReserveElsewhere("complex-partner", {}, "");
   ASSERT_TRUE(seat.ok());
   EXPECT_FALSE(seat->has_value());
 }
@@ -96,7 +96,7 @@ TEST_F(BotStreamsTest, MatchersTakingSeatsAtOnceNeverOverfillAStream) {
     matchers.emplace_back([&, i] {
       BotStreams mine(pool_.get(), "replica-" + std::to_string(i));
       for (int k = 0; k < 4; ++k) {
-        auto seat = mine.ReserveElsewhere("complex-partner", {});
+        auto seat = mine.ReserveElsewhere("complex-partner", {}, "");
         ASSERT_TRUE(seat.ok()) << seat.status();
         lent += seat->has_value();
       }

@@ -33,10 +33,12 @@ class SharedBotStreams {
   // heartbeat; removes the rows of replicas silent for a minute.
   virtual absl::Status Heartbeat(const std::vector<std::pair<std::string, int>>& rooms) = 0;
   // A seat of `mode` on another replica's live stream with room, of a live
-  // account not in `taken` (the one given a seat least recently, then the stream
-  // with the most room), its room lowered by one; nullopt when there is none.
+  // account not in `taken` and, unless `level` is "", of that level (the one
+  // given a seat least recently, then the stream with the most room), its room
+  // lowered by one; nullopt when there is none.
   virtual absl::StatusOr<std::optional<BotSeat>> ReserveElsewhere(
-      const std::string& mode, const std::vector<std::string>& taken) = 0;
+      const std::string& mode, const std::vector<std::string>& taken,
+      const std::string& level = "") = 0;
   // The key hash in force of each of `bot_ids` that is not revoked: an account
   // missing from the answer was revoked, one with another hash had its key
   // rotated.

@@ -28,7 +28,8 @@ class BotsUnderTest {
  public:
   virtual ~BotsUnderTest() = default;
   virtual SharedBotStreams& replica(const std::string& name) = 0;
-  virtual void AddBot(const std::string& bot_id, const std::string& key_hash) = 0;
+  virtual void AddBot(const std::string& bot_id, const std::string& key_hash,
+                      const std::string& level = "") = 0;
   virtual void Revoke(const std::string& bot_id) = 0;
   // Every stream's heartbeat made `age` older.
   virtual void Silence(absl::Duration age) = 0;
@@ -39,8 +40,9 @@ class MemoryBots : public BotsUnderTest {
   SharedBotStreams& replica(const std::string& name) override {
     return name == "a" ? a_ : b_;
   }
-  void AddBot(const std::string& bot_id, const std::string& key_hash) override {
-    db_.AddBot({.bot_id = bot_id, .name = "Bot " + bot_id}, key_hash);
+  void AddBot(const std::string& bot_id, const std::string& key_hash,
+              const std::string& level) override {
+    db_.AddBot({.bot_id = bot_id, .name = "Bot " + bot_id, .level = level}, key_hash);
   }
   void Revoke(const std::string& bot_id) override { db_.Revoke(bot_id); }
   void Silence(absl::Duration age) override { db_.Silence(age); }
@@ -61,10 +63,11 @@ class PostgresBots : public BotsUnderTest {
   SharedBotStreams& replica(const std::string& name) override {
     return name == "a" ? a_ : b_;
   }
-  void AddBot(const std::string& bot_id, const std::string& key_hash) override {
+  void AddBot(const std::string& bot_id, const std::string& key_hash,
+              const std::string& level) override {
     EXPECT_TRUE(tickets_
                     .RegisterBot({.bot_id = bot_id, .name = "Bot " + bot_id,
-                                  .owner = "owner", .modes = {kMode}},
+                                  .owner = "owner", .modes = {kMode}, .level = level},
                                  key_hash)
                     .ok());
   }
@@ -117,6 +120,25 @@ class BotStreamsContractTest : public ::testing::TestWithParam<std::string> {
 
   std::unique_ptr<BotsUnderTest> bots_;
 };
+
+// A seat asked at a level goes to an account of that level only, on whichever
+// replica its stream is.
+TEST_P(BotStreamsContractTest, ASeatAskedAtALevelIsLentFromAnAccountOfThatLevel) {
+  bots_->AddBot("casual", "h1", "casual");
+  bots_->AddBot("expert", "h2", "expert");
+  Open("a", "s-casual", "casual", 1);
+  Open("a", "s-expert", "expert", 1);
+  auto lend_at = [&](const std::string& level) {
+    absl::StatusOr<std::optional<BotSeat>> seat =
+        bots_->replica("b").ReserveElsewhere(kMode, {}, level);
+    EXPECT_TRUE(seat.ok()) << seat.status();
+    return seat.ok() && seat->has_value() ? (*seat)->bot_id : "";
+  };
+  EXPECT_EQ(lend_at("expert"), "expert");
+  EXPECT_EQ(lend_at("expert"), "");  // its one seat lent; the casual one is not
+  EXPECT_EQ(lend_at("strong"), "");
+  EXPECT_EQ(lend_at(""), "casual");  // any level
+}
 
 TEST_P(BotStreamsContractTest, AnotherReplicasStreamIsLentUntilItsRoomIsGone) {
   bots_->AddBot("b1", "h1");

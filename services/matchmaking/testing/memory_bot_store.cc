@@ -121,13 +121,14 @@ absl::Status MemoryBotStreams::Heartbeat(
 }
 
 absl::StatusOr<std::optional<BotSeat>> MemoryBotStreams::ReserveElsewhere(
-    const std::string& mode, const std::vector<std::string>& taken) {
+    const std::string& mode, const std::vector<std::string>& taken, const std::string& level) {
   std::lock_guard<std::mutex> lock(db_->mu_);
   const absl::Time live_since = absl::Now() - live_for_;
   const std::string id = db_->Lendable([&](const MemoryBotDatabase::StreamRow& s) {
         return s.replica != replica_ && s.modes.count(mode) && s.room > 0 &&
                s.heartbeat > live_since &&
-               std::find(taken.begin(), taken.end(), s.bot_id) == taken.end();
+               std::find(taken.begin(), taken.end(), s.bot_id) == taken.end() &&
+               (level.empty() || db_->accounts_.at(s.bot_id).bot.level == level);
       });
   if (id.empty()) return std::nullopt;
   MemoryBotDatabase::StreamRow* row = &db_->streams_.at(id);

@@ -82,7 +82,8 @@ class MemoryBotStreams : public SharedBotStreams {
   absl::Status Close(const std::string& stream_id) override;
   absl::Status Heartbeat(const std::vector<std::pair<std::string, int>>& rooms) override;
   absl::StatusOr<std::optional<BotSeat>> ReserveElsewhere(
-      const std::string& mode, const std::vector<std::string>& taken) override;
+      const std::string& mode, const std::vector<std::string>& taken,
+      const std::string& level) override;
   absl::StatusOr<std::map<std::string, std::string>> KeysInForce(
       const std::vector<std::string>& bot_ids) override;
 
