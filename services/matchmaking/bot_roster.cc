@@ -24,8 +24,28 @@ std::string BotLevelName(v1::BotLevel level) {
 
 v1::BotLevel BotLevelOf(const std::string& name) {
   v1::BotLevel level = v1::BOT_LEVEL_UNSPECIFIED;
-  if (!name.empty()) v1::BotLevel_Parse("BOT_LEVEL_" + absl::AsciiStrToUpper(name), &level);
+  if (name.empty() ||
+      !v1::BotLevel_Parse(absl::StrCat("BOT_LEVEL_", absl::AsciiStrToUpper(name)), &level)) {
+    return v1::BOT_LEVEL_UNSPECIFIED;
+  }
   return level;
+}
+
+std::optional<int> MeanDisplayedRating(RatingsClient* ratings, const v1::Mode& mode,
+                                       const std::vector<std::string>& players) {
+  if (ratings == nullptr || players.empty()) return std::nullopt;
+  v1::GetRatingsRequest request;
+  *request.mutable_mode() = mode;
+  for (const std::string& p : players) request.add_player_ids(p);
+  absl::StatusOr<v1::GetRatingsResponse> read = ratings->GetRatings(request);
+  if (!read.ok() || read->ratings_size() == 0) {
+    service::LogWarn("players' ratings not read; bot fill ignores them",
+                     {{"error", read.status().ToString()}});
+    return std::nullopt;
+  }
+  int64_t sum = 0;
+  for (const v1::Rating& r : read->ratings()) sum += r.display();
+  return static_cast<int>(sum / read->ratings_size());
 }
 
 BotRoster::BotRoster(absl::Duration keep_alive_every, GameOver game_over,
@@ -158,7 +178,7 @@ std::optional<BotSeat> BotRoster::Reserve(const BotAsk& ask) {
   if (best != nullptr) {
     ++best->reserved;
     last_given_[best->bot.bot_id] = ++given_;
-    return BotSeat{best->bot.bot_id, best->bot.name, best->stream_id};
+    return BotSeat{best->bot.bot_id, best->bot.name, best->stream_id, best->bot.level};
   }
   lock.Release();
   absl::StatusOr<std::optional<BotSeat>> elsewhere =

@@ -52,8 +52,14 @@ namespace trix::matchmaking {
 // How a bot account's level is stored and asked for: "beginner", "casual",
 // "strong", "expert", or "" for BOT_LEVEL_UNSPECIFIED.
 std::string BotLevelName(v1::BotLevel level);
-// The level a stored name stands for; BOT_LEVEL_UNSPECIFIED for "" (or a name not known).
+// The level BotLevelName names; UNSPECIFIED for "" or a name it never gives.
 v1::BotLevel BotLevelOf(const std::string& name);
+
+// The mean displayed rating of `players` in `mode`, which bot fill seats the bots
+// nearest to (BotAsk::near_rating); nullopt without a ratings service or when it
+// did not answer.
+std::optional<int> MeanDisplayedRating(RatingsClient* ratings, const v1::Mode& mode,
+                                       const std::vector<std::string>& players);
 
 struct BotQuota {
   int max_streams = 16;     // ServeBot streams of one account on one replica

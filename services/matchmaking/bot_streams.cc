@@ -89,11 +89,11 @@ absl::StatusOr<std::optional<BotSeat>> BotStreams::ReserveElsewhere(
         "            WHERE g.bot_id = t.bot_id) NULLS FIRST, t.room DESC"
         "  LIMIT 1 FOR UPDATE OF t SKIP LOCKED)"
         " AND b.bot_id = s.bot_id AND NOT b.revoked "
-        "RETURNING s.bot_id, b.name, s.stream_id",
+        "RETURNING s.bot_id, b.name, s.stream_id, b.level",
         replica_, mode, Seconds(live_for_), Texts(taken).Finish(), level);
     if (!r.empty()) {
       seat = BotSeat{r[0][0].as<std::string>(), r[0][1].as<std::string>(),
-                     r[0][2].as<std::string>()};
+                     r[0][2].as<std::string>(), r[0][3].as<std::string>()};
     }
     tx.commit();
     return absl::OkStatus();

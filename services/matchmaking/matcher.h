@@ -73,6 +73,7 @@ struct BotSeat {
   std::string bot_id;
   std::string name;
   std::string stream_id;  // the bot stream that plays it (bot_streams.h)
+  std::string level;      // the account's level (BotLevelName); "" when unknown
 };
 
 // What a table asks bot fill for, one seat at a time.

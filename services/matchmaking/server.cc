@@ -132,10 +132,12 @@ void MatchmakingServer::AssembleRooms(const MatchmakingConfig& config,
   RoomsOptions rooms = config.rooms;
   rooms.clocks = config.clocks;
   BotLending lending{
-      .reserve = [this](const v1::Mode& mode, const std::vector<std::string>& taken) {
-        return bots_->Reserve(mode, taken);
-      },
-      .deliver = [this](const std::vector<AssignmentRow>& rows) { bots_->Deliver(rows); }};
+      .reserve = [this](const BotAsk& ask) { return bots_->Reserve(ask); },
+      .deliver = [this](const std::vector<AssignmentRow>& rows) { bots_->Deliver(rows); },
+      .people_rating =
+          [this](const v1::Mode& mode, const std::vector<std::string>& people) {
+            return MeanDisplayedRating(bot_ratings_.get(), mode, people);
+          }};
   rooms_ = std::make_unique<RoomService>(rooms, room_store_.get(), placement_.get(),
                                          room_tables_.get(), &store_->seat_tokens(),
                                          std::move(lending));

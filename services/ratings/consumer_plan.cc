@@ -44,7 +44,7 @@ void SeatPlayers(const std::vector<PendingGame>& games,
                  const std::map<PlayerKey, StoredRating>& ratings,
                  const RateOptions& model, std::map<PlayerKey, PlayerState>& players) {
   for (const PendingGame& pending : games) {
-    if (!pending.game.ok() || pending.game->voided) continue;
+    if (!pending.game.ok() || !pending.game->rates()) continue;
     for (const FinishedSeat& s : pending.game->seats) {
       const PlayerKey key{pending.game->mode, s.player_id};
       PlayerState& p = players[key];
@@ -59,7 +59,8 @@ void SeatPlayers(const std::vector<PendingGame>& games,
   }
 }
 
-// One game's plan: quarantined, voided (its holds released), or rated and settled.
+// One game's plan: quarantined, voided (its holds released), or settled and, unless
+// created unrated, rated.
 GamePlan PlanGame(PendingGame pending, const RateOptions& model, BatchPlan& plan) {
   GamePlan out{std::move(pending.row), std::move(pending.game)};
   if (!out.game.ok()) {
@@ -68,7 +69,7 @@ GamePlan PlanGame(PendingGame pending, const RateOptions& model, BatchPlan& plan
     return out;
   }
   const FinishedGame& g = *out.game;
-  if (!g.voided) {
+  if (g.rates()) {
     out.unrated_why = RateGame(g, model, plan);
     out.rated = out.unrated_why.empty();
     ++(out.rated ? plan.rated : plan.quarantined);
@@ -96,7 +97,7 @@ std::vector<PendingGame> ParsePending(const std::vector<OutboxRow>& rows,
 std::set<PlayerKey> PlayersOf(const std::vector<PendingGame>& games) {
   std::set<PlayerKey> players;
   for (const PendingGame& pending : games) {
-    if (!pending.game.ok() || pending.game->voided) continue;
+    if (!pending.game.ok() || !pending.game->rates()) continue;
     for (const FinishedSeat& s : pending.game->seats)
       players.insert({pending.game->mode, s.player_id});
   }

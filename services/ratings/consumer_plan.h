@@ -79,7 +79,7 @@ struct GamePlan {
   absl::StatusOr<FinishedGame> game;  // not ok: quarantined, recorded unrated
   bool rated = false;
   // A finished game not rated: kPlayerInTwoSeats or the model's error ("" for a
-  // voided one).
+  // voided one, and for one created unrated).
   std::string unrated_why;
   // Outcome "unstaked": nothing to settle; "unsettled" with the reason for a
   // quarantined row. Any other is written by Ledger::Settle.
@@ -89,7 +89,7 @@ struct GamePlan {
 struct BatchPlan {
   std::vector<GamePlan> games;    // the rows not applied before, in id order
   std::vector<int64_t> consumed;  // every row of the batch, applied before or not
-  std::map<PlayerKey, PlayerState> players;  // everyone in a rated mode's game
+  std::map<PlayerKey, PlayerState> players;  // everyone in a game that rates
   std::vector<HistoryRow> history;
   int rated = 0, quarantined = 0;
 };
@@ -99,7 +99,7 @@ struct BatchPlan {
 std::vector<PendingGame> ParsePending(const std::vector<OutboxRow>& rows,
                                       const std::set<std::string>& applied);
 
-// The players of the parsed games that are not voided, by mode.
+// The players of the parsed games that rate (FinishedGame::rates), by mode.
 std::set<PlayerKey> PlayersOf(const std::vector<PendingGame>& games);
 
 // The batch of `rows` and their `games` (ParsePending) rated from `ratings` (the

@@ -1,7 +1,8 @@
 // The plan of an outbox batch without a database: games rated in outbox order from
 // the ratings given, unreadable rows quarantined with why, a game id met twice
 // applied once, bots rated as players, a voided staked table releasing its holds,
-// and a staked game's two entries each summing to zero.
+// an unrated staked game settled and rated for nobody, and a staked game's two
+// entries each summing to zero.
 #include "services/ratings/consumer_plan.h"
 
 #include <map>
@@ -136,6 +137,45 @@ TEST(ConsumerPlanTest, AVoidedStakedTableIsNotRatedAndReleasesItsHolds) {
   EXPECT_TRUE(voided.settlement.payouts.empty());
   EXPECT_TRUE(plan.players.empty());
   EXPECT_EQ(plan.rated + plan.quarantined, 0);
+}
+
+TEST(ConsumerPlanTest, AnUnratedStakedGameIsSettledAndRatesNobody) {
+  OutboxGame g = StakedSolo("g1");
+  g.unrated = true;
+  const std::map<PlayerKey, StoredRating> ratings = {{{"complex-solo", "a"}, {{30, 5}, 7}}};
+  const std::vector<OutboxRow> rows = {RowOf(1, g)};
+  std::vector<PendingGame> pending = ParsePending(rows, {});
+  EXPECT_TRUE(PlayersOf(pending).empty());  // no rating is read
+  const BatchPlan plan = PlanBatch(rows, std::move(pending), ratings, kModel);
+  ASSERT_EQ(plan.games.size(), 1u);
+  const GamePlan& unrated = plan.games[0];
+  EXPECT_FALSE(unrated.rated);
+  EXPECT_EQ(unrated.unrated_why, "");  // not a failure: nothing logged as one
+  EXPECT_TRUE(plan.players.empty());
+  EXPECT_TRUE(plan.history.empty());
+  EXPECT_EQ(plan.rated + plan.quarantined, 0);
+  EXPECT_EQ(plan.consumed, std::vector<int64_t>{1});
+  const SettlementPlan& s = unrated.settlement;
+  EXPECT_EQ(s.settlement.outcome, "settled");
+  EXPECT_EQ(s.stakes.at("pot:g1"), 400);
+  EXPECT_EQ(s.payouts.at("player:a"), 240);
+  EXPECT_EQ(Sum(s.payouts), 0);
+}
+
+TEST(ConsumerPlanTest, AnUnratedGameBesideARatedOneLeavesOnlyTheRatedOnesPlayers) {
+  OutboxGame unrated = OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4});
+  unrated.unrated = true;
+  const BatchPlan plan =
+      Plan({RowOf(1, unrated), RowOf(2, OutboxGame::Solo("g2", {"a", "e", "f", "g"},
+                                                         {4, 3, 2, 1}))});
+  ASSERT_EQ(plan.games.size(), 2u);
+  EXPECT_FALSE(plan.games[0].rated);
+  EXPECT_TRUE(plan.games[1].rated);
+  EXPECT_EQ(plan.rated, 1);
+  EXPECT_EQ(plan.players.at({"complex-solo", "a"}).games, 1);  // g2 only
+  EXPECT_EQ(plan.players.count({"complex-solo", "b"}), 0u);
+  ASSERT_EQ(plan.history.size(), 4u);
+  for (const HistoryRow& h : plan.history) EXPECT_EQ(h.game_id, "g2");
 }
 
 TEST(ConsumerPlanTest, AStakedGamesTwoEntriesEachSumToZero) {

@@ -100,6 +100,8 @@ bool FinishedGame::staked() const {
   return !money_problem.empty();
 }
 
+bool FinishedGame::rates() const { return !voided && !unrated; }
+
 int64_t FinishedGame::pot() const {
   int64_t pot = 0;
   for (const FinishedSeat& s : seats) pot += s.stake;
@@ -118,6 +120,7 @@ absl::StatusOr<FinishedGame> ParseFinishedGame(int64_t outbox_id, absl::string_v
   game.mode = row->mode();
   if (!IsKnownMode(game.mode)) return Bad(absl::StrCat("unknown mode ", game.mode));
   game.finished = absl::FromUnixMillis(row->finished_unix_ms());
+  game.unrated = row->unrated();
   if (row->voided()) return VoidedGame(*row, std::move(game));
   if (row->seats_size() != kSeats) return Bad("not four seats");
   for (const v1::internal::FinishedSeat& s : row->seats()) {

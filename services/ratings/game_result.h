@@ -2,7 +2,9 @@
 // a trix.v1.internal.FinishedGame, proto/trix/v1/outbox.proto, written when the
 // table ends), read into values and checked, and the OpenSkill game it is rated
 // as. A voided table's row (voided, a reason and no result) reads as a game with
-// `voided` set: it is neither rated nor settled.
+// `voided` set: it is neither rated nor settled. A game created unrated
+// (CreateTableRequest.unrated) reads with `unrated` set: it is settled as any
+// other and rated for nobody.
 //
 // Solo modes are a four-player free-for-all ranked by place (tied totals share a
 // place, so a tie is a tie); partner modes are two teams of two (seats 0+2 against
@@ -56,8 +58,11 @@ struct FinishedGame {
   std::string money_problem;
   bool voided = false;
   std::string void_reason;
+  bool unrated = false;  // created unrated: nobody's rating moves
 
   bool staked() const;
+  // Whether the game moves its players' ratings: finished, and not unrated.
+  bool rates() const;
   int64_t pot() const;
 };
 

@@ -128,7 +128,7 @@ v1::GameResult ResultToProto(const engine::Variant& variant,
 }
 
 std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
-                       const engine::Stakes& stakes) {
+                       const engine::Stakes& stakes, bool unrated) {
   // From the wire's message, so that which fields a mode has is said once.
   const v1::GameResult wire = ResultToProto(variant, result);
   auto list = [](const auto& field) {
@@ -144,6 +144,7 @@ std::string ResultJson(const engine::Variant& variant, const engine::GameResult&
   }
   j["stakes"] = stakes;
   j["payouts"] = list(wire.payouts());
+  if (unrated) j["unrated"] = true;
   return j.dump();
 }
 
@@ -166,11 +167,12 @@ std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::Variant& variant,
                                 const engine::GameResult& result,
                                 const std::array<SeatRecord, 4>& seats,
-                                int64_t finished_unix_ms) {
+                                int64_t finished_unix_ms, bool unrated) {
   v1::internal::FinishedGame outbox;
   outbox.set_game_id(game_id);
   outbox.set_mode(engine::ModeName(variant));
   outbox.set_finished_unix_ms(finished_unix_ms);
+  outbox.set_unrated(unrated);
   for (int s = 0; s < engine::kNumSeats; ++s) {
     v1::internal::FinishedSeat* seat = outbox.add_seats();
     *seat = OutboxSeat(s, seats[s]);
@@ -189,11 +191,19 @@ std::string VoidedResultJson(const std::string& mode, const std::string& reason)
       .dump();
 }
 
-bool ResultJsonVoided(const std::string& json) {
+namespace {
+
+// Whether the result row `json` has `key` set to true.
+bool ResultJsonFlag(const std::string& json, const char* key) {
   nlohmann::json j = nlohmann::json::parse(json, nullptr, /*allow_exceptions=*/false);
-  return j.is_object() && j.contains("voided") && j["voided"].is_boolean() &&
-         j["voided"].get<bool>();
+  return j.is_object() && j.contains(key) && j[key].is_boolean() && j[key].get<bool>();
 }
+
+}  // namespace
+
+bool ResultJsonVoided(const std::string& json) { return ResultJsonFlag(json, "voided"); }
+
+bool ResultJsonUnrated(const std::string& json) { return ResultJsonFlag(json, "unrated"); }
 
 std::string VoidedOutboxJson(const std::string& game_id, const std::string& mode,
                              const std::array<SeatRecord, 4>& seats,

@@ -59,9 +59,12 @@ absl::StatusOr<engine::Action> ActionFromLog(const v1::internal::LoggedAction& l
 v1::GameResult ResultToProto(const engine::Variant& variant,
                              const engine::GameResult& result);
 // The result row's JSON (games.result): mode, totals, places, team totals, winner,
-// stakes, payouts.
+// stakes, payouts, and "unrated": true for a game created unrated (absent: rated,
+// as every row written before it).
 std::string ResultJson(const engine::Variant& variant, const engine::GameResult& result,
-                       const engine::Stakes& stakes);
+                       const engine::Stakes& stakes, bool unrated = false);
+// Whether a result row is of a game created unrated.
+bool ResultJsonUnrated(const std::string& json);
 // What the ratings service consumes when a game ends (the outbox row,
 // proto/trix/v1/outbox.proto): who played which seat, how each seat ended, and the
 // result as ResultToProto gives it.
@@ -69,7 +72,7 @@ std::string GameEndedOutboxJson(const std::string& game_id,
                                 const engine::Variant& variant,
                                 const engine::GameResult& result,
                                 const std::array<SeatRecord, 4>& seats,
-                                int64_t finished_unix_ms);
+                                int64_t finished_unix_ms, bool unrated = false);
 // A voided table's result row (VoidTable): no totals, places or payouts, only
 // that it was voided and why.
 std::string VoidedResultJson(const std::string& mode, const std::string& reason);

@@ -358,14 +358,16 @@ void Table::AddClockAndEnd(Step& step, bool was_over) const {
   if (was_over || !over()) return;
   const engine::GameResult result = Result();
   GameEnd end;
-  end.result = ResultJson(game_.rules().variant, result, StakesOf(seats_));
+  end.result =
+      ResultJson(game_.rules().variant, result, StakesOf(seats_), settings_.unrated());
   for (int s = 0; s < engine::kNumSeats; ++s) {
     end.totals[s] = result.totals[s];
     end.places[s] = result.places[s];
   }
   end.outbox_payload = GameEndedOutboxJson(
       id_, game_.rules().variant, result, seats_,
-      step.entries.empty() ? 0 : absl::ToUnixMillis(step.entries.back().time));
+      step.entries.empty() ? 0 : absl::ToUnixMillis(step.entries.back().time),
+      settings_.unrated());
   step.end = std::move(end);
 }
 

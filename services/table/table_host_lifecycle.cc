@@ -319,6 +319,7 @@ absl::Status TableHost::ResolveSettings(const v1::CreateTableRequest& request,
   settings->set_deal_salt(service::RandomBytes(engine::kDealSaltBytes));
   settings->set_public_spectating(request.public_spectating());
   settings->set_seat_seeds(request.seat_seeds());
+  settings->set_unrated(request.unrated());
   for (int s = 0; s < request.seats_size(); ++s) {
     if (request.seats(s).autopilot()) settings->add_autopilot_seats(s);
   }

@@ -77,6 +77,7 @@ void TableHost::ListPlayerGames(const v1::ListPlayerGamesRequest& request,
           summary->set_seat(listing.seat);
           summary->set_total(listing.total);
           summary->set_place(listing.place);
+          summary->set_unrated(ResultJsonUnrated(listing.result));
           if (ResultJsonVoided(listing.result)) {
             summary->set_voided(true);
           } else if (absl::StatusOr<v1::GameResult> result =
@@ -135,6 +136,7 @@ void TableHost::GetGameRecord(const v1::GetGameRecordRequest& request,
           record.mutable_seats(seat)->set_autopilot(true);
         }
         record.set_viewer(viewer);
+        record.set_unrated(table.settings().unrated());
         absl::StatusOr<std::vector<v1::Event>> events = table.EventsAfter(viewer, 0);
         for (v1::Event& event : *events) *record.add_events() = std::move(event);
         *record.mutable_started() = TimeToProto(table.created());

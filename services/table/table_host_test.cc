@@ -97,13 +97,19 @@ class HostTest : public ::testing::Test {
     action.set_request_id(request_id);
     return action;
   }
+  // The outbox rows the table's game wrote.
+  std::vector<std::string> Outbox(const std::string& id) {
+    absl::MutexLock lock(&db_->mu);
+    return db_->games[id].outbox;
+  }
   // A one-kingdom table whose seats all leave: the autopilot plays it to the end.
   // Returns it and seat 2's stream, closed once the game ended.
   std::pair<v1::CreateTableResponse, std::shared_ptr<RecordingSink>> PlayedOut(
-      const std::string& request_id, uint64_t seed) {
+      const std::string& request_id, uint64_t seed, bool unrated = false) {
     v1::CreateTableRequest r =
         CreateRequest(request_id, v1::TEAM_SOLO, v1::FORMAT_COMPLEX, seed);
     r.mutable_rules()->set_kingdoms(1);
+    r.set_unrated(unrated);
     v1::CreateTableResponse table = Create(r).value();
     v1::ActRequest leave;
     leave.mutable_leave();
@@ -1046,10 +1052,6 @@ class VoidTest : public HostTest {
                                              const std::string& reason) {
     return Void(*host_, id, reason);
   }
-  std::vector<std::string> Outbox(const std::string& id) {
-    absl::MutexLock lock(&db_->mu);
-    return db_->games[id].outbox;
-  }
 };
 
 TEST_F(VoidTest, AVoidedTableTellsItsSeatsRefusesActionsAndShowsVoided) {
@@ -1210,6 +1212,42 @@ TEST_F(VoidTest, AVoidedGameIsListedVoidedAndNotLive) {
   EXPECT_TRUE(record.has_finished());
   EXPECT_FALSE(record.has_result());
   EXPECT_TRUE(record.events(record.events_size() - 1).has_table_voided());
+}
+
+TEST_F(HostTest, AnUnratedTableIsStoredAndReportedUnrated) {
+  const v1::CreateTableResponse unrated = PlayedOut("unrated", 42, true).first;
+  const v1::CreateTableResponse rated = PlayedOut("rated", 43).first;
+  EXPECT_TRUE(unrated.table().unrated());
+  EXPECT_FALSE(rated.table().unrated());
+  StartHost("table-b");  // what was stored, not what one instance remembers
+  v1::GetTableRequest get;
+  get.set_table_id(unrated.table_id());
+  const v1::TableView view =
+      Wait<v1::TableView>([&](auto reply) { host_->GetTable(get, reply); }).value();
+  EXPECT_TRUE(view.unrated());
+  EXPECT_TRUE(view.has_result());
+  v1::GetGameRecordRequest rr;
+  rr.set_game_id(unrated.table_id());
+  EXPECT_TRUE(Wait<v1::GameRecord>([&](auto reply) { host_->GetGameRecord(rr, reply); })
+                  ->unrated());
+  const absl::StatusOr<v1::internal::FinishedGame> row =
+      wire::OutboxRowFromJson(Outbox(unrated.table_id()).at(0));
+  ASSERT_TRUE(row.ok()) << row.status();
+  EXPECT_TRUE(row->unrated());
+  EXPECT_GT(row->seats(0).place(), 0);  // a result all the same
+  EXPECT_FALSE(wire::OutboxRowFromJson(Outbox(rated.table_id()).at(0))->unrated());
+
+  v1::ListPlayerGamesRequest games;
+  games.set_player_id("player-1");
+  const v1::ListPlayerGamesResponse listed =
+      Wait<v1::ListPlayerGamesResponse>([&](auto reply) {
+        host_->ListPlayerGames(games, reply);
+      }).value();
+  ASSERT_EQ(listed.games_size(), 2);  // listed like any other
+  for (const v1::GameSummary& game : listed.games()) {
+    EXPECT_EQ(game.unrated(), game.game_id() == unrated.table_id()) << game.game_id();
+    EXPECT_EQ(game.result().totals_size(), 4);
+  }
 }
 
 TEST_F(HostTest, ASeatsNewStreamReplacesItsOldOne) {

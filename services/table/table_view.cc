@@ -24,6 +24,7 @@ v1::TableView Table::View(int viewer) const {
   *view.mutable_clocks() = settings_.clocks();
   view.set_seq(last_seq(viewer));
   view.set_deals_per_game(game_.total_deals());
+  view.set_unrated(settings_.unrated());
   for (int s = 0; s < engine::kNumSeats; ++s) {
     v1::SeatView* seat = view.mutable_seats(s);
     seat->set_player_id(seats_[s].player_id);

@@ -4,7 +4,9 @@
 // unknown or expired code, a kick by a member who is not the owner, too many
 // code lookups), two StartGame at once making one table, a game played to its
 // end by two members and two lent bot accounts (each seat answered with random
-// legal moves), then a Rematch at a second table and a series of two games.
+// legal moves), then a Rematch at a second table and a series of two games; a
+// room's bots of the level its owner chose; an unrated room's game rated for
+// nobody by the real ratings service, and listed unrated.
 #include <pqxx/pqxx>
 #include <set>
 #include <thread>
@@ -14,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "tests/integration/matchmaking_fixture.h"
 #include "tests/integration/seat_client.h"
+#include "tests/ratings/ratings_process.h"
 #include "trix/v1/rooms.grpc.pb.h"
 
 namespace trix::matchmaking {
@@ -99,8 +102,11 @@ class MatchmakingRoomsTest : public MatchmakingTest {
   v1::RoomState Create(const std::string& player,
                        v1::EmptySeats empty = v1::EMPTY_SEATS_BOTS) {
     v1::CreateRoomRequest r;
-    r.set_player_id(player);
     r.set_empty_seats(empty);
+    return Create(player, r);
+  }
+  v1::RoomState Create(const std::string& player, v1::CreateRoomRequest r) {
+    r.set_player_id(player);
     v1::RoomState state;
     grpc::Status s = Call_(&v1::Rooms::Stub::CreateRoom, r, &state);
     EXPECT_TRUE(s.ok()) << s.error_message();
@@ -145,11 +151,13 @@ class MatchmakingRoomsTest : public MatchmakingTest {
     r.set_room_id(room);
     return Call_(&v1::Rooms::Stub::StartGame, r, &state);
   }
-  v1::RegisterBotResponse RegisterBot(const std::string& name) {
+  v1::RegisterBotResponse RegisterBot(const std::string& name,
+                                      v1::BotLevel level = v1::BOT_LEVEL_UNSPECIFIED) {
     grpc::ClientContext context;
     context.AddMetadata("authorization", kServiceBearer);
     v1::RegisterBotRequest request;
     request.set_name(name);
+    request.set_level(level);
     v1::RegisterBotResponse response;
     EXPECT_TRUE(stub_->RegisterBot(&context, request, &response).ok());
     return response;
@@ -168,6 +176,28 @@ class MatchmakingRoomsTest : public MatchmakingTest {
         seat);
     client->OpenPlay(0, /*play_seed=*/100 + seat);
     return client;
+  }
+
+  // Waits until `n` bot streams are connected to matchmaking.
+  void WaitBots(int n) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    while (matchmaking_->bots().connected() < n && absl::Now() < deadline) {
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+    ASSERT_EQ(matchmaking_->bots().connected(), n);
+  }
+  // `player`'s finished games as the table service lists them.
+  v1::ListPlayerGamesResponse GamesOf(const std::string& player) {
+    auto history = v1::TableService::NewStub(
+        grpc::CreateChannel(tables_->address(), grpc::InsecureChannelCredentials()));
+    grpc::ClientContext context;
+    context.AddMetadata("authorization", std::string("Bearer ") + table::kServiceToken);
+    v1::ListPlayerGamesRequest request;
+    request.set_player_id(player);
+    v1::ListPlayerGamesResponse games;
+    grpc::Status s = history->ListPlayerGames(&context, request, &games);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    return games;
   }
 
   std::unique_ptr<v1::Rooms::Stub> rooms_;
@@ -371,17 +401,144 @@ TEST_F(MatchmakingRoomsTest, TwoStartsMakeOneTableAGameIsPlayedAndARematchMakesA
   }
   EXPECT_EQ(totals, sum);
   // The room's games are in each member's history like any other.
-  auto history = v1::TableService::NewStub(
-      grpc::CreateChannel(tables_->address(), grpc::InsecureChannelCredentials()));
-  grpc::ClientContext context;
-  context.AddMetadata("authorization", std::string("Bearer ") + table::kServiceToken);
-  v1::ListPlayerGamesRequest request;
-  request.set_player_id("bob");
-  v1::ListPlayerGamesResponse games;
-  ASSERT_TRUE(history->ListPlayerGames(&context, request, &games).ok());
   std::set<std::string> played;
-  for (const v1::GameSummary& g : games.games()) played.insert(g.game_id());
+  const v1::ListPlayerGamesResponse games = GamesOf("bob");
+  for (const v1::GameSummary& g : games.games()) {
+    played.insert(g.game_id());
+    EXPECT_FALSE(g.unrated());
+  }
   EXPECT_EQ(played, tables);
+}
+
+TEST_F(MatchmakingRoomsTest, ARoomsEmptySeatsGoOnlyToBotsOfTheLevelItsOwnerChose) {
+  v1::RegisterBotResponse casual = RegisterBot("room-casual", v1::BOT_LEVEL_CASUAL);
+  v1::RegisterBotResponse strong = RegisterBot("room-strong", v1::BOT_LEVEL_STRONG);
+  EXPECT_EQ(strong.level(), v1::BOT_LEVEL_STRONG);
+  BotClient casual_bot(stub_.get(), casual.key(), 4), strong_bot(stub_.get(), strong.key(), 4);
+  WaitBots(2);
+  v1::CreateRoomRequest r;
+  r.set_bot_level(v1::BOT_LEVEL_STRONG);
+  const v1::RoomState created = Create("alice", r);
+  EXPECT_EQ(created.bot_level(), v1::BOT_LEVEL_STRONG);
+  ASSERT_TRUE(Ready("alice", created.room_id()).ok());
+  RoomWatch alice(rooms_.get(), "alice", created.room_id());
+  ASSERT_TRUE(Start("alice", created.room_id()).ok());
+  std::optional<v1::RoomState> playing = alice.WaitFor([](const v1::RoomState& s) {
+    return s.game().state() == v1::ROOM_GAME_PLAYING && s.has_assignment();
+  });
+  ASSERT_TRUE(playing.has_value());
+  // The one strong account takes one seat; a table has each account once, so the
+  // other two seats go to the autopilot, never to the casual account.
+  const auto& seats = playing->game().seats();
+  EXPECT_EQ(seats[1].player_id(), strong.bot_id());
+  EXPECT_TRUE(seats[1].bot());
+  EXPECT_EQ(seats[1].bot_level(), v1::BOT_LEVEL_STRONG);
+  for (int s : {2, 3}) {
+    EXPECT_TRUE(seats[s].autopilot()) << s;
+    EXPECT_EQ(seats[s].bot_level(), v1::BOT_LEVEL_UNSPECIFIED);
+  }
+  ASSERT_TRUE(strong_bot.WaitAssignments(1));
+  EXPECT_EQ(strong_bot.assignments()[0].table_id(), playing->assignment().table_id());
+  EXPECT_TRUE(casual_bot.assignments().empty());
+  // Both play it out, so that the table ends before the test does.
+  auto me = Play(playing->assignment().table_id(), playing->assignment().address(),
+                 playing->assignment().seat_token(), playing->assignment().seat());
+  const v1::Assignment b = strong_bot.assignments()[0];
+  auto bot = Play(b.table_id(), b.address(), b.seat_token(), b.seat());
+  EXPECT_TRUE(me->WaitDone(absl::Seconds(60)).ok());
+  EXPECT_TRUE(bot->WaitDone(absl::Seconds(60)).ok());
+}
+
+// With the real ratings service consuming the table service's outbox.
+class MatchmakingRoomsRatingsTest : public MatchmakingRoomsTest {
+ protected:
+  void SetUp() override {
+    MatchmakingRoomsTest::SetUp();
+    if (HasFatalFailure()) return;
+    auto ratings = ratings::RatingsProcess::Start(
+        db_->url(), ::testing::TempDir() + "/mm-rooms-ratings-" + db_->name() + ".log");
+    ASSERT_TRUE(ratings.ok()) << ratings.status();
+    ratings_ = *std::move(ratings);
+  }
+  v1::Rating PartnerRating(const std::string& player) {
+    grpc::ClientContext context;
+    ratings_->Authorize(context);
+    v1::GetPlayerRatingsRequest request;
+    request.set_player_id(player);
+    v1::GetPlayerRatingsResponse response;
+    grpc::Status s = ratings_->stub().GetPlayerRatings(&context, request, &response);
+    EXPECT_TRUE(s.ok()) << s.error_message();
+    for (const v1::Rating& r : response.ratings()) {
+      if (r.mode().team() == v1::TEAM_PARTNER && r.mode().format() == v1::FORMAT_COMPLEX)
+        return r;
+    }
+    ADD_FAILURE() << "no complex-partner rating for " << player;
+    return {};
+  }
+  // Whether the ratings service applied the game at `table` (within 30 s).
+  bool Applied(const std::string& table) {
+    const std::string sql =
+        "SELECT count(*) FROM ratings.applied_games WHERE game_id = '" + table + "'";
+    for (absl::Time until = absl::Now() + absl::Seconds(30); absl::Now() < until;
+         absl::SleepFor(absl::Milliseconds(100))) {
+      if (Count(sql) > 0) return true;
+    }
+    return false;
+  }
+
+  std::unique_ptr<ratings::RatingsProcess> ratings_;
+};
+
+TEST_F(MatchmakingRoomsRatingsTest, AnUnratedRoomsGameRatesNobodyAndIsListedUnrated) {
+  const v1::Rating before = PartnerRating("alice");
+  v1::CreateRoomRequest r;
+  r.set_unrated(true);
+  r.set_empty_seats(v1::EMPTY_SEATS_AUTOPILOT);
+  const v1::RoomState created = Create("alice", r);
+  EXPECT_TRUE(created.unrated());
+  ASSERT_TRUE(Join("bob", created.code()).ok());
+  ASSERT_TRUE(TakeSeat("bob", created.room_id(), 2).ok());
+  ASSERT_TRUE(Ready("alice", created.room_id()).ok());
+  ASSERT_TRUE(Ready("bob", created.room_id()).ok());
+  RoomWatch alice(rooms_.get(), "alice", created.room_id()),
+      bob(rooms_.get(), "bob", created.room_id());
+  ASSERT_TRUE(Start("alice", created.room_id()).ok());
+  auto playing = [](const v1::RoomState& s) {
+    return s.game().state() == v1::ROOM_GAME_PLAYING && s.has_assignment();
+  };
+  std::optional<v1::RoomState> a = alice.WaitFor(playing), b = bob.WaitFor(playing);
+  ASSERT_TRUE(a.has_value() && b.has_value());
+  const std::string table = a->assignment().table_id();
+  std::vector<std::unique_ptr<table::SeatClient>> seats;
+  for (const v1::RoomState* s : {&*a, &*b}) {
+    seats.push_back(Play(table, s->assignment().address(), s->assignment().seat_token(),
+                         s->assignment().seat()));
+  }
+  for (auto& seat : seats) ASSERT_TRUE(seat->WaitDone(absl::Seconds(60)).ok());
+  std::optional<v1::RoomState> over =
+      alice.WaitFor([](const v1::RoomState& s) { return s.series().games_played() == 1; });
+  ASSERT_TRUE(over.has_value());
+  EXPECT_TRUE(over->series().games(0).unrated());
+  EXPECT_EQ(over->series().games(0).result().totals_size(), 4);
+
+  ASSERT_TRUE(Applied(table));
+  EXPECT_EQ(Count("SELECT count(*) FROM ratings.applied_games WHERE game_id = '" + table +
+                  "' AND NOT rated"),
+            1);
+  for (const char* player : {"alice", "bob"}) {
+    const v1::Rating after = PartnerRating(player);
+    EXPECT_EQ(after.games(), 0) << player;
+    EXPECT_EQ(after.mu(), before.mu()) << player;
+    EXPECT_EQ(after.sigma(), before.sigma()) << player;
+    const v1::ListPlayerGamesResponse games = GamesOf(player);
+    ASSERT_EQ(games.games_size(), 1) << player;  // listed like any other game
+    EXPECT_EQ(games.games(0).game_id(), table);
+    EXPECT_TRUE(games.games(0).unrated());
+    EXPECT_EQ(games.games(0).result().totals_size(), 4);
+  }
+  EXPECT_EQ(Count("SELECT count(*) FROM ratings.rating_history WHERE game_id = '" + table +
+                  "'"),
+            0);
 }
 
 }  // namespace

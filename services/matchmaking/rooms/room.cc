@@ -37,7 +37,13 @@ void Reset(v1::Series& series) {
 
 json SeatJson(const GameSeat& s) {
   return {{"player", s.player_id}, {"name", s.display_name},   {"member", s.member},
-          {"bot", s.bot},          {"autopilot", s.autopilot}, {"stream", s.bot_stream}};
+          {"bot", s.bot},          {"autopilot", s.autopilot}, {"stream", s.bot_stream},
+          {"level", s.bot_level}};
+}
+
+// A bot level as stored (absent in rooms stored before levels: unspecified).
+v1::BotLevel LevelOfJson(const json& j) {
+  return static_cast<v1::BotLevel>(j.value("level", 0));
 }
 
 GameSeat SeatOfJson(const json& j) {
@@ -46,7 +52,8 @@ GameSeat SeatOfJson(const json& j) {
           .member = j.at("member"),
           .bot = j.at("bot"),
           .autopilot = j.at("autopilot"),
-          .bot_stream = j.at("stream")};
+          .bot_stream = j.at("stream"),
+          .bot_level = LevelOfJson(j)};
 }
 
 }  // namespace
@@ -265,6 +272,7 @@ bool Room::GameEnded(const std::string& table_id, const v1::GameResult* result) 
   g->set_number(game_->number);
   g->set_table_id(table_id);
   for (const GameSeat& s : game_->seats) g->add_players(s.player_id);
+  g->set_unrated(settings_.unrated);
   if (result == nullptr) {
     g->set_voided(true);
     return true;
@@ -301,6 +309,7 @@ void Room::ToProto(v1::RoomState* state) const {
   state->set_unrated(settings_.unrated);
   state->set_spectators(settings_.spectators);
   state->set_empty_seats(settings_.empty_seats);
+  state->set_bot_level(settings_.bot_level);
   for (const RoomMember& m : members_) {
     v1::RoomMember* out = state->add_members();
     out->set_player_id(m.player_id);
@@ -328,6 +337,9 @@ void Room::ToProto(v1::RoomState* state) const {
       seat->set_seat(s);
       seat->set_player_id(game_->seats[s].player_id);
       seat->set_display_name(game_->seats[s].display_name);
+      seat->set_bot(game_->seats[s].bot);
+      seat->set_autopilot(game_->seats[s].autopilot);
+      seat->set_bot_level(game_->seats[s].bot_level);
     }
   }
   *state->mutable_series() = series_;
@@ -343,6 +355,7 @@ std::string Room::Serialize() const {
             {"unrated", settings_.unrated},
             {"spectators", settings_.spectators},
             {"empty_seats", settings_.empty_seats},
+            {"level", settings_.bot_level},
             {"owner", owner_},
             {"seats", seats_}};
   j["members"] = json::array();
@@ -381,6 +394,7 @@ absl::StatusOr<Room> Room::Parse(const std::string& text) {
     r.settings_.unrated = j.at("unrated");
     r.settings_.spectators = j.at("spectators");
     r.settings_.empty_seats = static_cast<v1::EmptySeats>(j.at("empty_seats").get<int>());
+    r.settings_.bot_level = LevelOfJson(j);
     r.owner_ = j.at("owner");
     r.seats_ = j.at("seats").get<std::array<std::string, kRoomSeats>>();
     for (const json& m : j.at("members")) {

@@ -34,6 +34,7 @@ struct RoomSettings {
   bool unrated = false;
   bool spectators = false;
   v1::EmptySeats empty_seats = v1::EMPTY_SEATS_BOTS;
+  v1::BotLevel bot_level = v1::BOT_LEVEL_UNSPECIFIED;  // of the bots lent: any
 };
 
 struct RoomPlayer {
@@ -56,6 +57,7 @@ struct GameSeat {
   bool bot = false;
   bool autopilot = false;
   std::string bot_stream;
+  v1::BotLevel bot_level = v1::BOT_LEVEL_UNSPECIFIED;  // the bot account's
 };
 
 struct RoomGame {

@@ -7,6 +7,7 @@
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/common/logging.h"
+#include "services/matchmaking/bot_roster.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -116,11 +117,11 @@ absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
   if (request.stake() != 0) {
     return absl::FailedPreconditionError("staked rooms are not offered yet");
   }
-  if (request.unrated())
-    return absl::FailedPreconditionError("unrated rooms are not offered yet");
   RoomSettings settings{.mode = request.mode(),
+                        .unrated = request.unrated(),
                         .spectators = request.spectators(),
-                        .empty_seats = request.empty_seats()};
+                        .empty_seats = request.empty_seats(),
+                        .bot_level = request.bot_level()};
   if (!request.has_mode()) {
     settings.mode.set_team(v1::TEAM_PARTNER);
     settings.mode.set_format(v1::FORMAT_COMPLEX);
@@ -133,6 +134,9 @@ absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
   }
   if (!v1::EmptySeats_IsValid(settings.empty_seats)) {
     return absl::InvalidArgumentError("unknown empty_seats");
+  }
+  if (!v1::BotLevel_IsValid(settings.bot_level)) {
+    return absl::InvalidArgumentError("unknown bot_level");
   }
   const absl::Time now = absl::Now();
   for (int attempt = 0; attempt < kAttempts; ++attempt) {
@@ -212,20 +216,20 @@ absl::StatusOr<Room> RoomService::PlanEmptySeats(const std::string& room_id, int
     }
     if (!plan.has_value()) {  // once: the bots reserved are kept across retries
       plan = game->seats;
-      std::vector<std::string> taken;
+      const bool lend = room.settings().empty_seats == v1::EMPTY_SEATS_BOTS && bots_.reserve;
+      BotAsk ask = lend ? BotAskFor(room) : BotAsk{};
       for (int s = 0; s < kRoomSeats; ++s) {
         GameSeat& seat = (*plan)[s];
         if (seat.member) continue;
         std::optional<BotSeat> bot;
-        if (room.settings().empty_seats == v1::EMPTY_SEATS_BOTS && bots_.reserve) {
-          bot = bots_.reserve(room.settings().mode, taken);
-        }
+        if (lend) bot = bots_.reserve(ask);
         if (bot.has_value()) {
-          taken.push_back(bot->bot_id);
+          ask.taken.push_back(bot->bot_id);
           seat = {.player_id = bot->bot_id,
                   .display_name = bot->name,
                   .bot = true,
-                  .bot_stream = bot->stream_id};
+                  .bot_stream = bot->stream_id,
+                  .bot_level = BotLevelOf(bot->level)};
         } else {
           seat = {.player_id = absl::StrCat("autopilot-", s),
                   .display_name = "Autopilot",
@@ -237,6 +241,17 @@ absl::StatusOr<Room> RoomService::PlanEmptySeats(const std::string& room_id, int
     room.PlanSeats(*plan);
     return true;
   });
+}
+
+BotAsk RoomService::BotAskFor(const Room& room) const {
+  BotAsk ask{.mode = room.settings().mode, .level = BotLevelName(room.settings().bot_level)};
+  if (!ask.level.empty() || !bots_.people_rating) return ask;
+  std::vector<std::string> people;
+  for (const GameSeat& seat : room.game()->seats) {
+    if (seat.member) people.push_back(seat.player_id);
+  }
+  ask.near_rating = bots_.people_rating(ask.mode, people);
+  return ask;
 }
 
 absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int number) {
@@ -293,6 +308,7 @@ v1::CreateTableRequest RoomService::TableRequest(const Room& room) const {
   *request.mutable_mode() = room.settings().mode;
   if (options_.clocks.card_ms() > 0) *request.mutable_clocks() = options_.clocks;
   request.set_public_spectating(room.settings().spectators);
+  request.set_unrated(room.settings().unrated);
   for (int s = 0; s < kRoomSeats; ++s) {
     const GameSeat& plan = game.seats[s];
     v1::SeatAssignment* seat = request.add_seats();

@@ -61,11 +61,15 @@ class RoomSink {
 };
 
 // Bot accounts lent as Quick Play lends them (bot_roster.h): a seat reserved
-// on a stream, and the seats made delivered to the streams.
+// on a stream for an ask (the room's mode and bot level, or, for any level, the
+// players' mean rating that `people_rating` reads), and the seats made delivered
+// to the streams.
 struct BotLending {
-  std::function<std::optional<BotSeat>(const v1::Mode&, const std::vector<std::string>&)>
-      reserve;
+  std::function<std::optional<BotSeat>(const BotAsk&)> reserve;
   std::function<void(const std::vector<AssignmentRow>&)> deliver;
+  // Optional: the mean displayed rating of the players in a mode (nullopt: unknown).
+  std::function<std::optional<int>(const v1::Mode&, const std::vector<std::string>&)>
+      people_rating;
 };
 
 // The invite codes' alphabet: no 0/O, 1/I/L.
@@ -121,6 +125,9 @@ class RoomService {
                               const RoomWrite& write = {});
   absl::StatusOr<Room> FinishStart(const std::string& room_id, int number);
   absl::StatusOr<Room> PlanEmptySeats(const std::string& room_id, int number);
+  // What the starting game's empty seats ask bot fill for: the room's mode and
+  // bot level; for any level, the seated members' mean rating.
+  BotAsk BotAskFor(const Room& room) const;
   v1::CreateTableRequest TableRequest(const Room& room) const;
   std::vector<AssignmentRow> SeatRows(const Room& room) const;
   void KeepGame(const std::string& room_id);

@@ -87,15 +87,24 @@ class RoomServiceTest : public ::testing::Test {
     service_ = std::make_unique<RoomService>(
         options, &store_, &tables_, &ends_, &tokens_,
         BotLending{
-            .reserve = [this](const v1::Mode&, const std::vector<std::string>& taken)
-                -> std::optional<BotSeat> {
-              if (!taken.empty()) return std::nullopt;  // one bot account
-              return BotSeat{"bot-1", "Bot", "stream-1"};
+            .reserve = [this](const BotAsk& ask) -> std::optional<BotSeat> {
+              asks_.push_back(ask);
+              // One account per level: "bot-1" of none, "bot-strong" of strong.
+              if (!ask.taken.empty()) return std::nullopt;
+              if (ask.level.empty()) return BotSeat{"bot-1", "Bot", "stream-1"};
+              if (ask.level == "strong")
+                return BotSeat{"bot-strong", "Strong", "stream-2", "strong"};
+              return std::nullopt;
             },
             .deliver =
                 [this](const std::vector<AssignmentRow>& rows) {
                   for (const AssignmentRow& a : rows) delivered_.push_back(a);
-                }});
+                },
+            .people_rating = [this](const v1::Mode&, const std::vector<std::string>& people)
+                -> std::optional<int> {
+              rated_people_ = people;
+              return 1234;
+            }});
   }
   // alice's room with bob at seat 2, both ready.
   std::string ReadyRoom() {
@@ -117,16 +126,42 @@ class RoomServiceTest : public ::testing::Test {
   Ends ends_;
   SeatTokens tokens_{"room service test key"};
   std::vector<AssignmentRow> delivered_;
+  std::vector<BotAsk> asks_;
+  std::vector<std::string> rated_people_;
   std::unique_ptr<RoomService> service_;
 };
 
-TEST_F(RoomServiceTest, StakedAndUnratedRoomsAreNotOfferedYet) {
+TEST_F(RoomServiceTest, StakedRoomsAreNotOfferedYet) {
   v1::CreateRoomRequest staked;
   staked.set_stake(100);
   EXPECT_TRUE(absl::IsFailedPrecondition(service_->Create({"a", "A"}, staked).status()));
-  v1::CreateRoomRequest unrated;
-  unrated.set_unrated(true);
-  EXPECT_TRUE(absl::IsFailedPrecondition(service_->Create({"a", "A"}, unrated).status()));
+}
+
+TEST_F(RoomServiceTest, AnUnratedRoomMakesUnratedTablesAndSaysSoInItsSeries) {
+  v1::CreateRoomRequest request;
+  request.set_unrated(true);
+  absl::StatusOr<Room> room = service_->Create({"alice", "Alice"}, request);
+  ASSERT_TRUE(room.ok()) << room.status();
+  const std::string id = room->room_id();
+  ASSERT_TRUE(service_->Change(id, "alice", [](Room& r) { return r.SetReady("alice", true); })
+                  .ok());
+  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
+  ASSERT_EQ(tables_.asked.size(), 1u);
+  EXPECT_TRUE(tables_.asked[0].unrated());
+  TableGame over{.end = TableEnd::kOver};
+  for (int t : {5, -5, 5, -5}) over.result.add_totals(t);
+  ends_.ends[tables_.tables.begin()->second] = over;
+  service_->Keep();
+  absl::StatusOr<Room> ended = store_.Load(id);
+  ASSERT_TRUE(ended.ok());
+  const v1::RoomState state = service_->View(*ended, "alice");
+  EXPECT_TRUE(state.unrated());
+  ASSERT_EQ(state.series().games_size(), 1);
+  EXPECT_TRUE(state.series().games(0).unrated());
+  EXPECT_EQ(state.series().games_played(), 1);  // played all the same
+
+  ASSERT_TRUE(service_->StartGame(ReadyRoom(), "alice", false).ok());  // rated: the default
+  EXPECT_FALSE(tables_.asked.back().unrated());
 }
 
 TEST_F(RoomServiceTest, TwoStartsAtOnceMakeOneTable) {
@@ -150,6 +185,53 @@ TEST_F(RoomServiceTest, TwoStartsAtOnceMakeOneTable) {
   ASSERT_EQ(delivered_.size(), 1u);
   EXPECT_EQ(delivered_[0].seat_token, made.seats(1).seat_token());
   EXPECT_EQ(store_.Seats(room->game()->table_id).size(), 3u);  // alice, bot, bob
+}
+
+TEST_F(RoomServiceTest, AnyLevelAsksForTheBotNearestTheSeatedMembersRating) {
+  const std::string id = ReadyRoom();
+  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
+  ASSERT_EQ(asks_.size(), 2u);  // seats 1 and 3
+  EXPECT_EQ(asks_[0].level, "");
+  EXPECT_EQ(asks_[0].near_rating, 1234);
+  EXPECT_EQ(asks_[1].taken, std::vector<std::string>{"bot-1"});
+  EXPECT_EQ(rated_people_, (std::vector<std::string>{"alice", "bob"}));
+  const v1::RoomState state = service_->View(*store_.Load(id), "alice");
+  EXPECT_EQ(state.bot_level(), v1::BOT_LEVEL_UNSPECIFIED);
+  EXPECT_TRUE(state.game().seats(1).bot());
+  EXPECT_EQ(state.game().seats(1).bot_level(), v1::BOT_LEVEL_UNSPECIFIED);
+}
+
+TEST_F(RoomServiceTest, ALevelIsAskedExactlyAndASeatNoBotOfItTakesGoesToTheAutopilot) {
+  v1::CreateRoomRequest request;
+  request.set_bot_level(v1::BOT_LEVEL_STRONG);
+  absl::StatusOr<Room> room = service_->Create({"alice", "Alice"}, request);
+  ASSERT_TRUE(room.ok()) << room.status();
+  const std::string id = room->room_id();
+  ASSERT_TRUE(service_->Change(id, "alice", [](Room& r) { return r.SetReady("alice", true); })
+                  .ok());
+  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
+  ASSERT_EQ(asks_.size(), 3u);  // seats 1, 2 and 3
+  for (const BotAsk& ask : asks_) {
+    EXPECT_EQ(ask.level, "strong");
+    EXPECT_FALSE(ask.near_rating.has_value());  // the level decides, not ratings
+  }
+  EXPECT_TRUE(rated_people_.empty());
+  const v1::CreateTableRequest& made = tables_.asked.front();
+  EXPECT_EQ(made.seats(1).player_id(), "bot-strong");
+  EXPECT_TRUE(made.seats(2).autopilot());
+  EXPECT_TRUE(made.seats(3).autopilot());
+  // Stored and shown: the room's level, and which seats are bots of which level.
+  const v1::RoomState state = service_->View(*store_.Load(id), "alice");
+  EXPECT_EQ(state.bot_level(), v1::BOT_LEVEL_STRONG);
+  EXPECT_FALSE(state.game().seats(0).bot());
+  EXPECT_TRUE(state.game().seats(1).bot());
+  EXPECT_FALSE(state.game().seats(1).autopilot());
+  EXPECT_EQ(state.game().seats(1).bot_level(), v1::BOT_LEVEL_STRONG);
+  EXPECT_TRUE(state.game().seats(2).autopilot());
+  EXPECT_EQ(state.game().seats(2).bot_level(), v1::BOT_LEVEL_UNSPECIFIED);
+
+  request.set_bot_level(static_cast<v1::BotLevel>(9));
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->Create({"bob", "Bob"}, request).status()));
 }
 
 TEST_F(RoomServiceTest, EachWatcherIsSentTheirOwnSeatOnly) {

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "nlohmann/json.hpp"
+
 namespace trix::matchmaking {
 namespace {
 
@@ -195,6 +197,29 @@ TEST(RoomTest, TheStoredFormGivesTheSameRoomBack) {
   back->ToProto(&b);
   EXPECT_EQ(a.DebugString(), b.DebugString());
   EXPECT_TRUE(absl::IsDataLoss(Room::Parse("{").status()));
+}
+
+TEST(RoomTest, TheBotLevelIsStoredAndARoomStoredWithoutOneReadsAsAnyLevel) {
+  RoomSettings settings = Partner();
+  settings.bot_level = v1::BOT_LEVEL_CASUAL;
+  settings.unrated = true;
+  Room room = Make(settings);
+  room.BeginGame("room-1/1", kNow);
+  std::array<GameSeat, kRoomSeats> seats = room.game()->seats;
+  seats[1] = {.player_id = "bot-c", .bot = true, .bot_level = v1::BOT_LEVEL_CASUAL};
+  room.PlanSeats(seats);
+  absl::StatusOr<Room> back = Room::Parse(room.Serialize());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->settings().bot_level, v1::BOT_LEVEL_CASUAL);
+  EXPECT_TRUE(back->settings().unrated);
+  EXPECT_EQ(back->game()->seats[1].bot_level, v1::BOT_LEVEL_CASUAL);
+  nlohmann::json old = nlohmann::json::parse(room.Serialize());
+  old.erase("level");
+  for (nlohmann::json& seat : old["game"]["seats"]) seat.erase("level");
+  back = Room::Parse(old.dump());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->settings().bot_level, v1::BOT_LEVEL_UNSPECIFIED);
+  EXPECT_EQ(back->game()->seats[1].bot_level, v1::BOT_LEVEL_UNSPECIFIED);
 }
 
 }  // namespace

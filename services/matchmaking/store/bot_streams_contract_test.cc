@@ -134,7 +134,11 @@ TEST_P(BotStreamsContractTest, ASeatAskedAtALevelIsLentFromAnAccountOfThatLevel)
     EXPECT_TRUE(seat.ok()) << seat.status();
     return seat.ok() && seat->has_value() ? (*seat)->bot_id : "";
   };
-  EXPECT_EQ(lend_at("expert"), "expert");
+  absl::StatusOr<std::optional<BotSeat>> expert =
+      bots_->replica("b").ReserveElsewhere(kMode, {}, "expert");
+  ASSERT_TRUE(expert.ok() && expert->has_value());
+  EXPECT_EQ((*expert)->bot_id, "expert");
+  EXPECT_EQ((*expert)->level, "expert");
   EXPECT_EQ(lend_at("expert"), "");  // its one seat lent; the casual one is not
   EXPECT_EQ(lend_at("strong"), "");
   EXPECT_EQ(lend_at(""), "casual");  // any level

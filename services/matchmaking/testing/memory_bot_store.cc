@@ -137,7 +137,7 @@ absl::StatusOr<std::optional<BotSeat>> MemoryBotStreams::ReserveElsewhere(
   if (account.bot.revoked) return std::nullopt;
   --row->room;
   row->given = ++db_->lent_;
-  return BotSeat{row->bot_id, account.bot.name, id};
+  return BotSeat{row->bot_id, account.bot.name, id, account.bot.level};
 }
 
 absl::StatusOr<std::map<std::string, std::string>> MemoryBotStreams::KeysInForce(

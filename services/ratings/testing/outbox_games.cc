@@ -78,6 +78,7 @@ std::string OutboxGame::Payload() const {
   v1::internal::FinishedGame row;
   row.set_game_id(game_id);
   row.set_mode(mode);
+  row.set_unrated(unrated);
   for (int s = 0; s < 4; ++s) {
     v1::internal::FinishedSeat* seat = row.add_seats();
     seat->set_seat(s);

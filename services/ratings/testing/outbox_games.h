@@ -38,6 +38,7 @@ struct OutboxGame {
   std::array<OutboxSeat, 4> seats;
   // Set: the row of a voided table instead (no result; the contract's shape).
   std::string void_reason;
+  bool unrated = false;  // a game created unrated (FinishedGame.unrated)
 
   static OutboxGame Solo(std::string id, std::array<std::string, 4> players,
                          std::array<int, 4> places);
