@@ -223,10 +223,7 @@ absl::Status PlayPhase(Match& m, int people_side, int games, std::vector<Account
 
 absl::StatusOr<ServiceMatchReport> PlayServiceMatch(const ServiceMatchOptions& options) {
   absl::StatusOr<v1::Mode> mode = wire::ModeFromName(options.mode);
-  if (!mode.ok() || mode->team() != v1::TEAM_PARTNER) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("\"", options.mode, "\" is not a partner mode"));
-  }
+  if (!mode.ok()) return mode.status();
   for (const std::string& s : {options.a, options.b}) {
     if (bots::ParseBotLevel(s).ok()) continue;  // a level
     if (absl::Status st = bots::MakeStrategy(s, 1).status(); !st.ok()) return st;

@@ -1,5 +1,5 @@
 // The arena's counterpart through the real services: strategies A and B play a
-// partner mode through matchmaking as external processes. Each game is a party of
+// mode through matchmaking as external processes. Each game is a party of
 // two "people", each seat played by its own trix-bot process (`--table`,
 // `--token`) of one strategy, whose two empty seats matchmaking's bot fill gives
 // to two bot accounts served by `trix-bot --matchmaking` processes of the other
@@ -7,7 +7,9 @@
 // has two accounts). The first half of the games has A's people against B's bots,
 // the second half the reverse, so that whatever differs between a party's seats
 // and bot-filled ones cancels. Parties queue one at a time (two parties waiting
-// together would be grouped at one table), several tables play at once.
+// together would be grouped at one table), several tables play at once. In a
+// partner mode the party sits as partners and each strategy's total is its team's;
+// in a solo mode it is the sum of its two seats' totals.
 //
 // Each finished game's result is read from the table service's record (the seats
 // checked: the party opposite each other, the phase's two bot accounts in the
@@ -42,7 +44,7 @@ struct ServiceMatchOptions {
   std::string matchmaking = "127.0.0.1:50053";
   std::string ratings = "127.0.0.1:50052";
   std::string service_token;
-  std::string mode = "complex-partner";  // a partner mode
+  std::string mode = "complex-partner";  // any mode
   int games = 40;  // half with A's people, half (rounded down) with B's
   int tables = 8;  // games played at once
   std::string a = "search";

@@ -34,7 +34,9 @@ int Run(int argc, char** argv) {
   config.Bind("ratings", &o.ratings, "the ratings service, host:port");
   config.Bind("service_token", &o.service_token,
               "the deployment's service token (prefer MAMLAKA_MATCH_SERVICE_TOKEN)");
-  config.Bind("mode", &o.mode, "a partner mode: complex-partner or classic-partner");
+  config.Bind("mode", &o.mode,
+              "classic-solo, classic-partner, complex-solo or complex-partner (in a solo "
+              "mode each strategy's total is its two seats')");
   config.Bind("games", &o.games, "games to play, half with A as the party");
   config.Bind("tables", &o.tables, "games played at once");
   config.Bind("a", &o.a,

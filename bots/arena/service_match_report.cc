@@ -27,17 +27,20 @@ absl::StatusOr<ServiceGame> BookGame(const v1::GameRecord& record,
                                      const std::vector<std::string>& bot_ids,
                                      int people_side) {
   const v1::GameResult& r = record.result();
-  if (record.seats_size() != 4 || r.team_totals_size() != 2) {
+  if (record.seats_size() != 4 || r.totals_size() != 4) {
     return absl::FailedPreconditionError(
-        absl::StrCat("game ", record.game_id(), " has no partner result"));
+        absl::StrCat("game ", record.game_id(), " has no result"));
   }
+  const bool partner = r.team_totals_size() == 2;
   int party_team = -1;
+  std::array<int, 2> seat_totals{};  // the people's seats, the bots'
   std::vector<std::string> bots_seated;
   for (int s = 0; s < 4; ++s) {
     const v1::SeatAssignment& seat = record.seats(s);
     const bool person = seat.player_id() == people[0] || seat.player_id() == people[1];
+    seat_totals[person ? 0 : 1] += r.totals(s);
     if (person) {
-      if (party_team >= 0 && party_team != s % 2) {
+      if (partner && party_team >= 0 && party_team != s % 2) {
         return absl::FailedPreconditionError("the party does not sit as partners");
       }
       party_team = s % 2;
@@ -59,8 +62,8 @@ absl::StatusOr<ServiceGame> BookGame(const v1::GameRecord& record,
   ServiceGame game;
   game.table_id = record.game_id();
   game.people_side = people_side;
-  game.team_points[people_side] = r.team_totals(party_team);
-  game.team_points[1 - people_side] = r.team_totals(1 - party_team);
+  game.team_points[people_side] = partner ? r.team_totals(party_team) : seat_totals[0];
+  game.team_points[1 - people_side] = partner ? r.team_totals(1 - party_team) : seat_totals[1];
   return game;
 }
 

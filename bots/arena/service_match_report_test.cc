@@ -10,7 +10,8 @@ namespace {
 
 using ::testing::HasSubstr;
 
-// A finished complex-partner record: `players` at seats 0..3, team totals given.
+// A finished complex-partner record: `players` at seats 0..3, team totals given
+// (each seat half its team's).
 v1::GameRecord Record(const std::vector<std::string>& players, int team0, int team1) {
   v1::GameRecord record;
   record.set_game_id("t1");
@@ -19,6 +20,7 @@ v1::GameRecord Record(const std::vector<std::string>& players, int team0, int te
     seat->set_player_id(p);
     seat->set_bot(p.rfind("bot", 0) == 0 || p.rfind("autopilot", 0) == 0);
   }
+  for (int s = 0; s < 4; ++s) record.mutable_result()->add_totals((s % 2 ? team1 : team0) / 2);
   record.mutable_result()->add_team_totals(team0);
   record.mutable_result()->add_team_totals(team1);
   return record;
@@ -53,10 +55,23 @@ TEST(BookGame, RefusesOneAccountTwiceAndAPartySplitAcrossTeams) {
   EXPECT_THAT(split.status().message(), HasSubstr("partners"));
 }
 
-TEST(BookGame, RefusesARecordWithoutAPartnerResult) {
+TEST(BookGame, RefusesARecordWithoutAResult) {
   v1::GameRecord record = Record({"alice", "bot-1", "bob", "bot-2"}, 0, 0);
-  record.mutable_result()->clear_team_totals();
+  record.mutable_result()->clear_totals();
   EXPECT_FALSE(BookGame(record, kParty, kBots, 0).ok());
+}
+
+TEST(BookGame, CreditsEachStrategyWithItsSeatsInASoloGame) {
+  // Solo: no teams; the people may sit side by side, each strategy gets its two
+  // seats' totals.
+  v1::GameRecord record = Record({"alice", "bob", "bot-1", "bot-2"}, 0, 0);
+  record.mutable_result()->clear_team_totals();
+  record.mutable_result()->clear_totals();
+  for (int total : {-100, 300, -500, -200}) record.mutable_result()->add_totals(total);
+  absl::StatusOr<ServiceGame> game = BookGame(record, kParty, kBots, 0);
+  ASSERT_TRUE(game.ok()) << game.status();
+  EXPECT_EQ(game->team_points[0], 200);
+  EXPECT_EQ(game->team_points[1], -700);
 }
 
 TEST(ServiceMatchReport, SplitsEachStrategysPointsByRole) {
