@@ -51,6 +51,16 @@ namespace trix::matchmaking {
 std::string HoldRequestId(const std::string& player_id, const std::string& request_id,
                           const std::string& again = "");
 
+// The stake rules Quick Play's tickets and private rooms share. A stake is 0
+// (free) or one of the configured `levels` (INVALID_ARGUMENT otherwise), and
+// staking needs the ratings service (`ratings`; FAILED_PRECONDITION without).
+absl::Status CheckStake(int64_t stake, const std::vector<int64_t>& levels, bool ratings);
+
+// HoldStake, its refusal for want of money (no account, a balance too low) read
+// as FAILED_PRECONDITION "the balance cannot cover the stake: ..."; any other
+// status as the ratings service answered it.
+absl::StatusOr<v1::Hold> HoldStake(RatingsClient& ratings, const v1::HoldStakeRequest& request);
+
 struct HoldReleasesOptions {
   absl::Duration every = absl::Seconds(1);  // due releases tried this often
   // A hold made for a ticket is released this long after, unless a ticket carries it.

@@ -240,6 +240,10 @@ void Room::GameCreated(const std::string& table_id, const std::string& address) 
   for (RoomMember& m : members_) m.ready = false;  // ready again for the next game
 }
 
+void Room::MarkStakesAttached() {
+  if (game_.has_value() && game_->state == v1::ROOM_GAME_PLAYING) game_->stakes_attached = true;
+}
+
 void Room::CancelStart() {
   if (!game_.has_value() || game_->state != v1::ROOM_GAME_STARTING) return;
   game_.reset();
@@ -355,6 +359,7 @@ std::string Room::Serialize() const {
               {"state", game_->state},
               {"request", game_->request_id},
               {"planned", game_->planned},
+              {"stakes_attached", game_->stakes_attached},
               {"table", game_->table_id},
               {"address", game_->address},
               {"started", absl::ToUnixMicros(game_->started)}};
@@ -392,6 +397,7 @@ absl::StatusOr<Room> Room::Parse(const std::string& text) {
                     .state = static_cast<v1::RoomGameState>(g.at("state").get<int>()),
                     .request_id = g.at("request"),
                     .planned = g.at("planned"),
+                    .stakes_attached = g.value("stakes_attached", false),
                     .table_id = g.at("table"),
                     .address = g.at("address"),
                     .started = absl::FromUnixMicros(g.at("started").get<int64_t>())};

@@ -65,6 +65,8 @@ struct RoomGame {
   // again gets the same table (and its seats' derived tokens).
   std::string request_id;
   bool planned = false;  // every empty seat given to a bot or the autopilot
+  // A staked room's game being played: its members' holds attached to its seats.
+  bool stakes_attached = false;
   std::array<GameSeat, kRoomSeats> seats;
   std::string table_id, address;
   absl::Time started;
@@ -119,6 +121,8 @@ class Room {
   // The starting game's table is made: it is being played; every ready flag is
   // cleared for the next one.
   void GameCreated(const std::string& table_id, const std::string& address);
+  // The game being played has its members' stakes attached to its seats.
+  void MarkStakesAttached();
   // The starting game could not be made (and was not): back to before it, the
   // ready flags as they were.
   void CancelStart();

@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
+#include "services/common/failpoint.h"
 #include "services/common/logging.h"
 
 namespace trix::matchmaking {
@@ -16,6 +17,41 @@ constexpr int kAttempts = 8;  // saves tried before a change gives up ABORTED
 // The CreateTable request id of a room's game: asked again, the same table.
 std::string GameRequestId(const std::string& room_id, int number) {
   return absl::StrCat("room-", room_id, "-", number);
+}
+
+// The HoldStake request id of a member's stake at one start of a game: a
+// resumed start asks again for the same hold; a start undone and begun again
+// (the same game number) holds anew.
+std::string StakeRequestId(const RoomGame& game, const std::string& player_id) {
+  return HoldRequestId(player_id, game.request_id,
+                       absl::StrCat("start-", absl::ToUnixMicros(game.started)));
+}
+
+// The stakes of the starting game's members (none for a free room, nor for a
+// bot or the autopilot).
+std::vector<HoldIntent> StakeIntents(const Room& room) {
+  std::vector<HoldIntent> intents;
+  if (room.settings().stake == 0 || !room.game().has_value()) return intents;
+  for (const GameSeat& seat : room.game()->seats) {
+    if (!seat.member) continue;
+    intents.push_back({.request_id = StakeRequestId(*room.game(), seat.player_id),
+                       .player_id = seat.player_id,
+                       .amount = room.settings().stake});
+  }
+  return intents;
+}
+
+std::vector<std::string> RequestIds(const std::vector<HoldIntent>& intents) {
+  std::vector<std::string> ids;
+  for (const HoldIntent& i : intents) ids.push_back(i.request_id);
+  return ids;
+}
+
+// Whether a refusal of the ratings service may pass (it is away or slow): the
+// start waits and is resumed.
+bool Passing(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s) || absl::IsAborted(s) ||
+         absl::IsInternal(s);
 }
 
 }  // namespace
@@ -48,13 +84,15 @@ absl::StatusOr<std::string> CheckRoomCode(const std::string& code) {
 }
 
 RoomService::RoomService(RoomsOptions options, RoomStore* store, TableClient* tables,
-                         TableStates* games, const SeatTokens* tokens, BotLending bots)
+                         TableStates* games, const SeatTokens* tokens, BotLending bots,
+                         RoomHolds holds)
     : options_(std::move(options)),
       store_(store),
       tables_(tables),
       games_(games),
       tokens_(tokens),
-      bots_(std::move(bots)) {}
+      bots_(std::move(bots)),
+      holds_(holds) {}
 
 RoomService::~RoomService() { Stop(); }
 
@@ -113,12 +151,15 @@ void RoomService::Stop() {
 
 absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
                                          const v1::CreateRoomRequest& request) {
-  if (request.stake() != 0) {
-    return absl::FailedPreconditionError("staked rooms are not offered yet");
+  if (absl::Status s = CheckStake(request.stake(), options_.stake_levels,
+                                  holds_.ratings != nullptr && holds_.releases != nullptr);
+      !s.ok()) {
+    return s;
   }
   if (request.unrated())
     return absl::FailedPreconditionError("unrated rooms are not offered yet");
   RoomSettings settings{.mode = request.mode(),
+                        .stake = request.stake(),
                         .spectators = request.spectators(),
                         .empty_seats = request.empty_seats()};
   if (!request.has_mode()) {
@@ -193,7 +234,10 @@ absl::StatusOr<Room> RoomService::StartGame(const std::string& room_id,
     absl::Status s = rematch ? room.CheckRematch(player_id) : room.CheckStart(player_id);
     if (!s.ok()) return s;
     number = (room.game().has_value() ? room.game()->number : 0) + 1;
-    room.BeginGame(GameRequestId(room_id, number), absl::Now());
+    // In whole microseconds, as the store keeps it: the stakes' hold requests
+    // are keyed by it (StakeRequestId).
+    room.BeginGame(GameRequestId(room_id, number),
+                   absl::FromUnixMicros(absl::ToUnixMicros(absl::Now())));
     return true;
   });
   if (!claimed.ok()) return claimed.status();
@@ -247,6 +291,7 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
       game->state != v1::ROOM_GAME_STARTING) {
     return room;  // made meanwhile (the keeper, another replica)
   }
+  if (absl::Status held = HoldStakes(*room); !held.ok()) return held;
   std::vector<Placed> placed = tables_->CreateTables({TableRequest(*room)});
   const Placed& p = placed.front();
   if (!p.status.ok()) {
@@ -255,19 +300,23 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
     if (!ProvesNoTable(p.status)) {
       return absl::UnavailableError("the table is being made; watch the room");
     }
-    (void)Update(room_id, [&](Room& r) -> absl::StatusOr<bool> {
-      if (!r.game().has_value() || r.game()->number != number) return false;
-      r.CancelStart();
-      return true;
-    });
+    UndoStart(*room, "");
     return absl::UnavailableError(absl::StrCat("no table instance could make the table (",
                                                p.status.message(), "); start again"));
   }
-  Room made = *room;
+  service::Failpoint("rooms.after_create_table");
+  absl::StatusOr<Room> saved = SaveCreated(*room, p);
+  if (saved.ok()) AttachStakes(*saved);
+  return saved;
+}
+
+absl::StatusOr<Room> RoomService::SaveCreated(const Room& room, const Placed& p) {
+  const int number = room.game()->number;
+  Room made = room;
   made.GameCreated(p.response.table_id(), p.address);
   const std::vector<AssignmentRow> rows = SeatRows(made);
   absl::StatusOr<Room> saved =
-      Update(room_id,
+      Update(room.room_id(),
              [&](Room& r) -> absl::StatusOr<bool> {
                if (!r.game().has_value() || r.game()->number != number ||
                    r.game()->state != v1::ROOM_GAME_STARTING) {
@@ -284,6 +333,99 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
   }
   if (bots_.deliver && !bots.empty()) bots_.deliver(bots);
   return saved;
+}
+
+absl::Status RoomService::HoldStakes(const Room& room) {
+  const std::vector<HoldIntent> intents = StakeIntents(room);
+  if (intents.empty()) return absl::OkStatus();
+  if (holds_.ratings == nullptr || holds_.releases == nullptr) {
+    return absl::FailedPreconditionError("staking needs the ratings service");
+  }
+  // Recorded first: a hold whose start is never finished is given back.
+  if (absl::Status s = holds_.releases->Expect(intents); !s.ok()) {
+    return absl::UnavailableError(absl::StrCat("the stakes cannot be held now (",
+                                               s.message(), "); watch the room"));
+  }
+  for (const HoldIntent& i : intents) {
+    v1::HoldStakeRequest request;
+    request.set_request_id(i.request_id);
+    request.set_player_id(i.player_id);
+    request.set_amount(i.amount);
+    absl::StatusOr<v1::Hold> hold = HoldStake(*holds_.ratings, request);
+    if (hold.ok() && hold->state() != v1::HOLD_STATE_RELEASED) continue;
+    absl::Status s = hold.ok() ? absl::FailedPreconditionError(
+                                     "the stake held for this start was given back")
+                               : hold.status();
+    if (Passing(s)) {
+      return absl::UnavailableError(absl::StrCat("the stakes are being held (", s.message(),
+                                                 "); watch the room"));
+    }
+    UndoStart(room, i.player_id);
+    return absl::Status(s.code(), absl::StrCat(i.player_id, ": ", s.message()));
+  }
+  return absl::OkStatus();
+}
+
+void RoomService::UndoStart(const Room& room, const std::string& unready) {
+  const int number = room.game()->number;
+  absl::StatusOr<Room> undone = Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
+    if (!r.game().has_value() || r.game()->number != number ||
+        r.game()->state != v1::ROOM_GAME_STARTING) {
+      return false;
+    }
+    r.CancelStart();
+    if (!unready.empty() && r.IsMember(unready)) (void)r.SetReady(unready, false);
+    return true;
+  });
+  if (!undone.ok()) {
+    service::LogWarn("a room's start was not undone",
+                     {{"room", room.room_id()}, {"error", undone.status().ToString()}});
+  }
+  const std::vector<std::string> ids = RequestIds(StakeIntents(room));
+  if (ids.empty()) return;
+  // Due now (retried until done), whatever became of the room's save.
+  if (absl::Status s = holds_.releases->NotQueued(ids); !s.ok()) {
+    service::LogWarn("a room's stakes are given back after the admission grace",
+                     {{"room", room.room_id()}, {"error", s.ToString()}});
+  }
+}
+
+void RoomService::AttachStakes(const Room& room) {
+  const std::optional<RoomGame>& game = room.game();
+  if (room.settings().stake == 0 || holds_.ratings == nullptr || !game.has_value() ||
+      game->state != v1::ROOM_GAME_PLAYING || game->stakes_attached) {
+    return;
+  }
+  const std::vector<HoldIntent> intents = StakeIntents(room);
+  for (int s = 0; s < kRoomSeats; ++s) {
+    const GameSeat& seat = game->seats[s];
+    if (!seat.member) continue;
+    v1::HoldStakeRequest request;  // the start's own request: the same hold
+    request.set_request_id(StakeRequestId(*game, seat.player_id));
+    request.set_player_id(seat.player_id);
+    request.set_amount(room.settings().stake);
+    absl::StatusOr<v1::Hold> hold = holds_.ratings->HoldStake(request);
+    absl::Status a = hold.ok() ? holds_.ratings->AttachHold(hold->hold_id(), game->table_id, s)
+                               : hold.status();
+    if (!a.ok() && Passing(a)) {
+      service::LogWarn("cannot attach a room's stake hold; the keeper tries again",
+                       {{"room", room.room_id()}, {"player", seat.player_id},
+                        {"error", a.ToString()}});
+      return;
+    }
+    if (!a.ok()) {  // given back meanwhile: that seat plays unstaked
+      service::LogError("a room's stake hold cannot be attached",
+                        {{"room", room.room_id()}, {"player", seat.player_id},
+                         {"error", a.ToString()}});
+    }
+  }
+  (void)holds_.releases->Queued(RequestIds(intents));  // carried by the seats now
+  const std::string table = game->table_id;
+  (void)Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
+    if (!r.game().has_value() || r.game()->table_id != table) return false;
+    r.MarkStakesAttached();
+    return true;
+  });
 }
 
 v1::CreateTableRequest RoomService::TableRequest(const Room& room) const {
@@ -405,6 +547,7 @@ void RoomService::KeepGame(const std::string& room_id) {
     return;
   }
   if (game.state != v1::ROOM_GAME_PLAYING) return;
+  AttachStakes(*room);  // those a start could not attach
   const TableGame end = games_->GameAt(game.address, game.table_id);
   if (end.end == TableEnd::kLive || end.end == TableEnd::kUnknown) return;
   absl::StatusOr<Room> ended =
