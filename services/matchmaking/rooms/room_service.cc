@@ -442,6 +442,7 @@ v1::CreateTableRequest RoomService::TableRequest(const Room& room) const {
     seat->set_display_name(plan.display_name);
     seat->set_bot(plan.bot);
     seat->set_autopilot(plan.autopilot);
+    if (plan.member) seat->set_stake(room.settings().stake);  // bots never stake
     // Derived from the request id: asked again, the same tokens (seat_tokens.h).
     if (!plan.autopilot) seat->set_seat_token(tokens_->For(game.request_id, s));
   }

@@ -189,6 +189,8 @@ TEST_F(RoomServiceTest, AStakedStartHoldsEachMembersStakeAndAttachesItToTheirSea
     seats[h.player_id()] = h.seat();
   }
   EXPECT_EQ(seats, (std::map<std::string, int>{{"alice", 0}, {"bob", 2}}));
+  const v1::CreateTableRequest& made = tables_.asked.front();
+  for (int seat : {0, 1, 2, 3}) EXPECT_EQ(made.seats(seat).stake(), seat % 2 ? 0 : 100);
   EXPECT_TRUE(store_.Load(id)->game()->stakes_attached);
   EXPECT_EQ(releases_.ReleaseDue(), 0);  // nothing left to give back
   EXPECT_EQ(Holds()[0].state(), v1::HOLD_STATE_ATTACHED);
