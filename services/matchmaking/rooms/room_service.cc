@@ -360,7 +360,11 @@ absl::Status RoomService::HoldStakes(const Room& room) {
       return absl::UnavailableError(absl::StrCat("the stakes are being held (", s.message(),
                                                  "); watch the room"));
     }
-    UndoStart(room, i.player_id);
+    // The member's own refusal (the balance, their consent) names them; any
+    // other undoes the start as it stands.
+    const bool theirs = absl::IsFailedPrecondition(s) || absl::IsPermissionDenied(s);
+    UndoStart(room, theirs ? i.player_id : "");
+    if (!theirs) return absl::InternalError(absl::StrCat("a stake cannot be held: ", s.message()));
     return absl::Status(s.code(), absl::StrCat(i.player_id, ": ", s.message()));
   }
   return absl::OkStatus();
