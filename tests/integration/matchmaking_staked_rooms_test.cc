@@ -5,7 +5,9 @@
 // seats; the ratings service settles the game from the table's outbox and the
 // balances move as the result says (the pot conserved, every ledger entry
 // two-sided). A member whose balance cannot cover the stake is named, and
-// nobody's hold is left.
+// nobody's hold is left. Where matchmaking's credential holds stakes only with
+// consent, saying ready consents: with the player's own token, or a backend's
+// stake_consent; a member who gave none is named.
 #include <set>
 #include <thread>
 
@@ -121,6 +123,36 @@ TEST_F(MatchmakingStakedRoomsTest, AMemberWhoCannotCoverTheStakeIsNamedAndNoHold
   v1::RoomState ignored;
   EXPECT_EQ(Calls().Call_(&v1::Rooms::Stub::CreateRoom, odd, &ignored).error_code(),
             grpc::StatusCode::INVALID_ARGUMENT);
+}
+
+TEST_F(MatchmakingStakedRoomsTest, ReadyConsentsToTheStakeWhereTheRatingsServiceAsksForIt) {
+  StartRatings(/*consent=*/true);
+  ASSERT_FALSE(HasFatalFailure());
+  StartStakedMatchmaking();
+  Credit("alice", 500);
+  Credit("bob", 500);
+  const std::string room = StakedRoom();
+  // alice's app says ready with her token; bob's through a backend, without his.
+  ASSERT_TRUE(Calls().Ready("alice", room, PlayerToken("alice", 600)).ok());
+  ASSERT_TRUE(Calls().Ready("bob", room).ok());
+  grpc::Status s = Calls().Start("alice", room);
+  EXPECT_EQ(s.error_code(), grpc::StatusCode::PERMISSION_DENIED) << s.error_message();
+  EXPECT_THAT(s.error_message(), ::testing::HasSubstr("bob"));
+  EXPECT_THAT(s.error_message(), ::testing::HasSubstr("consent"));
+  EXPECT_TRUE(HeldBecomes("alice", 0, absl::Seconds(10)));
+  EXPECT_EQ(Count("SELECT count(*) FROM game_seats"), 0);
+  // The backend shows bob's own token (PlayerToken answers "Bearer <jwt>").
+  ASSERT_TRUE(Calls().Ready("bob", room, kServiceBearer, PlayerToken("bob", 600).substr(7)).ok());
+  s = Calls().Start("bob", room);
+  ASSERT_TRUE(s.ok()) << s.error_message();
+  EXPECT_TRUE(HeldBecomes("alice", kStake, absl::Seconds(5)));
+  EXPECT_EQ(Balance("bob").held(), kStake);
+  for (absl::Time until = absl::Now() + absl::Seconds(10);
+       Count("SELECT count(*) FROM ratings.holds WHERE state = 2") < 2 && absl::Now() < until;) {
+    absl::SleepFor(absl::Milliseconds(50));
+  }
+  EXPECT_EQ(Holds("alice", v1::HOLD_STATE_ATTACHED), 1);  // the consent carried to the seat
+  EXPECT_EQ(Holds("bob", v1::HOLD_STATE_ATTACHED), 1);
 }
 
 }  // namespace

@@ -115,13 +115,17 @@ class RoomCalls {
     v1::RoomState state;
     return Call_(&v1::Rooms::Stub::TakeSeat, r, &state);
   }
-  grpc::Status Ready(const std::string& player, const std::string& room) {
+  // `consent`: a staked room's SetReadyRequest.stake_consent.
+  grpc::Status Ready(const std::string& player, const std::string& room,
+                     const std::string& authorization = kServiceBearer,
+                     const std::string& consent = "") {
     v1::SetReadyRequest r;
     r.set_player_id(player);
     r.set_room_id(room);
     r.set_ready(true);
+    r.set_stake_consent(consent);
     v1::RoomState state;
-    return Call_(&v1::Rooms::Stub::SetReady, r, &state);
+    return Call_(&v1::Rooms::Stub::SetReady, r, &state, authorization);
   }
   grpc::Status Start(const std::string& player, const std::string& room,
                      bool rematch = false, v1::RoomState* state = nullptr) {

@@ -26,16 +26,26 @@ class StakedRoomsTest : public MatchmakingTest {
   void SetUp() override {
     MatchmakingTest::SetUp();
     if (HasFatalFailure()) return;
-    // The ratings service accepts the test's legacy token (every scope) and
-    // matchmaking's own credential.
-    const std::string credentials =
-        ::testing::TempDir() + "/staked-rooms-credentials-" + db_->name() + ".json";
-    table::WriteCredentialsFile(credentials, {{.name = "matchmaking",
-                                               .token = table::kMatchmakingToken,
-                                               .scopes = table::MatchmakingScopes()}});
-    auto ratings = ratings::RatingsProcess::Start(
-        db_->url(), ::testing::TempDir() + "/staked-rooms-ratings-" + db_->name() + ".log",
-        {"--service_credentials=" + credentials});
+    StartRatings();
+  }
+  // (Re)starts the ratings service. It accepts the test's legacy token (every
+  // scope) and matchmaking's own credential, which holds a stake only with the
+  // player's consent when `consent` (it then verifies the login's player tokens).
+  void StartRatings(bool consent = false) {
+    ratings_.reset();
+    const std::string dir = ::testing::TempDir() + "/staked-rooms-" + db_->name();
+    table::WriteCredentialsFile(dir + "-credentials.json",
+                                {{.name = "matchmaking",
+                                  .token = table::kMatchmakingToken,
+                                  .scopes = table::MatchmakingScopes(),
+                                  .holds_need_consent = consent}});
+    std::vector<std::string> flags = {"--service_credentials=" + dir + "-credentials.json"};
+    if (consent) {
+      service::ReplaceFile(dir + "-jwks.json", service::Jwks({LoginKey()}));
+      flags.insert(flags.end(), {"--jwks_file=" + dir + "-jwks.json",
+                                 "--jwt_issuer=login.trix", "--jwt_audience=trix"});
+    }
+    auto ratings = ratings::RatingsProcess::Start(db_->url(), dir + "-ratings.log", flags);
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
   }
@@ -61,6 +71,13 @@ class StakedRoomsTest : public MatchmakingTest {
   // alice's staked room (the autopilot in the empty seats) with bob at seat 1,
   // her opponent, both ready.
   std::string ReadyStakedRoom() {
+    const std::string room = StakedRoom();
+    EXPECT_TRUE(Calls().Ready("alice", room).ok());
+    EXPECT_TRUE(Calls().Ready("bob", room).ok());
+    return room;
+  }
+  // That room, nobody ready yet.
+  std::string StakedRoom() {
     v1::CreateRoomRequest request;
     request.set_stake(kStake);
     request.set_empty_seats(v1::EMPTY_SEATS_AUTOPILOT);
@@ -68,8 +85,6 @@ class StakedRoomsTest : public MatchmakingTest {
     EXPECT_EQ(created.stake(), kStake);
     EXPECT_TRUE(Calls().Join("bob", created.code()).ok());
     EXPECT_TRUE(Calls().TakeSeat("bob", created.room_id(), 1).ok());
-    EXPECT_TRUE(Calls().Ready("alice", created.room_id()).ok());
-    EXPECT_TRUE(Calls().Ready("bob", created.room_id()).ok());
     return created.room_id();
   }
   void Credit(const std::string& player, int64_t amount) {

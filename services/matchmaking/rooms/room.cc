@@ -152,13 +152,19 @@ absl::Status Room::SwapSeats(const std::string& player_id, int seat_a, int seat_
   return absl::OkStatus();
 }
 
-absl::Status Room::SetReady(const std::string& player_id, bool ready) {
+absl::Status Room::SetReady(const std::string& player_id, bool ready,
+                            const std::string& consent) {
   RoomMember* member = Member(player_id);
   if (member == nullptr) return absl::PermissionDeniedError("not a member of this room");
   if (ready && SeatOf(player_id) < 0) {
     return absl::FailedPreconditionError("take a seat first");
   }
   member->ready = ready;
+  if (!ready || settings_.stake == 0) {
+    member->consent.clear();
+  } else if (!consent.empty()) {
+    member->consent = consent;
+  }
   return absl::OkStatus();
 }
 
@@ -351,8 +357,9 @@ std::string Room::Serialize() const {
             {"seats", seats_}};
   j["members"] = json::array();
   for (const RoomMember& m : members_) {
-    j["members"].push_back(
-        {{"player", m.player_id}, {"name", m.display_name}, {"ready", m.ready}});
+    json member = {{"player", m.player_id}, {"name", m.display_name}, {"ready", m.ready}};
+    if (!m.consent.empty()) member["consent"] = m.consent;
+    j["members"].push_back(member);
   }
   if (game_.has_value()) {
     json g = {{"number", game_->number},
@@ -389,7 +396,8 @@ absl::StatusOr<Room> Room::Parse(const std::string& text) {
     r.owner_ = j.at("owner");
     r.seats_ = j.at("seats").get<std::array<std::string, kRoomSeats>>();
     for (const json& m : j.at("members")) {
-      r.members_.push_back({m.at("player"), m.at("name"), m.at("ready")});
+      r.members_.push_back(
+          {m.at("player"), m.at("name"), m.at("ready"), m.value("consent", "")});
     }
     if (j.contains("game")) {
       const json& g = j.at("game");

@@ -45,6 +45,9 @@ struct RoomMember {
   std::string player_id;
   std::string display_name;
   bool ready = false;
+  // A staked room: the member's consent to the stake's hold, given with their
+  // latest SetReady (rooms.proto); never shown to anyone.
+  std::string consent;
 };
 
 // Who plays one seat of a game: a member, a bot account (lent through the bot
@@ -107,7 +110,10 @@ class Room {
   absl::Status TakeSeat(const std::string& player_id, int seat);
   // PERMISSION_DENIED for a member who is not the owner and moves someone else.
   absl::Status SwapSeats(const std::string& player_id, int seat_a, int seat_b);
-  absl::Status SetReady(const std::string& player_id, bool ready);
+  // In a staked room, `consent` (ready) is kept as the member's consent to the
+  // stake's hold; not ready forgets it.
+  absl::Status SetReady(const std::string& player_id, bool ready,
+                        const std::string& consent = "");
   absl::Status Kick(const std::string& owner, const std::string& member);
 
   // Whether `player_id` may start the next game now (StartGame).

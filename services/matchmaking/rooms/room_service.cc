@@ -41,6 +41,25 @@ std::vector<HoldIntent> StakeIntents(const Room& room) {
   return intents;
 }
 
+// The member's consent to their stake's hold (SetReadyRequest.stake_consent).
+std::string ConsentOf(const Room& room, const std::string& player_id) {
+  for (const RoomMember& m : room.members()) {
+    if (m.player_id == player_id) return m.consent;
+  }
+  return "";
+}
+
+// The hold of a member's stake at the starting (or started) game, with their
+// consent: asked again, the same hold.
+v1::HoldStakeRequest StakeRequest(const Room& room, const std::string& player_id) {
+  v1::HoldStakeRequest request;
+  request.set_request_id(StakeRequestId(*room.game(), player_id));
+  request.set_player_id(player_id);
+  request.set_amount(room.settings().stake);
+  request.set_consent(ConsentOf(room, player_id));
+  return request;
+}
+
 std::vector<std::string> RequestIds(const std::vector<HoldIntent>& intents) {
   std::vector<std::string> ids;
   for (const HoldIntent& i : intents) ids.push_back(i.request_id);
@@ -291,7 +310,8 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
       game->state != v1::ROOM_GAME_STARTING) {
     return room;  // made meanwhile (the keeper, another replica)
   }
-  if (absl::Status held = HoldStakes(*room); !held.ok()) return held;
+  absl::StatusOr<std::map<std::string, std::string>> held = HoldStakes(*room);
+  if (!held.ok()) return held.status();
   std::vector<Placed> placed = tables_->CreateTables({TableRequest(*room)});
   const Placed& p = placed.front();
   if (!p.status.ok()) {
@@ -300,7 +320,7 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
     if (!ProvesNoTable(p.status)) {
       return absl::UnavailableError("the table is being made; watch the room");
     }
-    UndoStart(*room, "");
+    UndoStart(*room, "", *held);
     return absl::UnavailableError(absl::StrCat("no table instance could make the table (",
                                                p.status.message(), "); start again"));
   }
@@ -335,9 +355,10 @@ absl::StatusOr<Room> RoomService::SaveCreated(const Room& room, const Placed& p)
   return saved;
 }
 
-absl::Status RoomService::HoldStakes(const Room& room) {
+absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(const Room& room) {
+  std::map<std::string, std::string> held;
   const std::vector<HoldIntent> intents = StakeIntents(room);
-  if (intents.empty()) return absl::OkStatus();
+  if (intents.empty()) return held;
   if (holds_.ratings == nullptr || holds_.releases == nullptr) {
     return absl::FailedPreconditionError("staking needs the ratings service");
   }
@@ -347,12 +368,11 @@ absl::Status RoomService::HoldStakes(const Room& room) {
                                                s.message(), "); watch the room"));
   }
   for (const HoldIntent& i : intents) {
-    v1::HoldStakeRequest request;
-    request.set_request_id(i.request_id);
-    request.set_player_id(i.player_id);
-    request.set_amount(i.amount);
-    absl::StatusOr<v1::Hold> hold = HoldStake(*holds_.ratings, request);
-    if (hold.ok() && hold->state() != v1::HOLD_STATE_RELEASED) continue;
+    absl::StatusOr<v1::Hold> hold = HoldStake(*holds_.ratings, StakeRequest(room, i.player_id));
+    if (hold.ok() && hold->state() != v1::HOLD_STATE_RELEASED) {
+      held[i.request_id] = hold->hold_id();
+      continue;
+    }
     absl::Status s = hold.ok() ? absl::FailedPreconditionError(
                                      "the stake held for this start was given back")
                                : hold.status();
@@ -363,14 +383,15 @@ absl::Status RoomService::HoldStakes(const Room& room) {
     // The member's own refusal (the balance, their consent) names them; any
     // other undoes the start as it stands.
     const bool theirs = absl::IsFailedPrecondition(s) || absl::IsPermissionDenied(s);
-    UndoStart(room, theirs ? i.player_id : "");
+    UndoStart(room, theirs ? i.player_id : "", held);
     if (!theirs) return absl::InternalError(absl::StrCat("a stake cannot be held: ", s.message()));
     return absl::Status(s.code(), absl::StrCat(i.player_id, ": ", s.message()));
   }
-  return absl::OkStatus();
+  return held;
 }
 
-void RoomService::UndoStart(const Room& room, const std::string& unready) {
+void RoomService::UndoStart(const Room& room, const std::string& unready,
+                            const std::map<std::string, std::string>& held) {
   const int number = room.game()->number;
   absl::StatusOr<Room> undone = Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
     if (!r.game().has_value() || r.game()->number != number ||
@@ -385,13 +406,27 @@ void RoomService::UndoStart(const Room& room, const std::string& unready) {
     service::LogWarn("a room's start was not undone",
                      {{"room", room.room_id()}, {"error", undone.status().ToString()}});
   }
-  const std::vector<std::string> ids = RequestIds(StakeIntents(room));
-  if (ids.empty()) return;
-  // Due now (retried until done), whatever became of the room's save.
-  if (absl::Status s = holds_.releases->NotQueued(ids); !s.ok()) {
+  const std::vector<std::string> given = GiveBack(held);
+  std::vector<std::string> rest;
+  for (const std::string& id : RequestIds(StakeIntents(room))) {
+    if (std::find(given.begin(), given.end(), id) == given.end()) rest.push_back(id);
+  }
+  // Nothing left of those given back; the others due now (asked for again under
+  // their request, retried until done), whatever became of the room's save.
+  if (!given.empty()) (void)holds_.releases->Queued(given);
+  if (rest.empty()) return;
+  if (absl::Status s = holds_.releases->NotQueued(rest); !s.ok()) {
     service::LogWarn("a room's stakes are given back after the admission grace",
                      {{"room", room.room_id()}, {"error", s.ToString()}});
   }
+}
+
+std::vector<std::string> RoomService::GiveBack(const std::map<std::string, std::string>& held) {
+  std::vector<std::string> given;
+  for (const auto& [request_id, hold_id] : held) {
+    if (holds_.ratings->ReleaseHold(hold_id, "").ok()) given.push_back(request_id);
+  }
+  return given;
 }
 
 void RoomService::AttachStakes(const Room& room) {
@@ -404,11 +439,8 @@ void RoomService::AttachStakes(const Room& room) {
   for (int s = 0; s < kRoomSeats; ++s) {
     const GameSeat& seat = game->seats[s];
     if (!seat.member) continue;
-    v1::HoldStakeRequest request;  // the start's own request: the same hold
-    request.set_request_id(StakeRequestId(*game, seat.player_id));
-    request.set_player_id(seat.player_id);
-    request.set_amount(room.settings().stake);
-    absl::StatusOr<v1::Hold> hold = holds_.ratings->HoldStake(request);
+    // The start's own request: the same hold.
+    absl::StatusOr<v1::Hold> hold = holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
     absl::Status a = hold.ok() ? holds_.ratings->AttachHold(hold->hold_id(), game->table_id, s)
                                : hold.status();
     if (!a.ok() && Passing(a)) {

@@ -147,15 +147,19 @@ class RoomService {
                               const RoomWrite& write = {});
   absl::StatusOr<Room> FinishStart(const std::string& room_id, int number);
   absl::StatusOr<Room> PlanEmptySeats(const std::string& room_id, int number);
-  // The starting game's stakes held (see above): OK (nothing to hold for a free
-  // room), UNAVAILABLE while the ratings service does not answer (the keeper
-  // resumes the start), or a member's refusal, the start undone.
-  absl::Status HoldStakes(const Room& room);
+  // The starting game's stakes held (see above): the holds by HoldStake request
+  // id (none for a free room), UNAVAILABLE while the ratings service does not
+  // answer (the keeper resumes the start), or a member's refusal, the start undone.
+  absl::StatusOr<std::map<std::string, std::string>> HoldStakes(const Room& room);
   // Attaches the holds of the game being played to its seats, and records it.
   void AttachStakes(const Room& room);
-  // Undoes the starting game `number` (a member's ready flag cleared, unless
-  // `unready` is empty) and gives back every hold of that start.
-  void UndoStart(const Room& room, const std::string& unready);
+  // Undoes the starting game (a member's ready flag cleared, unless `unready` is
+  // empty) and gives back every hold of that start: those of `held` (by request
+  // id) at once, any other through the hold releases.
+  void UndoStart(const Room& room, const std::string& unready,
+                 const std::map<std::string, std::string>& held);
+  // Gives back the holds of `held` now; the request ids of those given back.
+  std::vector<std::string> GiveBack(const std::map<std::string, std::string>& held);
   // The table made: the game being played with its seats, the bots told.
   absl::StatusOr<Room> SaveCreated(const Room& room, const Placed& placed);
   v1::CreateTableRequest TableRequest(const Room& room) const;
