@@ -597,6 +597,24 @@ void RoomService::KeepGame(const std::string& room_id) {
   if (!ended.ok()) {
     service::LogWarn("a room's game end was not recorded",
                      {{"room", room_id}, {"error", ended.status().ToString()}});
+    return;
+  }
+  if (end.end != TableEnd::kOver) ReleaseStakes(*room);  // settled otherwise
+}
+
+void RoomService::ReleaseStakes(const Room& room) {
+  const std::optional<RoomGame>& game = room.game();
+  if (room.settings().stake == 0 || holds_.ratings == nullptr || !game.has_value()) return;
+  for (const GameSeat& seat : game->seats) {
+    if (!seat.member) continue;
+    absl::StatusOr<v1::Hold> hold = holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
+    absl::Status s =
+        hold.ok() ? holds_.ratings->ReleaseHold(hold->hold_id(), game->table_id) : hold.status();
+    if (!s.ok()) {
+      service::LogWarn("a voided room game's stake is given back by its TTL",
+                       {{"room", room.room_id()}, {"player", seat.player_id},
+                        {"error", s.ToString()}});
+    }
   }
 }
 

@@ -151,6 +151,9 @@ class RoomService {
   // id (none for a free room), UNAVAILABLE while the ratings service does not
   // answer (the keeper resumes the start), or a member's refusal, the start undone.
   absl::StatusOr<std::map<std::string, std::string>> HoldStakes(const Room& room);
+  // The holds of a game voided or gone, given back naming its table (once; an
+  // attached hold the ratings service's TTL gives back otherwise).
+  void ReleaseStakes(const Room& room);
   // Attaches the holds of the game being played to its seats, and records it.
   void AttachStakes(const Room& room);
   // Undoes the starting game (a member's ready flag cleared, unless `unready` is

@@ -251,6 +251,18 @@ TEST_F(RoomServiceTest, AStakedStartRefusedEverywhereGivesItsHoldsBack) {
   EXPECT_EQ(ratings_.holds_made(), 4);
 }
 
+TEST_F(RoomServiceTest, AVoidedStakedGameGivesItsHoldsBack) {
+  ratings_.SetBalance("alice", 100);
+  ratings_.SetBalance("bob", 100);
+  const std::string id = ReadyRoom(100);
+  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
+  ends_.ends[tables_.tables.begin()->second] = TableGame{.end = TableEnd::kVoided};
+  service_->Keep();
+  EXPECT_EQ(store_.Load(id)->game()->state, v1::ROOM_GAME_OVER);
+  ASSERT_EQ(ratings_.holds_made(), 2);
+  for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_RELEASED);
+}
+
 TEST_F(RoomServiceTest, TwoStakedStartsAtOnceHoldOnceForEachMember) {
   ratings_.SetBalance("alice", 500);
   ratings_.SetBalance("bob", 500);
