@@ -4,6 +4,7 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
 #include "services/common/failpoint.h"
@@ -320,7 +321,7 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
     if (!ProvesNoTable(p.status)) {
       return absl::UnavailableError("the table is being made; watch the room");
     }
-    UndoStart(*room, "", *held);
+    UndoStart(*room, {}, *held);
     return absl::UnavailableError(absl::StrCat("no table instance could make the table (",
                                                p.status.message(), "); start again"));
   }
@@ -367,6 +368,10 @@ absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(const
     return absl::UnavailableError(absl::StrCat("the stakes cannot be held now (",
                                                s.message(), "); watch the room"));
   }
+  // Every member is asked, so that each refused member is named and every
+  // request's outcome is known when the start is undone.
+  std::vector<std::string> refused;
+  absl::Status first;
   for (const HoldIntent& i : intents) {
     absl::StatusOr<v1::Hold> hold = HoldStake(*holds_.ratings, StakeRequest(room, i.player_id));
     if (hold.ok() && hold->state() != v1::HOLD_STATE_RELEASED) {
@@ -376,21 +381,26 @@ absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(const
     absl::Status s = hold.ok() ? absl::FailedPreconditionError(
                                      "the stake held for this start was given back")
                                : hold.status();
-    if (Passing(s)) {
+    if (Passing(s)) {  // the holds kept for the resumed start
       return absl::UnavailableError(absl::StrCat("the stakes are being held (", s.message(),
                                                  "); watch the room"));
     }
-    // The member's own refusal (the balance, their consent) names them; any
-    // other undoes the start as it stands.
-    const bool theirs = absl::IsFailedPrecondition(s) || absl::IsPermissionDenied(s);
-    UndoStart(room, theirs ? i.player_id : "", held);
-    if (!theirs) return absl::InternalError(absl::StrCat("a stake cannot be held: ", s.message()));
-    return absl::Status(s.code(), absl::StrCat(i.player_id, ": ", s.message()));
+    // The member's own refusal (the balance, their consent) names them.
+    if (absl::IsFailedPrecondition(s) || absl::IsPermissionDenied(s)) {
+      refused.push_back(i.player_id);
+    }
+    if (first.ok()) first = s;
   }
-  return held;
+  if (first.ok()) return held;
+  UndoStart(room, refused, held);
+  if (refused.empty()) {
+    return absl::InternalError(absl::StrCat("a stake cannot be held: ", first.message()));
+  }
+  return absl::Status(first.code(), absl::StrCat(absl::StrJoin(refused, ", "), ": ",
+                                                 first.message()));
 }
 
-void RoomService::UndoStart(const Room& room, const std::string& unready,
+void RoomService::UndoStart(const Room& room, const std::vector<std::string>& unready,
                             const std::map<std::string, std::string>& held) {
   const int number = room.game()->number;
   absl::StatusOr<Room> undone = Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
@@ -399,20 +409,27 @@ void RoomService::UndoStart(const Room& room, const std::string& unready,
       return false;
     }
     r.CancelStart();
-    if (!unready.empty() && r.IsMember(unready)) (void)r.SetReady(unready, false);
+    for (const std::string& player : unready) {
+      if (r.IsMember(player)) (void)r.SetReady(player, false);
+    }
     return true;
   });
   if (!undone.ok()) {
     service::LogWarn("a room's start was not undone",
                      {{"room", room.room_id()}, {"error", undone.status().ToString()}});
   }
-  const std::vector<std::string> given = GiveBack(held);
+  std::vector<std::string> given = GiveBack(held);
+  // A member refused holds nothing under their request.
+  for (const std::string& player : unready) {
+    given.push_back(StakeRequestId(*room.game(), player));
+  }
   std::vector<std::string> rest;
   for (const std::string& id : RequestIds(StakeIntents(room))) {
     if (std::find(given.begin(), given.end(), id) == given.end()) rest.push_back(id);
   }
-  // Nothing left of those given back; the others due now (asked for again under
-  // their request, retried until done), whatever became of the room's save.
+  // Nothing left of those; the others (a hold not given back now, a refusal
+  // that is not the member's) due now, asked for again under their request and
+  // retried until done, whatever became of the room's save.
   if (!given.empty()) (void)holds_.releases->Queued(given);
   if (rest.empty()) return;
   if (absl::Status s = holds_.releases->NotQueued(rest); !s.ok()) {

@@ -22,8 +22,8 @@
 // the member and this start of the game (HoldRequestId of the game's request id
 // and its start time), so that a resumed start finds the same holds and never
 // places a second one. A member whose balance cannot cover the stake undoes the
-// start: the call is FAILED_PRECONDITION naming them, their ready flag is
-// cleared, and every hold of that start is given back (HoldReleases::NotQueued,
+// start: the call is FAILED_PRECONDITION naming them (every such member), their
+// ready flags are cleared, and every hold of that start is given back (HoldReleases::NotQueued,
 // retried until done), as for a start refused by every table instance. Once the
 // table is made the holds are attached to the members' seats (AttachHold), and
 // the ratings service settles the game as it settles Quick Play's; the keeper
@@ -156,10 +156,10 @@ class RoomService {
   void ReleaseStakes(const Room& room);
   // Attaches the holds of the game being played to its seats, and records it.
   void AttachStakes(const Room& room);
-  // Undoes the starting game (a member's ready flag cleared, unless `unready` is
-  // empty) and gives back every hold of that start: those of `held` (by request
-  // id) at once, any other through the hold releases.
-  void UndoStart(const Room& room, const std::string& unready,
+  // Undoes the starting game (the ready flags of the members `unready`, whose
+  // stakes were refused, cleared) and gives back every hold of that start: those
+  // of `held` (by request id) at once, any other through the hold releases.
+  void UndoStart(const Room& room, const std::vector<std::string>& unready,
                  const std::map<std::string, std::string>& held);
   // Gives back the holds of `held` now; the request ids of those given back.
   std::vector<std::string> GiveBack(const std::map<std::string, std::string>& held);
