@@ -30,7 +30,8 @@ absl::Status CheckStake(int64_t stake, const std::vector<int64_t>& levels, bool 
   return absl::OkStatus();
 }
 
-absl::StatusOr<v1::Hold> HoldStake(RatingsClient& ratings, const v1::HoldStakeRequest& request) {
+absl::StatusOr<v1::Hold> HoldStake(RatingsClient& ratings,
+                                   const v1::HoldStakeRequest& request) {
   absl::StatusOr<v1::Hold> hold = ratings.HoldStake(request);
   if (hold.ok()) return hold;
   // An account the ledger does not know has no balance either.

@@ -59,7 +59,8 @@ absl::Status CheckStake(int64_t stake, const std::vector<int64_t>& levels, bool 
 // HoldStake, its refusal for want of money (no account, a balance too low) read
 // as FAILED_PRECONDITION "the balance cannot cover the stake: ..."; any other
 // status as the ratings service answered it.
-absl::StatusOr<v1::Hold> HoldStake(RatingsClient& ratings, const v1::HoldStakeRequest& request);
+absl::StatusOr<v1::Hold> HoldStake(RatingsClient& ratings,
+                                   const v1::HoldStakeRequest& request);
 
 struct HoldReleasesOptions {
   absl::Duration every = absl::Seconds(1);  // due releases tried this often

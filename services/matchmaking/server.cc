@@ -141,11 +141,10 @@ void MatchmakingServer::AssembleRooms(const MatchmakingConfig& config,
         return bots_->Reserve(mode, taken);
       },
       .deliver = [this](const std::vector<AssignmentRow>& rows) { bots_->Deliver(rows); }};
-  rooms_ = std::make_unique<RoomService>(rooms, room_store_.get(), placement_.get(),
-                                         room_tables_.get(), &store_->seat_tokens(),
-                                         std::move(lending),
-                                         RoomHolds{.ratings = room_ratings_.get(),
-                                                   .releases = releases_.get()});
+  rooms_ = std::make_unique<RoomService>(
+      rooms, room_store_.get(), placement_.get(), room_tables_.get(),
+      &store_->seat_tokens(), std::move(lending),
+      RoomHolds{.ratings = room_ratings_.get(), .releases = releases_.get()});
   rooms_service_ = std::make_unique<RoomsGrpcService>(RoomsGrpcOptions{.calls = config.grpc},
                                                       auth_.get(), rooms_.get());
 }

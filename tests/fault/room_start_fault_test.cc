@@ -25,16 +25,19 @@ class RoomStartFaultTest : public StakedRoomsTest {
     // Matchmaking's own credential for the ratings service; the legacy one (every
     // scope) for the table instance.
     const std::string dir = ::testing::TempDir() + "/room-start-" + db_->name();
-    const std::string ratings_token = dir + "-ratings.token", table_token = dir + "-table.token";
+    const std::string ratings_token = dir + "-ratings.token",
+                      table_token = dir + "-table.token";
     std::ofstream(ratings_token) << table::kMatchmakingToken;
     std::ofstream(table_token) << table::kServiceToken;
     std::vector<std::pair<std::string, std::string>> env;
     if (!failpoints.empty()) env.push_back({"MAMLAKA_FAILPOINTS", failpoints});
     auto replica = std::make_unique<Replica>(
-        db_->url(), ::testing::TempDir() + "/room-start-" + name + "-" + db_->name() + ".log",
-        "60s", env,
-        std::vector<std::string>{"--ratings_address=" + RatingsAddress(), "--stake_levels=100",
-                                 "--room_resume_after=1s", "--ratings_call_timeout=8s",
+        db_->url(),
+        ::testing::TempDir() + "/room-start-" + name + "-" + db_->name() + ".log", "60s",
+        env,
+        std::vector<std::string>{"--ratings_address=" + RatingsAddress(),
+                                 "--stake_levels=100", "--room_resume_after=1s",
+                                 "--ratings_call_timeout=8s",
                                  "--credential_file=" + ratings_token,
                                  "--table_credential_file=" + table_token});
     const int port = replica->WaitPort();
@@ -52,7 +55,7 @@ TEST_F(RoomStartFaultTest, AStartCutShortByACrashResumesWithOneTableAndItsHolds)
     std::unique_ptr<Replica> dying = StartReplica("dying", "rooms.after_create_table");
     room = ReadyStakedRoom();
     grpc::Status cut = Calls().Start("alice", room);
-    EXPECT_FALSE(cut.ok());  // the process died answering it
+    EXPECT_FALSE(cut.ok());           // the process died answering it
     ASSERT_TRUE(dying->Wait().ok());  // at the failpoint
   }
   // Cut short: the table made, the stakes held, no seat saved.
@@ -70,14 +73,17 @@ TEST_F(RoomStartFaultTest, AStartCutShortByACrashResumesWithOneTableAndItsHolds)
                                b = bob.WaitFor(playing, absl::Seconds(5));
   ASSERT_TRUE(a.has_value() && b.has_value());
   const std::string table = a->assignment().table_id();
-  EXPECT_EQ(Count("SELECT count(DISTINCT game_id) FROM game_seats"), 1);  // no second table
+  EXPECT_EQ(Count("SELECT count(DISTINCT game_id) FROM game_seats"),
+            1);  // no second table
   EXPECT_GT(Count("SELECT count(*) FROM game_seats WHERE game_id = '" + table + "'"), 0);
   for (absl::Time until = absl::Now() + absl::Seconds(10);
-       Count("SELECT count(*) FROM ratings.holds WHERE state = 2") < 2 && absl::Now() < until;) {
+       Count("SELECT count(*) FROM ratings.holds WHERE state = 2") < 2 &&
+       absl::Now() < until;) {
     absl::SleepFor(absl::Milliseconds(50));
   }
   for (const std::string player : {"alice", "bob"}) {
-    EXPECT_EQ(Count("SELECT count(*) FROM ratings.holds WHERE player_id = '" + player + "'"), 1)
+    EXPECT_EQ(
+        Count("SELECT count(*) FROM ratings.holds WHERE player_id = '" + player + "'"), 1)
         << player;  // the start's own hold, not a second one
     EXPECT_EQ(Holds(player, v1::HOLD_STATE_ATTACHED, table), 1) << player;
     EXPECT_EQ(Holds(player, v1::HOLD_STATE_HELD), 0) << player;

@@ -37,7 +37,8 @@ TEST_F(MatchmakingStakedRoomsTest, AStakedGameHoldsOncePerMemberAndIsSettledByIt
   std::thread t2([&] { second = Calls().Start("bob", room); });
   t1.join();
   t2.join();
-  EXPECT_TRUE(first.ok() || second.ok()) << first.error_message() << second.error_message();
+  EXPECT_TRUE(first.ok() || second.ok())
+      << first.error_message() << second.error_message();
   for (const grpc::Status& s : {first, second}) {
     EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
         << s.error_message();
@@ -52,18 +53,20 @@ TEST_F(MatchmakingStakedRoomsTest, AStakedGameHoldsOncePerMemberAndIsSettledByIt
   EXPECT_EQ(Count("SELECT count(DISTINCT game_id) FROM game_seats"), 1);  // one table
   // One hold per member, attached to their seat; the autopilot holds nothing.
   for (const std::string player : {"alice", "bob"}) {
-    EXPECT_EQ(Count("SELECT count(*) FROM ratings.holds WHERE player_id = '" + player + "'"),
-              1)
+    EXPECT_EQ(
+        Count("SELECT count(*) FROM ratings.holds WHERE player_id = '" + player + "'"), 1)
         << player;
   }
   for (absl::Time until = absl::Now() + absl::Seconds(10);
-       Holds("alice", v1::HOLD_STATE_ATTACHED, table) + Holds("bob", v1::HOLD_STATE_ATTACHED, table) <
+       Holds("alice", v1::HOLD_STATE_ATTACHED, table) +
+               Holds("bob", v1::HOLD_STATE_ATTACHED, table) <
            2 &&
        absl::Now() < until;) {
     absl::SleepFor(absl::Milliseconds(50));
   }
   EXPECT_EQ(Count("SELECT count(*) FROM ratings.holds WHERE state = 2 AND table_id = '" +
-                  table + "' AND ((player_id = 'alice' AND seat = 0) OR "
+                  table +
+                  "' AND ((player_id = 'alice' AND seat = 0) OR "
                   "(player_id = 'bob' AND seat = 1))"),
             2);
   EXPECT_EQ(Balance("alice").held(), kStake);
@@ -74,27 +77,33 @@ TEST_F(MatchmakingStakedRoomsTest, AStakedGameHoldsOncePerMemberAndIsSettledByIt
     grpc::Status end = seat->WaitDone(absl::Seconds(90));
     ASSERT_TRUE(end.ok()) << end.error_message();
   }
-  std::optional<v1::RoomState> over =
-      alice.WaitFor([](const v1::RoomState& s) { return s.series().games_played() == 1; });
+  std::optional<v1::RoomState> over = alice.WaitFor(
+      [](const v1::RoomState& s) { return s.series().games_played() == 1; });
   ASSERT_TRUE(over.has_value());
   const v1::GameResult& result = over->series().games(0).result();
   ASSERT_EQ(result.payouts_size(), 4);
   EXPECT_EQ(result.payouts(0) + result.payouts(1), 2 * kStake);  // the whole pot
-  EXPECT_EQ(result.payouts(2) + result.payouts(3), 0);            // the autopilot's seats
-  ASSERT_TRUE(HeldBecomes("alice", 0, absl::Seconds(30)) && HeldBecomes("bob", 0, absl::Seconds(5)));
+  EXPECT_EQ(result.payouts(2) + result.payouts(3), 0);           // the autopilot's seats
+  ASSERT_TRUE(HeldBecomes("alice", 0, absl::Seconds(30)) &&
+              HeldBecomes("bob", 0, absl::Seconds(5)));
   EXPECT_EQ(Balance("alice").balance(), 500 - kStake + result.payouts(0));
   EXPECT_EQ(Balance("bob").balance(), 500 - kStake + result.payouts(1));
   EXPECT_EQ(Holds("alice", v1::HOLD_STATE_SETTLED, table), 1);
   EXPECT_EQ(Holds("bob", v1::HOLD_STATE_SETTLED, table), 1);
   // The stake and the payout: each entry's lines sum to zero, the pot is empty.
-  const std::string entries = "SELECT entry_id FROM ratings.entries WHERE game_id = '" + table + "'";
+  const std::string entries =
+      "SELECT entry_id FROM ratings.entries WHERE game_id = '" + table + "'";
   EXPECT_GE(Count("SELECT count(*) FROM (" + entries + ") e"), 2);
-  EXPECT_EQ(Count("SELECT count(*) FROM (SELECT entry_id FROM ratings.lines WHERE entry_id IN (" +
-                  entries + ") GROUP BY entry_id HAVING sum(amount) <> 0 OR count(*) < 2) x"),
-            0);
-  EXPECT_EQ(Count("SELECT COALESCE(sum(amount), 0) FROM ratings.lines WHERE account_id = 'pot:" +
-                  table + "'"),
-            0);
+  EXPECT_EQ(
+      Count(
+          "SELECT count(*) FROM (SELECT entry_id FROM ratings.lines WHERE entry_id IN (" +
+          entries + ") GROUP BY entry_id HAVING sum(amount) <> 0 OR count(*) < 2) x"),
+      0);
+  EXPECT_EQ(
+      Count(
+          "SELECT COALESCE(sum(amount), 0) FROM ratings.lines WHERE account_id = 'pot:" +
+          table + "'"),
+      0);
 }
 
 TEST_F(MatchmakingStakedRoomsTest, AMemberWhoCannotCoverTheStakeIsNamedAndNoHoldIsLeft) {
@@ -125,7 +134,8 @@ TEST_F(MatchmakingStakedRoomsTest, AMemberWhoCannotCoverTheStakeIsNamedAndNoHold
             grpc::StatusCode::INVALID_ARGUMENT);
 }
 
-TEST_F(MatchmakingStakedRoomsTest, ReadyConsentsToTheStakeWhereTheRatingsServiceAsksForIt) {
+TEST_F(MatchmakingStakedRoomsTest,
+       ReadyConsentsToTheStakeWhereTheRatingsServiceAsksForIt) {
   StartRatings(/*consent=*/true);
   ASSERT_FALSE(HasFatalFailure());
   StartStakedMatchmaking();
@@ -142,16 +152,19 @@ TEST_F(MatchmakingStakedRoomsTest, ReadyConsentsToTheStakeWhereTheRatingsService
   EXPECT_TRUE(HeldBecomes("alice", 0, absl::Seconds(10)));
   EXPECT_EQ(Count("SELECT count(*) FROM game_seats"), 0);
   // The backend shows bob's own token (PlayerToken answers "Bearer <jwt>").
-  ASSERT_TRUE(Calls().Ready("bob", room, kServiceBearer, PlayerToken("bob", 600).substr(7)).ok());
+  ASSERT_TRUE(
+      Calls().Ready("bob", room, kServiceBearer, PlayerToken("bob", 600).substr(7)).ok());
   s = Calls().Start("bob", room);
   ASSERT_TRUE(s.ok()) << s.error_message();
   EXPECT_TRUE(HeldBecomes("alice", kStake, absl::Seconds(5)));
   EXPECT_EQ(Balance("bob").held(), kStake);
   for (absl::Time until = absl::Now() + absl::Seconds(10);
-       Count("SELECT count(*) FROM ratings.holds WHERE state = 2") < 2 && absl::Now() < until;) {
+       Count("SELECT count(*) FROM ratings.holds WHERE state = 2") < 2 &&
+       absl::Now() < until;) {
     absl::SleepFor(absl::Milliseconds(50));
   }
-  EXPECT_EQ(Holds("alice", v1::HOLD_STATE_ATTACHED), 1);  // the consent carried to the seat
+  EXPECT_EQ(Holds("alice", v1::HOLD_STATE_ATTACHED),
+            1);  // the consent carried to the seat
   EXPECT_EQ(Holds("bob", v1::HOLD_STATE_ATTACHED), 1);
 }
 

@@ -39,13 +39,15 @@ class StakedRoomsTest : public MatchmakingTest {
                                   .token = table::kMatchmakingToken,
                                   .scopes = table::MatchmakingScopes(),
                                   .holds_need_consent = consent}});
-    std::vector<std::string> flags = {"--service_credentials=" + dir + "-credentials.json"};
+    std::vector<std::string> flags = {"--service_credentials=" + dir +
+                                      "-credentials.json"};
     if (consent) {
       service::ReplaceFile(dir + "-jwks.json", service::Jwks({LoginKey()}));
       flags.insert(flags.end(), {"--jwks_file=" + dir + "-jwks.json",
                                  "--jwt_issuer=login.trix", "--jwt_audience=trix"});
     }
-    auto ratings = ratings::RatingsProcess::Start(db_->url(), dir + "-ratings.log", flags);
+    auto ratings =
+        ratings::RatingsProcess::Start(db_->url(), dir + "-ratings.log", flags);
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
   }
@@ -54,7 +56,9 @@ class StakedRoomsTest : public MatchmakingTest {
     MatchmakingTest::TearDown();
     ratings_.reset();
   }
-  std::string RatingsAddress() const { return "127.0.0.1:" + std::to_string(ratings_->port()); }
+  std::string RatingsAddress() const {
+    return "127.0.0.1:" + std::to_string(ratings_->port());
+  }
   // Matchmaking in-process, with the ratings service and a quick keeper.
   void StartStakedMatchmaking() {
     MatchmakingConfig config = TestConfig(db_->url());
@@ -65,7 +69,8 @@ class StakedRoomsTest : public MatchmakingTest {
     UseRooms(matchmaking_->address());
   }
   void UseRooms(const std::string& address) {
-    rooms_ = v1::Rooms::NewStub(grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
+    rooms_ = v1::Rooms::NewStub(
+        grpc::CreateChannel(address, grpc::InsecureChannelCredentials()));
   }
   RoomCalls Calls() { return RoomCalls(rooms_.get()); }
   // alice's staked room (the autopilot in the empty seats) with bob at seat 1,
@@ -122,17 +127,19 @@ class StakedRoomsTest : public MatchmakingTest {
     return tx.exec1(sql)[0].as<int64_t>();
   }
   // The player's holds in `state` (v1::HoldState), at `table` unless empty.
-  int64_t Holds(const std::string& player, v1::HoldState state, const std::string& table = "") {
-    std::string sql = absl::StrCat("SELECT count(*) FROM ratings.holds WHERE player_id = '",
-                                   player, "' AND state = ", static_cast<int>(state));
+  int64_t Holds(const std::string& player, v1::HoldState state,
+                const std::string& table = "") {
+    std::string sql =
+        absl::StrCat("SELECT count(*) FROM ratings.holds WHERE player_id = '", player,
+                     "' AND state = ", static_cast<int>(state));
     if (!table.empty()) absl::StrAppend(&sql, " AND table_id = '", table, "'");
     return Count(sql);
   }
   // Plays a seat with random legal moves until its game ends.
   std::unique_ptr<table::SeatClient> Play(const v1::RoomAssignment& a) {
     auto client = std::make_unique<table::SeatClient>(
-        grpc::CreateChannel(a.address(), grpc::InsecureChannelCredentials()), a.table_id(),
-        a.seat_token(), a.seat());
+        grpc::CreateChannel(a.address(), grpc::InsecureChannelCredentials()),
+        a.table_id(), a.seat_token(), a.seat());
     client->OpenPlay(0, /*play_seed=*/300 + a.seat());
     return client;
   }

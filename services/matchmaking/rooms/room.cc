@@ -247,7 +247,8 @@ void Room::GameCreated(const std::string& table_id, const std::string& address) 
 }
 
 void Room::MarkStakesAttached() {
-  if (game_.has_value() && game_->state == v1::ROOM_GAME_PLAYING) game_->stakes_attached = true;
+  if (game_.has_value() && game_->state == v1::ROOM_GAME_PLAYING)
+    game_->stakes_attached = true;
 }
 
 void Room::CancelStart() {

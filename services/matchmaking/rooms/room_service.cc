@@ -171,8 +171,9 @@ void RoomService::Stop() {
 
 absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
                                          const v1::CreateRoomRequest& request) {
-  if (absl::Status s = CheckStake(request.stake(), options_.stake_levels,
-                                  holds_.ratings != nullptr && holds_.releases != nullptr);
+  if (absl::Status s =
+          CheckStake(request.stake(), options_.stake_levels,
+                     holds_.ratings != nullptr && holds_.releases != nullptr);
       !s.ok()) {
     return s;
   }
@@ -356,7 +357,8 @@ absl::StatusOr<Room> RoomService::SaveCreated(const Room& room, const Placed& p)
   return saved;
 }
 
-absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(const Room& room) {
+absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(
+    const Room& room) {
   std::map<std::string, std::string> held;
   const std::vector<HoldIntent> intents = StakeIntents(room);
   if (intents.empty()) return held;
@@ -373,7 +375,8 @@ absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(const
   std::vector<std::string> refused;
   absl::Status first;
   for (const HoldIntent& i : intents) {
-    absl::StatusOr<v1::Hold> hold = HoldStake(*holds_.ratings, StakeRequest(room, i.player_id));
+    absl::StatusOr<v1::Hold> hold =
+        HoldStake(*holds_.ratings, StakeRequest(room, i.player_id));
     if (hold.ok() && hold->state() != v1::HOLD_STATE_RELEASED) {
       held[i.request_id] = hold->hold_id();
       continue;
@@ -382,8 +385,8 @@ absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(const
                                      "the stake held for this start was given back")
                                : hold.status();
     if (Passing(s)) {  // the holds kept for the resumed start
-      return absl::UnavailableError(absl::StrCat("the stakes are being held (", s.message(),
-                                                 "); watch the room"));
+      return absl::UnavailableError(
+          absl::StrCat("the stakes are being held (", s.message(), "); watch the room"));
     }
     // The member's own refusal (the balance, their consent) names them.
     if (absl::IsFailedPrecondition(s) || absl::IsPermissionDenied(s)) {
@@ -396,24 +399,25 @@ absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(const
   if (refused.empty()) {
     return absl::InternalError(absl::StrCat("a stake cannot be held: ", first.message()));
   }
-  return absl::Status(first.code(), absl::StrCat(absl::StrJoin(refused, ", "), ": ",
-                                                 first.message()));
+  return absl::Status(first.code(),
+                      absl::StrCat(absl::StrJoin(refused, ", "), ": ", first.message()));
 }
 
 void RoomService::UndoStart(const Room& room, const std::vector<std::string>& unready,
                             const std::map<std::string, std::string>& held) {
   const int number = room.game()->number;
-  absl::StatusOr<Room> undone = Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
-    if (!r.game().has_value() || r.game()->number != number ||
-        r.game()->state != v1::ROOM_GAME_STARTING) {
-      return false;
-    }
-    r.CancelStart();
-    for (const std::string& player : unready) {
-      if (r.IsMember(player)) (void)r.SetReady(player, false);
-    }
-    return true;
-  });
+  absl::StatusOr<Room> undone =
+      Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
+        if (!r.game().has_value() || r.game()->number != number ||
+            r.game()->state != v1::ROOM_GAME_STARTING) {
+          return false;
+        }
+        r.CancelStart();
+        for (const std::string& player : unready) {
+          if (r.IsMember(player)) (void)r.SetReady(player, false);
+        }
+        return true;
+      });
   if (!undone.ok()) {
     service::LogWarn("a room's start was not undone",
                      {{"room", room.room_id()}, {"error", undone.status().ToString()}});
@@ -438,7 +442,8 @@ void RoomService::UndoStart(const Room& room, const std::vector<std::string>& un
   }
 }
 
-std::vector<std::string> RoomService::GiveBack(const std::map<std::string, std::string>& held) {
+std::vector<std::string> RoomService::GiveBack(
+    const std::map<std::string, std::string>& held) {
   std::vector<std::string> given;
   for (const auto& [request_id, hold_id] : held) {
     if (holds_.ratings->ReleaseHold(hold_id, "").ok()) given.push_back(request_id);
@@ -457,18 +462,22 @@ void RoomService::AttachStakes(const Room& room) {
     const GameSeat& seat = game->seats[s];
     if (!seat.member) continue;
     // The start's own request: the same hold.
-    absl::StatusOr<v1::Hold> hold = holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
-    absl::Status a = hold.ok() ? holds_.ratings->AttachHold(hold->hold_id(), game->table_id, s)
-                               : hold.status();
+    absl::StatusOr<v1::Hold> hold =
+        holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
+    absl::Status a = hold.ok()
+                         ? holds_.ratings->AttachHold(hold->hold_id(), game->table_id, s)
+                         : hold.status();
     if (!a.ok() && Passing(a)) {
       service::LogWarn("cannot attach a room's stake hold; the keeper tries again",
-                       {{"room", room.room_id()}, {"player", seat.player_id},
+                       {{"room", room.room_id()},
+                        {"player", seat.player_id},
                         {"error", a.ToString()}});
       return;
     }
     if (!a.ok()) {  // given back meanwhile: that seat plays unstaked
       service::LogError("a room's stake hold cannot be attached",
-                        {{"room", room.room_id()}, {"player", seat.player_id},
+                        {{"room", room.room_id()},
+                         {"player", seat.player_id},
                          {"error", a.ToString()}});
     }
   }
@@ -621,15 +630,19 @@ void RoomService::KeepGame(const std::string& room_id) {
 
 void RoomService::ReleaseStakes(const Room& room) {
   const std::optional<RoomGame>& game = room.game();
-  if (room.settings().stake == 0 || holds_.ratings == nullptr || !game.has_value()) return;
+  if (room.settings().stake == 0 || holds_.ratings == nullptr || !game.has_value())
+    return;
   for (const GameSeat& seat : game->seats) {
     if (!seat.member) continue;
-    absl::StatusOr<v1::Hold> hold = holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
-    absl::Status s =
-        hold.ok() ? holds_.ratings->ReleaseHold(hold->hold_id(), game->table_id) : hold.status();
+    absl::StatusOr<v1::Hold> hold =
+        holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
+    absl::Status s = hold.ok()
+                         ? holds_.ratings->ReleaseHold(hold->hold_id(), game->table_id)
+                         : hold.status();
     if (!s.ok()) {
       service::LogWarn("a voided room game's stake is given back by its TTL",
-                       {{"room", room.room_id()}, {"player", seat.player_id},
+                       {{"room", room.room_id()},
+                        {"player", seat.player_id},
                         {"error", s.ToString()}});
     }
   }

@@ -23,11 +23,11 @@
 // and its start time), so that a resumed start finds the same holds and never
 // places a second one. A member whose balance cannot cover the stake undoes the
 // start: the call is FAILED_PRECONDITION naming them (every such member), their
-// ready flags are cleared, and every hold of that start is given back (HoldReleases::NotQueued,
-// retried until done), as for a start refused by every table instance. Once the
-// table is made the holds are attached to the members' seats (AttachHold), and
-// the ratings service settles the game as it settles Quick Play's; the keeper
-// attaches again those it could not. Bots and the autopilot never stake.
+// ready flags are cleared, and every hold of that start is given back
+// (HoldReleases::NotQueued, retried until done), as for a start refused by every table
+// instance. Once the table is made the holds are attached to the members' seats
+// (AttachHold), and the ratings service settles the game as it settles Quick Play's; the
+// keeper attaches again those it could not. Bots and the autopilot never stake.
 //
 // The keeper (a thread of each replica) also watches the tables of the games
 // being played, the way the lobby does (GetTable with matchmaking's table
@@ -50,11 +50,11 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "services/matchmaking/clients/ratings_client.h"
+#include "services/matchmaking/clients/table_states.h"
 #include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/rooms/room_store.h"
-#include "services/matchmaking/clients/table_states.h"
 #include "services/matchmaking/seat_tokens.h"
 #include "trix/v1/rooms.pb.h"
 

@@ -164,8 +164,8 @@ TEST_F(RoomServiceTest, AStakeIsAStakeLevelAndUnratedRoomsAreNotOfferedYet) {
 TEST(RoomServiceWithoutRatingsTest, AStakedRoomNeedsTheRatingsService) {
   MemoryRoomStore store;
   SeatTokens tokens{"key"};
-  RoomService service(RoomsOptions{.stake_levels = {100}}, &store, nullptr, nullptr, &tokens,
-                      {});
+  RoomService service(RoomsOptions{.stake_levels = {100}}, &store, nullptr, nullptr,
+                      &tokens, {});
   v1::CreateRoomRequest staked;
   staked.set_stake(100);
   absl::Status s = service.Create({"a", "A"}, staked).status();
@@ -212,8 +212,8 @@ TEST_F(RoomServiceTest, AMemberWhoCannotCoverTheStakeUndoesTheStartAndNoHoldIsLe
   for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_RELEASED);
   // bob tops up and says ready: the next start holds anew, once per member.
   ratings_.SetBalance("bob", 500);
-  ASSERT_TRUE(service_->Change(id, "bob", [](Room& r) { return r.SetReady("bob", true); })
-                  .ok());
+  ASSERT_TRUE(
+      service_->Change(id, "bob", [](Room& r) { return r.SetReady("bob", true); }).ok());
   ASSERT_TRUE(service_->StartGame(id, "bob", false).ok());
   int attached = 0;
   for (const v1::Hold& h : Holds()) attached += h.state() == v1::HOLD_STATE_ATTACHED;
@@ -247,7 +247,8 @@ TEST_F(RoomServiceTest, AStakedStartRefusedEverywhereGivesItsHoldsBack) {
   releases_.ReleaseDue();
   for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_RELEASED);
   tables_.failure = absl::OkStatus();
-  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());  // the balance covers it again
+  ASSERT_TRUE(
+      service_->StartGame(id, "alice", false).ok());  // the balance covers it again
   EXPECT_EQ(ratings_.holds_made(), 4);
 }
 

@@ -172,7 +172,8 @@ grpc::ServerUnaryReactor* RoomsGrpcService::SetReady(grpc::CallbackServerContext
                                                      v1::RoomState* response) {
   const bool ready = request->ready();
   if (request->stake_consent().size() > 4096) {
-    return Finish(context, absl::InvalidArgumentError("stake_consent is longer than 4096 bytes"));
+    return Finish(context,
+                  absl::InvalidArgumentError("stake_consent is longer than 4096 bytes"));
   }
   // A player's own call consents with its token; a backend's carries it.
   const std::string token =
