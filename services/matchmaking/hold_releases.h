@@ -15,6 +15,10 @@
 //   when none was made), and given back unless a ticket carries it;
 // - a table whose game is over, voided or gone: EndTable(), which also finishes
 //   its seats (the lobby's reconciliation, the table voids).
+// - a staked room's start (rooms/room_service.h): its members' holds are
+//   Expect()ed the same way before they are held, Queued() once attached to the
+//   table's seats or given back at once, NotQueued() when the start is undone
+//   and a hold could not be given back then.
 // A release without a table is never done for a hold that a waiting, placing or
 // matched ticket carries (a retry of the same request resumed it), unless the
 // game of that match is over.
