@@ -17,6 +17,31 @@ std::string HoldRequestId(const std::string& player_id, const std::string& reque
   return absl::StrCat("mm-", service::TokenHash(key).substr(0, 32));
 }
 
+absl::Status CheckStake(int64_t stake, const std::vector<int64_t>& levels, bool ratings) {
+  if (stake < 0) return absl::InvalidArgumentError("stake must not be negative");
+  if (stake == 0) return absl::OkStatus();
+  bool level = false;
+  for (int64_t s : levels) level |= s == stake;
+  if (!level) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("stake ", stake, " is not a configured stake level"));
+  }
+  if (!ratings) return absl::FailedPreconditionError("staking needs the ratings service");
+  return absl::OkStatus();
+}
+
+absl::StatusOr<v1::Hold> HoldStake(RatingsClient& ratings,
+                                   const v1::HoldStakeRequest& request) {
+  absl::StatusOr<v1::Hold> hold = ratings.HoldStake(request);
+  if (hold.ok()) return hold;
+  // An account the ledger does not know has no balance either.
+  const absl::Status& s = hold.status();
+  const bool broke = absl::IsNotFound(s) || absl::IsFailedPrecondition(s);
+  return broke ? absl::FailedPreconditionError(
+                     absl::StrCat("the balance cannot cover the stake: ", s.message()))
+               : s;
+}
+
 namespace {
 
 // Whether the ratings service's answer finishes a release: released, no such

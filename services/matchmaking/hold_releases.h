@@ -15,6 +15,10 @@
 //   when none was made), and given back unless a ticket carries it;
 // - a table whose game is over, voided or gone: EndTable(), which also finishes
 //   its seats (the lobby's reconciliation, the table voids).
+// - a staked room's start (rooms/room_service.h): its members' holds are
+//   Expect()ed the same way before they are held, Queued() once attached to the
+//   table's seats or given back at once, NotQueued() when the start is undone
+//   and a hold could not be given back then.
 // A release without a table is never done for a hold that a waiting, placing or
 // matched ticket carries (a retry of the same request resumed it), unless the
 // game of that match is over.
@@ -50,6 +54,17 @@ namespace trix::matchmaking {
 // over). At most 35 bytes whatever the ids' lengths.
 std::string HoldRequestId(const std::string& player_id, const std::string& request_id,
                           const std::string& again = "");
+
+// The stake rules Quick Play's tickets and private rooms share. A stake is 0
+// (free) or one of the configured `levels` (INVALID_ARGUMENT otherwise), and
+// staking needs the ratings service (`ratings`; FAILED_PRECONDITION without).
+absl::Status CheckStake(int64_t stake, const std::vector<int64_t>& levels, bool ratings);
+
+// HoldStake, its refusal for want of money (no account, a balance too low) read
+// as FAILED_PRECONDITION "the balance cannot cover the stake: ..."; any other
+// status as the ratings service answered it.
+absl::StatusOr<v1::Hold> HoldStake(RatingsClient& ratings,
+                                   const v1::HoldStakeRequest& request);
 
 struct HoldReleasesOptions {
   absl::Duration every = absl::Seconds(1);  // due releases tried this often

@@ -94,17 +94,9 @@ absl::Status Lobby::Validate(Pending& p) {
     r.mutable_mode()->set_format(v1::FORMAT_COMPLEX);
   }
   if (!KnownMode(r.mode())) return absl::InvalidArgumentError("unknown mode");
-  if (r.stake() < 0) return absl::InvalidArgumentError("stake must not be negative");
-  if (r.stake() > 0) {
-    bool level = false;
-    for (int64_t s : options_.stake_levels) level |= s == r.stake();
-    if (!level) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("stake ", r.stake(), " is not a configured stake level"));
-    }
-    if (ratings_ == nullptr) {
-      return absl::FailedPreconditionError("staking needs the ratings service");
-    }
+  if (absl::Status s = CheckStake(r.stake(), options_.stake_levels, ratings_ != nullptr);
+      !s.ok()) {
+    return s;
   }
   const std::string name = PoolName(r.mode(), r.stake());
   for (const PoolSpec& spec : options_.pools) {
@@ -580,16 +572,9 @@ absl::StatusOr<bool> Lobby::HoldStake(Pending& p) {
   request.set_amount(p.row.stake);
   request.set_replaces_hold_id(p.replaces_hold);
   request.set_consent(p.consent);
-  absl::StatusOr<v1::Hold> hold = ratings_->HoldStake(request);
+  absl::StatusOr<v1::Hold> hold = matchmaking::HoldStake(*ratings_, request);
   service::Failpoint("lobby.after_hold");
-  if (!hold.ok()) {
-    // An account the ledger does not know has no balance either.
-    const absl::Status& s = hold.status();
-    const bool broke = absl::IsNotFound(s) || absl::IsFailedPrecondition(s);
-    return broke ? absl::FailedPreconditionError(
-                       absl::StrCat("the balance cannot cover the stake: ", s.message()))
-                 : s;
-  }
+  if (!hold.ok()) return hold.status();
   p.row.hold_id = hold->hold_id();
   return hold->state() == v1::HOLD_STATE_HELD;
 }

@@ -132,6 +132,9 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("room_code_ttl", &f.server.rooms.code_ttl, "how long a room's invite code joins");
   c.Bind("room_idle_ttl", &f.server.rooms.idle_ttl,
          "a room nobody is in is deleted after this long");
+  c.Bind("room_resume_after", &f.server.rooms.resume_after,
+         "a room's start left unfinished this long (its process died, the table's "
+         "answer was lost) is finished by the keeper");
   service::BindMetricsFlags(c, &f.metrics);
   service::BindServerTlsFlags(c, &f.server.tls);
   service::BindServerLimitsFlags(c, &f.server.limits);

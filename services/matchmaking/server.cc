@@ -129,8 +129,13 @@ void MatchmakingServer::AssembleRooms(const MatchmakingConfig& config,
                                       const std::shared_ptr<grpc::ChannelCredentials>& dial) {
   room_store_ = std::make_unique<PostgresRoomStore>(&store_->pool());
   room_tables_ = std::make_unique<GrpcTableStates>(config.table_token(), dial);
+  if (ratings_ != nullptr) {
+    room_ratings_ = std::make_unique<GrpcRatingsClient>(
+        ratings_.get(), config.credential_token, config.ratings_call_timeout);
+  }
   RoomsOptions rooms = config.rooms;
   rooms.clocks = config.clocks;
+  rooms.stake_levels = config.stake_levels;
   BotLending lending{
       .reserve = [this](const BotAsk& ask) { return bots_->Reserve(ask); },
       .deliver = [this](const std::vector<AssignmentRow>& rows) { bots_->Deliver(rows); },
@@ -138,9 +143,10 @@ void MatchmakingServer::AssembleRooms(const MatchmakingConfig& config,
           [this](const v1::Mode& mode, const std::vector<std::string>& people) {
             return MeanDisplayedRating(bot_ratings_.get(), mode, people);
           }};
-  rooms_ = std::make_unique<RoomService>(rooms, room_store_.get(), placement_.get(),
-                                         room_tables_.get(), &store_->seat_tokens(),
-                                         std::move(lending));
+  rooms_ = std::make_unique<RoomService>(
+      rooms, room_store_.get(), placement_.get(), room_tables_.get(),
+      &store_->seat_tokens(), std::move(lending),
+      RoomHolds{.ratings = room_ratings_.get(), .releases = releases_.get()});
   rooms_service_ = std::make_unique<RoomsGrpcService>(RoomsGrpcOptions{.calls = config.grpc},
                                                       auth_.get(), rooms_.get());
 }

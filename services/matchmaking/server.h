@@ -143,6 +143,7 @@ class MatchmakingServer {
   // Private rooms (rooms.proto), served beside it.
   std::unique_ptr<RoomStore> room_store_;
   std::unique_ptr<TableStates> room_tables_;
+  std::unique_ptr<RatingsClient> room_ratings_;  // staked rooms' holds
   std::unique_ptr<RoomService> rooms_;
   std::unique_ptr<RoomsGrpcService> rooms_service_;
   std::unique_ptr<grpc::Server> server_;

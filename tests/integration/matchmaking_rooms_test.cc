@@ -15,69 +15,13 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "tests/integration/matchmaking_fixture.h"
+#include "tests/integration/room_client.h"
 #include "tests/integration/seat_client.h"
 #include "tests/ratings/ratings_process.h"
 #include "trix/v1/rooms.grpc.pb.h"
 
 namespace trix::matchmaking {
 namespace {
-
-// One member's WatchRoom stream, read on its own thread.
-class RoomWatch {
- public:
-  RoomWatch(v1::Rooms::Stub* stub, const std::string& player,
-            const std::string& room_id) {
-    context_.AddMetadata("authorization", kServiceBearer);
-    v1::WatchRoomRequest request;
-    request.set_player_id(player);
-    request.set_room_id(room_id);
-    thread_ = std::thread([this, stub, request] {
-      auto reader = stub->WatchRoom(&context_, request);
-      v1::RoomState state;
-      while (reader->Read(&state)) {
-        absl::MutexLock lock(&mu_);
-        states_.push_back(state);
-      }
-      grpc::Status s = reader->Finish();
-      absl::MutexLock lock(&mu_);
-      status_ = s;
-      done_ = true;
-    });
-  }
-  ~RoomWatch() {
-    context_.TryCancel();
-    thread_.join();
-  }
-  // The first state received that satisfies `want` (within `timeout`).
-  std::optional<v1::RoomState> WaitFor(std::function<bool(const v1::RoomState&)> want,
-                                       absl::Duration timeout = absl::Seconds(60)) {
-    absl::MutexLock lock(&mu_);
-    std::optional<v1::RoomState> found;
-    auto ready = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
-      for (const v1::RoomState& s : states_) {
-        if (want(s)) {
-          found = s;
-          return true;
-        }
-      }
-      return done_;
-    };
-    mu_.AwaitWithTimeout(absl::Condition(&ready), timeout);
-    return found;
-  }
-  std::vector<v1::RoomState> states() {
-    absl::MutexLock lock(&mu_);
-    return states_;
-  }
-
- private:
-  grpc::ClientContext context_;
-  absl::Mutex mu_;
-  std::vector<v1::RoomState> states_ ABSL_GUARDED_BY(mu_);
-  grpc::Status status_ ABSL_GUARDED_BY(mu_);
-  bool done_ ABSL_GUARDED_BY(mu_) = false;
-  std::thread thread_;
-};
 
 class MatchmakingRoomsTest : public MatchmakingTest {
  protected:
@@ -94,62 +38,31 @@ class MatchmakingRoomsTest : public MatchmakingTest {
   template <typename Request, typename Response, typename Call>
   grpc::Status Call_(Call call, const Request& request, Response* response,
                      const std::string& authorization = kServiceBearer) {
-    grpc::ClientContext context;
-    context.AddMetadata("authorization", authorization);
-    return (rooms_.get()->*call)(&context, request, response);
+    return RoomCalls(rooms_.get()).Call_(call, request, response, authorization);
   }
-
   v1::RoomState Create(const std::string& player,
                        v1::EmptySeats empty = v1::EMPTY_SEATS_BOTS) {
     v1::CreateRoomRequest r;
     r.set_empty_seats(empty);
     return Create(player, r);
   }
-  v1::RoomState Create(const std::string& player, v1::CreateRoomRequest r) {
-    r.set_player_id(player);
-    v1::RoomState state;
-    grpc::Status s = Call_(&v1::Rooms::Stub::CreateRoom, r, &state);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return state;
+  v1::RoomState Create(const std::string& player, const v1::CreateRoomRequest& r) {
+    return RoomCalls(rooms_.get()).Create(player, r);
   }
   grpc::Status Join(const std::string& player, const std::string& code,
                     v1::RoomState* state = nullptr,
                     const std::string& authorization = kServiceBearer) {
-    v1::JoinRoomRequest r;
-    r.set_player_id(player);
-    r.set_code(code);
-    v1::RoomState ignored;
-    return Call_(&v1::Rooms::Stub::JoinRoom, r, state ? state : &ignored, authorization);
+    return RoomCalls(rooms_.get()).Join(player, code, state, authorization);
   }
   grpc::Status TakeSeat(const std::string& player, const std::string& room, int seat) {
-    v1::TakeSeatRequest r;
-    r.set_player_id(player);
-    r.set_room_id(room);
-    r.set_seat(seat);
-    v1::RoomState state;
-    return Call_(&v1::Rooms::Stub::TakeSeat, r, &state);
+    return RoomCalls(rooms_.get()).TakeSeat(player, room, seat);
   }
   grpc::Status Ready(const std::string& player, const std::string& room) {
-    v1::SetReadyRequest r;
-    r.set_player_id(player);
-    r.set_room_id(room);
-    r.set_ready(true);
-    v1::RoomState state;
-    return Call_(&v1::Rooms::Stub::SetReady, r, &state);
+    return RoomCalls(rooms_.get()).Ready(player, room);
   }
   grpc::Status Start(const std::string& player, const std::string& room,
                      bool rematch = false) {
-    v1::RoomState state;
-    if (rematch) {
-      v1::RematchRequest r;
-      r.set_player_id(player);
-      r.set_room_id(room);
-      return Call_(&v1::Rooms::Stub::Rematch, r, &state);
-    }
-    v1::StartGameRequest r;
-    r.set_player_id(player);
-    r.set_room_id(room);
-    return Call_(&v1::Rooms::Stub::StartGame, r, &state);
+    return RoomCalls(rooms_.get()).Start(player, room, rematch);
   }
   v1::RegisterBotResponse RegisterBot(const std::string& name,
                                       v1::BotLevel level = v1::BOT_LEVEL_UNSPECIFIED) {
@@ -281,10 +194,12 @@ TEST_F(MatchmakingRoomsTest, CallersAreCheckedAsMatchmakingChecksThem) {
   r.clear_player_id();
   ASSERT_TRUE(Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice).ok());
   EXPECT_EQ(state.owner(), "alice");
+  // This matchmaking has no ratings service: a staked room is refused as a
+  // staked ticket is.
   r.set_stake(100);
   grpc::Status staked = Call_(&v1::Rooms::Stub::CreateRoom, r, &state, alice);
   EXPECT_EQ(staked.error_code(), grpc::StatusCode::FAILED_PRECONDITION);
-  EXPECT_EQ(staked.error_message(), "staked rooms are not offered yet");
+  EXPECT_EQ(staked.error_message(), "staking needs the ratings service");
 }
 
 TEST_F(MatchmakingRoomsTest, CodeLookupsAreLimitedPerPlayer) {

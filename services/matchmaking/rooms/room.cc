@@ -159,13 +159,19 @@ absl::Status Room::SwapSeats(const std::string& player_id, int seat_a, int seat_
   return absl::OkStatus();
 }
 
-absl::Status Room::SetReady(const std::string& player_id, bool ready) {
+absl::Status Room::SetReady(const std::string& player_id, bool ready,
+                            const std::string& consent) {
   RoomMember* member = Member(player_id);
   if (member == nullptr) return absl::PermissionDeniedError("not a member of this room");
   if (ready && SeatOf(player_id) < 0) {
     return absl::FailedPreconditionError("take a seat first");
   }
   member->ready = ready;
+  if (!ready || settings_.stake == 0) {
+    member->consent.clear();
+  } else if (!consent.empty()) {
+    member->consent = consent;
+  }
   return absl::OkStatus();
 }
 
@@ -245,6 +251,11 @@ void Room::GameCreated(const std::string& table_id, const std::string& address) 
   game_->table_id = table_id;
   game_->address = address;
   for (RoomMember& m : members_) m.ready = false;  // ready again for the next game
+}
+
+void Room::MarkStakesAttached() {
+  if (game_.has_value() && game_->state == v1::ROOM_GAME_PLAYING)
+    game_->stakes_attached = true;
 }
 
 void Room::CancelStart() {
@@ -360,14 +371,16 @@ std::string Room::Serialize() const {
             {"seats", seats_}};
   j["members"] = json::array();
   for (const RoomMember& m : members_) {
-    j["members"].push_back(
-        {{"player", m.player_id}, {"name", m.display_name}, {"ready", m.ready}});
+    json member = {{"player", m.player_id}, {"name", m.display_name}, {"ready", m.ready}};
+    if (!m.consent.empty()) member["consent"] = m.consent;
+    j["members"].push_back(member);
   }
   if (game_.has_value()) {
     json g = {{"number", game_->number},
               {"state", game_->state},
               {"request", game_->request_id},
               {"planned", game_->planned},
+              {"stakes_attached", game_->stakes_attached},
               {"table", game_->table_id},
               {"address", game_->address},
               {"started", absl::ToUnixMicros(game_->started)}};
@@ -398,7 +411,8 @@ absl::StatusOr<Room> Room::Parse(const std::string& text) {
     r.owner_ = j.at("owner");
     r.seats_ = j.at("seats").get<std::array<std::string, kRoomSeats>>();
     for (const json& m : j.at("members")) {
-      r.members_.push_back({m.at("player"), m.at("name"), m.at("ready")});
+      r.members_.push_back(
+          {m.at("player"), m.at("name"), m.at("ready"), m.value("consent", "")});
     }
     if (j.contains("game")) {
       const json& g = j.at("game");
@@ -406,6 +420,7 @@ absl::StatusOr<Room> Room::Parse(const std::string& text) {
                     .state = static_cast<v1::RoomGameState>(g.at("state").get<int>()),
                     .request_id = g.at("request"),
                     .planned = g.at("planned"),
+                    .stakes_attached = g.value("stakes_attached", false),
                     .table_id = g.at("table"),
                     .address = g.at("address"),
                     .started = absl::FromUnixMicros(g.at("started").get<int64_t>())};

@@ -46,6 +46,9 @@ struct RoomMember {
   std::string player_id;
   std::string display_name;
   bool ready = false;
+  // A staked room: the member's consent to the stake's hold, given with their
+  // latest SetReady (rooms.proto); never shown to anyone.
+  std::string consent;
 };
 
 // Who plays one seat of a game: a member, a bot account (lent through the bot
@@ -67,6 +70,8 @@ struct RoomGame {
   // again gets the same table (and its seats' derived tokens).
   std::string request_id;
   bool planned = false;  // every empty seat given to a bot or the autopilot
+  // A staked room's game being played: its members' holds attached to its seats.
+  bool stakes_attached = false;
   std::array<GameSeat, kRoomSeats> seats;
   std::string table_id, address;
   absl::Time started;
@@ -107,7 +112,10 @@ class Room {
   absl::Status TakeSeat(const std::string& player_id, int seat);
   // PERMISSION_DENIED for a member who is not the owner and moves someone else.
   absl::Status SwapSeats(const std::string& player_id, int seat_a, int seat_b);
-  absl::Status SetReady(const std::string& player_id, bool ready);
+  // In a staked room, `consent` (ready) is kept as the member's consent to the
+  // stake's hold; not ready forgets it.
+  absl::Status SetReady(const std::string& player_id, bool ready,
+                        const std::string& consent = "");
   absl::Status Kick(const std::string& owner, const std::string& member);
 
   // Whether `player_id` may start the next game now (StartGame).
@@ -121,6 +129,8 @@ class Room {
   // The starting game's table is made: it is being played; every ready flag is
   // cleared for the next one.
   void GameCreated(const std::string& table_id, const std::string& address);
+  // The game being played has its members' stakes attached to its seats.
+  void MarkStakesAttached();
   // The starting game could not be made (and was not): back to before it, the
   // ready flags as they were.
   void CancelStart();

@@ -4,8 +4,10 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "proto/wire/wire.h"
 #include "services/common/auth.h"
+#include "services/common/failpoint.h"
 #include "services/common/logging.h"
 #include "services/matchmaking/bot_roster.h"
 
@@ -17,6 +19,60 @@ constexpr int kAttempts = 8;  // saves tried before a change gives up ABORTED
 // The CreateTable request id of a room's game: asked again, the same table.
 std::string GameRequestId(const std::string& room_id, int number) {
   return absl::StrCat("room-", room_id, "-", number);
+}
+
+// The HoldStake request id of a member's stake at one start of a game: a
+// resumed start asks again for the same hold; a start undone and begun again
+// (the same game number) holds anew.
+std::string StakeRequestId(const RoomGame& game, const std::string& player_id) {
+  return HoldRequestId(player_id, game.request_id,
+                       absl::StrCat("start-", absl::ToUnixMicros(game.started)));
+}
+
+// The stakes of the starting game's members (none for a free room, nor for a
+// bot or the autopilot).
+std::vector<HoldIntent> StakeIntents(const Room& room) {
+  std::vector<HoldIntent> intents;
+  if (room.settings().stake == 0 || !room.game().has_value()) return intents;
+  for (const GameSeat& seat : room.game()->seats) {
+    if (!seat.member) continue;
+    intents.push_back({.request_id = StakeRequestId(*room.game(), seat.player_id),
+                       .player_id = seat.player_id,
+                       .amount = room.settings().stake});
+  }
+  return intents;
+}
+
+// The member's consent to their stake's hold (SetReadyRequest.stake_consent).
+std::string ConsentOf(const Room& room, const std::string& player_id) {
+  for (const RoomMember& m : room.members()) {
+    if (m.player_id == player_id) return m.consent;
+  }
+  return "";
+}
+
+// The hold of a member's stake at the starting (or started) game, with their
+// consent: asked again, the same hold.
+v1::HoldStakeRequest StakeRequest(const Room& room, const std::string& player_id) {
+  v1::HoldStakeRequest request;
+  request.set_request_id(StakeRequestId(*room.game(), player_id));
+  request.set_player_id(player_id);
+  request.set_amount(room.settings().stake);
+  request.set_consent(ConsentOf(room, player_id));
+  return request;
+}
+
+std::vector<std::string> RequestIds(const std::vector<HoldIntent>& intents) {
+  std::vector<std::string> ids;
+  for (const HoldIntent& i : intents) ids.push_back(i.request_id);
+  return ids;
+}
+
+// Whether a refusal of the ratings service may pass (it is away or slow): the
+// start waits and is resumed.
+bool Passing(const absl::Status& s) {
+  return absl::IsUnavailable(s) || absl::IsDeadlineExceeded(s) || absl::IsAborted(s) ||
+         absl::IsInternal(s);
 }
 
 }  // namespace
@@ -49,13 +105,15 @@ absl::StatusOr<std::string> CheckRoomCode(const std::string& code) {
 }
 
 RoomService::RoomService(RoomsOptions options, RoomStore* store, TableClient* tables,
-                         TableStates* games, const SeatTokens* tokens, BotLending bots)
+                         TableStates* games, const SeatTokens* tokens, BotLending bots,
+                         RoomHolds holds)
     : options_(std::move(options)),
       store_(store),
       tables_(tables),
       games_(games),
       tokens_(tokens),
-      bots_(std::move(bots)) {}
+      bots_(std::move(bots)),
+      holds_(holds) {}
 
 RoomService::~RoomService() { Stop(); }
 
@@ -114,10 +172,14 @@ void RoomService::Stop() {
 
 absl::StatusOr<Room> RoomService::Create(const RoomPlayer& owner,
                                          const v1::CreateRoomRequest& request) {
-  if (request.stake() != 0) {
-    return absl::FailedPreconditionError("staked rooms are not offered yet");
+  if (absl::Status s =
+          CheckStake(request.stake(), options_.stake_levels,
+                     holds_.ratings != nullptr && holds_.releases != nullptr);
+      !s.ok()) {
+    return s;
   }
   RoomSettings settings{.mode = request.mode(),
+                        .stake = request.stake(),
                         .unrated = request.unrated(),
                         .spectators = request.spectators(),
                         .empty_seats = request.empty_seats(),
@@ -197,7 +259,10 @@ absl::StatusOr<Room> RoomService::StartGame(const std::string& room_id,
     absl::Status s = rematch ? room.CheckRematch(player_id) : room.CheckStart(player_id);
     if (!s.ok()) return s;
     number = (room.game().has_value() ? room.game()->number : 0) + 1;
-    room.BeginGame(GameRequestId(room_id, number), absl::Now());
+    // In whole microseconds, as the store keeps it: the stakes' hold requests
+    // are keyed by it (StakeRequestId).
+    room.BeginGame(GameRequestId(room_id, number),
+                   absl::FromUnixMicros(absl::ToUnixMicros(absl::Now())));
     return true;
   });
   if (!claimed.ok()) return claimed.status();
@@ -262,6 +327,8 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
       game->state != v1::ROOM_GAME_STARTING) {
     return room;  // made meanwhile (the keeper, another replica)
   }
+  absl::StatusOr<std::map<std::string, std::string>> held = HoldStakes(*room);
+  if (!held.ok()) return held.status();
   std::vector<Placed> placed = tables_->CreateTables({TableRequest(*room)});
   const Placed& p = placed.front();
   if (!p.status.ok()) {
@@ -270,19 +337,23 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
     if (!ProvesNoTable(p.status)) {
       return absl::UnavailableError("the table is being made; watch the room");
     }
-    (void)Update(room_id, [&](Room& r) -> absl::StatusOr<bool> {
-      if (!r.game().has_value() || r.game()->number != number) return false;
-      r.CancelStart();
-      return true;
-    });
+    UndoStart(*room, {}, *held);
     return absl::UnavailableError(absl::StrCat("no table instance could make the table (",
                                                p.status.message(), "); start again"));
   }
-  Room made = *room;
+  service::Failpoint("rooms.after_create_table");
+  absl::StatusOr<Room> saved = SaveCreated(*room, p);
+  if (saved.ok()) AttachStakes(*saved);
+  return saved;
+}
+
+absl::StatusOr<Room> RoomService::SaveCreated(const Room& room, const Placed& p) {
+  const int number = room.game()->number;
+  Room made = room;
   made.GameCreated(p.response.table_id(), p.address);
   const std::vector<AssignmentRow> rows = SeatRows(made);
   absl::StatusOr<Room> saved =
-      Update(room_id,
+      Update(room.room_id(),
              [&](Room& r) -> absl::StatusOr<bool> {
                if (!r.game().has_value() || r.game()->number != number ||
                    r.game()->state != v1::ROOM_GAME_STARTING) {
@@ -301,6 +372,139 @@ absl::StatusOr<Room> RoomService::FinishStart(const std::string& room_id, int nu
   return saved;
 }
 
+absl::StatusOr<std::map<std::string, std::string>> RoomService::HoldStakes(
+    const Room& room) {
+  std::map<std::string, std::string> held;
+  const std::vector<HoldIntent> intents = StakeIntents(room);
+  if (intents.empty()) return held;
+  if (holds_.ratings == nullptr || holds_.releases == nullptr) {
+    return absl::FailedPreconditionError("staking needs the ratings service");
+  }
+  // Recorded first: a hold whose start is never finished is given back.
+  if (absl::Status s = holds_.releases->Expect(intents); !s.ok()) {
+    return absl::UnavailableError(absl::StrCat("the stakes cannot be held now (",
+                                               s.message(), "); watch the room"));
+  }
+  // Every member is asked, so that each refused member is named and every
+  // request's outcome is known when the start is undone.
+  std::vector<std::string> refused;
+  absl::Status first;
+  for (const HoldIntent& i : intents) {
+    absl::StatusOr<v1::Hold> hold =
+        HoldStake(*holds_.ratings, StakeRequest(room, i.player_id));
+    if (hold.ok() && hold->state() != v1::HOLD_STATE_RELEASED) {
+      held[i.request_id] = hold->hold_id();
+      continue;
+    }
+    absl::Status s = hold.ok() ? absl::FailedPreconditionError(
+                                     "the stake held for this start was given back")
+                               : hold.status();
+    if (Passing(s)) {  // the holds kept for the resumed start
+      return absl::UnavailableError(
+          absl::StrCat("the stakes are being held (", s.message(), "); watch the room"));
+    }
+    // The member's own refusal (the balance, their consent) names them.
+    if (absl::IsFailedPrecondition(s) || absl::IsPermissionDenied(s)) {
+      refused.push_back(i.player_id);
+    }
+    if (first.ok()) first = s;
+  }
+  if (first.ok()) return held;
+  UndoStart(room, refused, held);
+  if (refused.empty()) {
+    return absl::InternalError(absl::StrCat("a stake cannot be held: ", first.message()));
+  }
+  return absl::Status(first.code(),
+                      absl::StrCat(absl::StrJoin(refused, ", "), ": ", first.message()));
+}
+
+void RoomService::UndoStart(const Room& room, const std::vector<std::string>& unready,
+                            const std::map<std::string, std::string>& held) {
+  const int number = room.game()->number;
+  absl::StatusOr<Room> undone =
+      Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
+        if (!r.game().has_value() || r.game()->number != number ||
+            r.game()->state != v1::ROOM_GAME_STARTING) {
+          return false;
+        }
+        r.CancelStart();
+        for (const std::string& player : unready) {
+          if (r.IsMember(player)) (void)r.SetReady(player, false);
+        }
+        return true;
+      });
+  if (!undone.ok()) {
+    service::LogWarn("a room's start was not undone",
+                     {{"room", room.room_id()}, {"error", undone.status().ToString()}});
+  }
+  std::vector<std::string> given = GiveBack(held);
+  // A member refused holds nothing under their request.
+  for (const std::string& player : unready) {
+    given.push_back(StakeRequestId(*room.game(), player));
+  }
+  std::vector<std::string> rest;
+  for (const std::string& id : RequestIds(StakeIntents(room))) {
+    if (std::find(given.begin(), given.end(), id) == given.end()) rest.push_back(id);
+  }
+  // Nothing left of those; the others (a hold not given back now, a refusal
+  // that is not the member's) due now, asked for again under their request and
+  // retried until done, whatever became of the room's save.
+  if (!given.empty()) (void)holds_.releases->Queued(given);
+  if (rest.empty()) return;
+  if (absl::Status s = holds_.releases->NotQueued(rest); !s.ok()) {
+    service::LogWarn("a room's stakes are given back after the admission grace",
+                     {{"room", room.room_id()}, {"error", s.ToString()}});
+  }
+}
+
+std::vector<std::string> RoomService::GiveBack(
+    const std::map<std::string, std::string>& held) {
+  std::vector<std::string> given;
+  for (const auto& [request_id, hold_id] : held) {
+    if (holds_.ratings->ReleaseHold(hold_id, "").ok()) given.push_back(request_id);
+  }
+  return given;
+}
+
+void RoomService::AttachStakes(const Room& room) {
+  const std::optional<RoomGame>& game = room.game();
+  if (room.settings().stake == 0 || holds_.ratings == nullptr || !game.has_value() ||
+      game->state != v1::ROOM_GAME_PLAYING || game->stakes_attached) {
+    return;
+  }
+  const std::vector<HoldIntent> intents = StakeIntents(room);
+  for (int s = 0; s < kRoomSeats; ++s) {
+    const GameSeat& seat = game->seats[s];
+    if (!seat.member) continue;
+    // The start's own request: the same hold.
+    absl::StatusOr<v1::Hold> hold =
+        holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
+    absl::Status a = hold.ok()
+                         ? holds_.ratings->AttachHold(hold->hold_id(), game->table_id, s)
+                         : hold.status();
+    if (!a.ok() && Passing(a)) {
+      service::LogWarn("cannot attach a room's stake hold; the keeper tries again",
+                       {{"room", room.room_id()},
+                        {"player", seat.player_id},
+                        {"error", a.ToString()}});
+      return;
+    }
+    if (!a.ok()) {  // given back meanwhile: that seat plays unstaked
+      service::LogError("a room's stake hold cannot be attached",
+                        {{"room", room.room_id()},
+                         {"player", seat.player_id},
+                         {"error", a.ToString()}});
+    }
+  }
+  (void)holds_.releases->Queued(RequestIds(intents));  // carried by the seats now
+  const std::string table = game->table_id;
+  (void)Update(room.room_id(), [&](Room& r) -> absl::StatusOr<bool> {
+    if (!r.game().has_value() || r.game()->table_id != table) return false;
+    r.MarkStakesAttached();
+    return true;
+  });
+}
+
 v1::CreateTableRequest RoomService::TableRequest(const Room& room) const {
   const RoomGame& game = *room.game();
   v1::CreateTableRequest request;
@@ -316,6 +520,7 @@ v1::CreateTableRequest RoomService::TableRequest(const Room& room) const {
     seat->set_display_name(plan.display_name);
     seat->set_bot(plan.bot);
     seat->set_autopilot(plan.autopilot);
+    if (plan.member) seat->set_stake(room.settings().stake);  // bots never stake
     // Derived from the request id: asked again, the same tokens (seat_tokens.h).
     if (!plan.autopilot) seat->set_seat_token(tokens_->For(game.request_id, s));
   }
@@ -421,6 +626,7 @@ void RoomService::KeepGame(const std::string& room_id) {
     return;
   }
   if (game.state != v1::ROOM_GAME_PLAYING) return;
+  AttachStakes(*room);  // those a start could not attach
   const TableGame end = games_->GameAt(game.address, game.table_id);
   if (end.end == TableEnd::kLive || end.end == TableEnd::kUnknown) return;
   absl::StatusOr<Room> ended =
@@ -433,6 +639,28 @@ void RoomService::KeepGame(const std::string& room_id) {
   if (!ended.ok()) {
     service::LogWarn("a room's game end was not recorded",
                      {{"room", room_id}, {"error", ended.status().ToString()}});
+    return;
+  }
+  if (end.end != TableEnd::kOver) ReleaseStakes(*room);  // settled otherwise
+}
+
+void RoomService::ReleaseStakes(const Room& room) {
+  const std::optional<RoomGame>& game = room.game();
+  if (room.settings().stake == 0 || holds_.ratings == nullptr || !game.has_value())
+    return;
+  for (const GameSeat& seat : game->seats) {
+    if (!seat.member) continue;
+    absl::StatusOr<v1::Hold> hold =
+        holds_.ratings->HoldStake(StakeRequest(room, seat.player_id));
+    absl::Status s = hold.ok()
+                         ? holds_.ratings->ReleaseHold(hold->hold_id(), game->table_id)
+                         : hold.status();
+    if (!s.ok()) {
+      service::LogWarn("a voided room game's stake is given back by its TTL",
+                       {{"room", room.room_id()},
+                        {"player", seat.player_id},
+                        {"error", s.ToString()}});
+    }
   }
 }
 

@@ -15,6 +15,20 @@
 // finished by the keeper after `resume_after`, asking again with the same request
 // (the same table).
 //
+// A staked room (its stake one of Quick Play's stake levels; a ratings service
+// needed) holds every seated member's stake before the table is made, through
+// the ratings service and the hold releases that Quick Play's tickets use
+// (hold_releases.h): each hold is recorded first (HoldReleases::Expect), keyed by
+// the member and this start of the game (HoldRequestId of the game's request id
+// and its start time), so that a resumed start finds the same holds and never
+// places a second one. A member whose balance cannot cover the stake undoes the
+// start: the call is FAILED_PRECONDITION naming them (every such member), their
+// ready flags are cleared, and every hold of that start is given back
+// (HoldReleases::NotQueued, retried until done), as for a start refused by every table
+// instance. Once the table is made the holds are attached to the members' seats
+// (AttachHold), and the ratings service settles the game as it settles Quick Play's; the
+// keeper attaches again those it could not. Bots and the autopilot never stake.
+//
 // The keeper (a thread of each replica) also watches the tables of the games
 // being played, the way the lobby does (GetTable with matchmaking's table
 // credential): a game over, voided or gone goes into the room's series and its
@@ -35,10 +49,12 @@
 #include "absl/status/statusor.h"
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
+#include "services/matchmaking/clients/ratings_client.h"
+#include "services/matchmaking/clients/table_states.h"
+#include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/rooms/room_store.h"
-#include "services/matchmaking/clients/table_states.h"
 #include "services/matchmaking/seat_tokens.h"
 #include "trix/v1/rooms.pb.h"
 
@@ -50,6 +66,15 @@ struct RoomsOptions {
   absl::Duration check_every = absl::Seconds(1);    // games' ends, watchers, expiry
   absl::Duration resume_after = absl::Seconds(10);  // a start left unfinished
   v1::Clocks clocks;  // of the tables; zero: the table service's
+  std::vector<int64_t> stake_levels;  // besides 0 (free): Quick Play's
+};
+
+// What a staked room's holds go through: the ratings service (null: staked
+// rooms are FAILED_PRECONDITION, as Quick Play's staked tickets are) and
+// Quick Play's hold releases.
+struct RoomHolds {
+  RatingsClient* ratings = nullptr;
+  HoldReleases* releases = nullptr;
 };
 
 // A WatchRoom stream.
@@ -83,7 +108,8 @@ absl::StatusOr<std::string> CheckRoomCode(const std::string& code);
 class RoomService {
  public:
   RoomService(RoomsOptions options, RoomStore* store, TableClient* tables,
-              TableStates* games, const SeatTokens* tokens, BotLending bots);
+              TableStates* games, const SeatTokens* tokens, BotLending bots,
+              RoomHolds holds = {});
   ~RoomService();
   void Start();  // the keeper
   void Stop();   // ends the watchers' streams UNAVAILABLE
@@ -128,6 +154,24 @@ class RoomService {
   // What the starting game's empty seats ask bot fill for: the room's mode and
   // bot level; for any level, the seated members' mean rating.
   BotAsk BotAskFor(const Room& room) const;
+  // The starting game's stakes held (see above): the holds by HoldStake request
+  // id (none for a free room), UNAVAILABLE while the ratings service does not
+  // answer (the keeper resumes the start), or a member's refusal, the start undone.
+  absl::StatusOr<std::map<std::string, std::string>> HoldStakes(const Room& room);
+  // The holds of a game voided or gone, given back naming its table (once; an
+  // attached hold the ratings service's TTL gives back otherwise).
+  void ReleaseStakes(const Room& room);
+  // Attaches the holds of the game being played to its seats, and records it.
+  void AttachStakes(const Room& room);
+  // Undoes the starting game (the ready flags of the members `unready`, whose
+  // stakes were refused, cleared) and gives back every hold of that start: those
+  // of `held` (by request id) at once, any other through the hold releases.
+  void UndoStart(const Room& room, const std::vector<std::string>& unready,
+                 const std::map<std::string, std::string>& held);
+  // Gives back the holds of `held` now; the request ids of those given back.
+  std::vector<std::string> GiveBack(const std::map<std::string, std::string>& held);
+  // The table made: the game being played with its seats, the bots told.
+  absl::StatusOr<Room> SaveCreated(const Room& room, const Placed& placed);
   v1::CreateTableRequest TableRequest(const Room& room) const;
   std::vector<AssignmentRow> SeatRows(const Room& room) const;
   void KeepGame(const std::string& room_id);
@@ -143,6 +187,7 @@ class RoomService {
   TableStates* const games_;
   const SeatTokens* const tokens_;
   const BotLending bots_;
+  const RoomHolds holds_;
   absl::Mutex mu_;
   std::map<std::string, std::vector<Watcher>> watchers_ ABSL_GUARDED_BY(mu_);
   bool stop_ ABSL_GUARDED_BY(mu_) = false;

@@ -2,7 +2,11 @@
 // of the test's own: two starts at once make one table, a start whose answer was
 // lost is finished by the keeper with the same table, one refused everywhere is
 // undone, a game's end goes into the series with its seats finished, each
-// watcher gets their own seat token only, idle empty rooms expire.
+// watcher gets their own seat token only, idle empty rooms expire. A staked
+// room (on the ratings fake and Quick Play's hold releases on memory) holds each
+// member's stake before its table and attaches it to their seat after; a member
+// who cannot cover the stake undoes the start and nobody's hold is left; a
+// resumed start reuses the holds of the first.
 #include "services/matchmaking/rooms/room_service.h"
 
 #include <gtest/gtest.h>
@@ -13,7 +17,10 @@
 #include <thread>
 
 #include "absl/strings/ascii.h"
+#include "services/matchmaking/testing/fake_ratings_client.h"
+#include "services/matchmaking/testing/memory_hold_release_store.h"
 #include "services/matchmaking/testing/memory_room_store.h"
+#include "services/matchmaking/testing/memory_ticket_store.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -84,6 +91,8 @@ class RoomServiceTest : public ::testing::Test {
  protected:
   RoomServiceTest() { Make({}); }
   void Make(RoomsOptions options) {
+    service_.reset();
+    options.stake_levels = {100};
     service_ = std::make_unique<RoomService>(
         options, &store_, &tables_, &ends_, &tokens_,
         BotLending{
@@ -104,11 +113,14 @@ class RoomServiceTest : public ::testing::Test {
                 -> std::optional<int> {
               rated_people_ = people;
               return 1234;
-            }});
+            }},
+        RoomHolds{.ratings = &ratings_, .releases = &releases_});
   }
-  // alice's room with bob at seat 2, both ready.
-  std::string ReadyRoom() {
-    absl::StatusOr<Room> room = service_->Create({"alice", "Alice"}, {});
+  // alice's room with bob at seat 2, both ready (at `stake`).
+  std::string ReadyRoom(int64_t stake = 0) {
+    v1::CreateRoomRequest request;
+    request.set_stake(stake);
+    absl::StatusOr<Room> room = service_->Create({"alice", "Alice"}, request);
     EXPECT_TRUE(room.ok()) << room.status();
     EXPECT_TRUE(service_->Join({"bob", "Bob"}, room->code()).ok());
     const std::string id = room->room_id();
@@ -121,7 +133,21 @@ class RoomServiceTest : public ::testing::Test {
     return id;
   }
 
+  // The state of every hold the fake ledger made.
+  std::vector<v1::Hold> Holds() {
+    std::vector<v1::Hold> holds;
+    for (int i = 1; i <= ratings_.holds_made(); ++i) {
+      holds.push_back(*ratings_.HoldOf("hold-" + std::to_string(i)));
+    }
+    return holds;
+  }
+
   MemoryRoomStore store_;
+  MemoryTicketStore tickets_;
+  FakeRatings ratings_;
+  prometheus::Registry registry_;
+  HoldReleases releases_{std::make_unique<MemoryHoldReleaseStore>(&tickets_),
+                         ratings_.Client(), HoldReleasesOptions{}, &registry_};
   Tables tables_;
   Ends ends_;
   SeatTokens tokens_{"room service test key"};
@@ -131,10 +157,16 @@ class RoomServiceTest : public ::testing::Test {
   std::unique_ptr<RoomService> service_;
 };
 
-TEST_F(RoomServiceTest, StakedRoomsAreNotOfferedYet) {
+TEST_F(RoomServiceTest, AStakeIsAStakeLevel) {
   v1::CreateRoomRequest staked;
+  staked.set_stake(70);
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->Create({"a", "A"}, staked).status()));
+  staked.set_stake(-100);
+  EXPECT_TRUE(absl::IsInvalidArgument(service_->Create({"a", "A"}, staked).status()));
   staked.set_stake(100);
-  EXPECT_TRUE(absl::IsFailedPrecondition(service_->Create({"a", "A"}, staked).status()));
+  absl::StatusOr<Room> room = service_->Create({"a", "A"}, staked);
+  ASSERT_TRUE(room.ok()) << room.status();
+  EXPECT_EQ(room->settings().stake, 100);
 }
 
 TEST_F(RoomServiceTest, AnUnratedRoomMakesUnratedTablesAndSaysSoInItsSeries) {
@@ -162,6 +194,123 @@ TEST_F(RoomServiceTest, AnUnratedRoomMakesUnratedTablesAndSaysSoInItsSeries) {
 
   ASSERT_TRUE(service_->StartGame(ReadyRoom(), "alice", false).ok());  // rated: the default
   EXPECT_FALSE(tables_.asked.back().unrated());
+}
+
+TEST(RoomServiceWithoutRatingsTest, AStakedRoomNeedsTheRatingsService) {
+  MemoryRoomStore store;
+  SeatTokens tokens{"key"};
+  RoomService service(RoomsOptions{.stake_levels = {100}}, &store, nullptr, nullptr,
+                      &tokens, {});
+  v1::CreateRoomRequest staked;
+  staked.set_stake(100);
+  absl::Status s = service.Create({"a", "A"}, staked).status();
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+}
+
+TEST_F(RoomServiceTest, AStakedStartHoldsEachMembersStakeAndAttachesItToTheirSeat) {
+  ratings_.SetBalance("alice", 500);
+  ratings_.SetBalance("bob", 500);
+  const std::string id = ReadyRoom(100);
+  absl::StatusOr<Room> room = service_->StartGame(id, "alice", false);
+  ASSERT_TRUE(room.ok()) << room.status();
+  const std::string table = tables_.tables.begin()->second;
+  std::vector<v1::Hold> holds = Holds();
+  ASSERT_EQ(holds.size(), 2u);  // the bot and the autopilot hold nothing
+  std::map<std::string, int> seats;
+  for (const v1::Hold& h : holds) {
+    EXPECT_EQ(h.state(), v1::HOLD_STATE_ATTACHED);
+    EXPECT_EQ(h.amount(), 100);
+    EXPECT_EQ(h.table_id(), table);
+    seats[h.player_id()] = h.seat();
+  }
+  EXPECT_EQ(seats, (std::map<std::string, int>{{"alice", 0}, {"bob", 2}}));
+  const v1::CreateTableRequest& made = tables_.asked.front();
+  for (int seat : {0, 1, 2, 3}) EXPECT_EQ(made.seats(seat).stake(), seat % 2 ? 0 : 100);
+  EXPECT_TRUE(store_.Load(id)->game()->stakes_attached);
+  EXPECT_EQ(releases_.ReleaseDue(), 0);  // nothing left to give back
+  EXPECT_EQ(Holds()[0].state(), v1::HOLD_STATE_ATTACHED);
+}
+
+TEST_F(RoomServiceTest, AMemberWhoCannotCoverTheStakeUndoesTheStartAndNoHoldIsLeft) {
+  ratings_.SetBalance("alice", 500);
+  ratings_.SetBalance("bob", 50);
+  const std::string id = ReadyRoom(100);
+  absl::Status s = service_->StartGame(id, "alice", false).status();
+  EXPECT_TRUE(absl::IsFailedPrecondition(s)) << s;
+  EXPECT_NE(s.message().find("bob"), absl::string_view::npos) << s;
+  EXPECT_TRUE(tables_.asked.empty());
+  absl::StatusOr<Room> room = store_.Load(id);
+  ASSERT_TRUE(room.ok());
+  EXPECT_FALSE(room->game().has_value());
+  for (const RoomMember& m : room->members()) EXPECT_EQ(m.ready, m.player_id == "alice");
+  releases_.ReleaseDue();
+  for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_RELEASED);
+  // bob tops up and says ready: the next start holds anew, once per member.
+  ratings_.SetBalance("bob", 500);
+  ASSERT_TRUE(
+      service_->Change(id, "bob", [](Room& r) { return r.SetReady("bob", true); }).ok());
+  ASSERT_TRUE(service_->StartGame(id, "bob", false).ok());
+  int attached = 0;
+  for (const v1::Hold& h : Holds()) attached += h.state() == v1::HOLD_STATE_ATTACHED;
+  EXPECT_EQ(attached, 2);
+}
+
+TEST_F(RoomServiceTest, AResumedStakedStartReusesItsHolds) {
+  RoomsOptions options;
+  options.resume_after = absl::ZeroDuration();
+  Make(options);
+  ratings_.SetBalance("alice", 100);
+  ratings_.SetBalance("bob", 100);
+  const std::string id = ReadyRoom(100);
+  tables_.failure = absl::UnavailableError("answer lost");
+  EXPECT_TRUE(absl::IsUnavailable(service_->StartGame(id, "alice", false).status()));
+  ASSERT_EQ(ratings_.holds_made(), 2);
+  for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_HELD);
+  tables_.failure = absl::OkStatus();
+  service_->Keep();
+  EXPECT_EQ(store_.Load(id)->game()->state, v1::ROOM_GAME_PLAYING);
+  ASSERT_EQ(ratings_.holds_made(), 2);  // the same holds, not a second pair
+  for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_ATTACHED);
+}
+
+TEST_F(RoomServiceTest, AStakedStartRefusedEverywhereGivesItsHoldsBack) {
+  ratings_.SetBalance("alice", 100);
+  ratings_.SetBalance("bob", 100);
+  const std::string id = ReadyRoom(100);
+  tables_.failure = absl::ResourceExhaustedError("no instance has room");
+  EXPECT_TRUE(absl::IsUnavailable(service_->StartGame(id, "alice", false).status()));
+  releases_.ReleaseDue();
+  for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_RELEASED);
+  tables_.failure = absl::OkStatus();
+  ASSERT_TRUE(
+      service_->StartGame(id, "alice", false).ok());  // the balance covers it again
+  EXPECT_EQ(ratings_.holds_made(), 4);
+}
+
+TEST_F(RoomServiceTest, AVoidedStakedGameGivesItsHoldsBack) {
+  ratings_.SetBalance("alice", 100);
+  ratings_.SetBalance("bob", 100);
+  const std::string id = ReadyRoom(100);
+  ASSERT_TRUE(service_->StartGame(id, "alice", false).ok());
+  ends_.ends[tables_.tables.begin()->second] = TableGame{.end = TableEnd::kVoided};
+  service_->Keep();
+  EXPECT_EQ(store_.Load(id)->game()->state, v1::ROOM_GAME_OVER);
+  ASSERT_EQ(ratings_.holds_made(), 2);
+  for (const v1::Hold& h : Holds()) EXPECT_EQ(h.state(), v1::HOLD_STATE_RELEASED);
+}
+
+TEST_F(RoomServiceTest, TwoStakedStartsAtOnceHoldOnceForEachMember) {
+  ratings_.SetBalance("alice", 500);
+  ratings_.SetBalance("bob", 500);
+  const std::string id = ReadyRoom(100);
+  absl::Status first, second;
+  std::thread a([&] { first = service_->StartGame(id, "alice", false).status(); });
+  std::thread b([&] { second = service_->StartGame(id, "bob", false).status(); });
+  a.join();
+  b.join();
+  EXPECT_NE(first.ok(), second.ok()) << first << " / " << second;
+  EXPECT_EQ(tables_.tables.size(), 1u);
+  EXPECT_EQ(ratings_.holds_made(), 2);
 }
 
 TEST_F(RoomServiceTest, TwoStartsAtOnceMakeOneTable) {

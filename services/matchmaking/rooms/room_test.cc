@@ -222,5 +222,27 @@ TEST(RoomTest, TheBotLevelIsStoredAndARoomStoredWithoutOneReadsAsAnyLevel) {
   EXPECT_EQ(back->game()->seats[1].bot_level, v1::BOT_LEVEL_UNSPECIFIED);
 }
 
+// A staked room keeps each member's consent from their last SetReady, stored
+// but never shown; not ready forgets it, and a free room keeps none.
+TEST(RoomTest, AStakedRoomKeepsTheConsentOfReadyMembersOnly) {
+  RoomSettings staked = Partner();
+  staked.stake = 100;
+  Room room = Make(staked);
+  ASSERT_TRUE(room.Join({"bob", "Bob"}).ok());
+  ASSERT_TRUE(room.SetReady("alice", true, "alice-token").ok());
+  ASSERT_TRUE(room.SetReady("bob", true, "bob-token").ok());
+  ASSERT_TRUE(room.SetReady("bob", false).ok());
+  absl::StatusOr<Room> back = Room::Parse(room.Serialize());
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->members()[0].consent, "alice-token");
+  EXPECT_EQ(back->members()[1].consent, "");
+  v1::RoomState state;
+  back->ToProto(&state);
+  EXPECT_EQ(state.DebugString().find("alice-token"), std::string::npos);
+  Room free = Make();
+  ASSERT_TRUE(free.SetReady("alice", true, "alice-token").ok());
+  EXPECT_EQ(free.members()[0].consent, "");
+}
+
 }  // namespace
 }  // namespace trix::matchmaking

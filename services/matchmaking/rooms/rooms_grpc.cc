@@ -138,8 +138,8 @@ grpc::ServerUnaryReactor* RoomsGrpcService::Apply(
     grpc::CallbackServerContext* context, const std::string& player_id,
     const std::string& room_id,
     const std::function<absl::Status(Room&, const std::string&)>& change,
-    v1::RoomState* response) {
-  absl::StatusOr<std::string> player = Player(context, player_id);
+    v1::RoomState* response, Caller* caller) {
+  absl::StatusOr<std::string> player = Player(context, player_id, caller);
   if (!player.ok()) return Finish(context, player.status());
   if (absl::Status s = CheckRoomId(room_id); !s.ok()) return Finish(context, s);
   const std::string who = *player;
@@ -171,9 +171,20 @@ grpc::ServerUnaryReactor* RoomsGrpcService::SetReady(grpc::CallbackServerContext
                                                      const v1::SetReadyRequest* request,
                                                      v1::RoomState* response) {
   const bool ready = request->ready();
+  if (request->stake_consent().size() > 4096) {
+    return Finish(context,
+                  absl::InvalidArgumentError("stake_consent is longer than 4096 bytes"));
+  }
+  // A player's own call consents with its token; a backend's carries it.
+  const std::string token =
+      service::BearerToken(service::ClientMetadata(*context, "authorization"));
+  Caller caller;
   return Apply(
       context, request->player_id(), request->room_id(),
-      [ready](Room& r, const std::string& p) { return r.SetReady(p, ready); }, response);
+      [&](Room& r, const std::string& p) {
+        return r.SetReady(p, ready, caller.service ? request->stake_consent() : token);
+      },
+      response, &caller);
 }
 
 grpc::ServerUnaryReactor* RoomsGrpcService::LeaveRoom(

@@ -65,12 +65,13 @@ class RoomsGrpcService final : public v1::Rooms::CallbackService {
   absl::StatusOr<std::string> Player(grpc::CallbackServerContext* context,
                                      const std::string& player_id,
                                      Caller* caller = nullptr);
-  // Player(), then a room id checked, then `change` applied to the room.
+  // Player() (the caller into `caller` when not null), then a room id checked,
+  // then `change` applied to the room.
   grpc::ServerUnaryReactor* Apply(
       grpc::CallbackServerContext* context, const std::string& player_id,
       const std::string& room_id,
       const std::function<absl::Status(Room&, const std::string&)>& change,
-      v1::RoomState* response);
+      v1::RoomState* response, Caller* caller = nullptr);
   // StartGame (rematch false) and Rematch (true).
   grpc::ServerUnaryReactor* Start(grpc::CallbackServerContext* context,
                                   const std::string& player_id, const std::string& room_id,
