@@ -142,23 +142,12 @@ class MatchmakingStakesTest : public MatchmakingTest {
     ratings_.reset();
   }
   void Credit(const std::string& player, int64_t amount) {
-    grpc::ClientContext context;
-    ratings_->Authorize(context);
-    v1::TransferRequest request;
-    request.set_request_id("credit-" + player);
-    request.set_player_id(player);
-    request.set_amount(amount);
-    v1::TransferResponse response;
-    grpc::Status s = ratings_->stub().Credit(&context, request, &response);
+    grpc::Status s = ratings_->Credit("credit-" + player, player, amount);
     ASSERT_TRUE(s.ok()) << s.error_message();
   }
   v1::Balance Balance(const std::string& player) {
-    grpc::ClientContext context;
-    ratings_->Authorize(context);
-    v1::GetBalanceRequest request;
-    request.set_player_id(player);
     v1::Balance balance;
-    grpc::Status s = ratings_->stub().GetBalance(&context, request, &balance);
+    grpc::Status s = ratings_->GetBalance(player, &balance);
     EXPECT_TRUE(s.ok()) << s.error_message();
     return balance;
   }

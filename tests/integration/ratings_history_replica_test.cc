@@ -62,14 +62,7 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
 
   grpc::Status CreditOver(const std::string& request_id, const std::string& player,
                           int64_t amount) {
-    grpc::ClientContext context;
-    service_->Authorize(context);
-    v1::TransferRequest request;
-    request.set_request_id(request_id);
-    request.set_player_id(player);
-    request.set_amount(amount);
-    v1::TransferResponse response;
-    return service_->stub().Credit(&context, request, &response);
+    return service_->Credit(request_id, player, amount);
   }
   grpc::Status Hold(const std::string& request_id, const std::string& player,
                     int64_t amount) {
@@ -83,11 +76,7 @@ class RatingsHistoryReplicaTest : public RatingsDbTest {
     return service_->stub().HoldStake(&context, request, &hold);
   }
   grpc::Status Balance(const std::string& player, v1::Balance* balance) {
-    grpc::ClientContext context;
-    service_->Authorize(context);
-    v1::GetBalanceRequest request;
-    request.set_player_id(player);
-    return service_->stub().GetBalance(&context, request, balance);
+    return service_->GetBalance(player, balance);
   }
   grpc::Status Statement(const std::string& player, v1::GetStatementResponse* statement) {
     grpc::ClientContext context;

@@ -76,4 +76,24 @@ void RatingsProcess::Authorize(grpc::ClientContext& context) const {
   context.set_deadline(absl::ToChronoTime(absl::Now() + absl::Seconds(10)));
 }
 
+grpc::Status RatingsProcess::Credit(const std::string& request_id,
+                                    const std::string& player_id, int64_t amount) {
+  grpc::ClientContext context;
+  Authorize(context);
+  v1::TransferRequest request;
+  request.set_request_id(request_id);
+  request.set_player_id(player_id);
+  request.set_amount(amount);
+  v1::TransferResponse response;
+  return stub_->Credit(&context, request, &response);
+}
+
+grpc::Status RatingsProcess::GetBalance(const std::string& player_id, v1::Balance* balance) {
+  grpc::ClientContext context;
+  Authorize(context);
+  v1::GetBalanceRequest request;
+  request.set_player_id(player_id);
+  return stub_->GetBalance(&context, request, balance);
+}
+
 }  // namespace trix::ratings

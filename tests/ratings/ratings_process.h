@@ -9,6 +9,7 @@
 #ifndef TRIX_TESTS_RATINGS_RATINGS_PROCESS_H_
 #define TRIX_TESTS_RATINGS_RATINGS_PROCESS_H_
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <utility>
@@ -34,6 +35,10 @@ class RatingsProcess {
 
   v1::RatingsService::Stub& stub() { return *stub_; }
   void Authorize(grpc::ClientContext& context) const;
+  // Credit and GetBalance with the service token, for tests that set up money.
+  grpc::Status Credit(const std::string& request_id, const std::string& player_id,
+                      int64_t amount);
+  grpc::Status GetBalance(const std::string& player_id, v1::Balance* balance);
   bots::ChildProcess& process() { return *process_; }
   int port() const { return port_; }
   // The metrics port it chose (started with --metrics_port=0), or 0.
