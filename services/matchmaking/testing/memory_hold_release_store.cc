@@ -143,21 +143,13 @@ absl::Status MemoryHoldReleaseStore::Done(const std::string& hold_id) {
 
 absl::Status MemoryHoldReleaseStore::Later(const std::string& hold_id, int tries) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = rows_.find(hold_id);
-  if (it != rows_.end() && !it->second.done) it->second.due = absl::Now() + RetryBackoff(tries);
+  PutOffRow(rows_, hold_id, tries);
   return absl::OkStatus();
 }
 
 absl::StatusOr<RetryTable::Backlog> MemoryHoldReleaseStore::Pending() {
   std::lock_guard<std::mutex> lock(mu_);
-  RetryTable::Backlog b;
-  const absl::Time now = absl::Now();
-  for (const auto& [id, s] : rows_) {
-    if (s.done) continue;
-    ++b.pending;
-    b.oldest = std::max(b.oldest, now - s.created);
-  }
-  return b;
+  return BacklogOf(rows_);
 }
 
 absl::Status MemoryHoldReleaseStore::Sweep(absl::Duration keep) {

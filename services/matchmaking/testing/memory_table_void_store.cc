@@ -34,23 +34,13 @@ absl::Status MemoryTableVoidStore::Done(const std::string& request_id) {
 
 absl::Status MemoryTableVoidStore::Later(const std::string& request_id, int tries) {
   std::lock_guard<std::mutex> lock(mu_);
-  auto it = rows_.find(request_id);
-  if (it != rows_.end() && !it->second.done) {
-    it->second.due = absl::Now() + RetryBackoff(tries);
-  }
+  PutOffRow(rows_, request_id, tries);
   return absl::OkStatus();
 }
 
 absl::StatusOr<RetryTable::Backlog> MemoryTableVoidStore::Pending() {
   std::lock_guard<std::mutex> lock(mu_);
-  RetryTable::Backlog b;
-  const absl::Time now = absl::Now();
-  for (const auto& [id, s] : rows_) {
-    if (s.done) continue;
-    ++b.pending;
-    b.oldest = std::max(b.oldest, now - s.created);
-  }
-  return b;
+  return BacklogOf(rows_);
 }
 
 void MemoryTableVoidStore::Add(const std::string& request_id, const std::string& request,
