@@ -32,17 +32,7 @@ TEST_F(MatchmakingStakedRoomsTest, AStakedGameHoldsOncePerMemberAndIsSettledByIt
   Credit("bob", 500);
   const std::string room = ReadyStakedRoom();
   RoomWatch alice(rooms_.get(), "alice", room), bob(rooms_.get(), "bob", room);
-  grpc::Status first, second;
-  std::thread t1([&] { first = Calls().Start("alice", room); });
-  std::thread t2([&] { second = Calls().Start("bob", room); });
-  t1.join();
-  t2.join();
-  EXPECT_TRUE(first.ok() || second.ok())
-      << first.error_message() << second.error_message();
-  for (const grpc::Status& s : {first, second}) {
-    EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
-        << s.error_message();
-  }
+  Calls().StartAtOnce("alice", "bob", room);
   auto playing = [](const v1::RoomState& s) {
     return s.game().state() == v1::ROOM_GAME_PLAYING && s.has_assignment();
   };

@@ -142,6 +142,21 @@ class RoomCalls {
     r.set_room_id(room);
     return Call_(&v1::Rooms::Stub::StartGame, r, state);
   }
+  // StartGame by `a` and by `b` at once: at least one answers OK, and any other
+  // answer is FAILED_PRECONDITION (the game is starting or being played).
+  void StartAtOnce(const std::string& a, const std::string& b, const std::string& room) {
+    grpc::Status first, second;
+    std::thread t1([&] { first = Start(a, room); });
+    std::thread t2([&] { second = Start(b, room); });
+    t1.join();
+    t2.join();
+    EXPECT_TRUE(first.ok() || second.ok())
+        << first.error_message() << second.error_message();
+    for (const grpc::Status& s : {first, second}) {
+      EXPECT_TRUE(s.ok() || s.error_code() == grpc::StatusCode::FAILED_PRECONDITION)
+          << s.error_message();
+    }
+  }
 
  private:
   v1::Rooms::Stub* const stub_;
