@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -163,6 +164,11 @@ class GameStore {
   // are running, a transaction per 100 (a draining instance's whole fleet, or the
   // finished tables leaving its memory); the others are left.
   absl::Status ReleaseLeases(const std::vector<std::string>& game_ids);
+
+  // Each of `game_ids`' stored log length (unknown games left out): what a host
+  // compares with what it acknowledged after a failover of the database.
+  absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> LogLengths(
+      const std::vector<std::string>& game_ids);
 
   // Unfinished games the player sits in (once per seat), newest first.
   absl::StatusOr<std::vector<table::GameListing>> ListActive(const std::string& player_id);

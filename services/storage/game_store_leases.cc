@@ -129,6 +129,22 @@ absl::Status GameStore::ReleaseLeases(const std::vector<std::string>& game_ids) 
   });
 }
 
+absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> GameStore::LogLengths(
+    const std::vector<std::string>& game_ids) {
+  absl::flat_hash_map<std::string, int64_t> lengths;
+  absl::Status status = impl_->pool.Run("reading log lengths", [&](pqxx::connection& c) {
+    PgArray ids(PgType::kText);
+    for (const std::string& id : game_ids) ids.AddString(id);
+    pqxx::read_transaction tx(c);
+    for (const pqxx::row& row : tx.exec_params(sql::kLogLengths, ids.Finish())) {
+      lengths[row[0].as<std::string>()] = row[1].as<int64_t>();
+    }
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return lengths;
+}
+
 absl::StatusOr<std::vector<std::string>> GameStore::RenewHosted(
     absl::Duration ttl, const std::vector<std::string>& hosted) {
   absl::StatusOr<bool> held = impl_->RenewLease(ttl);

@@ -269,6 +269,16 @@ TEST_F(GameStoreLeaseTest, ReleasingAFleetReleasesOnlyOurRunningGames) {
   ASSERT_OK(store_->ReleaseLeases({}));
 }
 
+TEST_F(GameStoreLeaseTest, LogLengthsOfTheAskedGames) {
+  ASSERT_OK(store_->CreateGame(SampleGame("short")));
+  ASSERT_OK(store_->CreateGame(SampleGame("long")));
+  ASSERT_OK(store_->AppendSync(SampleAppend("long", 0, 3)));
+  absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> lengths =
+      store_->LogLengths({"short", "long", "nope"});
+  ASSERT_TRUE(lengths.ok()) << lengths.status();
+  EXPECT_EQ(*lengths, (absl::flat_hash_map<std::string, int64_t>{{"short", 0}, {"long", 3}}));
+}
+
 class GameStoreListTest : public GameStoreLeaseTest {};
 
 TEST_F(GameStoreListTest, ActiveGamesOfAPlayer) {

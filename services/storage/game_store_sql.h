@@ -89,6 +89,10 @@ WHERE id = ANY($2::text[]) AND lease_owner = $1 AND finished IS NULL
   AND lease_until > '-infinity'
 ORDER BY id FOR SHARE)sql";
 
+// $1 game ids.
+inline constexpr const char* kLogLengths = R"sql(
+SELECT id, log_length FROM games WHERE id = ANY($1::text[]))sql";
+
 // $1 owner, $2 ttl µs, $3 limit: takes running sound games whose lease lapsed
 // (game_lease_lapsed of migrations/0034, spelled out here so that the owners' leases
 // are read once per owner, not once per game), released ones first, then the

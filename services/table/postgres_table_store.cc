@@ -52,6 +52,10 @@ class PostgresStore final : public TableStore {
     if (claimed.ok()) registry_->ForgetPreviousRuns(name).IgnoreError();
     return claimed;
   }
+  absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> LogLengths(
+      const std::vector<std::string>& game_ids) override {
+    return store_->LogLengths(game_ids);
+  }
   absl::Status MarkBroken(const std::string& game_id,
                           const std::string& reason) override {
     return store_->MarkBroken(game_id, reason);

@@ -288,6 +288,7 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
 void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Status& status,
                              const std::function<void(const absl::Status&)>& after) {
   metrics_.append_failures.Increment();
+  logs_in_doubt_.store(true);
   // An unreachable database fails every table's appends alike; the
   // maintenance thread logs that once per change of state.
   if (!absl::IsUnavailable(status)) {
@@ -320,6 +321,42 @@ void TableHost::CountRewind(Slot& slot) {
            {{"table", slot.id},
             {"acknowledged", absl::StrCat(slot.acknowledged)},
             {"stored", absl::StrCat(stored)}});
+}
+
+absl::Status TableHost::CheckStoredLogs() {
+  std::vector<std::shared_ptr<Slot>> hosted;
+  std::vector<std::string> ids;
+  {
+    absl::MutexLock lock(&mu_);
+    for (const auto& [id, slot] : slots_) {
+      if (!slot->hosted.load()) continue;
+      hosted.push_back(slot);
+      ids.push_back(id);
+    }
+  }
+  absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> lengths =
+      store_->LogLengths(ids);
+  if (!lengths.ok()) return lengths.status();
+  for (const std::shared_ptr<Slot>& slot : hosted) {
+    auto it = lengths->find(slot->id);
+    if (it != lengths->end()) RebuildRewound(slot, it->second);
+  }
+  return absl::OkStatus();
+}
+
+void TableHost::RebuildRewound(const std::shared_ptr<Slot>& slot, int64_t stored) {
+  Post(
+      slot,
+      [this, slot, stored](Slot& s, const absl::Status& status) {
+        if (!status.ok() || !s.table || s.acknowledged <= stored) return;
+        if (FindSlot(s.id) != slot) return;  // it left memory meanwhile
+        // Ended here, running in the log: it is running again once reloaded.
+        s.finished.store(false);
+        s.table.reset();
+        s.load_status = absl::UnavailableError("the table is being reloaded");
+        PlayDueMoves(slot, /*restart_clock=*/false);
+      },
+      /*bounded=*/false);
 }
 
 void TableHost::SendSnapshots(Slot& slot) {

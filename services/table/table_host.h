@@ -30,7 +30,10 @@
 // and may be retried with the same request id). An append refused because the log
 // is shorter than acknowledged (DATA_LOSS: an asynchronous failover lost commits)
 // rebuilds the table at once, counts the rewind (trix_table_log_rewinds_total) and
-// sends every open stream a fresh snapshot of the table as stored.
+// sends every open stream a fresh snapshot of the table as stored. A table that
+// appends nothing more (ended here, or waiting on a seat) is found by comparing
+// every hosted table's stored log with what it acknowledged once the database
+// answers again after it was away or refused an append.
 //
 //   TableHost host(options, store.get(), &registry);
 //   host.Start();
@@ -295,6 +298,14 @@ class TableHost {
   // After a reload found the stored log shorter than the table had acknowledged
   // (after a refused append, or any reload): counts and logs the entries lost.
   void CountRewind(Slot& slot);
+  // Compares every hosted table's stored log with what it acknowledged, after the
+  // database was away or refused an append (logs_in_doubt_): a failover to a
+  // replica that lacked the last commits rewinds tables that append nothing more
+  // (ended here, or waiting on a seat) as well; each found shorter is rebuilt from
+  // the log (Reload counts the rewind) and plays on.
+  absl::Status CheckStoredLogs();
+  // On the strand: the table acknowledged more than the log holds (`stored`).
+  void RebuildRewound(const std::shared_ptr<Slot>& slot, int64_t stored);
   // Sends every stream a snapshot of the table as loaded (its streams had been
   // sent events the log no longer holds), and a seat its prompt.
   void SendSnapshots(Slot& slot);
@@ -443,6 +454,9 @@ class TableHost {
   std::atomic<int64_t> renewed_at_us_{0};
   absl::Mutex renew_mu_;  // one renewal at a time
   int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
+  // Set when the database was away or refused an append: the next round that
+  // reaches it runs CheckStoredLogs.
+  std::atomic<bool> logs_in_doubt_{false};
   // Appends sent to the store and not yet answered (Commit).
   std::atomic<int> appends_in_flight_{0};
   std::atomic<bool> started_{false};

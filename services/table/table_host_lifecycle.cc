@@ -116,7 +116,10 @@ void TableHost::RunMaintenance() {
   }
   // Nothing to claim or renew without a database, and one line above says so
   // (rather than one per round per operation).
-  if (!ready) return;
+  if (!ready) {
+    logs_in_doubt_.store(true);
+    return;
+  }
   // Renewal first: adoption never delays it (claims are bounded, and the
   // claimed tables load on the io pool).
   if (absl::Status s = RenewHosted(); !s.ok()) {
@@ -136,6 +139,7 @@ void TableHost::RunMaintenance() {
     absl::MutexLock lock(&mu_);
     evicted_.insert(dropped.begin(), dropped.end());
   }
+  if (logs_in_doubt_.exchange(false) && !CheckStoredLogs().ok()) logs_in_doubt_.store(true);
 }
 
 std::vector<std::string> TableHost::DropExpired() {

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -62,6 +63,9 @@ class TableStore {
   virtual absl::Status ReleaseLease(const std::string& game_id) = 0;
   // Those of `game_ids` still ours; the rest are left as they are.
   virtual absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) = 0;
+  // Each of `game_ids`' stored log length; unknown games are left out.
+  virtual absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> LogLengths(
+      const std::vector<std::string>& game_ids) = 0;
   virtual absl::Status MarkBroken(const std::string& game_id,
                                   const std::string& reason) = 0;
   virtual absl::Status VoidQuarantined(const AppendRequest& request) = 0;

@@ -373,6 +373,20 @@ absl::Status MemoryStore::ReleaseLeases(const std::vector<std::string>& game_ids
   return absl::OkStatus();
 }
 
+absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> MemoryStore::LogLengths(
+    const std::vector<std::string>& game_ids) {
+  if (absl::Status s = Injected("LogLengths"); !s.ok()) return s;
+  absl::MutexLock lock(&db_->mu);
+  absl::flat_hash_map<std::string, int64_t> lengths;
+  for (const std::string& id : game_ids) {
+    auto it = db_->games.find(id);
+    if (it != db_->games.end()) {
+      lengths[id] = static_cast<int64_t>(it->second.stored.entries.size());
+    }
+  }
+  return lengths;
+}
+
 absl::StatusOr<std::vector<GameListing>> MemoryStore::ListActive(
     const std::string& player_id) {
   absl::MutexLock lock(&db_->mu);

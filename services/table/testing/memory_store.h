@@ -85,6 +85,8 @@ class MemoryStore final : public TableStore {
                                                              absl::Duration ttl) override;
   absl::Status ReleaseLease(const std::string& game_id) override;
   absl::Status ReleaseLeases(const std::vector<std::string>& game_ids) override;
+  absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> LogLengths(
+      const std::vector<std::string>& game_ids) override;
   absl::Status MarkBroken(const std::string& game_id, const std::string& reason) override;
   absl::Status VoidQuarantined(const AppendRequest& request) override;
   absl::Status Heartbeat(const storage::InstanceState& state) override;
