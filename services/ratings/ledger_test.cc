@@ -259,7 +259,7 @@ TEST_F(LedgerTest, ARefusedSettlementIsSetAsideWhileTheGamesAfterItGoOn) {
 
   // Past their TTL, the holds of a set-aside table wait for it.
   Sql("UPDATE ratings.holds SET updated = now() - interval '2 hours'");
-  Ledger swept(pool_.get(), {.attached_ttl = absl::Hours(1)});
+  Ledger swept(ledger_store_.get(), {.attached_ttl = absl::Hours(1)});
   EXPECT_EQ(swept.ReleaseExpiredHolds(10).value_or(-1), 0);
 
   // Still refused: tried again and still set aside; then the cause goes away.
@@ -516,7 +516,7 @@ TEST_F(LedgerTest, RandomScenariosKeepTheBooksBalanced) {
 // A waiting ticket's hold, kept within its TTL, outlives it; one no longer kept
 // is released by the sweep and cannot be kept again.
 TEST_F(LedgerTest, AKeptHoldOutlivesItsHeldTtl) {
-  Ledger ledger(pool_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  Ledger ledger(ledger_store_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
   for (const char* p : {"a", "b", "c"}) Credit(p, 1000);
   const std::string kept = ledger.HoldStake("t-a", "a", 100)->hold_id;
   const std::string lapsed = ledger.HoldStake("t-b", "b", 100)->hold_id;
@@ -540,7 +540,7 @@ TEST_F(LedgerTest, AKeptHoldOutlivesItsHeldTtl) {
 }
 
 TEST_F(LedgerTest, HoldsPastTheirTtlAreReleasedOnceBySweep) {
-  Ledger ledger(pool_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  Ledger ledger(ledger_store_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
   const std::string queued = ledger.HoldStake("t-a", "a", 100)->hold_id;
   const std::string fresh = ledger.HoldStake("t-b", "b", 100)->hold_id;
@@ -558,7 +558,7 @@ TEST_F(LedgerTest, HoldsPastTheirTtlAreReleasedOnceBySweep) {
   EXPECT_GE(open->oldest_seconds, 3 * 3600 - 60);
 
   // Two replicas sweeping at once release each hold once.
-  Ledger other(pool_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  Ledger other(ledger_store_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
   HoldSweeper mine(&ledger, metrics_.get(), absl::Seconds(30));
   HoldSweeper theirs(&other, metrics_.get(), absl::Seconds(30));
   std::atomic<int> released{0};
@@ -605,7 +605,7 @@ TEST_F(LedgerTest, AReplayMustMatchEveryFieldOfTheTransfer) {
 }
 
 TEST_F(LedgerTest, TransfersAndBalancesHaveCeilings) {
-  Ledger ledger(pool_.get(), {.max_transfer = 1000, .max_balance = 1500});
+  Ledger ledger(ledger_store_.get(), {.max_transfer = 1000, .max_balance = 1500});
   absl::StatusOr<Transfer> big = ledger.Move(EntryKind::kCredit, "r1", "p", 1001, "");
   EXPECT_EQ(big.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(big.status().message().find("largest transfer, 1000"), std::string::npos);

@@ -36,7 +36,8 @@ RatingsServer::RatingsServer(const ServerOptions& options, prometheus::Registry*
               {.provisional_games = options.provisional_games,
                .newcomer = {options.consumer.model.mu, options.consumer.model.sigma}},
               history_pool_.get()),
-      ledger_(&pool_, options.ledger, history_pool_.get()),
+      ledger_store_(&pool_, history_pool_.get()),
+      ledger_(&ledger_store_, options.ledger),
       service_(&reader_, &ledger_, &metrics_, options.access),
       consumer_(WithUrl(options.consumer, options.database_url), &metrics_),
       sweeper_(&ledger_, &metrics_, options.hold_sweep_interval) {}

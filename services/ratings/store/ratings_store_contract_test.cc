@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/logging.h"
+#include "services/ratings/store/postgres_ledger_store.h"
 #include "services/ratings/store/postgres_ratings_store.h"
 #include "services/ratings/store/ratings_store.h"
 #include "services/ratings/testing/memory_ratings_store.h"
@@ -89,7 +90,8 @@ class PostgresUnderTest : public StoreUnderTest {
   explicit PostgresUnderTest(std::unique_ptr<storage::TestDatabase> db)
       : db_(std::move(db)),
         pool_(db_->url(), 2, "ratings store test"),
-        ledger_(&pool_),
+        ledger_store_(&pool_),
+        ledger_(&ledger_store_),
         store_(db_->url()) {}
 
   RatingsStore& store() override { return store_; }
@@ -140,6 +142,7 @@ class PostgresUnderTest : public StoreUnderTest {
 
   std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
   storage::ConnectionPool pool_;
+  PostgresLedgerStore ledger_store_;
   Ledger ledger_;
   ConnectedStore store_;
 };

@@ -12,7 +12,8 @@ void RatingsDbTest::SetUp() {
   ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
   connection_ = storage::Connect(db_->url(), "ratings-test");
   metrics_ = std::make_unique<RatingsMetrics>(registry_);
-  ledger_ = std::make_unique<Ledger>(pool_.get());
+  ledger_store_ = std::make_unique<PostgresLedgerStore>(pool_.get());
+  ledger_ = std::make_unique<Ledger>(ledger_store_.get());
   reader_ = std::make_unique<RatingReader>(pool_.get(), ReaderOptions{});
   ConsumerOptions options;
   options.database_url = db_->url();

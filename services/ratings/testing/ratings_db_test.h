@@ -15,6 +15,7 @@
 #include "prometheus/registry.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/ledger.h"
+#include "services/ratings/store/postgres_ledger_store.h"
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
 #include "services/ratings/testing/outbox_games.h"
@@ -41,6 +42,7 @@ class RatingsDbTest : public storage::DatabaseTest {
   std::unique_ptr<pqxx::connection> connection_;
   prometheus::Registry registry_;
   std::unique_ptr<RatingsMetrics> metrics_;
+  std::unique_ptr<PostgresLedgerStore> ledger_store_;
   std::unique_ptr<Ledger> ledger_;
   std::unique_ptr<RatingReader> reader_;
   std::unique_ptr<OutboxConsumer> consumer_;
