@@ -47,16 +47,6 @@ class LedgerTest : public RatingsDbTest {
     return Sql("SELECT settlement FROM ratings.applied_games WHERE game_id = '" + game + "'")[0][0]
         .as<std::string>();
   }
-  // Four stakers of 100 at a solo table, placed 1..4: 60/30/10/0 of the pot.
-  OutboxGame StakedSolo(const std::string& id) {
-    OutboxGame g = OutboxGame::Solo(id, {"a", "b", "c", "d"}, {1, 2, 3, 4});
-    const int64_t payouts[] = {240, 120, 40, 0};
-    for (int s = 0; s < 4; ++s) {
-      g.seats[s].stake = 100;
-      g.seats[s].payout = payouts[s];
-    }
-    return g;
-  }
 };
 
 TEST_F(LedgerTest, CreditsAndDebitsAreIdempotentByRequestId) {
@@ -172,7 +162,7 @@ TEST_F(LedgerTest, AttachedHoldsStayUntilTheResult) {
 TEST_F(LedgerTest, StakedGameSettlesFromAttachedHolds) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
   HoldStakesAtG1();
-  Write({StakedSolo("g1")});
+  Write({OutboxGame::StakedSolo("g1")});
   EXPECT_EQ(Drain(), 1);
   EXPECT_EQ(Settlement("g1"), "settled");
   EXPECT_EQ(BalanceOf("a"), 1140);
@@ -214,7 +204,8 @@ TEST_F(LedgerTest, AStakeOfAWholeBalanceSettles) {
   Credit("c", 150);
   Credit("d", 1000);
   HoldStakesAtG1();
-  Write({StakedSolo("g1"), OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {4, 3, 2, 1})});
+  Write({OutboxGame::StakedSolo("g1"),
+         OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {4, 3, 2, 1})});
   EXPECT_EQ(Drain(), 2);
   EXPECT_EQ(Settlement("g1"), "settled");
   EXPECT_EQ(Settlement("g2"), "unstaked");
@@ -238,7 +229,7 @@ TEST_F(LedgerTest, ARefusedSettlementIsSetAsideWhileTheGamesAfterItGoOn) {
       "$$ BEGIN RAISE EXCEPTION 'the journal refuses g1'; END $$");
   Sql("CREATE TRIGGER refuse_g1 BEFORE INSERT ON ratings.entries FOR EACH ROW "
       "WHEN (NEW.game_id = 'g1') EXECUTE FUNCTION refuse_g1()");
-  std::vector<OutboxGame> games = {StakedSolo("g1")};
+  std::vector<OutboxGame> games = {OutboxGame::StakedSolo("g1")};
   for (int i = 2; i <= 101; ++i) {
     games.push_back(OutboxGame::Solo(absl::StrCat("g", i), {"a", "b", "c", "d"}, {1, 2, 3, 4}));
   }
@@ -285,7 +276,7 @@ TEST_F(LedgerTest, AStakeWithoutItsHoldSettlesNothingForThatSeat) {
   for (int s = 0; s < 3; ++s) {
     AttachedHold(absl::StrCat("k", s), std::string(1, 'a' + s), 100, "g1", s);
   }
-  Write({StakedSolo("g1")});  // d's stake has no hold
+  Write({OutboxGame::StakedSolo("g1")});  // d's stake has no hold
   EXPECT_EQ(Drain(), 1);
   EXPECT_EQ(Settlement("g1"), "unheld");
   EXPECT_NE(Sql("SELECT note FROM ratings.applied_games")[0][0].as<std::string>().find(
@@ -306,7 +297,7 @@ TEST_F(LedgerTest, AStakeWithoutItsHoldSettlesNothingForThatSeat) {
 
 TEST_F(LedgerTest, AStakedGameWithNoHoldsMovesNoMoney) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
-  Write({StakedSolo("g1")});
+  Write({OutboxGame::StakedSolo("g1")});
   EXPECT_EQ(Drain(), 1);
   EXPECT_EQ(Settlement("g1"), "unheld");
   for (const char* p : {"a", "b", "c", "d"}) EXPECT_EQ(BalanceOf(p), 1000) << p;
@@ -322,7 +313,7 @@ TEST_F(LedgerTest, AHoldOfAnotherAmountOrPlayerIsReleasedNotSettled) {
   const HoldInfo others = AttachedHold("k1", "x", 100, "g1", 1);   // b's seat
   AttachedHold("k2", "c", 100, "g1", 2);
   AttachedHold("k3", "d", 100, "g1", 3);
-  Write({StakedSolo("g1")});
+  Write({OutboxGame::StakedSolo("g1")});
   Drain();
   EXPECT_EQ(Settlement("g1"), "unheld");
   // c and d are the only stakers: the better placed (c) takes the pot.
@@ -378,7 +369,7 @@ TEST_F(LedgerTest, AnAttachedHoldIsReleasedOnlyByNamingItsTable) {
   EXPECT_TRUE(ledger_->ReleaseHold(d, "g1").ok());  // a no-op
   EXPECT_TRUE(ledger_->ReleaseHold(d).ok());
   EXPECT_EQ(Available("d"), 1000);
-  Write({StakedSolo("g1")});
+  Write({OutboxGame::StakedSolo("g1")});
   Drain();
   EXPECT_EQ(Settlement("g1"), "unheld");
   EXPECT_EQ(BalanceOf("d"), 1000);
@@ -392,7 +383,7 @@ TEST_F(LedgerTest, AVoidedTableReleasesItsHoldsAndMovesNothing) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
   HoldStakesAtG1();
   AttachedHold("other", "a", 100, "g2", 0);  // another table's: stays
-  OutboxGame voided = StakedSolo("g1");
+  OutboxGame voided = OutboxGame::StakedSolo("g1");
   voided.void_reason = "dealer misconfigured";
   Write({voided});
   EXPECT_EQ(Drain(), 1);
@@ -417,7 +408,7 @@ TEST_F(LedgerTest, AVoidedTableReleasesItsHoldsAndMovesNothing) {
 
 TEST_F(LedgerTest, NonIntegralPayoutLeavesTheGameUnsettledButRated) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 100);
-  OutboxGame g = StakedSolo("g1");
+  OutboxGame g = OutboxGame::StakedSolo("g1");
   g.seats[0].payout = 240.5;
   g.seats[1].payout = 119.5;
   Write({g});
@@ -432,7 +423,7 @@ TEST_F(LedgerTest, NonIntegralPayoutLeavesTheGameUnsettledButRated) {
 
 TEST_F(LedgerTest, PayoutsThatDoNotSumToThePotMoveNothing) {
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 100);
-  OutboxGame g = StakedSolo("g1");
+  OutboxGame g = OutboxGame::StakedSolo("g1");
   g.seats[0].payout = 241;
   Write({g});
   Drain();
@@ -516,7 +507,8 @@ TEST_F(LedgerTest, RandomScenariosKeepTheBooksBalanced) {
 // A waiting ticket's hold, kept within its TTL, outlives it; one no longer kept
 // is released by the sweep and cannot be kept again.
 TEST_F(LedgerTest, AKeptHoldOutlivesItsHeldTtl) {
-  Ledger ledger(ledger_store_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  Ledger ledger(ledger_store_.get(),
+                {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
   for (const char* p : {"a", "b", "c"}) Credit(p, 1000);
   const std::string kept = ledger.HoldStake("t-a", "a", 100)->hold_id;
   const std::string lapsed = ledger.HoldStake("t-b", "b", 100)->hold_id;
@@ -540,7 +532,8 @@ TEST_F(LedgerTest, AKeptHoldOutlivesItsHeldTtl) {
 }
 
 TEST_F(LedgerTest, HoldsPastTheirTtlAreReleasedOnceBySweep) {
-  Ledger ledger(ledger_store_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  Ledger ledger(ledger_store_.get(),
+                {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
   for (const char* p : {"a", "b", "c", "d"}) Credit(p, 1000);
   const std::string queued = ledger.HoldStake("t-a", "a", 100)->hold_id;
   const std::string fresh = ledger.HoldStake("t-b", "b", 100)->hold_id;
@@ -558,7 +551,8 @@ TEST_F(LedgerTest, HoldsPastTheirTtlAreReleasedOnceBySweep) {
   EXPECT_GE(open->oldest_seconds, 3 * 3600 - 60);
 
   // Two replicas sweeping at once release each hold once.
-  Ledger other(ledger_store_.get(), {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
+  Ledger other(ledger_store_.get(),
+               {.held_ttl = absl::Minutes(1), .attached_ttl = absl::Hours(1)});
   HoldSweeper mine(&ledger, metrics_.get(), absl::Seconds(30));
   HoldSweeper theirs(&other, metrics_.get(), absl::Seconds(30));
   std::atomic<int> released{0};

@@ -147,16 +147,6 @@ class PostgresUnderTest : public StoreUnderTest {
   ConnectedStore store_;
 };
 
-OutboxGame StakedSolo(const std::string& id) {
-  OutboxGame g = OutboxGame::Solo(id, {"a", "b", "c", "d"}, {1, 2, 3, 4});
-  const int64_t payouts[] = {240, 120, 40, 0};
-  for (int s = 0; s < 4; ++s) {
-    g.seats[s].stake = 100;
-    g.seats[s].payout = payouts[s];
-  }
-  return g;
-}
-
 class RatingsStoreContractTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -301,10 +291,10 @@ TEST_P(RatingsStoreContractTest, AWriteOverAVanishedRatingIsRefused) {
 }
 
 TEST_P(RatingsStoreContractTest, SettlementsFollowTheHoldsAttached) {
-  const OutboxGame settled = StakedSolo("g1");
-  OutboxGame voided = StakedSolo("g2");
+  const OutboxGame settled = OutboxGame::StakedSolo("g1");
+  OutboxGame voided = OutboxGame::StakedSolo("g2");
   voided.void_reason = "dealer misconfigured";
-  OutboxGame unheld = StakedSolo("g3");
+  OutboxGame unheld = OutboxGame::StakedSolo("g3");
   under_->HoldStakes(settled);
   under_->HoldStakes(voided);
   OutboxGame three_held = unheld;
@@ -329,7 +319,7 @@ TEST_P(RatingsStoreContractTest, SettlementsFollowTheHoldsAttached) {
 }
 
 TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
-  const OutboxGame g1 = StakedSolo("g1");
+  const OutboxGame g1 = OutboxGame::StakedSolo("g1");
   under_->HoldStakes(g1);
   under_->Add({g1, OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
   under_->Refuse("g1", true);
