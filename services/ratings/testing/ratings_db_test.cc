@@ -14,7 +14,8 @@ void RatingsDbTest::SetUp() {
   metrics_ = std::make_unique<RatingsMetrics>(registry_);
   ledger_store_ = std::make_unique<PostgresLedgerStore>(pool_.get());
   ledger_ = std::make_unique<Ledger>(ledger_store_.get());
-  reader_ = std::make_unique<RatingReader>(pool_.get(), ReaderOptions{});
+  reader_store_ = std::make_unique<PostgresRatingReadStore>(pool_.get());
+  reader_ = std::make_unique<RatingReader>(reader_store_.get(), ReaderOptions{});
   ConsumerOptions options;
   options.database_url = db_->url();
   options.batch_size = 50;
