@@ -19,6 +19,7 @@
 #include "services/ratings/testing/memory_ledger_store.h"
 #include "services/ratings/testing/outbox_games.h"
 #include "services/storage/connection_pool.h"
+#include "services/ratings/testing/stores_under_test.h"
 #include "services/storage/testing/test_database.h"
 
 namespace trix::ratings {
@@ -84,15 +85,8 @@ class PostgresUnderTest : public StoreUnderTest {
 class LedgerStoreContractTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    service::InitLogging("ledger-store-test", "off");
-    if (GetParam() == "Memory") {
-      under_ = std::make_unique<MemoryUnderTest>();
-    } else {
-      absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-          storage::TestDatabase::Create();
-      ASSERT_TRUE(db.ok()) << db.status();
-      under_ = std::make_unique<PostgresUnderTest>(*std::move(db));
-    }
+    ASSERT_NO_FATAL_FAILURE(
+        (MakeUnderTest<MemoryUnderTest, PostgresUnderTest>(GetParam(), under_)));
     ledger_ = std::make_unique<Ledger>(&under_->store(), kTtls);
   }
 
