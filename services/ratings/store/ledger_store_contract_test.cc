@@ -70,12 +70,7 @@ class PostgresUnderTest : public StoreUnderTest {
   }
 
  private:
-  void Exec(const std::string& sql) {
-    pqxx::connection c(db_->url());
-    pqxx::work tx(c);
-    tx.exec0(sql);
-    tx.commit();
-  }
+  void Exec(const std::string& sql) { ExecSql(db_->url(), sql); }
 
   std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
   storage::ConnectionPool pool_;
