@@ -31,16 +31,6 @@ int64_t Sum(const std::map<std::string, int64_t>& lines) {
   return sum;
 }
 
-OutboxGame StakedSolo(const std::string& id) {
-  OutboxGame g = OutboxGame::Solo(id, {"a", "b", "c", "d"}, {1, 2, 3, 4});
-  const int64_t payouts[] = {240, 120, 40, 0};
-  for (int s = 0; s < 4; ++s) {
-    g.seats[s].stake = 100;
-    g.seats[s].payout = payouts[s];
-  }
-  return g;
-}
-
 TEST(ConsumerPlanTest, ASoloGameRatesFourPlayersFromTheDefault) {
   const BatchPlan plan =
       Plan({RowOf(1, OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {2, 1, 4, 3}))});
@@ -124,7 +114,7 @@ TEST(ConsumerPlanTest, ABotIsRatedAndMarked) {
 }
 
 TEST(ConsumerPlanTest, AVoidedStakedTableIsNotRatedAndReleasesItsHolds) {
-  OutboxGame g = StakedSolo("g1");
+  OutboxGame g = OutboxGame::StakedSolo("g1");
   g.void_reason = "dealer misconfigured";
   const BatchPlan plan = Plan({RowOf(1, g)});
   ASSERT_EQ(plan.games.size(), 1u);
@@ -140,7 +130,7 @@ TEST(ConsumerPlanTest, AVoidedStakedTableIsNotRatedAndReleasesItsHolds) {
 }
 
 TEST(ConsumerPlanTest, AnUnratedStakedGameIsSettledAndRatesNobody) {
-  OutboxGame g = StakedSolo("g1");
+  OutboxGame g = OutboxGame::StakedSolo("g1");
   g.unrated = true;
   const std::map<PlayerKey, StoredRating> ratings = {{{"complex-solo", "a"}, {{30, 5}, 7}}};
   const std::vector<OutboxRow> rows = {RowOf(1, g)};
@@ -179,7 +169,7 @@ TEST(ConsumerPlanTest, AnUnratedGameBesideARatedOneLeavesOnlyTheRatedOnesPlayers
 }
 
 TEST(ConsumerPlanTest, AStakedGamesTwoEntriesEachSumToZero) {
-  const BatchPlan plan = Plan({RowOf(1, StakedSolo("g1"))});
+  const BatchPlan plan = Plan({RowOf(1, OutboxGame::StakedSolo("g1"))});
   const SettlementPlan& s = plan.games[0].settlement;
   EXPECT_EQ(s.settlement.outcome, "settled");
   EXPECT_EQ(s.held, (std::array<int64_t, kSeats>{100, 100, 100, 100}));
@@ -195,7 +185,7 @@ TEST(ConsumerPlanTest, AStakedGamesTwoEntriesEachSumToZero) {
 }
 
 TEST(ConsumerPlanTest, AStakeWithoutItsHoldIsLeftOutOfThePot) {
-  OutboxGame g = StakedSolo("g1");
+  OutboxGame g = OutboxGame::StakedSolo("g1");
   const absl::StatusOr<FinishedGame> game = ParseFinishedGame(1, g.Payload());
   ASSERT_TRUE(game.ok()) << game.status();
   std::vector<HoldInfo> holds = ExpectedHolds(*game);
@@ -211,7 +201,7 @@ TEST(ConsumerPlanTest, AStakeWithoutItsHoldIsLeftOutOfThePot) {
 }
 
 TEST(ConsumerPlanTest, PayoutsThatDoNotSumToThePotMoveNothing) {
-  OutboxGame g = StakedSolo("g1");
+  OutboxGame g = OutboxGame::StakedSolo("g1");
   g.seats[0].payout = 300;
   const BatchPlan plan = Plan({RowOf(1, g)});
   const SettlementPlan& s = plan.games[0].settlement;

@@ -29,10 +29,14 @@
 // the holds stay attached until their TTL. Otherwise those holds leave `held`, one
 // STAKE entry moves the held stakes into the pot (in that order, so that a stake of
 // a whole balance keeps held <= balance), the holds become settled, and one PAYOUT
-// entry empties the pot. A voided table (Void) moves nothing and releases every
-// hold attached to it.
+// entry empties the pot. A voided table moves nothing and releases every hold
+// attached to it.
 //
-//   Ledger ledger(&pool);
+// The rules live here; the accounts, journal and holds in a LedgerStore
+// (store/ledger_store.h: PostgreSQL, or in memory for tests).
+//
+//   PostgresLedgerStore store(&pool);
+//   Ledger ledger(&store);
 //   absl::StatusOr<Transfer> t = ledger.Move(EntryKind::kCredit, "req-1", "p1", 500, "");
 //   absl::StatusOr<HoldInfo> h = ledger.HoldStake("ticket-9", "p1", 100);
 #ifndef TRIX_SERVICES_RATINGS_LEDGER_H_
@@ -41,14 +45,12 @@
 #include <array>
 #include <cstdint>
 #include <map>
-#include <pqxx/transaction>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/ratings/game_result.h"
-#include "services/storage/connection_pool.h"
 
 namespace trix::ratings {
 
@@ -141,14 +143,14 @@ struct OpenHolds {
 std::string PlayerAccount(const std::string& player_id);
 std::string PotAccount(const std::string& game_id);
 
+class LedgerStore;
+class LedgerTransaction;
+
 class Ledger {
  public:
-  // Statements are read from `history` (a standby's pool, so they lag by its
-  // replay lag), or from `pool` when it is null; balances, every movement and the
-  // checks before it always from `pool`.
-  explicit Ledger(storage::ConnectionPool* pool, LedgerOptions options = {},
-                  storage::ConnectionPool* history = nullptr)
-      : pool_(pool), history_(history != nullptr ? history : pool), options_(options) {}
+  // `store` outlives the ledger.
+  explicit Ledger(LedgerStore* store, LedgerOptions options = {})
+      : store_(store), options_(options) {}
 
   // A credit (money in) or debit (money out) of a player's account through the
   // world account, idempotent by request_id. A credit opens the account. A debit
@@ -186,15 +188,13 @@ class Ledger {
   absl::StatusOr<int> ReleaseExpiredHolds(int limit);
   absl::StatusOr<OpenHolds> GetOpenHolds();
 
-  // Settles a finished `game`, or releases a voided one's holds, inside the
-  // caller's transaction (see the file comment). Throw what libpqxx throws.
-  static Settlement Settle(pqxx::work& tx, const FinishedGame& game);
-  // The same, as `planned` (PlanSettlement of the game with its ExpectedHolds) when
-  // the holds attached to the table are the expected ones, else as planned for
-  // the holds found there.
-  static Settlement Settle(pqxx::work& tx, const FinishedGame& game,
+  // Settles a finished `game` as `planned` (PlanSettlement of the game with its
+  // ExpectedHolds) when the holds attached to the table are the expected ones,
+  // else as planned for the holds found there; a voided game's holds are all
+  // released. Runs inside the caller's transaction (see the file comment); throws
+  // what the storage throws.
+  static Settlement Settle(LedgerTransaction& tx, const FinishedGame& game,
                            const SettlementPlan& planned);
-  static Settlement Void(pqxx::work& tx, const FinishedGame& game);
 
  private:
   absl::Status CheckTransfer(const std::string& request_id, const std::string& player_id,
@@ -203,8 +203,7 @@ class Ledger {
   // credit's largest balance.
   absl::Status CheckRoom(EntryKind kind, const BalanceInfo& before, int64_t amount) const;
 
-  storage::ConnectionPool* const pool_;
-  storage::ConnectionPool* const history_;
+  LedgerStore* const store_;
   const LedgerOptions options_;
 };
 

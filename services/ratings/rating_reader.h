@@ -1,9 +1,12 @@
 // Reads of the ratings: a player's rating in every mode, many players' ratings in
 // one mode, a mode's ladder (paged), and a player's history in a mode (paged).
 // A player who never played a mode has the model's default rating, 0 games, and is
-// provisional. Bots are rated like people but left off the ladders.
+// provisional. Bots are rated like people but left off the ladders. The rules live
+// here; the stored ratings and history in a RatingReadStore
+// (store/rating_read_store.h: PostgreSQL, or in memory for tests).
 //
-//   RatingReader reader(&pool, {.provisional_games = 10});
+//   PostgresRatingReadStore store(&pool);
+//   RatingReader reader(&store, {.provisional_games = 10});
 //   absl::StatusOr<std::vector<PlayerRating>> all = reader.PlayerRatings("p1");
 #ifndef TRIX_SERVICES_RATINGS_RATING_READER_H_
 #define TRIX_SERVICES_RATINGS_RATING_READER_H_
@@ -16,7 +19,6 @@
 #include "absl/time/time.h"
 #include "services/ratings/display.h"
 #include "services/ratings/openskill.h"
-#include "services/storage/connection_pool.h"
 
 namespace trix::ratings {
 
@@ -40,6 +42,7 @@ struct LadderPage {
 };
 
 struct HistoryEntry {
+  int64_t outbox_id = 0;  // the game's: a player's history is in outbox order
   std::string game_id;
   absl::Time finished;
   int seat = 0;
@@ -58,14 +61,13 @@ struct ReaderOptions {
   Skill newcomer;  // the model's mu and sigma
 };
 
+class RatingReadStore;
+
 class RatingReader {
  public:
-  // The ladders and the histories are read from `history` (a standby's pool, so
-  // they lag by its replay lag), or from `pool` when it is null; a player's current
-  // ratings always from `pool`.
-  RatingReader(storage::ConnectionPool* pool, ReaderOptions options,
-               storage::ConnectionPool* history = nullptr)
-      : pool_(pool), history_(history != nullptr ? history : pool), options_(options) {}
+  // `store` outlives the reader.
+  RatingReader(RatingReadStore* store, ReaderOptions options)
+      : store_(store), options_(options) {}
 
   // Modes are names ("complex-partner"); an unknown one is INVALID_ARGUMENT.
   absl::StatusOr<std::vector<PlayerRating>> PlayerRatings(const std::string& player_id);
@@ -79,9 +81,10 @@ class RatingReader {
 
  private:
   PlayerRating Newcomer(const std::string& player_id, const std::string& mode) const;
+  // A stored rating with its provisional flag.
+  PlayerRating Stored(PlayerRating rating) const;
 
-  storage::ConnectionPool* const pool_;
-  storage::ConnectionPool* const history_;
+  RatingReadStore* const store_;
   const ReaderOptions options_;
 };
 

@@ -38,6 +38,7 @@
 #include "services/common/config.h"
 #include "services/ratings/game_result.h"
 #include "services/ratings/ledger.h"
+#include "services/ratings/store/postgres_ledger_store.h"
 #include "services/ratings/testing/outbox_games.h"
 #include "services/storage/connection_pool.h"
 #include "trix/v1/ratings.grpc.pb.h"
@@ -64,7 +65,8 @@ struct Flags {
 // rows (the external side of every credit) let through.
 int TimeCredits(const Flags& f) {
   storage::ConnectionPool pool(f.database_url, f.credit_threads, "ratings-load credits");
-  Ledger ledger(&pool);
+  PostgresLedgerStore store(&pool);
+  Ledger ledger(&store);
   std::atomic<int> next{0}, failed{0};
   const absl::Time start = absl::Now();
   std::vector<std::thread> threads;
@@ -163,7 +165,8 @@ class ReadMix {
 // One credit for each of the first players the read mix asks statements of.
 void CreditReadPlayers(const Flags& f) {
   storage::ConnectionPool pool(f.database_url, 1, "ratings-load credits");
-  Ledger ledger(&pool);
+  PostgresLedgerStore store(&pool);
+  Ledger ledger(&store);
   for (int i = 0; i < std::min(f.players, ReadMix::kCreditedPlayers); ++i) {
     const std::string player = absl::StrCat("load-p", i);
     (void)ledger.Move(EntryKind::kCredit, absl::StrCat("load-read-", player), player, 100,

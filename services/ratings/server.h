@@ -30,6 +30,8 @@
 #include "services/ratings/grpc_service.h"
 #include "services/ratings/hold_sweeper.h"
 #include "services/ratings/ledger.h"
+#include "services/ratings/store/postgres_ledger_store.h"
+#include "services/ratings/store/postgres_rating_read_store.h"
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
 #include "services/storage/connection_pool.h"
@@ -73,7 +75,9 @@ class RatingsServer {
   RatingsMetrics metrics_;
   storage::ConnectionPool pool_;
   std::unique_ptr<storage::ConnectionPool> history_pool_;  // null: no standby
+  PostgresRatingReadStore reader_store_;
   RatingReader reader_;
+  PostgresLedgerStore ledger_store_;
   Ledger ledger_;
   RatingsGrpcService service_;
   OutboxConsumer consumer_;

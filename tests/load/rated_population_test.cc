@@ -6,6 +6,7 @@
 #include "proto/wire/wire.h"
 #include "services/ratings/display.h"
 #include "services/ratings/rating_reader.h"
+#include "services/ratings/store/postgres_rating_read_store.h"
 #include "services/storage/connection_pool.h"
 #include "services/storage/testing/test_database.h"
 
@@ -62,7 +63,8 @@ TEST(RatedPopulationTest, TheRatingsServiceReadsTheWrittenRatings) {
   ASSERT_TRUE(WriteRatings((*db)->url(), *people).ok());
 
   storage::ConnectionPool pool((*db)->url(), 1, "rated-population-test");
-  ratings::RatingReader reader(&pool, {});
+  ratings::PostgresRatingReadStore store(&pool);
+  ratings::RatingReader reader(&store, {});
   int rated = 0;
   for (const std::vector<Member>* group : {&people->solo, &people->party}) {
     for (const Member& m : *group) {

@@ -10,6 +10,7 @@
 #include "services/common/failpoint.h"
 #include "services/common/logging.h"
 #include "services/ratings/display.h"
+#include "services/ratings/store/postgres_ledger_store.h"
 #include "services/storage/pg_array.h"
 
 namespace trix::ratings {
@@ -231,7 +232,8 @@ Settlement PostgresBatch::Settle(const OutboxRow& row, const FinishedGame& game,
       tx_.exec_params("SELECT $1::int",
                       "consumer.settlement_fails");  // refused by the database
     }
-    const Settlement s = Ledger::Settle(tx_, game, plan);
+    PostgresLedgerTransaction ledger(tx_);
+    const Settlement s = Ledger::Settle(ledger, game, plan);
     tx_.exec0("RELEASE SAVEPOINT settle");
     return s;
   } catch (const pqxx::sql_error& e) {

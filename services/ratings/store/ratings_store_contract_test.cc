@@ -13,11 +13,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "services/common/logging.h"
+#include "services/ratings/store/postgres_ledger_store.h"
 #include "services/ratings/store/postgres_ratings_store.h"
 #include "services/ratings/store/ratings_store.h"
 #include "services/ratings/testing/memory_ratings_store.h"
 #include "services/ratings/testing/outbox_games.h"
 #include "services/storage/connection_pool.h"
+#include "services/ratings/testing/stores_under_test.h"
 #include "services/storage/testing/test_database.h"
 
 namespace trix::ratings {
@@ -89,7 +91,8 @@ class PostgresUnderTest : public StoreUnderTest {
   explicit PostgresUnderTest(std::unique_ptr<storage::TestDatabase> db)
       : db_(std::move(db)),
         pool_(db_->url(), 2, "ratings store test"),
-        ledger_(&pool_),
+        ledger_store_(&pool_),
+        ledger_(&ledger_store_),
         store_(db_->url()) {}
 
   RatingsStore& store() override { return store_; }
@@ -131,41 +134,20 @@ class PostgresUnderTest : public StoreUnderTest {
   }
 
  private:
-  void Exec(const std::string& sql) {
-    pqxx::connection c(db_->url());
-    pqxx::work tx(c);
-    tx.exec0(sql);
-    tx.commit();
-  }
+  void Exec(const std::string& sql) { ExecSql(db_->url(), sql); }
 
   std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
   storage::ConnectionPool pool_;
+  PostgresLedgerStore ledger_store_;
   Ledger ledger_;
   ConnectedStore store_;
 };
 
-OutboxGame StakedSolo(const std::string& id) {
-  OutboxGame g = OutboxGame::Solo(id, {"a", "b", "c", "d"}, {1, 2, 3, 4});
-  const int64_t payouts[] = {240, 120, 40, 0};
-  for (int s = 0; s < 4; ++s) {
-    g.seats[s].stake = 100;
-    g.seats[s].payout = payouts[s];
-  }
-  return g;
-}
-
 class RatingsStoreContractTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
-    service::InitLogging("ratings-store-test", "off");
-    if (GetParam() == "Memory") {
-      under_ = std::make_unique<MemoryUnderTest>();
-    } else {
-      absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-          storage::TestDatabase::Create();
-      ASSERT_TRUE(db.ok()) << db.status();
-      under_ = std::make_unique<PostgresUnderTest>(*std::move(db));
-    }
+    ASSERT_NO_FATAL_FAILURE(
+        (MakeUnderTest<MemoryUnderTest, PostgresUnderTest>(GetParam(), under_)));
   }
 
   RatingsStore& store() { return under_->store(); }
@@ -298,10 +280,10 @@ TEST_P(RatingsStoreContractTest, AWriteOverAVanishedRatingIsRefused) {
 }
 
 TEST_P(RatingsStoreContractTest, SettlementsFollowTheHoldsAttached) {
-  const OutboxGame settled = StakedSolo("g1");
-  OutboxGame voided = StakedSolo("g2");
+  const OutboxGame settled = OutboxGame::StakedSolo("g1");
+  OutboxGame voided = OutboxGame::StakedSolo("g2");
   voided.void_reason = "dealer misconfigured";
-  OutboxGame unheld = StakedSolo("g3");
+  OutboxGame unheld = OutboxGame::StakedSolo("g3");
   under_->HoldStakes(settled);
   under_->HoldStakes(voided);
   OutboxGame three_held = unheld;
@@ -326,7 +308,7 @@ TEST_P(RatingsStoreContractTest, SettlementsFollowTheHoldsAttached) {
 }
 
 TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
-  const OutboxGame g1 = StakedSolo("g1");
+  const OutboxGame g1 = OutboxGame::StakedSolo("g1");
   under_->HoldStakes(g1);
   under_->Add({g1, OutboxGame::Solo("g2", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
   under_->Refuse("g1", true);

@@ -19,6 +19,16 @@ OutboxGame OutboxGame::Solo(std::string id, std::array<std::string, 4> players,
   return g;
 }
 
+OutboxGame OutboxGame::StakedSolo(std::string id) {
+  OutboxGame g = Solo(std::move(id), {"a", "b", "c", "d"}, {1, 2, 3, 4});
+  const int64_t payouts[] = {240, 120, 40, 0};
+  for (int s = 0; s < 4; ++s) {
+    g.seats[s].stake = 100;
+    g.seats[s].payout = payouts[s];
+  }
+  return g;
+}
+
 OutboxGame OutboxGame::Partner(std::string id, std::array<std::string, 4> players, int winner) {
   OutboxGame g;
   g.game_id = std::move(id);

@@ -42,6 +42,9 @@ struct OutboxGame {
 
   static OutboxGame Solo(std::string id, std::array<std::string, 4> players,
                          std::array<int, 4> places);
+  // a, b, c and d placed 1..4 at a solo table, each staking 100: paid 240, 120, 40
+  // and 0 (60/30/10/0 of the pot).
+  static OutboxGame StakedSolo(std::string id);
   // Partner: seats 0+2 against 1+3; winner 0 or 1, or -1 for a draw.
   static OutboxGame Partner(std::string id, std::array<std::string, 4> players, int winner);
 

@@ -12,8 +12,10 @@ void RatingsDbTest::SetUp() {
   ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
   connection_ = storage::Connect(db_->url(), "ratings-test");
   metrics_ = std::make_unique<RatingsMetrics>(registry_);
-  ledger_ = std::make_unique<Ledger>(pool_.get());
-  reader_ = std::make_unique<RatingReader>(pool_.get(), ReaderOptions{});
+  ledger_store_ = std::make_unique<PostgresLedgerStore>(pool_.get());
+  ledger_ = std::make_unique<Ledger>(ledger_store_.get());
+  reader_store_ = std::make_unique<PostgresRatingReadStore>(pool_.get());
+  reader_ = std::make_unique<RatingReader>(reader_store_.get(), ReaderOptions{});
   ConsumerOptions options;
   options.database_url = db_->url();
   options.batch_size = 50;

@@ -15,6 +15,8 @@
 #include "prometheus/registry.h"
 #include "services/ratings/consumer.h"
 #include "services/ratings/ledger.h"
+#include "services/ratings/store/postgres_ledger_store.h"
+#include "services/ratings/store/postgres_rating_read_store.h"
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
 #include "services/ratings/testing/outbox_games.h"
@@ -41,7 +43,9 @@ class RatingsDbTest : public storage::DatabaseTest {
   std::unique_ptr<pqxx::connection> connection_;
   prometheus::Registry registry_;
   std::unique_ptr<RatingsMetrics> metrics_;
+  std::unique_ptr<PostgresLedgerStore> ledger_store_;
   std::unique_ptr<Ledger> ledger_;
+  std::unique_ptr<PostgresRatingReadStore> reader_store_;
   std::unique_ptr<RatingReader> reader_;
   std::unique_ptr<OutboxConsumer> consumer_;
   int credits_ = 0;
