@@ -8,8 +8,7 @@
 #include "services/common/failpoint.h"
 #include "services/common/logging.h"
 #include "services/common/metrics.h"
-#include "services/matchmaking/retry_table.h"
-#include "services/matchmaking/store/postgres_match_store.h"
+#include "services/matchmaking/store/retry_table.h"
 #include "proto/wire/wire.h"
 
 namespace trix::matchmaking {
@@ -707,10 +706,6 @@ void Matcher::LogStages(const Batch& batch, absl::Time started, absl::Time creat
   stages_.Add("commit", committed - created_at);
   stages_.Add("deliver", delivered - committed);
   for (const Job& job : batch.jobs) stages_.Add("total", delivered - job.possible);
-}
-
-pqxx::result Matcher::CommitAssignments(pqxx::transaction_base& tx, const Placements& p) {
-  return PostgresMatchStore::CommitAssignments(tx, p);
 }
 
 }  // namespace trix::matchmaking

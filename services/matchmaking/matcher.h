@@ -40,8 +40,6 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <pqxx/result>
-#include <pqxx/transaction_base>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
@@ -72,7 +70,7 @@ std::string PoolName(const v1::Mode& mode, int64_t stake);
 struct BotSeat {
   std::string bot_id;
   std::string name;
-  std::string stream_id;  // the bot stream that plays it (bot_streams.h)
+  std::string stream_id;  // the bot stream that plays it (store/postgres_bot_streams.h)
   std::string level;      // the account's level (BotLevelName); "" when unknown
 };
 
@@ -149,10 +147,6 @@ class Matcher {
 
   // What a batch of placements comes to, for the commit of their seats.
   using Placements = PlacementOutcome;
-  // The commit of placed tables' seats, in `tx` (PostgresMatchStore's; here for
-  // the ticket store's test). Returns the placements it finished (request_id): the
-  // created ones still recorded, which another matcher may have finished first.
-  static pqxx::result CommitAssignments(pqxx::transaction_base& tx, const Placements& p);
 
  private:
   struct PoolState {
