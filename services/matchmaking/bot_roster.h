@@ -3,7 +3,7 @@
 // how many it is playing. The matcher reserves a seat from it for each empty seat
 // after the bot-fill wait; the seat's assignment then goes to a stream of that
 // account. When no stream here has room, the seat is taken from a stream on
-// another replica (bot_streams.h), whose roster finds the assignment in
+// another replica (store/postgres_bot_streams.h), whose roster finds the assignment in
 // PostgreSQL (it reads its accounts' live assignments every `share_every`) and
 // sends it. A table counts against a stream until its game is over (checked every
 // `keep_alive_every`, when keep-alives go out).

@@ -21,6 +21,11 @@
 // as a table to void (table_voids.h). Every read and write of tickets, leases and
 // placements goes through options.store (store/match_store.h).
 //
+// Its parts: the pool leases (matcher_leases.cc), the grouping of each leased
+// pool's tickets (PoolTickets, pool_tickets.h: who plays whom, no database), the
+// claims and tables asked for (matcher.cc), and the placers that create the
+// tables and commit the assignments (matcher_placing.cc).
+//
 //   Matcher matcher({.store = &store, ...}, &placement, reserve_bot, on_assigned,
 //                   &registry);
 //   matcher.Start(); ... matcher.Stop();
@@ -40,8 +45,6 @@
 #include <condition_variable>
 #include <deque>
 #include <mutex>
-#include <pqxx/result>
-#include <pqxx/transaction_base>
 
 #include "absl/status/statusor.h"
 #include "absl/synchronization/notification.h"
@@ -52,6 +55,7 @@
 #include "prometheus/registry.h"
 #include "services/matchmaking/placement.h"
 #include "services/matchmaking/pool.h"
+#include "services/matchmaking/pool_tickets.h"
 #include "services/matchmaking/stage_log.h"
 #include "services/matchmaking/store/match_store.h"
 #include "services/matchmaking/ticket_store.h"
@@ -72,7 +76,7 @@ std::string PoolName(const v1::Mode& mode, int64_t stake);
 struct BotSeat {
   std::string bot_id;
   std::string name;
-  std::string stream_id;  // the bot stream that plays it (bot_streams.h)
+  std::string stream_id;  // the bot stream that plays it (store/postgres_bot_streams.h)
   std::string level;      // the account's level (BotLevelName); "" when unknown
 };
 
@@ -149,21 +153,11 @@ class Matcher {
 
   // What a batch of placements comes to, for the commit of their seats.
   using Placements = PlacementOutcome;
-  // The commit of placed tables' seats, in `tx` (PostgresMatchStore's; here for
-  // the ticket store's test). Returns the placements it finished (request_id): the
-  // created ones still recorded, which another matcher may have finished first.
-  static pqxx::result CommitAssignments(pqxx::transaction_base& tx, const Placements& p);
 
  private:
   struct PoolState {
     const PoolSpec* spec;
-    std::unique_ptr<Pool> pool;
-    // Pool ticket id (the ticket's, or a party's id) -> its ticket rows.
-    std::map<std::string, std::vector<TicketRow>> rows;
-    // A party member whose partner has not queued yet, by party id.
-    std::map<std::string, TicketRow> halves;
-    // Ticket id -> the pool ticket (or half) that holds it.
-    std::map<std::string, std::string> owner;
+    PoolTickets tickets;  // who is waiting, and who plays whom
     prometheus::Gauge* waiting = nullptr;
     prometheus::Histogram* wait = nullptr;
   };
@@ -243,10 +237,6 @@ class Matcher {
   bool Tick();
   // Reads the leased pools' waiting tickets: all of them (whole), or the newest.
   void ReadPools(bool whole);
-  void Sync(PoolState& state, const std::vector<TicketRow>& rows);
-  void AddRow(PoolState& state, const TicketRow& row);
-  void RemoveRow(PoolState& state, const std::string& ticket_id);
-  void Forget(PoolState& state, const std::string& pool_ticket);
   void TakeInbox();
   // Returns whether any grouped ticket went back to the queue.
   bool PlaceAndCommit(std::vector<std::pair<PoolState*, Group>>& groups, absl::Time seen);

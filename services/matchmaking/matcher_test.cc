@@ -1,10 +1,12 @@
 // The matcher on the in-memory store (testing/memory_match_store.h) and a fake
 // table service: waiting tickets grouped into tables, pool leases, claims, the
-// placing of tables (asked again, put back, given up) and the commit of seats.
+// placing of tables (asked again, put back, given up, held by a stake hold gone
+// or unchecked) and the commit of seats.
 #include "services/matchmaking/matcher.h"
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <functional>
 #include <map>
 #include <mutex>
@@ -90,7 +92,9 @@ class MatcherTest : public ::testing::Test {
                            .lease_retry = absl::Milliseconds(20),
                            .read_every = absl::Milliseconds(10),
                            .give_up_placing = give_up,
-                           .seat_tokens = &tokens_};
+                           .seat_tokens = &tokens_,
+                           .check_holds = check_holds_,
+                           .end_unheld = end_unheld_};
     matcher_ = std::make_unique<Matcher>(
         options, &tables_,
         [this](const BotAsk& ask) { return ReserveBot(ask.taken); },
@@ -111,7 +115,8 @@ class MatcherTest : public ::testing::Test {
     return BotSeat{.bot_id = id, .name = "Bot " + id, .stream_id = "stream-1"};
   }
 
-  TicketRow Queue(const std::string& id, int rating = 1500, const std::string& party = "") {
+  TicketRow Queue(const std::string& id, int rating = 1500, const std::string& party = "",
+                  int64_t stake = 0) {
     return store_.Queue({.ticket_id = id,
                          .request_id = "r-" + id,
                          .player_id = "p-" + id,
@@ -119,6 +124,7 @@ class MatcherTest : public ::testing::Test {
                          .pool = kPool,
                          .team = v1::TEAM_PARTNER,
                          .format = v1::FORMAT_COMPLEX,
+                         .stake = stake,
                          .rating = rating,
                          .party_id = party});
   }
@@ -153,6 +159,8 @@ class MatcherTest : public ::testing::Test {
   std::vector<AssignmentRow> assigned_;
   std::vector<std::vector<std::string>> bot_asks_;
   int bots_left_ = 0;
+  std::function<HoldCheck(const std::vector<std::string>&)> check_holds_;
+  std::function<void(const std::vector<std::string>&)> end_unheld_;
   std::unique_ptr<Matcher> matcher_;
 };
 
@@ -284,6 +292,58 @@ TEST_F(MatcherTest, BotsFillTheEmptySeatsAfterTheWait) {
     }
   }
   EXPECT_EQ(bot_rows, 1);
+}
+
+TEST_F(MatcherTest, AStakedTableWithAHoldGoneIsNotMadeAndThatTicketIsEnded) {
+  std::vector<std::string> checked, ended;
+  check_holds_ = [&](const std::vector<std::string>& tickets) {
+    std::lock_guard<std::mutex> lock(mu_);
+    checked.insert(checked.end(), tickets.begin(), tickets.end());
+    return HoldCheck{.gone = {"t2"}};
+  };
+  end_unheld_ = [&](const std::vector<std::string>& tickets) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      ended.insert(ended.end(), tickets.begin(), tickets.end());
+    }
+    for (const std::string& t : tickets) store_.Cancel(t);  // as the lobby ends it
+  };
+  for (const char* id : {"t1", "t2", "t3", "t4", "t5"}) Queue(id, 1500, "", 100);
+  Start();
+  ASSERT_TRUE(Eventually([&] { return Seated(4); }));
+  EXPECT_EQ(Tables().begin()->second, (std::set<std::string>{"t1", "t3", "t4", "t5"}));
+  for (const v1::CreateTableRequest& request : tables_.asked()) {
+    for (const v1::SeatAssignment& seat : request.seats()) {
+      EXPECT_NE(seat.player_id(), "p-t2");  // no table is made with a hold gone
+      EXPECT_EQ(seat.stake(), 100);
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_FALSE(ended.empty());
+  for (const std::string& t : ended) EXPECT_EQ(t, "t2");
+  EXPECT_NE(std::find(checked.begin(), checked.end(), "t1"), checked.end());
+  EXPECT_TRUE(store_.Voids().empty());
+}
+
+TEST_F(MatcherTest, AStakedTableWhoseHoldsCouldNotBeCheckedIsMadeOnceTheyAre) {
+  int checks = 0;
+  check_holds_ = [&](const std::vector<std::string>& tickets) {
+    std::lock_guard<std::mutex> lock(mu_);
+    // The ratings service does not answer the first check.
+    return ++checks == 1
+               ? HoldCheck{.unchecked = {tickets.begin(), tickets.end()}}
+               : HoldCheck{};
+  };
+  end_unheld_ = [](const std::vector<std::string>&) {
+    ADD_FAILURE() << "no hold is gone";
+  };
+  for (const char* id : {"t1", "t2", "t3", "t4"}) Queue(id, 1500, "", 100);
+  Start();
+  ASSERT_TRUE(Eventually([&] { return Seated(4); }));
+  ASSERT_EQ(tables_.asked().size(), 1u);  // not asked for until checked
+  EXPECT_EQ(Tables().begin()->first, "table-" + tables_.asked()[0].request_id());
+  std::lock_guard<std::mutex> lock(mu_);
+  EXPECT_EQ(checks, 2);
 }
 
 TEST_F(MatcherTest, AnUnansweredTableIsAskedForAgainWithTheSameRequest) {

@@ -105,7 +105,7 @@ void MatchmakingServer::Assemble(const MatchmakingConfig& config,
   void_store_ = std::make_unique<PostgresTableVoidStore>(&store_->pool());
   voids_ = std::make_unique<TableVoids>(void_store_.get(), placement_.get(),
                                         &store_->seat_tokens(), releases_.get(), registry);
-  bot_streams_ = std::make_unique<BotStreams>(&store_->pool(), service::NewUuid());
+  bot_streams_ = std::make_unique<PostgresBotStreams>(&store_->pool(), service::NewUuid());
   bots_ = std::make_unique<BotRoster>(
       config.keep_alive_every,
       [this](const std::string& address, const std::string& table) {

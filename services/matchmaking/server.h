@@ -28,7 +28,7 @@
 #include "services/common/server_limits.h"
 #include "services/common/tls.h"
 #include "services/matchmaking/bot_roster.h"
-#include "services/matchmaking/bot_streams.h"
+#include "services/matchmaking/store/postgres_bot_streams.h"
 #include "services/matchmaking/grpc_service.h"
 #include "services/matchmaking/hold_releases.h"
 #include "services/matchmaking/lobby.h"
@@ -131,7 +131,7 @@ class MatchmakingServer {
   std::unique_ptr<PlayerAuth> auth_;
   std::unique_ptr<TableInstances> instances_;  // placement's (outlives it)
   std::unique_ptr<Placement> placement_;
-  std::unique_ptr<BotStreams> bot_streams_;
+  std::unique_ptr<PostgresBotStreams> bot_streams_;
   std::unique_ptr<RatingsClient> bot_ratings_;  // the roster's, for bot ratings
   std::unique_ptr<BotRoster> bots_;
   std::unique_ptr<HoldReleases> releases_;

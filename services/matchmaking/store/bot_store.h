@@ -1,7 +1,7 @@
 // What the bot roster (bot_roster.h) needs from durable storage, as interfaces,
 // so that it can be tested without PostgreSQL (testing/memory_bot_store.h) and
 // run in production on it: every replica's bot streams (SharedBotStreams;
-// BotStreams in bot_streams.h, mm_bot_streams), and the seats given to its
+// PostgresBotStreams in postgres_bot_streams.h, mm_bot_streams), and the seats given to its
 // accounts (BotSeatStore in ticket_store.h; TicketStore, mm_assignments). The fake's streams keep
 // the same contract, which store/bot_streams_contract_test.cc checks on both.
 #ifndef TRIX_SERVICES_MATCHMAKING_STORE_BOT_STORE_H_

@@ -1,5 +1,5 @@
 // SharedBotStreams' contract (bot_store.h), checked against PostgreSQL
-// (BotStreams) and against the in-memory fake the bot roster's tests use
+// (PostgresBotStreams) and against the in-memory fake the bot roster's tests use
 // (testing/memory_bot_store.h): a replica lends other replicas' live streams
 // with room, never its own, the account given a seat least recently first, and
 // never a revoked account's.
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "services/matchmaking/bot_streams.h"
+#include "services/matchmaking/store/postgres_bot_streams.h"
 #include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/testing/memory_bot_store.h"
 #include "services/storage/testing/test_database.h"
@@ -86,7 +86,7 @@ class PostgresBots : public BotsUnderTest {
  private:
   std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
   PostgresTicketStore tickets_;
-  BotStreams a_, b_;
+  PostgresBotStreams a_, b_;
 };
 
 class BotStreamsContractTest : public ::testing::TestWithParam<std::string> {

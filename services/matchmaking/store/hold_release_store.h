@@ -18,7 +18,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "services/matchmaking/retry_table.h"
+#include "services/matchmaking/store/retry_table.h"
 #include "services/storage/connection_pool.h"
 
 namespace trix::matchmaking {

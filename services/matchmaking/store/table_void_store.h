@@ -12,7 +12,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "services/matchmaking/retry_table.h"
+#include "services/matchmaking/store/retry_table.h"
 
 namespace trix::matchmaking {
 

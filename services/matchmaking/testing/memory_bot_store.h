@@ -1,7 +1,7 @@
 // The bot roster's storage in memory (store/bot_store.h), for its tests:
 // MemoryBotDatabase is what every replica shares (bot accounts, bot streams,
 // seats given to them), MemoryBotStreams one replica's view of its streams, with
-// BotStreams' contract (store/bot_streams_contract_test.cc runs the same checks
+// PostgresBotStreams' contract (store/bot_streams_contract_test.cc runs the same checks
 // on both). A stream needs a registered account; a seat is lent from another
 // replica's live stream with room, of a live account, the account given one
 // least recently first.

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "absl/time/time.h"
-#include "services/matchmaking/retry_table.h"
+#include "services/matchmaking/store/retry_table.h"
 
 namespace trix::matchmaking {
 

@@ -6,7 +6,7 @@
 //    protected:
 //     void SetUp() override {
 //       ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
-//       ... pqxx::connection c(db_->url()); ... BotStreams streams(pool_.get(), "a");
+//       ... pqxx::connection c(db_->url()); ... PostgresBotStreams streams(pool_.get(), "a");
 //     }
 //   };
 #ifndef TRIX_SERVICES_STORAGE_TESTING_DATABASE_TEST_H_

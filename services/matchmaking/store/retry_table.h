@@ -12,8 +12,8 @@
 //   RetryTable voids(&db, "mm_table_voids", "request_id");
 //   for (const pqxx::row& r : *voids.Lease("table_id, reason", 50)) ...
 //   voids.Done(key);  or  voids.Later(key, tries);
-#ifndef TRIX_SERVICES_MATCHMAKING_RETRY_TABLE_H_
-#define TRIX_SERVICES_MATCHMAKING_RETRY_TABLE_H_
+#ifndef TRIX_SERVICES_MATCHMAKING_STORE_RETRY_TABLE_H_
+#define TRIX_SERVICES_MATCHMAKING_STORE_RETRY_TABLE_H_
 
 #include <pqxx/result>
 #include <string>
@@ -55,4 +55,4 @@ class RetryTable {
 
 }  // namespace trix::matchmaking
 
-#endif  // TRIX_SERVICES_MATCHMAKING_RETRY_TABLE_H_
+#endif  // TRIX_SERVICES_MATCHMAKING_STORE_RETRY_TABLE_H_

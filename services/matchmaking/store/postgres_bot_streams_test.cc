@@ -1,8 +1,8 @@
-// BotStreams against a real PostgreSQL: a replica never lends its own streams to
+// PostgresBotStreams against a real PostgreSQL: a replica never lends its own streams to
 // itself, never a stream without room, a silent one, or one of an account already
 // at the table; and when several matchers take seats of one stream at once, it
 // lends exactly as many as it has room for.
-#include "services/matchmaking/bot_streams.h"
+#include "services/matchmaking/store/postgres_bot_streams.h"
 
 #include <atomic>
 #include <pqxx/pqxx>
@@ -40,7 +40,7 @@ class BotStreamsTest : public storage::DatabaseTest {
 };
 
 TEST_F(BotStreamsTest, LendsAnotherReplicasStreamWithRoomForTheMode) {
-  BotStreams a(pool_.get(), "replica-a"), b(pool_.get(), "replica-b");
+  PostgresBotStreams a(pool_.get(), "replica-a"), b(pool_.get(), "replica-b");
   ASSERT_TRUE(b.Open("s-b", Bot("bot-1"), {"complex-partner"}, 2).ok());
 
   auto own = b.ReserveElsewhere("complex-partner", {}, "");
@@ -72,8 +72,8 @@ TEST_F(BotStreamsTest, LendsAnotherReplicasStreamWithRoomForTheMode) {
 }
 
 TEST_F(BotStreamsTest, ASilentStreamIsNotLent) {
-  BotStreams a(pool_.get(), "replica-a");
-  BotStreams b(pool_.get(), "replica-b", absl::Seconds(5));
+  PostgresBotStreams a(pool_.get(), "replica-a");
+  PostgresBotStreams b(pool_.get(), "replica-b", absl::Seconds(5));
   ASSERT_TRUE(b.Open("s-b", Bot("bot-1"), {"complex-partner"}, 4).ok());
   {
     pqxx::connection c(db_->url());
@@ -87,14 +87,14 @@ TEST_F(BotStreamsTest, ASilentStreamIsNotLent) {
 }
 
 TEST_F(BotStreamsTest, MatchersTakingSeatsAtOnceNeverOverfillAStream) {
-  BotStreams b(pool_.get(), "replica-b");
+  PostgresBotStreams b(pool_.get(), "replica-b");
   ASSERT_TRUE(b.Open("s-1", Bot("bot-1"), {"complex-partner"}, 3).ok());
   ASSERT_TRUE(b.Open("s-2", Bot("bot-2"), {"complex-partner"}, 2).ok());
   std::atomic<int> lent{0};
   std::vector<std::thread> matchers;
   for (int i = 0; i < 6; ++i) {
     matchers.emplace_back([&, i] {
-      BotStreams mine(pool_.get(), "replica-" + std::to_string(i));
+      PostgresBotStreams mine(pool_.get(), "replica-" + std::to_string(i));
       for (int k = 0; k < 4; ++k) {
         auto seat = mine.ReserveElsewhere("complex-partner", {}, "");
         ASSERT_TRUE(seat.ok()) << seat.status();

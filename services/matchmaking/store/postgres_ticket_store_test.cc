@@ -5,7 +5,7 @@
 // store/ticket_store_contract_test.cc.
 #include "services/matchmaking/store/postgres_ticket_store.h"
 
-#include "services/matchmaking/matcher.h"
+#include "services/matchmaking/store/postgres_match_store.h"
 
 #include <gtest/gtest.h>
 
@@ -67,7 +67,7 @@ class TicketStoreTest : public storage::DatabaseTest {
                              .format = 2,
                              .possible = absl::Now()};
     pqxx::work tx(c);
-    const pqxx::result finished = Matcher::CommitAssignments(
+    const pqxx::result finished = PostgresMatchStore::CommitAssignments(
         tx, {.created = {group}, .created_tickets = {ticket_id}, .rows = {seat},
              .row_requests = {group}});
     ASSERT_EQ(finished.size(), 1u);

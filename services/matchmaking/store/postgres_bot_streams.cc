@@ -1,4 +1,4 @@
-#include "services/matchmaking/bot_streams.h"
+#include "services/matchmaking/store/postgres_bot_streams.h"
 
 #include <pqxx/pqxx>
 
@@ -20,11 +20,11 @@ double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
 }  // namespace
 
-BotStreams::BotStreams(storage::ConnectionPool* db, std::string replica,
+PostgresBotStreams::PostgresBotStreams(storage::ConnectionPool* db, std::string replica,
                        absl::Duration live_for)
     : db_(db), replica_(std::move(replica)), live_for_(live_for) {}
 
-absl::Status BotStreams::Open(const std::string& stream_id, const BotAccount& bot,
+absl::Status PostgresBotStreams::Open(const std::string& stream_id, const BotAccount& bot,
                               const std::set<std::string>& modes, int room) {
   return db_->Run("recording a bot stream", [&](pqxx::connection& c) {
     pqxx::work tx(c);
@@ -38,7 +38,7 @@ absl::Status BotStreams::Open(const std::string& stream_id, const BotAccount& bo
   });
 }
 
-absl::Status BotStreams::Close(const std::string& stream_id) {
+absl::Status PostgresBotStreams::Close(const std::string& stream_id) {
   return db_->Run("removing a bot stream", [&](pqxx::connection& c) {
     pqxx::work tx(c);
     tx.exec_params0("DELETE FROM mm_bot_streams WHERE stream_id = $1", stream_id);
@@ -47,7 +47,7 @@ absl::Status BotStreams::Close(const std::string& stream_id) {
   });
 }
 
-absl::Status BotStreams::Heartbeat(
+absl::Status PostgresBotStreams::Heartbeat(
     const std::vector<std::pair<std::string, int>>& rooms) {
   PgArray ids(PgType::kText), room(PgType::kInt4);
   for (const auto& [id, r] : rooms) {
@@ -67,7 +67,7 @@ absl::Status BotStreams::Heartbeat(
   });
 }
 
-absl::StatusOr<std::optional<BotSeat>> BotStreams::ReserveElsewhere(
+absl::StatusOr<std::optional<BotSeat>> PostgresBotStreams::ReserveElsewhere(
     const std::string& mode, const std::vector<std::string>& taken, const std::string& level) {
   std::optional<BotSeat> seat;
   absl::Status s = db_->Run("reserving a bot seat", [&](pqxx::connection& c) {
@@ -102,7 +102,7 @@ absl::StatusOr<std::optional<BotSeat>> BotStreams::ReserveElsewhere(
   return seat;
 }
 
-absl::StatusOr<std::map<std::string, std::string>> BotStreams::KeysInForce(
+absl::StatusOr<std::map<std::string, std::string>> PostgresBotStreams::KeysInForce(
     const std::vector<std::string>& bot_ids) {
   std::map<std::string, std::string> keys;
   absl::Status s = db_->Run("reading bot keys", [&](pqxx::connection& c) {

@@ -9,12 +9,12 @@
 // so that two matchers never take the last seat of a stream together. The stream's
 // own replica learns of the seat from the committed assignment.
 //
-//   BotStreams streams(&db, replica_id);
+//   PostgresBotStreams streams(&db, replica_id);
 //   streams.Open(stream_id, bot, {"complex-partner"}, 2);
 //   streams.Heartbeat({{stream_id, 1}});
 //   auto seat = streams.ReserveElsewhere("complex-partner", {"bot-already-seated"});
-#ifndef TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
-#define TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
+#ifndef TRIX_SERVICES_MATCHMAKING_STORE_POSTGRES_BOT_STREAMS_H_
+#define TRIX_SERVICES_MATCHMAKING_STORE_POSTGRES_BOT_STREAMS_H_
 
 #include <map>
 #include <optional>
@@ -33,10 +33,10 @@
 
 namespace trix::matchmaking {
 
-class BotStreams : public SharedBotStreams {
+class PostgresBotStreams : public SharedBotStreams {
  public:
   // `live_for`: how long after its last heartbeat a stream still counts.
-  BotStreams(storage::ConnectionPool* db, std::string replica,
+  PostgresBotStreams(storage::ConnectionPool* db, std::string replica,
              absl::Duration live_for = absl::Seconds(5));
 
   const std::string& replica() const { return replica_; }
@@ -60,4 +60,4 @@ class BotStreams : public SharedBotStreams {
 
 }  // namespace trix::matchmaking
 
-#endif  // TRIX_SERVICES_MATCHMAKING_BOT_STREAMS_H_
+#endif  // TRIX_SERVICES_MATCHMAKING_STORE_POSTGRES_BOT_STREAMS_H_

@@ -1,4 +1,4 @@
-#include "services/matchmaking/retry_table.h"
+#include "services/matchmaking/store/retry_table.h"
 
 #include <pqxx/pqxx>
 
