@@ -13,6 +13,10 @@
 //   tests/load/run_grpc_floor.sh 300             # starts, drives and stops it
 //   build/bin/grpc-floor --serve=127.0.0.1:50600 [--api=cq] &
 //   build/bin/grpc-floor --drive=127.0.0.1:50600 --server_pid=$! --rate=300
+//
+// With --heap_every the server prints its heap in use and open streams, so the
+// difference with and without a driver's streams is what a bare Play stream costs
+// in this build of gRPC: the floor under the table service's streams.
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -21,7 +25,10 @@
 #include <optional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <gperftools/malloc_extension.h>
 
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
@@ -45,7 +52,12 @@ struct Flags {
   double rate = 300;
   absl::Duration warmup = absl::Seconds(10);
   absl::Duration duration = absl::Seconds(20);
+  absl::Duration heap_every = absl::ZeroDuration();
+  int stream_lookahead = 0;
 };
+
+// Streams open now (serve), for the heap lines.
+std::atomic<int64_t> open_streams{0};
 
 // An update like the table service's usual one: the action's card and the next
 // turn, for one seat (about three quarters of the updates carry no prompt).
@@ -95,6 +107,7 @@ class Table;
 class Stream final : public grpc::ServerBidiReactor<v1::PlayRequest, v1::TableUpdate> {
  public:
   explicit Stream(std::vector<std::unique_ptr<Table>>* tables) : tables_(tables) {
+    open_streams.fetch_add(1, std::memory_order_relaxed);
     StartRead(&request_);
   }
   void Send(const v1::TableUpdate& update);
@@ -162,6 +175,7 @@ void Stream::OnDone() {
     absl::MutexLock lock(&mu_);
     done_ = true;
   }
+  open_streams.fetch_sub(1, std::memory_order_relaxed);
   delete this;
 }
 
@@ -208,6 +222,7 @@ class CqStream {
       case kAccept:
         new CqStream(service_, cq_, tables_);  // the next caller's
         if (!ok) return delete this;
+        open_streams.fetch_add(1, std::memory_order_relaxed);
         StartRead();
         return;
       case kRead:
@@ -236,6 +251,7 @@ class CqStream {
         }
         return;
       case kFinish:
+        open_streams.fetch_sub(1, std::memory_order_relaxed);
         if (table_ != nullptr) {
           auto& all = table_->streams;
           all.erase(std::remove(all.begin(), all.end(), this), all.end());
@@ -284,7 +300,7 @@ class CqStream {
 // given. Null, said on stderr, when it cannot listen.
 std::unique_ptr<grpc::Server> StartServer(
     const std::string& address, grpc::Service* service,
-    std::unique_ptr<grpc::ServerCompletionQueue>* cq) {
+    std::unique_ptr<grpc::ServerCompletionQueue>* cq, int stream_lookahead) {
   grpc::ServerBuilder builder;
   builder.AddListeningPort(address, grpc::InsecureServerCredentials());
   builder.RegisterService(service);
@@ -293,6 +309,8 @@ std::unique_ptr<grpc::Server> StartServer(
   builder.AddChannelArgument(GRPC_ARG_HTTP2_MIN_RECV_PING_INTERVAL_WITHOUT_DATA_MS,
                              30000);
   builder.AddChannelArgument(GRPC_ARG_KEEPALIVE_PERMIT_WITHOUT_CALLS, 1);
+  if (stream_lookahead > 0)
+    builder.AddChannelArgument(GRPC_ARG_HTTP2_STREAM_LOOKAHEAD_BYTES, stream_lookahead);
   if (cq != nullptr) *cq = builder.AddCompletionQueue();
   std::unique_ptr<grpc::Server> server = builder.BuildAndStart();
   if (server == nullptr)
@@ -300,11 +318,30 @@ std::unique_ptr<grpc::Server> StartServer(
   return server;
 }
 
-int ServeCq(const std::string& address) {
+// Every `every`, a line with the heap in use (tcmalloc's count) and the open
+// streams: what a bare stream costs is the difference with and without them.
+void PrintHeapEvery(absl::Duration every) {
+  std::thread([every] {
+    for (;;) {
+      absl::SleepFor(every);
+      size_t heap = 0;
+      MallocExtension::instance()->GetNumericProperty("generic.current_allocated_bytes",
+                                                      &heap);
+      std::printf("heap_bytes %zu streams %lld\n", heap,
+                  static_cast<long long>(open_streams.load()));
+      std::fflush(stdout);
+    }
+  }).detach();
+}
+
+int ServeCq(const Flags& f) {
+  const std::string& address = f.serve;
   v1::TableService::AsyncService service;
   std::unique_ptr<grpc::ServerCompletionQueue> cq;
-  std::unique_ptr<grpc::Server> server = StartServer(address, &service, &cq);
+  std::unique_ptr<grpc::Server> server =
+      StartServer(address, &service, &cq, f.stream_lookahead);
   if (server == nullptr) return 1;
+  if (f.heap_every > absl::ZeroDuration()) PrintHeapEvery(f.heap_every);
   std::vector<CqTable> tables(100000);
   new CqStream(&service, cq.get(), &tables);
   std::printf("serving on %s (completion queue)\n", address.c_str());
@@ -318,10 +355,13 @@ int ServeCq(const std::string& address) {
   return 0;
 }
 
-int Serve(const std::string& address) {
+int Serve(const Flags& f) {
+  const std::string& address = f.serve;
   FloorService service(100000);
-  std::unique_ptr<grpc::Server> server = StartServer(address, &service, nullptr);
+  std::unique_ptr<grpc::Server> server =
+      StartServer(address, &service, nullptr, f.stream_lookahead);
   if (server == nullptr) return 1;
+  if (f.heap_every > absl::ZeroDuration()) PrintHeapEvery(f.heap_every);
   auto park = table::CallbackThreadPark::Start(server.get());  // logs when parked
   std::printf("serving on %s (callback reactors)\n", address.c_str());
   std::fflush(stdout);
@@ -462,10 +502,14 @@ int main(int argc, char** argv) {
   config.Bind("rate", &f.rate, "actions per second offered (drive)");
   config.Bind("warmup", &f.warmup, "played before the window (drive)");
   config.Bind("duration", &f.duration, "the measured window (drive)");
+  config.Bind("heap_every", &f.heap_every,
+              "print the heap in use and the open streams this often (serve)");
+  config.Bind("stream_lookahead", &f.stream_lookahead,
+              "a stream's flow-control window in bytes; 0: gRPC's default (serve)");
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv))
     return *exit_code;
   if (!f.serve.empty()) {
-    return f.api == "cq" ? trix::load::ServeCq(f.serve) : trix::load::Serve(f.serve);
+    return f.api == "cq" ? trix::load::ServeCq(f) : trix::load::Serve(f);
   }
   if (!f.drive.empty() && f.rate > 0 && f.tables > 0) return trix::load::Drive(f);
   std::fprintf(stderr, "grpc-floor: --serve=ADDRESS, or --drive=ADDRESS with a rate\n");
