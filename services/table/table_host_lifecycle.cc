@@ -125,7 +125,9 @@ void TableHost::RunMaintenance() {
   Heartbeat();
   const int room = options_.max_tables - static_cast<int>(table_count());
   if (room > 0) {
-    AdoptClaimed(ClaimOrphans(std::min(options_.claim_batch, room)), nullptr);
+    std::vector<std::string> claimed = ClaimOrphans(ClaimLimit(room));
+    claimed_last_round_ = !claimed.empty();
+    AdoptClaimed(claimed, nullptr);
   }
   ReleaseEvicted();
   // A table the database holds as running after this instance saw it end (commits
@@ -136,6 +138,17 @@ void TableHost::RunMaintenance() {
     absl::MutexLock lock(&mu_);
     evicted_.insert(dropped.begin(), dropped.end());
   }
+}
+
+int TableHost::ClaimLimit(int room) const {
+  // A round after one that claimed nothing is the first since an instance died
+  // (or no table lapsed): it takes its share of the room; the rounds that follow
+  // take the rest in claim_batch steps, as do the other instances'.
+  int limit = options_.claim_batch;
+  if (!claimed_last_round_) {
+    limit = std::max(limit, static_cast<int>(room * options_.claim_room_share));
+  }
+  return std::min(limit, room);
 }
 
 std::vector<std::string> TableHost::DropExpired() {
@@ -227,10 +240,16 @@ void TableHost::Shutdown() {
   if (maintenance_.joinable()) maintenance_.join();
   if (started_.load()) Heartbeat();  // draining: no new tables placed here
   timer_.Stop();
+  load_waits_.Stop();
   std::vector<std::shared_ptr<Slot>> slots;
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [id, slot] : slots_) slots.push_back(slot);
+  }
+  // Calls waiting for a table still being read go elsewhere now.
+  for (const std::shared_ptr<Slot>& slot : slots) {
+    RefuseHeld(*slot, absl::InfiniteFuture(),
+               absl::UnavailableError("the server is shutting down; retry on another instance"));
   }
   // Each table's queued commands and in-flight append finish first; then its
   // streams end, telling clients to resume elsewhere.
