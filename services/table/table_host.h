@@ -296,6 +296,10 @@ class TableHost {
   absl::optional<absl::Time> RefuseHeld(Slot& slot, absl::Time before,
                                         const absl::Status& status);
   absl::Status LoadWaitOver(const std::string& table_id) const;
+  // Claims lapsed and released tables (ClaimLimit of them) and adopts them.
+  void ClaimRound();
+  // A ClaimRound on the io pool now, unless one is under way.
+  void ClaimRoundNow();
   // The limit of a maintenance round's claim (claim_batch, or a share of `room`
   // in the first round after a lapse).
   int ClaimLimit(int room) const;
@@ -469,7 +473,9 @@ class TableHost {
   std::function<void(bool)> readiness_listener_ ABSL_GUARDED_BY(mu_);
   std::string advertise_address_ ABSL_GUARDED_BY(mu_);
   bool store_ready_ = true;  // maintenance thread only
-  bool claimed_last_round_ = false;  // maintenance thread only
+  // Whether the last claim round claimed anything (ClaimLimit).
+  std::atomic<bool> claimed_last_round_{false};
+  std::atomic<bool> claim_round_running_{false};  // ClaimRoundNow
   // Monotonic time (µs) when the last successful renewal started: a lease renewed
   // then lasts at least lease_ttl from then, whatever the wall clock does.
   std::atomic<int64_t> renewed_at_us_{0};

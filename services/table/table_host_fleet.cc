@@ -208,7 +208,9 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
     return claimed.status();
   }
   if (!*claimed) return Locate(id, "another instance hosts it");
-  return LoadClaimed(id);
+  absl::StatusOr<std::unique_ptr<Table>> table = LoadClaimed(id);
+  if (table.ok()) ClaimRoundNow();  // its neighbours are likely free too
+  return table;
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string& id) {
