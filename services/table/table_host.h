@@ -13,7 +13,9 @@
 //   - recovery: at start it takes back the tables of its own previous runs and
 //     those whose lease lapsed, before it reports SERVING; then periodically it
 //     claims lapsed tables in bounded batches, rebuilds them from their logs and
-//     resumes their clocks. It renews its instance lease, which keeps every table
+//     resumes their clocks (a call that adopts a free table starts a round at
+//     once; a call for a table a round claimed waits for its load, up to
+//     load_wait). It renews its instance lease, which keeps every table
 //     it owns, and releases each table it stops hosting (table_host_fleet.cc);
 //   - the fleet: it registers itself (address, capacity, live tables, heartbeat)
 //     so that any instance can say where a table lives. A call for a table it does
