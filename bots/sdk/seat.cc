@@ -65,7 +65,7 @@ std::shared_ptr<grpc::Channel> TableChannel(
   // and grows to 2 min. (The "min" backoff is also the connect timeout: keep it.)
   args.SetInt(GRPC_ARG_INITIAL_RECONNECT_BACKOFF_MS, 100);
   args.SetInt(GRPC_ARG_MIN_RECONNECT_BACKOFF_MS, 1000);
-  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 2000);
+  args.SetInt(GRPC_ARG_MAX_RECONNECT_BACKOFF_MS, 1000);
   return grpc::CreateCustomChannel(address, OrPlaintext(credentials), args);
 }
 
@@ -152,8 +152,9 @@ absl::StatusOr<v1::GameResult> Seat::Play() {
           absl::StrCat("no progress for ", absl::FormatDuration(now - last_progress),
                        "; last error: ", last_error.ToString()));
     }
-    // Jittered: spreads the reconnects of many bots after one server restart.
-    const absl::Duration pause = service::Jittered(backoff.Failed());
+    // Jittered below the wait, never above: spreads the reconnects of many bots
+    // after one server restart, and a seat is still back within backoff_max.
+    const absl::Duration pause = service::Jittered(backoff.Failed(), 0.5, 1.0);
     Log(LogLevel::kInfo, absl::StrCat("resubscribing in ", absl::FormatDuration(pause),
                                       " after: ", last_error.ToString()));
     if (!Sleep(pause)) break;

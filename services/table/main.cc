@@ -131,6 +131,12 @@ void Bind(service::Config& c, Flags& f) {
   c.Bind("max_tables", &f.host.max_tables, "tables this instance hosts at most");
   c.Bind("claim_batch", &f.host.claim_batch,
          "lapsed tables claimed per maintenance round (every lease_ttl/3) at most");
+  c.Bind("claim_room_share", &f.host.claim_room_share,
+         "share of its free room (max_tables minus hosted) the first claim round after "
+         "an instance died takes at once, if more than claim_batch (0 to 1)");
+  c.Bind("load_wait", &f.host.load_wait,
+         "how long a call for a table this instance claimed and is still loading "
+         "waits for it before it is refused UNAVAILABLE (0: refused at once)");
   c.Bind("max_stake", &f.host.max_stake,
          "largest stake a seat may put up, in whole units");
   c.Bind("log_level", &f.log_level, "debug, info, warn, error");
@@ -316,6 +322,14 @@ int Run(int argc, char** argv) {
   }
   if (flags.host.claim_batch < 1) {
     service::LogError("--claim_batch must be at least 1");
+    return 2;
+  }
+  if (flags.host.claim_room_share < 0 || flags.host.claim_room_share > 1) {
+    service::LogError("--claim_room_share must be 0 to 1");
+    return 2;
+  }
+  if (flags.host.load_wait < absl::ZeroDuration()) {
+    service::LogError("--load_wait must not be negative");
     return 2;
   }
   service::LogInfo("starting", {{"config", config.Describe()}});

@@ -10,6 +10,7 @@
 
 #include <array>
 #include <atomic>
+#include <deque>
 #include <list>
 #include <functional>
 #include <memory>
@@ -20,6 +21,7 @@
 #include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
 #include "absl/synchronization/mutex.h"
+#include "absl/time/time.h"
 #include "services/table/table.h"
 #include "services/table/table_host.h"
 
@@ -41,6 +43,16 @@ struct TableHost::Slot {
   // After a failed reload, this many queued commands get load_status; then the
   // next command tries to load again.
   int failed_budget ABSL_GUARDED_BY(mu) = 0;
+  // A placeholder for a table a claim round claimed and is still reading
+  // (TableHost::AwaitClaimed): the table is coming, so commands wait in `held`, in
+  // order, until the round's read arrives (then they queue behind its load), or
+  // are refused once they waited HostOptions::load_wait (TableHost::OnLoadWaitOver).
+  bool awaiting_claim ABSL_GUARDED_BY(mu) = false;
+  struct Held {
+    absl::Time since;
+    Command command;
+  };
+  std::deque<Held> held ABSL_GUARDED_BY(mu);
 
   // Strand state.
   std::unique_ptr<Table> table;  // null: must be (re)loaded from the store
@@ -52,6 +64,9 @@ struct TableHost::Slot {
   // A placeholder's table as a claim round read it (TableHost::AdoptClaimed): set
   // before the slot is published, taken by its load.
   std::unique_ptr<absl::StatusOr<StoredGame>> claimed;
+  // A call's placeholder, counted in TableHost::adoptions_ until its load ends;
+  // a claim round's is not (its batch bounds it). Set before publication.
+  bool for_call = false;
   struct Subscriber {
     int viewer;
     std::shared_ptr<UpdateSink> sink;

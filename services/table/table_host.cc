@@ -27,7 +27,8 @@ TableHost::TableHost(HostOptions options, TableStore* store,
       metrics_(*registry),
       workers_("table", options_.worker_threads),
       io_("table-io", options_.io_threads, options_.max_queued_reads),
-      timer_([this](const std::string& id) { OnClock(id); }) {
+      timer_([this](const std::string& id) { OnClock(id); }),
+      load_waits_([this](const std::string& id) { OnLoadWaitOver(id); }) {
   Advertise(options_.advertise_address);
 }
 
@@ -92,10 +93,20 @@ size_t TableHost::table_count() const {
 void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded) {
   bool start = false;
   bool full = false;
+  bool held = false;
+  bool first_held = false;
+  bool refuse_wait = false;
   {
     absl::MutexLock lock(&slot->mu);
-    full = bounded && slot->queue.size() >= options_.max_table_commands;
-    if (!full) {
+    full = bounded && slot->queue.size() + slot->held.size() >= options_.max_table_commands;
+    if (!full && slot->awaiting_claim) {
+      // The table is coming (a claim round is reading it): the command waits for
+      // it, on no thread, up to load_wait.
+      held = options_.load_wait > absl::ZeroDuration() && !draining_.load();
+      first_held = held && slot->held.empty();
+      refuse_wait = !held;
+      if (held) slot->held.push_back({absl::Now(), std::move(command)});
+    } else if (!full) {
       slot->queue.push_back(std::move(command));
       start = !slot->running;
       slot->running = true;
@@ -107,6 +118,9 @@ void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bo
                               "table ", slot->id, " has ", options_.max_table_commands,
                               " requests waiting; retry in a moment")));
   }
+  if (first_held) load_waits_.Schedule(slot->id, absl::Now() + options_.load_wait);
+  if (held) return;
+  if (refuse_wait) return command(*slot, LoadWaitOver(slot->id));
   // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
   // maintenance thread): a table's work is short and never blocks, and a hand-off
   // to a worker would cost more than the work (a futex wake and a context switch

@@ -13,7 +13,9 @@
 //   - recovery: at start it takes back the tables of its own previous runs and
 //     those whose lease lapsed, before it reports SERVING; then periodically it
 //     claims lapsed tables in bounded batches, rebuilds them from their logs and
-//     resumes their clocks. It renews its instance lease, which keeps every table
+//     resumes their clocks (a call that adopts a free table starts a round at
+//     once; a call for a table a round claimed waits for its load, up to
+//     load_wait). It renews its instance lease, which keeps every table
 //     it owns, and releases each table it stops hosting (table_host_fleet.cc);
 //   - the fleet: it registers itself (address, capacity, live tables, heartbeat)
 //     so that any instance can say where a table lives. A call for a table it does
@@ -57,6 +59,7 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/synchronization/notification.h"
 #include "absl/time/time.h"
+#include "absl/types/optional.h"
 #include "prometheus/registry.h"
 #include "services/table/deadline_timer.h"
 #include "services/table/host_metrics.h"
@@ -90,6 +93,16 @@ struct HostOptions {
   // Lapsed tables claimed per maintenance round at most (rounds are jittered), so
   // that after a long outage instances share the tables instead of stampeding.
   int claim_batch = 200;
+  // The first round that finds lapsed tables after one that found none (an
+  // instance died) claims up to this share of the instance's room (max_tables
+  // minus the tables it hosts) rather than claim_batch: an instance with more room
+  // takes more of the dead one's tables at once, and leaves the rest to the
+  // others' rounds. Zero: every round claims claim_batch.
+  double claim_room_share = 0.5;
+  // A call for a table a claim round claimed and is still loading waits for it
+  // this long at most, on no thread, rather than be refused; past it, UNAVAILABLE
+  // "retry". Zero: refused at once.
+  absl::Duration load_wait = absl::Seconds(2);
   // Start() waits this long at most for the tables it claimed to load.
   absl::Duration adopt_timeout = absl::Seconds(30);
   int worker_threads = 2;
@@ -271,8 +284,30 @@ class TableHost {
   // it restores without asking the database again; the hosted slot if there is one.
   std::shared_ptr<Slot> ClaimedSlot(const std::string& table_id,
                                     absl::StatusOr<StoredGame> claimed);
-  std::shared_ptr<Slot> NewPlaceholder(const std::string& table_id)
+  std::shared_ptr<Slot> NewPlaceholder(const std::string& table_id, bool for_call,
+                                       bool awaiting_claim = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Publishes a placeholder for each claimed table not hosted yet, before the
+  // claim round reads them: calls for them wait (Slot::held) instead of being
+  // refused or claiming the table a second time.
+  void AwaitClaimed(const std::vector<std::string>& table_ids);
+  // Hands a placeholder that awaits its claim the table as read; its held
+  // commands queue behind the load. False when the slot awaited nothing.
+  bool DeliverClaimed(Slot& slot, absl::StatusOr<StoredGame>& claimed);
+  // On the wait timer's thread: refuses the commands held past load_wait.
+  void OnLoadWaitOver(const std::string& table_id);
+  // Refuses with `status` the commands held on `slot` since `before` or earlier
+  // (all of them: absl::InfiniteFuture()); answers when the oldest left came.
+  absl::optional<absl::Time> RefuseHeld(Slot& slot, absl::Time before,
+                                        const absl::Status& status);
+  absl::Status LoadWaitOver(const std::string& table_id) const;
+  // Claims lapsed and released tables (ClaimLimit of them) and adopts them.
+  void ClaimRound();
+  // A ClaimRound on the io pool now, unless one is under way.
+  void ClaimRoundNow();
+  // The limit of a maintenance round's claim (claim_batch, or a share of `room`
+  // in the first round after a lapse).
+  int ClaimLimit(int room) const;
   // Remembers that the database does not know `table_id` (AdoptOnCall).
   void RememberUnknown(const std::string& table_id, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -426,6 +461,8 @@ class TableHost {
   WorkerPool workers_;
   WorkerPool io_;
   DeadlineTimer timer_;
+  // When the first command held on a loading placeholder has waited load_wait.
+  DeadlineTimer load_waits_;
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
@@ -449,6 +486,9 @@ class TableHost {
   std::function<void(bool)> readiness_listener_ ABSL_GUARDED_BY(mu_);
   std::string advertise_address_ ABSL_GUARDED_BY(mu_);
   bool store_ready_ = true;  // maintenance thread only
+  // Whether the last claim round claimed anything (ClaimLimit).
+  std::atomic<bool> claimed_last_round_{false};
+  std::atomic<bool> claim_round_running_{false};  // ClaimRoundNow
   // Monotonic time (µs) when the last successful renewal started: a lease renewed
   // then lasts at least lease_ttl from then, whatever the wall clock does.
   std::atomic<int64_t> renewed_at_us_{0};

@@ -9,6 +9,7 @@
 // it at once), as is a hosted table whose reload after a failed append finds its
 // log damaged. Two hosts over one in-memory
 // database whose calls fail on demand (testing/memory_store.h).
+#include <future>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,7 @@
 #include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "services/common/auth.h"
 #include "services/table/refusals.h"
 #include "services/table/table_host.h"
 #include "services/table/testing/memory_store.h"
@@ -51,7 +53,9 @@ v1::CreateTableRequest CreateRequest(const std::string& request_id) {
 // An instance: its store (its own view of the shared database) and its host.
 struct Instance {
   Instance(std::shared_ptr<MemoryDatabase> db, const std::string& name)
-      : store(std::move(db), name), host(Options(name), &store, &registry) {}
+      : Instance(std::move(db), Options(name)) {}
+  Instance(std::shared_ptr<MemoryDatabase> db, const HostOptions& options)
+      : store(std::move(db), options.instance_id), host(options, &store, &registry) {}
   MemoryStore store;
   prometheus::Registry registry;
   TableHost host;
@@ -71,9 +75,27 @@ class ClaimTest : public ::testing::Test {
   void Orphan() { a_.reset(); }
 
   std::unique_ptr<Instance> StartInstance(const std::string& name) {
-    auto instance = std::make_unique<Instance>(db_, name);
+    return StartInstance(Options(name));
+  }
+  std::unique_ptr<Instance> StartInstance(const HostOptions& options) {
+    auto instance = std::make_unique<Instance>(db_, options);
     EXPECT_TRUE(instance->host.Start().ok());
     return instance;
+  }
+
+  // Leave, answered into the future returned rather than waited for.
+  std::future<absl::Status> LeaveLater(TableHost& host, const std::string& request_id) {
+    auto answer = std::make_shared<std::promise<absl::Status>>();
+    std::future<absl::Status> future = answer->get_future();
+    v1::ActRequest request;
+    request.mutable_leave();
+    request.set_table_id(table_.table_id());
+    request.set_seat_token(table_.seat_tokens(0));
+    request.set_request_id(request_id);
+    host.Act(request, [answer](absl::StatusOr<v1::ActResponse> r) {
+      answer->set_value(r.status());
+    });
+    return future;
   }
 
   absl::Status Leave(TableHost& host, const std::string& request_id) {
@@ -173,10 +195,12 @@ TEST_F(ClaimTest, AClaimRoundAdoptsWhatItReadWithoutAskingAgain) {
   }
   Orphan();
   b->host.RunMaintenance();
-  for (int i = 0; i < 500 && b->host.table_count() < 5; ++i) {
+  // Its placeholders count at once; the tables once restored.
+  EXPECT_EQ(b->host.table_count(), 5u);
+  for (int i = 0; i < 500 && b->host.metrics().recovered.Value() < 5; ++i) {
     absl::SleepFor(absl::Milliseconds(10));
   }
-  EXPECT_EQ(b->host.table_count(), 5u);
+  EXPECT_EQ(b->host.metrics().recovered.Value(), 5);
   EXPECT_EQ(b->store.calls("LoadGames"), 1);
   EXPECT_EQ(b->store.calls("Locate"), 0);
   EXPECT_EQ(b->store.calls("ClaimTable"), 0);
@@ -251,6 +275,126 @@ TEST_F(ClaimTest, AHostedTableWhoseReloadDoesNotReplayIsQuarantined) {
   }
   EXPECT_FALSE(Stored().broken.empty());
   EXPECT_EQ(a_->host.metrics().quarantined.Value(), 1);
+}
+
+// --- Calls that reach a table being taken over -------------------------------------
+
+// A claim round publishes a placeholder for each table it claimed before it reads
+// them: a call for one waits for its load (on no thread) instead of being refused,
+// and is served from what the round read, without a lookup or a claim of its own.
+TEST_F(ClaimTest, ACallForATableBeingLoadedIsServedOnceLoaded) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  b->store.HoldCalls("LoadGames", true);  // the round's read is slow
+  b->host.RunMaintenance();
+  std::future<absl::Status> answer = LeaveLater(b->host, "l1");
+  EXPECT_EQ(answer.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  b->store.HoldCalls("LoadGames", false);
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(answer.get().ok());
+  EXPECT_EQ(b->store.calls("ClaimTable"), 0);
+  EXPECT_EQ(b->store.calls("LoadGame"), 0);
+  EXPECT_EQ(b->store.calls("Locate"), 0);
+  EXPECT_EQ(Stored().lease_owner, "table-b");
+}
+
+TEST_F(ClaimTest, ACallThatWaitsPastLoadWaitIsRefusedUnavailable) {
+  HostOptions options = Options("table-b");
+  options.load_wait = absl::Milliseconds(200);
+  std::unique_ptr<Instance> b = StartInstance(options);
+  Orphan();
+  b->store.HoldCalls("LoadGames", true);
+  b->host.RunMaintenance();
+  const absl::Time asked = absl::Now();
+  const absl::Status refused = Leave(b->host, "l1");
+  EXPECT_GE(absl::Now() - asked, absl::Milliseconds(200));
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("was not loaded within 200ms; retry"));
+  // The table still comes, and the retry is served.
+  b->store.HoldCalls("LoadGames", false);
+  EXPECT_TRUE(Leave(b->host, "l1").ok());
+}
+
+TEST_F(ClaimTest, ACallForATableWhoseLoadFailsGetsTheLoadsRefusal) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  b->store.HoldCalls("LoadGames", true);
+  b->store.FailNextCalls("LoadGames", 1, absl::UnavailableError("connection reset"));
+  b->host.RunMaintenance();
+  std::future<absl::Status> answer = LeaveLater(b->host, "l1");
+  b->store.HoldCalls("LoadGames", false);
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  const absl::Status refused = answer.get();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("cannot be loaded now"));
+  EXPECT_TRUE(WaitReleasedBy("table-b"));
+}
+
+// Placeholders of a claim round are not calls' adoptions: while a round loads,
+// calls for other tables are not refused for max_adoptions.
+TEST_F(ClaimTest, AClaimRoundLeavesRoomForCallsAdoptions) {
+  HostOptions options = Options("table-b");
+  options.max_adoptions = 1;
+  std::unique_ptr<Instance> b = StartInstance(options);
+  Orphan();
+  b->store.HoldCalls("LoadGames", true);
+  b->host.RunMaintenance();
+  EXPECT_EQ(b->host.metrics().adoptions.Value(), 0);
+  v1::ActRequest elsewhere;
+  elsewhere.mutable_leave();
+  elsewhere.set_table_id(service::NewUuid());
+  elsewhere.set_seat_token(table_.seat_tokens(0));
+  elsewhere.set_request_id("l1");
+  const absl::Status unknown =
+      Wait<v1::ActResponse>([&](auto reply) { b->host.Act(elsewhere, reply); }).status();
+  EXPECT_EQ(unknown.code(), absl::StatusCode::kNotFound) << unknown;
+  b->store.HoldCalls("LoadGames", false);
+}
+
+// The first round after an instance died takes a share of its room, not one
+// claim_batch; with no share, claim_batch.
+TEST_F(ClaimTest, TheFirstRoundAfterALapseClaimsAShareOfTheRoom) {
+  for (int i = 2; i <= 4; ++i) {
+    ASSERT_TRUE(Wait<v1::CreateTableResponse>([&](auto reply) {
+                  a_->host.CreateTable(CreateRequest("claim-" + std::to_string(i)), reply);
+                }).ok());
+  }
+  HostOptions share = Options("table-b");
+  share.claim_batch = 1;
+  share.max_tables = 8;  // room 8: half of it is 4
+  HostOptions batch = Options("table-c");
+  batch.claim_batch = 1;
+  batch.claim_room_share = 0;
+  std::unique_ptr<Instance> b = StartInstance(share);
+  std::unique_ptr<Instance> c = StartInstance(batch);
+  Orphan();
+  c->host.RunMaintenance();
+  b->host.RunMaintenance();
+  for (int i = 0; i < 500 && b->host.table_count() + c->host.table_count() < 4; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(c->host.table_count(), 1u);
+  EXPECT_EQ(b->host.table_count(), 3u);
+}
+
+// A call that finds its table free (its instance died or left) starts a claim
+// round at once for the others, rather than leave them to the next maintenance
+// round (an hour away here) or to their own seats' calls.
+TEST_F(ClaimTest, ACallThatAdoptsAFreeTableClaimsItsNeighboursNow) {
+  for (int i = 2; i <= 3; ++i) {
+    ASSERT_TRUE(Wait<v1::CreateTableResponse>([&](auto reply) {
+                  a_->host.CreateTable(CreateRequest("claim-" + std::to_string(i)), reply);
+                }).ok());
+  }
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  EXPECT_TRUE(Leave(b->host, "l1").ok());
+  for (int i = 0; i < 500 && b->host.metrics().recovered.Value() < 3; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(b->host.metrics().recovered.Value(), 3);
+  EXPECT_EQ(b->host.table_count(), 3u);
+  EXPECT_EQ(b->store.calls("ClaimTable"), 1);  // the call's own; the others in one round
 }
 
 }  // namespace

@@ -50,28 +50,97 @@ std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
       return nullptr;
     }
   }
-  return NewPlaceholder(table_id);
+  return NewPlaceholder(table_id, for_call);
 }
 
 std::shared_ptr<TableHost::Slot> TableHost::ClaimedSlot(
     const std::string& table_id, absl::StatusOr<StoredGame> claimed) {
-  absl::MutexLock lock(&mu_);
-  auto it = slots_.find(table_id);
-  // Hosted already, or a call's placeholder, which claims it for itself.
-  if (it != slots_.end()) return it->second;
-  std::shared_ptr<Slot> slot = NewPlaceholder(table_id);
-  slot->claimed =
-      std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
+  std::shared_ptr<Slot> slot;
+  {
+    absl::MutexLock lock(&mu_);
+    auto it = slots_.find(table_id);
+    if (it == slots_.end()) {
+      slot = NewPlaceholder(table_id, /*for_call=*/false);
+      slot->claimed = std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
+      return slot;
+    }
+    slot = it->second;
+  }
+  // The round's own placeholder gets the table as read; one that awaits nothing
+  // is hosted already, or a call's placeholder, which claims it for itself.
+  DeliverClaimed(*slot, claimed);
   return slot;
 }
 
-std::shared_ptr<TableHost::Slot> TableHost::NewPlaceholder(const std::string& table_id) {
-  ++adoptions_;
-  metrics_.adoptions.Set(static_cast<double>(adoptions_));
+std::shared_ptr<TableHost::Slot> TableHost::NewPlaceholder(const std::string& table_id,
+                                                           bool for_call,
+                                                           bool awaiting_claim) {
+  if (for_call) {
+    ++adoptions_;
+    metrics_.adoptions.Set(static_cast<double>(adoptions_));
+  }
   auto slot = std::make_shared<Slot>(table_id);
   slot->adopting = true;  // Drain loads it through AdoptOnCall
+  slot->for_call = for_call;
+  {
+    absl::MutexLock lock(&slot->mu);  // not yet published: nobody else holds it
+    slot->awaiting_claim = awaiting_claim;
+  }
   slots_.emplace(table_id, slot);
   return slot;
+}
+
+void TableHost::AwaitClaimed(const std::vector<std::string>& table_ids) {
+  absl::MutexLock lock(&mu_);
+  for (const std::string& id : table_ids) {
+    if (!slots_.contains(id)) NewPlaceholder(id, /*for_call=*/false, /*awaiting_claim=*/true);
+  }
+  metrics_.tables.Set(static_cast<double>(slots_.size()));
+}
+
+bool TableHost::DeliverClaimed(Slot& slot, absl::StatusOr<StoredGame>& claimed) {
+  absl::MutexLock lock(&slot.mu);
+  if (!slot.awaiting_claim) return false;
+  // No command ran on the strand while it awaited (Post held them all), so the
+  // load that follows is the first to take `claimed`.
+  slot.claimed = std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
+  slot.awaiting_claim = false;
+  for (Slot::Held& held : slot.held) slot.queue.push_back(std::move(held.command));
+  slot.held.clear();
+  return true;
+}
+
+absl::Status TableHost::LoadWaitOver(const std::string& table_id) const {
+  metrics_.refused_busy.Increment();
+  return absl::UnavailableError(absl::StrCat(
+      "table ", table_id, " is being taken over by this instance (its lease lapsed) "
+      "and was not loaded within ", absl::FormatDuration(options_.load_wait),
+      "; retry in a second"));
+}
+
+absl::optional<absl::Time> TableHost::RefuseHeld(Slot& slot, absl::Time before,
+                                                 const absl::Status& status) {
+  std::vector<Command> refused;
+  absl::optional<absl::Time> oldest_left;
+  {
+    absl::MutexLock lock(&slot.mu);
+    while (!slot.held.empty() && slot.held.front().since <= before) {
+      refused.push_back(std::move(slot.held.front().command));
+      slot.held.pop_front();
+    }
+    if (!slot.held.empty()) oldest_left = slot.held.front().since;
+  }
+  // Off the strand, as Post's refusals: a command with an error only answers.
+  for (Command& command : refused) command(slot, status);
+  return oldest_left;
+}
+
+void TableHost::OnLoadWaitOver(const std::string& table_id) {
+  std::shared_ptr<Slot> slot = FindSlot(table_id);
+  if (!slot) return;
+  const absl::optional<absl::Time> oldest_left = RefuseHeld(
+      *slot, absl::Now() - options_.load_wait, LoadWaitOver(table_id));
+  if (oldest_left) load_waits_.Schedule(table_id, *oldest_left + options_.load_wait);
 }
 
 void TableHost::RememberUnknown(const std::string& table_id, const absl::Status& status) {
@@ -108,7 +177,7 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
       claimed ? RestoreClaimed(slot->id, std::move(*claimed)) : ClaimAndLoad(slot->id));
   {
     absl::MutexLock lock(&mu_);
-    --adoptions_;
+    if (slot->for_call) --adoptions_;
     metrics_.adoptions.Set(static_cast<double>(adoptions_));
     if (absl::IsNotFound(table->status())) RememberUnknown(slot->id, table->status());
   }
@@ -139,7 +208,9 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
     return claimed.status();
   }
   if (!*claimed) return Locate(id, "another instance hosts it");
-  return LoadClaimed(id);
+  absl::StatusOr<std::unique_ptr<Table>> table = LoadClaimed(id);
+  if (table.ok()) ClaimRoundNow();  // its neighbours are likely free too
+  return table;
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::LoadClaimed(const std::string& id) {
@@ -321,6 +392,7 @@ void TableHost::Heartbeat() {
 
 void TableHost::AdoptClaimed(const std::vector<std::string>& table_ids,
                              std::function<void()> loaded) {
+  AwaitClaimed(table_ids);
   for (size_t first = 0; first < table_ids.size(); first += kLoadBatch) {
     std::vector<std::string> batch(
         table_ids.begin() + first,

@@ -126,10 +126,7 @@ void TableHost::RunMaintenance() {
     LogWarn("lease renewal failed", {{"error", s.ToString()}});
   }
   Heartbeat();
-  const int room = options_.max_tables - static_cast<int>(table_count());
-  if (room > 0) {
-    AdoptClaimed(ClaimOrphans(std::min(options_.claim_batch, room)), nullptr);
-  }
+  ClaimRound();
   ReleaseEvicted();
   // A table the database holds as running after this instance saw it end (commits
   // lost in a failover of the database) is still this instance's: it is released
@@ -140,6 +137,38 @@ void TableHost::RunMaintenance() {
     evicted_.insert(dropped.begin(), dropped.end());
   }
   if (logs_in_doubt_.exchange(false) && !CheckStoredLogs().ok()) logs_in_doubt_.store(true);
+}
+
+void TableHost::ClaimRound() {
+  const int room = options_.max_tables - static_cast<int>(table_count());
+  if (room <= 0) return;
+  std::vector<std::string> claimed = ClaimOrphans(ClaimLimit(room));
+  claimed_last_round_.store(!claimed.empty());
+  AdoptClaimed(claimed, nullptr);
+}
+
+void TableHost::ClaimRoundNow() {
+  // A call just claimed a table nobody held: an instance died or left, and its
+  // other tables are free too. They are claimed now, in one round, rather than at
+  // the next maintenance round (up to lease_ttl/3 away), so that the seats coming
+  // for them find them on their way (a placeholder to wait on) instead of each
+  // adopting its own. One such round at a time.
+  if (draining_.load() || claim_round_running_.exchange(true)) return;
+  io_.Post([this] {
+    ClaimRound();
+    claim_round_running_.store(false);
+  });
+}
+
+int TableHost::ClaimLimit(int room) const {
+  // A round after one that claimed nothing is the first since an instance died
+  // (or no table lapsed): it takes its share of the room; the rounds that follow
+  // take the rest in claim_batch steps, as do the other instances'.
+  int limit = options_.claim_batch;
+  if (!claimed_last_round_.load()) {
+    limit = std::max(limit, static_cast<int>(room * options_.claim_room_share));
+  }
+  return std::min(limit, room);
 }
 
 std::vector<std::string> TableHost::DropExpired() {
@@ -231,10 +260,16 @@ void TableHost::Shutdown() {
   if (maintenance_.joinable()) maintenance_.join();
   if (started_.load()) Heartbeat();  // draining: no new tables placed here
   timer_.Stop();
+  load_waits_.Stop();
   std::vector<std::shared_ptr<Slot>> slots;
   {
     absl::MutexLock lock(&mu_);
     for (const auto& [id, slot] : slots_) slots.push_back(slot);
+  }
+  // Calls waiting for a table still being read go elsewhere now.
+  for (const std::shared_ptr<Slot>& slot : slots) {
+    RefuseHeld(*slot, absl::InfiniteFuture(),
+               absl::UnavailableError("the server is shutting down; retry on another instance"));
   }
   // Each table's queued commands and in-flight append finish first; then its
   // streams end, telling clients to resume elsewhere.

@@ -145,7 +145,7 @@ SeatPlayer::SeatPlayer(LoadContext* context, SeatHost* table,
       seat_(seat),
       token_(std::move(token)),
       address_(std::move(address)),
-      backoff_(kBackoffInitial),
+      backoff_(kBackoffInitial, kBackoffMax),
       rng_(seed) {
   const std::vector<std::string> targets = table_->Targets();
   auto it = std::find(targets.begin(), targets.end(), address_);
@@ -221,7 +221,7 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
     stream = stream_;
     after_failure = context_->AfterFailure(stream_opened_);
     last_progress_ = absl::Now();
-    backoff_ = kBackoffInitial;
+    backoff_.Reset();
     Counters& counters = context_->counters;
     if (update.has_snapshot()) {
       counters.snapshots.fetch_add(1, std::memory_order_relaxed);
@@ -331,8 +331,8 @@ bool SeatPlayer::NextAddress(const grpc::Status& status, absl::Duration* wait) {
   target_ = (target_ + 1) % targets.size();
   if (targets[target_] == address_) target_ = (target_ + 1) % targets.size();
   address_ = targets[target_];
-  *wait = backoff_;
-  backoff_ = std::min(backoff_ * 2, kBackoffMax);
+  // Jittered below the wait, never above it: a seat is back within kBackoffMax.
+  *wait = service::Jittered(backoff_.Failed(), 0.5, 1.0);
   return true;
 }
 

@@ -46,6 +46,7 @@
 #include "engine/random.h"
 #include "grpcpp/alarm.h"
 #include "grpcpp/grpcpp.h"
+#include "services/common/backoff.h"
 #include "tests/load/load_context.h"
 #include "tests/load/seat_policy.h"
 #include "trix/v1/table.grpc.pb.h"
@@ -152,7 +153,7 @@ class SeatPlayer final {
   std::unique_ptr<grpc::Alarm> pause_ ABSL_GUARDED_BY(mu_);  // before reconnecting
   bool cancelled_ ABSL_GUARDED_BY(mu_) = false;
   bool game_over_ ABSL_GUARDED_BY(mu_) = false;
-  absl::Duration backoff_ ABSL_GUARDED_BY(mu_);
+  service::Backoff backoff_ ABSL_GUARDED_BY(mu_);
   absl::Time last_progress_ ABSL_GUARDED_BY(mu_);
 
   engine::Rng rng_ ABSL_GUARDED_BY(mu_);

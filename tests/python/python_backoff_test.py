@@ -1,5 +1,6 @@
 """The Python library's Backoff: the services' rule (first, doubling, capped, reset),
-each wait jittered into [0.5, 1.5) of it."""
+each wait jittered into [0.5, 1.5) of it, or into the window given (a seat's
+never passes its cap)."""
 
 import random
 import unittest
@@ -26,6 +27,15 @@ class BackoffTest(unittest.TestCase):
         self.assertGreaterEqual(min(waits), 1.0)
         self.assertLess(max(waits), 3.0)
         self.assertGreater(max(waits) - min(waits), 1.0)  # spread, not one value
+
+    def test_a_window_below_one_keeps_every_wait_within_the_cap(self):
+        waits = []
+        for seed in range(200):
+            backoff = Backoff(0.1, 1.0, rng=random.Random(seed), jitter=(0.5, 1.0))
+            waits.extend(backoff.failed() for _ in range(8))
+        self.assertLessEqual(max(waits), 1.0)
+        self.assertGreater(max(waits), 0.9)  # the cap is reached, not undershot
+        self.assertGreaterEqual(min(waits), 0.05)
 
 
 if __name__ == "__main__":

@@ -73,8 +73,9 @@ class Seat:
 
     def play(self):
         """Plays until the game ends; returns its trix.v1.GameResult."""
-        # Capped at a second: a seat is back within about a second of its table.
-        backoff = Backoff(0.1, 1.0)
+        # Capped at a second, jittered below the wait rather than above it: a seat
+        # is back within a second of its table.
+        backoff = Backoff(0.1, 1.0, jitter=(0.5, 1.0))
         while True:
             channel = self._channel()
             try:
