@@ -137,6 +137,10 @@ class RatingsStoreContractTest : public ::testing::TestWithParam<std::string> {
   }
 
   RatingsStore& store() { return under_->store(); }
+  // The player's balance in the ledger the store settles in (zero: none).
+  BalanceInfo BalanceOf(const std::string& player) {
+    return under_->ledger().GetBalance(player).value_or(BalanceInfo{});
+  }
 
   // A claimed batch (the test fails when it cannot claim).
   std::unique_ptr<ConsumerBatch> Claimed(ConsumerClaim& claim,
@@ -306,6 +310,7 @@ TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
   EXPECT_EQ(settled_[0].outcome, "set_aside");
   EXPECT_FALSE(settled_[0].note.empty());
   EXPECT_EQ(settled_[1].outcome, "unstaked");
+  EXPECT_EQ(BalanceOf("a").held, 100);  // the stake stays held while set aside
   EXPECT_EQ(store().ReadLag().open_set_aside, 1);
   EXPECT_EQ(store().ReadLag().pending, 0);
   EXPECT_TRUE(store().DueSetAside(absl::Hours(1), 100).empty());  // tried too lately
@@ -324,6 +329,9 @@ TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
   EXPECT_EQ(s.outcome, "settled");
   batch->ResolveSetAside("g1", s);
   batch->Commit();
+  EXPECT_EQ(BalanceOf("a").balance, 1140);  // 1000 - 100 + 240
+  EXPECT_EQ(BalanceOf("a").held, 0);
+  EXPECT_EQ(BalanceOf("d").balance, 900);
   EXPECT_EQ(store().ReadLag().open_set_aside, 0);
   EXPECT_TRUE(store().DueSetAside(absl::ZeroDuration(), 100).empty());
   EXPECT_FALSE(store().BeginBatch()->LockSetAside("g1").has_value());
