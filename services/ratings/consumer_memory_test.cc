@@ -81,7 +81,7 @@ TEST_F(ConsumerMemoryTest, WaitsAtAHoleWithinTheGrace) {
 }
 
 // The settlement goes through the ledger's rules: the stakes stay held while it
-// is set aside, and the payouts are paid once it settles.
+// is set aside, past their TTL too, and the payouts are paid once it settles.
 TEST_F(ConsumerMemoryTest, ARefusedSettlementIsSetAsideAndTriedAgain) {
   const OutboxGame g = OutboxGame::StakedSolo("g1");
   ASSERT_TRUE(HoldStakes(ledger_, g).ok());
@@ -93,6 +93,12 @@ TEST_F(ConsumerMemoryTest, ARefusedSettlementIsSetAsideAndTriedAgain) {
   EXPECT_EQ(metrics_->settlements_set_aside.Value(), 1);
   EXPECT_EQ(Balance("a").balance, 1000);
   EXPECT_EQ(Balance("a").held, 100);  // its hold is still attached
+  // Past their TTL, the holds of a set-aside table wait for it.
+  for (const auto& [id, hold] : store_.ledger().Data().holds) {
+    store_.ledger().Age(id, absl::Hours(2));
+  }
+  Ledger swept(&store_.ledger(), {.attached_ttl = absl::Hours(1)});
+  EXPECT_EQ(swept.ReleaseExpiredHolds(10).value_or(-1), 0);
   EXPECT_EQ(consumer_->RetrySetAside(store_, absl::ZeroDuration()), 0);  // still refused
   EXPECT_EQ(store_.Data().set_aside.at("g1").attempts, 2);
   store_.RefuseSettlementsOf("g1", false);

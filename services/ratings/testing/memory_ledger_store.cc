@@ -220,6 +220,15 @@ absl::Status MemoryLedgerStore::OpenTransaction::Run(
   return s;
 }
 
+void MemoryLedgerStore::OpenTransaction::SetAside(const std::string& table_id,
+                                                  bool set_aside) {
+  if (set_aside) {
+    data_.set_aside.insert(table_id);
+  } else {
+    data_.set_aside.erase(table_id);
+  }
+}
+
 void MemoryLedgerStore::OpenTransaction::Commit() { store_.data_ = data_; }
 
 absl::Status MemoryLedgerStore::Transact(
@@ -284,12 +293,9 @@ absl::StatusOr<OpenHolds> MemoryLedgerStore::ReadOpenHolds(const HoldTtls& ttls)
 }
 
 void MemoryLedgerStore::SetAside(const std::string& table_id, bool set_aside) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (set_aside) {
-    data_.set_aside.insert(table_id);
-  } else {
-    data_.set_aside.erase(table_id);
-  }
+  OpenTransaction tx(*this);
+  tx.SetAside(table_id, set_aside);
+  tx.Commit();
 }
 
 void MemoryLedgerStore::Age(const std::string& hold_id, absl::Duration age) {

@@ -82,6 +82,8 @@ class MemoryLedgerStore : public LedgerStore {
     // Runs `work` as Transact does, keeping what it changed when it returns OK.
     absl::Status Run(absl::string_view context,
                      absl::FunctionRef<absl::Status(LedgerTransaction&)> work);
+    // The table's settlement set aside (true) or resolved (false).
+    void SetAside(const std::string& table_id, bool set_aside);
     void Commit();
 
    private:

@@ -43,6 +43,11 @@ class MemoryBatch : public ConsumerBatch {
   Settlement SetAside(const OutboxRow& row, const std::string& game_id,
                       const std::string& error);
   bool WriteRatings(const BatchPlan& plan);
+  // The ledger's transaction, begun by the first call.
+  MemoryLedgerStore::OpenTransaction& OpenLedger() {
+    if (!ledger_) ledger_.emplace(shared_->ledger);
+    return *ledger_;
+  }
 
   std::shared_ptr<MemoryRatingsStore::Shared> shared_;
   MemoryRatingsData data_;
@@ -102,9 +107,8 @@ Settlement MemoryBatch::Settle(const OutboxRow& row, const FinishedGame& game,
     return SetAside(row, game.game_id,
                     absl::StrCat("the settlement of ", game.game_id, " is refused"));
   }
-  if (!ledger_) ledger_.emplace(shared_->ledger);
   Settlement settled;
-  const absl::Status s = ledger_->Run("settling a game", [&](LedgerTransaction& tx) {
+  const absl::Status s = OpenLedger().Run("settling a game", [&](LedgerTransaction& tx) {
     settled = Ledger::Settle(tx, game, plan);
     return absl::OkStatus();
   });
@@ -121,6 +125,7 @@ Settlement MemoryBatch::SetAside(const OutboxRow& row, const std::string& game_i
   s.error = error;
   s.resolved = false;
   s.last_tried = absl::Now();
+  OpenLedger().SetAside(game_id, true);  // its holds wait for it
   return {"set_aside", error};
 }
 
@@ -174,6 +179,7 @@ void MemoryBatch::ResolveSetAside(const std::string& game_id,
     applied->second.note = settlement.note;
   }
   SetAsideSettlement& s = data_.set_aside[game_id];
+  OpenLedger().SetAside(game_id, false);
   s.resolved = true;
   s.last_tried = absl::Now();
   ++s.attempts;

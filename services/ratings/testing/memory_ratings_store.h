@@ -8,7 +8,7 @@
 // settles a game with Ledger::Settle in a ledger transaction that commits with
 // the batch, each settlement a savepoint of it. A settlement the ledger refuses,
 // or of a game named by RefuseSettlementsOf (as the database refuses one), is set
-// aside.
+// aside, and the sweep leaves its table's holds alone until it is resolved.
 //
 //   MemoryRatingsStore store;
 //   Ledger ledger(&store.ledger());  // credits, holds attached to the game's table
