@@ -1,7 +1,7 @@
 // The outbox consumer on the in-memory store (testing/memory_ratings_store.h):
 // its claim -> read pending -> plan -> write runs without a database, rates each
 // game once in outbox order, waits at a hole, and sets a refused settlement aside
-// until it is tried again.
+// until it is tried again, settling it by the ledger's rules.
 #include <memory>
 #include <string>
 
@@ -10,6 +10,7 @@
 #include "prometheus/registry.h"
 #include "services/common/logging.h"
 #include "services/ratings/consumer.h"
+#include "services/ratings/ledger.h"
 #include "services/ratings/testing/memory_ratings_store.h"
 #include "services/ratings/testing/outbox_games.h"
 
@@ -30,7 +31,14 @@ class ConsumerMemoryTest : public ::testing::Test {
     store_.AddOutboxRow({id, g.game_id, g.Payload()});
   }
 
+  BalanceInfo Balance(const std::string& player) {
+    absl::StatusOr<BalanceInfo> b = ledger_.GetBalance(player);
+    EXPECT_TRUE(b.ok()) << b.status();
+    return b.value_or(BalanceInfo{});
+  }
+
   MemoryRatingsStore store_;
+  Ledger ledger_{&store_.ledger()};
   prometheus::Registry registry_;
   std::unique_ptr<RatingsMetrics> metrics_;
   std::unique_ptr<OutboxConsumer> consumer_;
@@ -72,33 +80,33 @@ TEST_F(ConsumerMemoryTest, WaitsAtAHoleWithinTheGrace) {
   EXPECT_EQ(patient.ApplyBatch(store_).applied, 2);
 }
 
+// The settlement goes through the ledger's rules: the stakes stay held while it
+// is set aside, past their TTL too, and the payouts are paid once it settles.
 TEST_F(ConsumerMemoryTest, ARefusedSettlementIsSetAsideAndTriedAgain) {
-  OutboxGame g = OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4});
-  const int64_t payouts[] = {240, 120, 40, 0};
-  for (int s = 0; s < 4; ++s) {
-    g.seats[s].stake = 100;
-    g.seats[s].payout = payouts[s];
-    store_.AttachHold(
-        {absl::StrCat("h", s), g.seats[s].player_id, 100, HoldState::kAttached, "g1", s});
-  }
+  const OutboxGame g = OutboxGame::StakedSolo("g1");
+  ASSERT_TRUE(HoldStakes(ledger_, g).ok());
   Add(1, g);
   store_.RefuseSettlementsOf("g1");
   EXPECT_EQ(consumer_->ApplyBatch(store_).applied, 1);
   EXPECT_EQ(store_.Data().applied.at("g1").settlement, "set_aside");
   EXPECT_TRUE(store_.Data().applied.at("g1").rated);
   EXPECT_EQ(metrics_->settlements_set_aside.Value(), 1);
+  EXPECT_EQ(Balance("a").balance, 1000);
+  EXPECT_EQ(Balance("a").held, 100);  // its hold is still attached
+  // Past their TTL, the holds of a set-aside table wait for it.
+  for (const auto& [id, hold] : store_.ledger().Data().holds) {
+    store_.ledger().Age(id, absl::Hours(2));
+  }
+  Ledger swept(&store_.ledger(), {.attached_ttl = absl::Hours(1)});
+  EXPECT_EQ(swept.ReleaseExpiredHolds(10).value_or(-1), 0);
   EXPECT_EQ(consumer_->RetrySetAside(store_, absl::ZeroDuration()), 0);  // still refused
   EXPECT_EQ(store_.Data().set_aside.at("g1").attempts, 2);
   store_.RefuseSettlementsOf("g1", false);
   EXPECT_EQ(consumer_->RetrySetAside(store_, absl::ZeroDuration()), 1);
-  const MemoryRatingsData data = store_.Data();
-  EXPECT_EQ(data.applied.at("g1").settlement, "settled");
-  ASSERT_EQ(data.entries.size(), 2u);
-  for (const PostedEntry& e : data.entries) {
-    int64_t sum = 0;
-    for (const auto& [account, amount] : e.lines) sum += amount;
-    EXPECT_EQ(sum, 0);
-  }
+  EXPECT_EQ(store_.Data().applied.at("g1").settlement, "settled");
+  EXPECT_EQ(Balance("a").balance, 1140);
+  EXPECT_EQ(Balance("a").held, 0);
+  EXPECT_EQ(Balance("d").balance, 900);
   EXPECT_EQ(metrics_->games_settled.Value(), 1);
 }
 

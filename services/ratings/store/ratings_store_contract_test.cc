@@ -33,10 +33,17 @@ class StoreUnderTest {
   virtual RatingsStore& store() = 0;
   virtual std::unique_ptr<RatingsStore> Replica() = 0;
   virtual void Add(const std::vector<OutboxGame>& games) = 0;
-  // Each seat's stake of `game` held by its player and attached to its seat.
-  virtual void HoldStakes(const OutboxGame& game) = 0;
+  // The ledger the store settles in.
+  virtual Ledger& ledger() = 0;
   virtual void Refuse(const std::string& game_id, bool refuse) = 0;
   virtual void DropRating(const PlayerKey& player) = 0;
+
+  // Each seat's stake of `game` held by its player (credited 1000 first) and
+  // attached to its seat.
+  void HoldStakes(const OutboxGame& game) {
+    const absl::Status s = ratings::HoldStakes(ledger(), game);
+    ASSERT_TRUE(s.ok()) << s;
+  }
 };
 
 class MemoryUnderTest : public StoreUnderTest {
@@ -47,19 +54,7 @@ class MemoryUnderTest : public StoreUnderTest {
     for (const OutboxGame& g : games)
       store_.AddOutboxRow({++last_id_, g.game_id, g.Payload()});
   }
-  void HoldStakes(const OutboxGame& game) override {
-    for (int s = 0; s < kSeats; ++s) {
-      if (game.seats[s].stake == 0) continue;
-      HoldInfo h;
-      h.hold_id = absl::StrCat(game.game_id, "-", s);
-      h.player_id = game.seats[s].player_id;
-      h.amount = game.seats[s].stake;
-      h.state = HoldState::kAttached;
-      h.table_id = game.game_id;
-      h.seat = s;
-      store_.AttachHold(h);
-    }
-  }
+  Ledger& ledger() override { return ledger_; }
   void Refuse(const std::string& game_id, bool refuse) override {
     store_.RefuseSettlementsOf(game_id, refuse);
   }
@@ -67,6 +62,7 @@ class MemoryUnderTest : public StoreUnderTest {
 
  private:
   MemoryRatingsStore store_;
+  Ledger ledger_{&store_.ledger()};
   int64_t last_id_ = 0;
 };
 
@@ -103,17 +99,7 @@ class PostgresUnderTest : public StoreUnderTest {
     pqxx::connection c(db_->url());
     WriteOutboxGames(c, games);
   }
-  void HoldStakes(const OutboxGame& game) override {
-    for (int s = 0; s < kSeats; ++s) {
-      const OutboxSeat& seat = game.seats[s];
-      if (seat.stake == 0) continue;
-      const std::string key = absl::StrCat(game.game_id, "-", s);
-      ASSERT_TRUE(ledger_.Move(EntryKind::kCredit, key, seat.player_id, 1000, "").ok());
-      absl::StatusOr<HoldInfo> h = ledger_.HoldStake(key, seat.player_id, seat.stake);
-      ASSERT_TRUE(h.ok()) << h.status();
-      ASSERT_TRUE(ledger_.AttachHold(h->hold_id, game.game_id, s).ok());
-    }
-  }
+  Ledger& ledger() override { return ledger_; }
   void Refuse(const std::string& game_id, bool refuse) override {
     if (refuse) {
       Exec(
@@ -151,6 +137,10 @@ class RatingsStoreContractTest : public ::testing::TestWithParam<std::string> {
   }
 
   RatingsStore& store() { return under_->store(); }
+  // The player's balance in the ledger the store settles in (zero: none).
+  BalanceInfo BalanceOf(const std::string& player) {
+    return under_->ledger().GetBalance(player).value_or(BalanceInfo{});
+  }
 
   // A claimed batch (the test fails when it cannot claim).
   std::unique_ptr<ConsumerBatch> Claimed(ConsumerClaim& claim,
@@ -320,6 +310,7 @@ TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
   EXPECT_EQ(settled_[0].outcome, "set_aside");
   EXPECT_FALSE(settled_[0].note.empty());
   EXPECT_EQ(settled_[1].outcome, "unstaked");
+  EXPECT_EQ(BalanceOf("a").held, 100);  // the stake stays held while set aside
   EXPECT_EQ(store().ReadLag().open_set_aside, 1);
   EXPECT_EQ(store().ReadLag().pending, 0);
   EXPECT_TRUE(store().DueSetAside(absl::Hours(1), 100).empty());  // tried too lately
@@ -338,6 +329,9 @@ TEST_P(RatingsStoreContractTest, ARefusedSettlementIsSetAsideThenResolved) {
   EXPECT_EQ(s.outcome, "settled");
   batch->ResolveSetAside("g1", s);
   batch->Commit();
+  EXPECT_EQ(BalanceOf("a").balance, 1140);  // 1000 - 100 + 240
+  EXPECT_EQ(BalanceOf("a").held, 0);
+  EXPECT_EQ(BalanceOf("d").balance, 900);
   EXPECT_EQ(store().ReadLag().open_set_aside, 0);
   EXPECT_TRUE(store().DueSetAside(absl::ZeroDuration(), 100).empty());
   EXPECT_FALSE(store().BeginBatch()->LockSetAside("g1").has_value());

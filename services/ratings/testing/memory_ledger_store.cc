@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -201,9 +202,11 @@ MemoryLedgerStore::MemoryLedgerStore() {
   for (int n = 0; n < 16; ++n) data_.accounts[absl::StrCat("world:", n)] = {"world"};
 }
 
-absl::Status MemoryLedgerStore::Transact(
+MemoryLedgerStore::OpenTransaction::OpenTransaction(MemoryLedgerStore& store)
+    : store_(store), lock_(store.mu_), data_(store.data_) {}
+
+absl::Status MemoryLedgerStore::OpenTransaction::Run(
     absl::string_view context, absl::FunctionRef<absl::Status(LedgerTransaction&)> work) {
-  std::lock_guard<std::mutex> lock(mu_);
   MemoryLedgerData copy = data_;
   MemoryLedgerTransaction tx(copy);
   absl::Status s;
@@ -214,6 +217,25 @@ absl::Status MemoryLedgerStore::Transact(
   }
   if (s.ok()) s = CheckEntries(copy, data_.entries.size());
   if (s.ok()) data_ = std::move(copy);
+  return s;
+}
+
+void MemoryLedgerStore::OpenTransaction::SetAside(const std::string& table_id,
+                                                  bool set_aside) {
+  if (set_aside) {
+    data_.set_aside.insert(table_id);
+  } else {
+    data_.set_aside.erase(table_id);
+  }
+}
+
+void MemoryLedgerStore::OpenTransaction::Commit() { store_.data_ = data_; }
+
+absl::Status MemoryLedgerStore::Transact(
+    absl::string_view context, absl::FunctionRef<absl::Status(LedgerTransaction&)> work) {
+  OpenTransaction tx(*this);
+  const absl::Status s = tx.Run(context, work);
+  if (s.ok()) tx.Commit();
   return s;
 }
 
@@ -271,12 +293,9 @@ absl::StatusOr<OpenHolds> MemoryLedgerStore::ReadOpenHolds(const HoldTtls& ttls)
 }
 
 void MemoryLedgerStore::SetAside(const std::string& table_id, bool set_aside) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (set_aside) {
-    data_.set_aside.insert(table_id);
-  } else {
-    data_.set_aside.erase(table_id);
-  }
+  OpenTransaction tx(*this);
+  tx.SetAside(table_id, set_aside);
+  tx.Commit();
 }
 
 void MemoryLedgerStore::Age(const std::string& hold_id, absl::Duration age) {

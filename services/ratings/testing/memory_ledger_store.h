@@ -72,6 +72,26 @@ class MemoryLedgerStore : public LedgerStore {
                                                          int limit) override;
   absl::StatusOr<OpenHolds> ReadOpenHolds(const HoldTtls& ttls) override;
 
+  // A transaction left open across calls (a consumer batch's, whose settlements
+  // commit with the batch): it holds the store from its start to its end, as
+  // Transact does. Each Run is a savepoint of it; what the runs kept is put in
+  // place by Commit, and dropped when it ends without one.
+  class OpenTransaction {
+   public:
+    explicit OpenTransaction(MemoryLedgerStore& store);
+    // Runs `work` as Transact does, keeping what it changed when it returns OK.
+    absl::Status Run(absl::string_view context,
+                     absl::FunctionRef<absl::Status(LedgerTransaction&)> work);
+    // The table's settlement set aside (true) or resolved (false).
+    void SetAside(const std::string& table_id, bool set_aside);
+    void Commit();
+
+   private:
+    MemoryLedgerStore& store_;
+    std::lock_guard<std::mutex> lock_;
+    MemoryLedgerData data_;
+  };
+
   // Set-up and inspection, outside any transaction.
   // The table's settlement set aside (true) or resolved (false).
   void SetAside(const std::string& table_id, bool set_aside = true);

@@ -1,6 +1,7 @@
 #include "services/ratings/testing/memory_ratings_store.h"
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
 #include <utility>
 
@@ -41,12 +42,18 @@ class MemoryBatch : public ConsumerBatch {
  private:
   Settlement SetAside(const OutboxRow& row, const std::string& game_id,
                       const std::string& error);
-  Settlement Apply(const FinishedGame& game, const SettlementPlan& plan);
   bool WriteRatings(const BatchPlan& plan);
+  // The ledger's transaction, begun by the first call.
+  MemoryLedgerStore::OpenTransaction& OpenLedger() {
+    if (!ledger_) ledger_.emplace(shared_->ledger);
+    return *ledger_;
+  }
 
   std::shared_ptr<MemoryRatingsStore::Shared> shared_;
   MemoryRatingsData data_;
   bool claimed_ = false;
+  // The ledger's transaction, from the first settlement to the batch's end.
+  std::optional<MemoryLedgerStore::OpenTransaction> ledger_;
 };
 
 bool MemoryBatch::Claim(const std::string& instance, ConsumerClaim& out) {
@@ -100,25 +107,13 @@ Settlement MemoryBatch::Settle(const OutboxRow& row, const FinishedGame& game,
     return SetAside(row, game.game_id,
                     absl::StrCat("the settlement of ", game.game_id, " is refused"));
   }
-  const std::string& outcome = plan.settlement.outcome;
-  if (outcome == "unstaked" || outcome == "unsettled") return plan.settlement;
-  if (outcome == "voided") return Apply(game, plan);
-  const SettlementPlan found = PlanSettlement(game, data_.attached[game.game_id]);
-  return Apply(game, found.settlement.unheld_seats == 0 ? plan : found);
-}
-
-// The plan against the table's holds: each one settled or released, the entries
-// posted.
-Settlement MemoryBatch::Apply(const FinishedGame& game, const SettlementPlan& plan) {
-  Settlement out = plan.settlement;
-  for (const HoldInfo& h : data_.attached[game.game_id])
-    out.released_holds += plan.held[h.seat] == 0;
-  data_.attached.erase(game.game_id);
-  if (plan.stakes.empty()) return out;
-  data_.entries.push_back({game.game_id, EntryKind::kStake, plan.stakes});
-  data_.entries.push_back({game.game_id, EntryKind::kPayout, plan.payouts});
-  out.moved = true;
-  return out;
+  Settlement settled;
+  const absl::Status s = OpenLedger().Run("settling a game", [&](LedgerTransaction& tx) {
+    settled = Ledger::Settle(tx, game, plan);
+    return absl::OkStatus();
+  });
+  if (!s.ok()) return SetAside(row, game.game_id, std::string(s.message()));
+  return settled;
 }
 
 Settlement MemoryBatch::SetAside(const OutboxRow& row, const std::string& game_id,
@@ -130,6 +125,7 @@ Settlement MemoryBatch::SetAside(const OutboxRow& row, const std::string& game_i
   s.error = error;
   s.resolved = false;
   s.last_tried = absl::Now();
+  OpenLedger().SetAside(game_id, true);  // its holds wait for it
   return {"set_aside", error};
 }
 
@@ -183,12 +179,17 @@ void MemoryBatch::ResolveSetAside(const std::string& game_id,
     applied->second.note = settlement.note;
   }
   SetAsideSettlement& s = data_.set_aside[game_id];
+  OpenLedger().SetAside(game_id, false);
   s.resolved = true;
   s.last_tried = absl::Now();
   ++s.attempts;
 }
 
 void MemoryBatch::Commit() {
+  if (ledger_) {
+    ledger_->Commit();
+    ledger_.reset();
+  }
   std::lock_guard<std::mutex> lock(shared_->mu);
   shared_->data = data_;
   if (claimed_) shared_->locked = claimed_ = false;  // the lock ends with its transaction
@@ -235,11 +236,6 @@ std::unique_ptr<MemoryRatingsStore> MemoryRatingsStore::Replica() {
 void MemoryRatingsStore::AddOutboxRow(const OutboxRow& row) {
   std::lock_guard<std::mutex> lock(shared_->mu);
   shared_->data.outbox[row.id] = row;
-}
-
-void MemoryRatingsStore::AttachHold(const HoldInfo& hold) {
-  std::lock_guard<std::mutex> lock(shared_->mu);
-  shared_->data.attached[hold.table_id].push_back(hold);
 }
 
 void MemoryRatingsStore::RefuseSettlementsOf(const std::string& game_id, bool refuse) {

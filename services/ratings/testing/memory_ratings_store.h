@@ -4,11 +4,14 @@
 // replicas share a database: one batch at a time holds the consumer's lock. A
 // batch works on a copy of the data that Commit puts in place.
 //
-// Money is kept only as far as a settlement needs it: the holds attached to each
-// table, and the entries a settlement posts. A settlement of a game named by
-// RefuseSettlementsOf is refused (as the database refuses one) and set aside.
+// The money is an in-memory ledger (ledger()), shared by the replicas: a batch
+// settles a game with Ledger::Settle in a ledger transaction that commits with
+// the batch, each settlement a savepoint of it. A settlement the ledger refuses,
+// or of a game named by RefuseSettlementsOf (as the database refuses one), is set
+// aside, and the sweep leaves its table's holds alone until it is resolved.
 //
 //   MemoryRatingsStore store;
+//   Ledger ledger(&store.ledger());  // credits, holds attached to the game's table
 //   store.AddOutboxRow({1, "g1", payload});
 //   consumer.ApplyBatch(store);
 #ifndef TRIX_SERVICES_RATINGS_TESTING_MEMORY_RATINGS_STORE_H_
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "services/ratings/store/ratings_store.h"
+#include "services/ratings/testing/memory_ledger_store.h"
 
 namespace trix::ratings {
 
@@ -43,13 +47,6 @@ struct SetAsideSettlement {
   absl::Time last_tried;
 };
 
-// A journal entry a settlement posted: its kind (stake or payout) and lines.
-struct PostedEntry {
-  std::string game_id;
-  EntryKind kind = EntryKind::kStake;
-  std::map<std::string, int64_t> lines;
-};
-
 struct MemoryRatingsData {
   std::string owner;
   int64_t batch = 0;
@@ -58,9 +55,7 @@ struct MemoryRatingsData {
   std::map<std::string, AppliedGame> applied;  // by game id
   std::map<PlayerKey, PlayerState> ratings;    // stored: skill, games, bot
   std::vector<HistoryRow> history;
-  std::map<std::string, SetAsideSettlement> set_aside;    // by game id
-  std::map<std::string, std::vector<HoldInfo>> attached;  // by table, open holds
-  std::vector<PostedEntry> entries;
+  std::map<std::string, SetAsideSettlement> set_aside;  // by game id
   std::set<std::string> refused;  // games whose settlement is refused
 };
 
@@ -77,16 +72,18 @@ class MemoryRatingsStore : public RatingsStore {
 
   // Set-up and inspection, outside any batch.
   void AddOutboxRow(const OutboxRow& row);
-  void AttachHold(const HoldInfo& hold);  // hold_id, player, amount, table_id, seat
   void RefuseSettlementsOf(const std::string& game_id, bool refuse = true);
   void DropRating(const PlayerKey& player);
   MemoryRatingsData Data();
+  // The ledger the batches settle in; a batch that settled holds it until it ends.
+  MemoryLedgerStore& ledger() { return shared_->ledger; }
 
   // The shared data and the consumer's lock (for the batches).
   struct Shared {
     std::mutex mu;
     MemoryRatingsData data;
     bool locked = false;
+    MemoryLedgerStore ledger;
   };
 
  private:

@@ -2,6 +2,7 @@
 
 #include <pqxx/pqxx>
 
+#include "absl/strings/str_cat.h"
 #include "proto/wire/outbox_row.h"
 #include "services/storage/pg_array.h"
 
@@ -27,6 +28,22 @@ OutboxGame OutboxGame::StakedSolo(std::string id) {
     g.seats[s].payout = payouts[s];
   }
   return g;
+}
+
+absl::Status HoldStakes(Ledger& ledger, const OutboxGame& game, int64_t credit) {
+  for (int s = 0; s < 4; ++s) {
+    const OutboxSeat& seat = game.seats[s];
+    if (seat.stake == 0) continue;
+    const std::string key = absl::StrCat(game.game_id, "-", s);
+    absl::StatusOr<Transfer> credited =
+        ledger.Move(EntryKind::kCredit, key, seat.player_id, credit, "");
+    if (!credited.ok()) return credited.status();
+    absl::StatusOr<HoldInfo> held = ledger.HoldStake(key, seat.player_id, seat.stake);
+    if (!held.ok()) return held.status();
+    absl::StatusOr<HoldInfo> attached = ledger.AttachHold(held->hold_id, game.game_id, s);
+    if (!attached.ok()) return attached.status();
+  }
+  return absl::OkStatus();
 }
 
 OutboxGame OutboxGame::Partner(std::string id, std::array<std::string, 4> players, int winner) {

@@ -9,6 +9,7 @@
 //   OutboxGame g = OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4});
 //   g.seats[0].stake = 100; ...
 //   WriteOutboxGames(connection, {g});
+//   HoldStakes(ledger, OutboxGame::StakedSolo("g2"));
 #ifndef TRIX_SERVICES_RATINGS_TESTING_OUTBOX_GAMES_H_
 #define TRIX_SERVICES_RATINGS_TESTING_OUTBOX_GAMES_H_
 
@@ -18,7 +19,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "nlohmann/json.hpp"
+#include "services/ratings/ledger.h"
 
 namespace trix::ratings {
 
@@ -50,6 +53,11 @@ struct OutboxGame {
 
   std::string Payload() const;
 };
+
+// Each staked seat's player credited `credit` and the seat's stake held and
+// attached to the game's table and seat through `ledger`, under the request ids
+// "<game id>-<seat>"; the first error stops it.
+absl::Status HoldStakes(Ledger& ledger, const OutboxGame& game, int64_t credit = 1000);
 
 // Inserts the games (one statement each for games and game_results, in order).
 // Throws what libpqxx throws.
