@@ -138,6 +138,15 @@ size_t Game::list_bytes() const {
          log_hands_.capacity() * sizeof(Hands) + deal_scores_.capacity() * sizeof(Scores);
 }
 
+void Game::ShrinkLists() {
+  deal_marks_.shrink_to_fit();
+  events_.shrink_to_fit();
+  log_.shrink_to_fit();
+  log_cards_.shrink_to_fit();
+  log_hands_.shrink_to_fit();
+  deal_scores_.shrink_to_fit();
+}
+
 void Game::AddEvent(const Event& event) {
   events_.push_back(PackEvent(event));
 }

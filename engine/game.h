@@ -181,6 +181,9 @@ class Game {
   size_t log_size() const { return log_.size(); }
   // The heap the game's lists hold (their capacity), for the table's accounting.
   size_t list_bytes() const;
+  // Gives back the lists' spare capacity: for a game that grows no more (over, or
+  // its table voided), of the thousands a table service hosts.
+  void ShrinkLists();
   const std::vector<Scores>& deal_scores() const { return deal_scores_; }
   const Scores& totals() const { return totals_; }
   int total_deals() const { return DealsPerGame(rules_); }

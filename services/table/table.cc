@@ -170,6 +170,12 @@ std::optional<uint32_t> Table::SeatAnswers::Find(absl::string_view request_id) c
   return std::nullopt;
 }
 
+void Table::SeatAnswers::ShrinkToFit() {
+  ids_.shrink_to_fit();
+  ends_.shrink_to_fit();
+  seqs_.shrink_to_fit();
+}
+
 size_t Table::SeatAnswers::bytes() const {
   return ids_.capacity() + (ends_.capacity() + seqs_.capacity()) * sizeof(uint32_t);
 }
@@ -442,7 +448,16 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
   }
   UpdateClock(time);
   ++log_length_;
+  if (over()) ShrinkLists();
   return absl::OkStatus();
+}
+
+void Table::ShrinkLists() {
+  game_.ShrinkLists();
+  events_.shrink_to_fit();
+  service_events_.shrink_to_fit();
+  seq_marks_.shrink_to_fit();
+  for (SeatAnswers& answers : answers_) answers.ShrinkToFit();
 }
 
 absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
@@ -457,6 +472,7 @@ absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
   deadline_.reset();
   turn_key_ = {-1, -1, -1, -1};
   ++log_length_;
+  ShrinkLists();
   return absl::OkStatus();
 }
 

@@ -246,6 +246,9 @@ class Table {
   // game (it was not over before), the game's end: result row and outbox.
   void AddClockAndEnd(Step& step, bool was_over) const;
   void Break(absl::string_view what, const absl::Status& status);
+  // Once the table ended its lists grow no more: their spare capacity (up to half
+  // of each) is given back.
+  void ShrinkLists();
   // ApplyEntry of a void entry.
   absl::Status ApplyVoid(int seat, const v1::internal::LogRecord& record);
   // A table with seat_seeds, before its first deal (docs/deals.md): whether the
@@ -303,6 +306,7 @@ class Table {
     // The seq of the last answer to `request_id`, if any.
     std::optional<uint32_t> Find(absl::string_view request_id) const;
     size_t bytes() const;
+    void ShrinkToFit();
 
    private:
     std::string ids_;             // the ids back to back
