@@ -73,11 +73,11 @@ uint64_t PackEvent(const Event& e) {
 }
 
 // An action in 4 bytes: bits 0-2 its type, 3 autopilot, 4 whether it has cards
-// (kept in log_cards_), 5 hands (in log_hands_), then seat, contract and card a
-// byte each.
+// (kept in log_cards_), 5 whether it is a Deal (its hands are in its deal's mark:
+// only a Deal's hands are kept), then seat, contract and card a byte each.
 uint32_t PackAction(const Action& a) {
   return static_cast<uint32_t>(a.type) | uint32_t{a.autopilot} << 3 |
-         uint32_t{a.cards != 0} << 4 | uint32_t{a.hands != Hands{}} << 5 |
+         uint32_t{a.cards != 0} << 4 | uint32_t{a.type == ActionType::kDeal} << 5 |
          uint32_t{static_cast<uint8_t>(a.seat)} << 8 |
          uint32_t{static_cast<uint8_t>(a.contract)} << 16 | uint32_t{a.card} << 24;
 }
@@ -123,7 +123,7 @@ std::vector<Action> Game::log() const {
     a.type = static_cast<ActionType>(packed & 7);
     a.autopilot = (packed >> 3) & 1;
     if ((packed >> 4) & 1) a.cards = log_cards_[cards++];
-    if ((packed >> 5) & 1) a.hands = log_hands_[hands++];
+    if ((packed >> 5) & 1) a.hands = deal_marks_[hands++].hands;
     a.seat = static_cast<int8_t>(static_cast<uint8_t>(packed >> 8));
     a.contract = static_cast<Contract>(static_cast<uint8_t>(packed >> 16));
     a.card = static_cast<Card>(packed >> 24);
@@ -135,7 +135,7 @@ std::vector<Action> Game::log() const {
 size_t Game::list_bytes() const {
   return deal_marks_.capacity() * sizeof(DealMark) + events_.capacity() * sizeof(uint64_t) +
          log_.capacity() * sizeof(uint32_t) + log_cards_.capacity() * sizeof(CardSet) +
-         log_hands_.capacity() * sizeof(Hands) + deal_scores_.capacity() * sizeof(Scores);
+         deal_scores_.capacity() * sizeof(Scores);
 }
 
 void Game::ShrinkLists() {
@@ -143,7 +143,6 @@ void Game::ShrinkLists() {
   events_.shrink_to_fit();
   log_.shrink_to_fit();
   log_cards_.shrink_to_fit();
-  log_hands_.shrink_to_fit();
   deal_scores_.shrink_to_fit();
 }
 
@@ -154,7 +153,6 @@ void Game::AddEvent(const Event& event) {
 void Game::AddAction(const Action& action) {
   log_.push_back(PackAction(action));
   if (action.cards) log_cards_.push_back(action.cards);
-  if (action.hands != Hands{}) log_hands_.push_back(action.hands);
 }
 
 Action Action::Deal(const Hands& hands) {
@@ -390,7 +388,9 @@ void Game::StartDeal(const Hands& hands) {
   ready_ = {};
   contract_ = kNoContract;
   phase_ = Phase::kChoosingContract;
-  deal_marks_.push_back({static_cast<uint32_t>(events_.size()), kNoContract});
+  // A game has total_deals() deals, known from the start: one list for them all.
+  if (deal_marks_.empty()) deal_marks_.reserve(total_deals());
+  deal_marks_.push_back({static_cast<uint32_t>(events_.size()), kNoContract, hands});
 
   AddEvent(MakeEvent(EventType::kDealStarted, owner_));
   Event hand = MakeEvent(EventType::kHandShown, owner_);

@@ -176,7 +176,8 @@ class Game {
   EventList events() const { return EventList(this); }
   size_t event_count() const { return events_.size(); }
   Event event(size_t i) const;
-  // The actions applied so far, in order (built on demand from the compact log).
+  // The actions applied so far, in order (built on demand from the compact log;
+  // `hands` is kept for a Deal only, where it is used).
   std::vector<Action> log() const;
   size_t log_size() const { return log_.size(); }
   // The heap the game's lists hold (their capacity), for the table's accounting.
@@ -207,10 +208,11 @@ class Game {
   int DealOf(size_t i) const;
 
   // Where each deal's events start, and its contract (kNoContract until chosen):
-  // what the compact events leave out.
+  // what the compact events leave out; and the hands its Deal action dealt.
   struct DealMark {
     uint32_t first_event;
     Contract contract;
+    Hands hands;
   };
 
   Rules rules_;
@@ -229,9 +231,8 @@ class Game {
   std::vector<Scores> deal_scores_;
   std::vector<DealMark> deal_marks_;
   std::vector<uint64_t> events_;  // PackEvent
-  std::vector<uint32_t> log_;     // PackAction; cards and hands apart:
+  std::vector<uint32_t> log_;  // PackAction; cards apart, hands in deal_marks_
   std::vector<CardSet> log_cards_;
-  std::vector<Hands> log_hands_;
 };
 
 }  // namespace trix::engine
