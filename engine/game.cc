@@ -1,5 +1,7 @@
 #include "engine/game.h"
 
+#include <algorithm>
+
 #include "absl/strings/str_cat.h"
 
 namespace trix::engine {
@@ -27,7 +29,131 @@ const char* PhaseName(Phase phase) {
 
 uint32_t ContractBit(Contract c) { return 1u << static_cast<int>(c); }
 
+// A card set in 52 bits: the four 13-card suit lanes side by side.
+uint64_t PackCards(CardSet cards) {
+  uint64_t packed = 0;
+  for (int s = 0; s < 4; ++s) packed |= ((cards >> (16 * s)) & kSuitLane) << (13 * s);
+  return packed;
+}
+CardSet UnpackCards(uint64_t packed) {
+  CardSet cards = 0;
+  for (int s = 0; s < 4; ++s) cards |= ((packed >> (13 * s)) & kSuitLane) << (16 * s);
+  return cards;
+}
+
+// The events that carry a card set.
+bool HasCards(EventType type) {
+  switch (type) {
+    case EventType::kHandShown:
+    case EventType::kDoublesSelected:
+    case EventType::kDoublesRevealed:
+    case EventType::kTwosShown:
+    case EventType::kTrickTaken:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// An event in 8 bytes: bits 0-3 its type, 4 automatic, 5 whether the deal's
+// contract was chosen, 6-8 seat + 1, and from bit 9 what it carries: a card set
+// (52 bits), the card played, or a seat's Trix points. The deal, kingdom and
+// contract come from the game's deal marks; a deal's and the game's scores from
+// deal_scores() and totals().
+constexpr int kEventPayloadShift = 9;
+
+uint64_t PackEvent(const Event& e) {
+  uint64_t payload = 0;
+  if (HasCards(e.type)) payload = PackCards(e.cards);
+  if (e.type == EventType::kCardPlayed) payload = e.card;
+  if (e.type == EventType::kSeatOut) payload = static_cast<uint32_t>(e.values[e.seat]);
+  return static_cast<uint64_t>(e.type) | uint64_t{e.automatic} << 4 |
+         uint64_t{e.contract != kNoContract} << 5 |
+         static_cast<uint64_t>(e.seat + 1) << 6 | payload << kEventPayloadShift;
+}
+
+// An action in 4 bytes: bits 0-2 its type, 3 autopilot, 4 whether it has cards
+// (kept in log_cards_), 5 whether it is a Deal (its hands are in its deal's mark:
+// only a Deal's hands are kept), then seat, contract and card a byte each.
+uint32_t PackAction(const Action& a) {
+  return static_cast<uint32_t>(a.type) | uint32_t{a.autopilot} << 3 |
+         uint32_t{a.cards != 0} << 4 | uint32_t{a.type == ActionType::kDeal} << 5 |
+         uint32_t{static_cast<uint8_t>(a.seat)} << 8 |
+         uint32_t{static_cast<uint8_t>(a.contract)} << 16 | uint32_t{a.card} << 24;
+}
+
 }  // namespace
+
+size_t EventList::size() const { return game_->event_count(); }
+Event EventList::operator[](size_t i) const { return game_->event(i); }
+Event EventList::Iterator::operator*() const { return game_->event(i_); }
+
+int Game::DealOf(size_t i) const {
+  auto after = std::upper_bound(
+      deal_marks_.begin(), deal_marks_.end(), i,
+      [](size_t index, const DealMark& mark) { return index < mark.first_event; });
+  return static_cast<int>(after - deal_marks_.begin()) - 1;
+}
+
+Event Game::event(size_t i) const {
+  const uint64_t packed = events_[i];
+  const uint64_t payload = packed >> kEventPayloadShift;
+  Event e;
+  e.type = static_cast<EventType>(packed & 15);
+  e.automatic = (packed >> 4) & 1;
+  e.seat = static_cast<int8_t>(((packed >> 6) & 7) - 1);
+  const int deal = DealOf(i);
+  e.deal = static_cast<int8_t>(deal);
+  e.kingdom = static_cast<int8_t>(deal / ContractsOf(rules_.variant.format).size());
+  if ((packed >> 5) & 1) e.contract = deal_marks_[deal].contract;
+  if (HasCards(e.type)) e.cards = UnpackCards(payload);
+  if (e.type == EventType::kCardPlayed) e.card = static_cast<Card>(payload);
+  if (e.type == EventType::kSeatOut) e.values[e.seat] = static_cast<int32_t>(payload);
+  if (e.type == EventType::kDealEnded) e.values = deal_scores_[deal];
+  if (e.type == EventType::kGameEnded) e.values = totals_;
+  return e;
+}
+
+std::vector<Action> Game::log() const {
+  std::vector<Action> log;
+  log.reserve(log_.size());
+  size_t cards = 0, hands = 0;
+  for (const uint32_t packed : log_) {
+    Action a;
+    a.type = static_cast<ActionType>(packed & 7);
+    a.autopilot = (packed >> 3) & 1;
+    if ((packed >> 4) & 1) a.cards = log_cards_[cards++];
+    if ((packed >> 5) & 1) a.hands = deal_marks_[hands++].hands;
+    a.seat = static_cast<int8_t>(static_cast<uint8_t>(packed >> 8));
+    a.contract = static_cast<Contract>(static_cast<uint8_t>(packed >> 16));
+    a.card = static_cast<Card>(packed >> 24);
+    log.push_back(a);
+  }
+  return log;
+}
+
+size_t Game::list_bytes() const {
+  return deal_marks_.capacity() * sizeof(DealMark) + events_.capacity() * sizeof(uint64_t) +
+         log_.capacity() * sizeof(uint32_t) + log_cards_.capacity() * sizeof(CardSet) +
+         deal_scores_.capacity() * sizeof(Scores);
+}
+
+void Game::ShrinkLists() {
+  deal_marks_.shrink_to_fit();
+  events_.shrink_to_fit();
+  log_.shrink_to_fit();
+  log_cards_.shrink_to_fit();
+  deal_scores_.shrink_to_fit();
+}
+
+void Game::AddEvent(const Event& event) {
+  events_.push_back(PackEvent(event));
+}
+
+void Game::AddAction(const Action& action) {
+  log_.push_back(PackAction(action));
+  if (action.cards) log_cards_.push_back(action.cards);
+}
 
 Action Action::Deal(const Hands& hands) {
   Action a;
@@ -198,7 +324,7 @@ absl::Status Game::CheckCardPlay(const Action& action) const {
 
 absl::Status Game::Apply(const Action& action) {
   if (absl::Status status = CheckAction(action); !status.ok()) return status;
-  log_.push_back(action);
+  AddAction(action);
   switch (action.type) {
     case ActionType::kDeal:
       StartDeal(action.hands);
@@ -211,20 +337,20 @@ absl::Status Game::Apply(const Action& action) {
       Event e = MakeEvent(EventType::kDoublesSelected, action.seat);
       e.cards = action.cards;
       e.automatic = action.autopilot;
-      events_.push_back(e);
+      AddEvent(e);
       break;
     }
     case ActionType::kReady: {
       ready_[action.seat] = true;
       Event e = MakeEvent(EventType::kReady, action.seat);
       e.automatic = action.autopilot;
-      events_.push_back(e);
+      AddEvent(e);
       if (ready_[0] && ready_[1] && ready_[2] && ready_[3]) {
         for (int s = 0; s < kNumSeats; ++s) {
           if (!selected_[s]) continue;
           Event r = MakeEvent(EventType::kDoublesRevealed, s);
           r.cards = selected_[s];
-          events_.push_back(r);
+          AddEvent(r);
         }
         StartPlay();
       }
@@ -262,11 +388,14 @@ void Game::StartDeal(const Hands& hands) {
   ready_ = {};
   contract_ = kNoContract;
   phase_ = Phase::kChoosingContract;
+  // A game has total_deals() deals, known from the start: one list for them all.
+  if (deal_marks_.empty()) deal_marks_.reserve(total_deals());
+  deal_marks_.push_back({static_cast<uint32_t>(events_.size()), kNoContract, hands});
 
-  events_.push_back(MakeEvent(EventType::kDealStarted, owner_));
+  AddEvent(MakeEvent(EventType::kDealStarted, owner_));
   Event hand = MakeEvent(EventType::kHandShown, owner_);
   hand.cards = dealt_[owner_];
-  events_.push_back(hand);
+  AddEvent(hand);
 
   const uint32_t left = AvailableContracts();
   if ((left & (left - 1)) == 0) {
@@ -277,14 +406,15 @@ void Game::StartDeal(const Hands& hands) {
 void Game::ChooseContract(Contract contract, bool automatic) {
   contract_ = contract;
   contracts_played_ |= ContractBit(contract);
+  deal_marks_.back().contract = contract;
   Event chosen = MakeEvent(EventType::kContractChosen, owner_);
   chosen.automatic = automatic;
-  events_.push_back(chosen);
+  AddEvent(chosen);
   for (int i = 1; i < kNumSeats; ++i) {
     const int seat = (owner_ + i) % kNumSeats;
     Event hand = MakeEvent(EventType::kHandShown, seat);
     hand.cards = dealt_[seat];
-    events_.push_back(hand);
+    AddEvent(hand);
   }
   if (DoublableCards(contract_, rules_.options)) {
     phase_ = Phase::kDoubling;
@@ -301,18 +431,18 @@ void Game::StartPlay() {
       if (!(dealt_[s] & kTwos)) continue;
       Event twos = MakeEvent(EventType::kTwosShown, s);
       twos.cards = dealt_[s] & kTwos;
-      events_.push_back(twos);
+      AddEvent(twos);
     }
   }
   EmitPasses();
-  events_.push_back(MakeEvent(EventType::kPlayStarted, deal_.to_play()));
+  AddEvent(MakeEvent(EventType::kPlayStarted, deal_.to_play()));
 }
 
 void Game::EmitPasses() {
   for (int i = 0; i < deal_.recent_passes(); ++i) {
     Event pass = MakeEvent(EventType::kPassed, deal_.recent_pass(i));
     pass.automatic = true;
-    events_.push_back(pass);
+    AddEvent(pass);
   }
 }
 
@@ -324,17 +454,17 @@ void Game::PlayCard(int seat, Card card, bool autopilot) {
   Event played = MakeEvent(EventType::kCardPlayed, seat);
   played.card = card;
   played.automatic = autopilot;
-  events_.push_back(played);
+  AddEvent(played);
   if (deal_.tricks_played() != tricks_before) {
     Event taken = MakeEvent(EventType::kTrickTaken, deal_.last_trick_winner());
     taken.cards = deal_.last_trick();
-    events_.push_back(taken);
+    AddEvent(taken);
   }
   for (int i = out_before; i < deal_.seats_out(); ++i) {
     const int out = deal_.out_order()[i];
     Event e = MakeEvent(EventType::kSeatOut, out);
     e.values[out] = kTrixPlacePoints[i];
-    events_.push_back(e);
+    AddEvent(e);
   }
   if (deal_.over()) {
     FinishDeal();
@@ -349,12 +479,12 @@ void Game::FinishDeal() {
   for (int s = 0; s < kNumSeats; ++s) totals_[s] += scores[s];
   Event ended = MakeEvent(EventType::kDealEnded, -1);
   ended.values = scores;
-  events_.push_back(ended);
+  AddEvent(ended);
   if (deals_started_ == total_deals()) {
     phase_ = Phase::kGameOver;
     Event over = MakeEvent(EventType::kGameEnded, -1);
     over.values = totals_;
-    events_.push_back(over);
+    AddEvent(over);
   } else {
     phase_ = Phase::kDealing;
   }

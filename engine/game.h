@@ -20,7 +20,9 @@
 #define TRIX_ENGINE_GAME_H_
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
+#include <iterator>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -91,6 +93,47 @@ struct Event {
   Scores values{};
 };
 
+class Game;
+
+// A game's events, spelled out on demand from the game's compact list (8 bytes an
+// event): index it, iterate it, or copy it into a vector. It reads the game it
+// came from, so it lives no longer than the game.
+class EventList {
+ public:
+  class Iterator {
+   public:
+    using iterator_category = std::input_iterator_tag;
+    using value_type = Event;
+    using difference_type = std::ptrdiff_t;
+    using pointer = void;
+    using reference = Event;
+    Iterator(const Game* game, size_t i) : game_(game), i_(i) {}
+    Event operator*() const;
+    Iterator& operator++() {
+      ++i_;
+      return *this;
+    }
+    bool operator==(const Iterator& other) const { return i_ == other.i_; }
+    bool operator!=(const Iterator& other) const { return i_ != other.i_; }
+
+   private:
+    const Game* game_;
+    size_t i_;
+  };
+
+  explicit EventList(const Game* game) : game_(game) {}
+  size_t size() const;
+  bool empty() const { return size() == 0; }
+  Event operator[](size_t i) const;
+  Event back() const { return (*this)[size() - 1]; }
+  Iterator begin() const { return Iterator(game_, 0); }
+  Iterator end() const { return Iterator(game_, size()); }
+  operator std::vector<Event>() const { return {begin(), end()}; }  // NOLINT
+
+ private:
+  const Game* game_;
+};
+
 class Game {
  public:
   explicit Game(const Rules& rules);
@@ -129,8 +172,19 @@ class Game {
   // Cards `seat` may play now.
   CardSet LegalCards(int seat) const;
 
-  const std::vector<Event>& events() const { return events_; }
-  const std::vector<Action>& log() const { return log_; }
+  // The events so far; event(i) is the i-th, built from the compact list.
+  EventList events() const { return EventList(this); }
+  size_t event_count() const { return events_.size(); }
+  Event event(size_t i) const;
+  // The actions applied so far, in order (built on demand from the compact log;
+  // `hands` is kept for a Deal only, where it is used).
+  std::vector<Action> log() const;
+  size_t log_size() const { return log_.size(); }
+  // The heap the game's lists hold (their capacity), for the table's accounting.
+  size_t list_bytes() const;
+  // Gives back the lists' spare capacity: for a game that grows no more (over, or
+  // its table voided), of the thousands a table service hosts.
+  void ShrinkLists();
   const std::vector<Scores>& deal_scores() const { return deal_scores_; }
   const Scores& totals() const { return totals_; }
   int total_deals() const { return DealsPerGame(rules_); }
@@ -147,6 +201,19 @@ class Game {
   void EmitPasses();
   void FinishDeal();
   Event MakeEvent(EventType type, int seat) const;
+  // Keeps `event` in its compact form (PackEvent in game.cc).
+  void AddEvent(const Event& event);
+  void AddAction(const Action& action);
+  // The deal event i belongs to.
+  int DealOf(size_t i) const;
+
+  // Where each deal's events start, and its contract (kNoContract until chosen):
+  // what the compact events leave out; and the hands its Deal action dealt.
+  struct DealMark {
+    uint32_t first_event;
+    Contract contract;
+    Hands hands;
+  };
 
   Rules rules_;
   Phase phase_ = Phase::kDealing;
@@ -162,8 +229,10 @@ class Game {
   Deal deal_;
   Scores totals_{};
   std::vector<Scores> deal_scores_;
-  std::vector<Event> events_;
-  std::vector<Action> log_;
+  std::vector<DealMark> deal_marks_;
+  std::vector<uint64_t> events_;  // PackEvent
+  std::vector<uint32_t> log_;  // PackAction; cards apart, hands in deal_marks_
+  std::vector<CardSet> log_cards_;
 };
 
 }  // namespace trix::engine

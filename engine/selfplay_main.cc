@@ -75,8 +75,8 @@ absl::Status PlayAndShow(Game& game, uint64_t seed) {
       action = AutopilotAction(game, seat);
     }
     if (absl::Status s = game.Apply(action); !s.ok()) return s;
-    for (; shown < game.events().size(); ++shown) {
-      const Event& e = game.events()[shown];
+    for (; shown < game.event_count(); ++shown) {
+      const Event e = game.event(shown);
       if (VisibleTo(e, kSpectator)) std::cout << DescribeEvent(e) << "\n";
     }
   }

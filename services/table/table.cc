@@ -108,7 +108,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const StoredGame& stored) 
     if (!entry.request_id.empty() && entry.seat >= 0) {
       v1::ActResponse answer;
       if (!answer.ParseFromString(entry.response)) return corrupt("unreadable response");
-      t.answers_[entry.seat][entry.request_id] = static_cast<uint32_t>(answer.seq());
+      t.answers_[entry.seat].Add(entry.request_id, static_cast<uint32_t>(answer.seq()));
     }
   }
   // The stored deadline is the one clients were told; replay derives the same one.
@@ -146,11 +146,44 @@ absl::Status Table::CheckSpectator(bool trusted) const {
 
 std::optional<v1::ActResponse> Table::FindAnswer(int seat,
                                                  const std::string& request_id) const {
-  auto it = answers_[seat].find(request_id);
-  if (it == answers_[seat].end()) return std::nullopt;
+  const std::optional<uint32_t> seq = answers_[seat].Find(request_id);
+  if (!seq) return std::nullopt;
   v1::ActResponse answer;
-  answer.set_seq(it->second);
+  answer.set_seq(*seq);
   return answer;
+}
+
+void Table::SeatAnswers::Add(absl::string_view request_id, uint32_t seq) {
+  ids_.append(request_id.data(), request_id.size());
+  ends_.push_back(static_cast<uint32_t>(ids_.size()));
+  seqs_.push_back(seq);
+}
+
+std::optional<uint32_t> Table::SeatAnswers::Find(absl::string_view request_id) const {
+  for (size_t i = ends_.size(); i-- > 0;) {
+    const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
+    if (ends_[i] - begin != request_id.size()) continue;
+    if (absl::string_view(ids_).substr(begin, request_id.size()) == request_id) {
+      return seqs_[i];
+    }
+  }
+  return std::nullopt;
+}
+
+void Table::SeatAnswers::ShrinkToFit() {
+  ids_.shrink_to_fit();
+  ends_.shrink_to_fit();
+  seqs_.shrink_to_fit();
+}
+
+size_t Table::SeatAnswers::bytes() const {
+  return ids_.capacity() + (ends_.capacity() + seqs_.capacity()) * sizeof(uint32_t);
+}
+
+size_t Table::answer_bytes() const {
+  size_t bytes = 0;
+  for (const SeatAnswers& answers : answers_) bytes += answers.bytes();
+  return bytes;
 }
 
 absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
@@ -219,7 +252,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
     if (absl::Status s = CheckSeed(seat, now); !s.ok()) return s;
   }
 
-  const size_t actions_before = game_.log().size();
+  const size_t actions_before = game_.log_size();
   LogEntry entry;
   entry.index = log_length_;
   entry.seat = seat;
@@ -228,7 +261,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   if (absl::Status s = ApplyEntry(seat, *record, now); !s.ok()) {
     // Only the first action of a request can be refused (a selection that is legal
     // is always followed by a legal ready): the engine then changed nothing.
-    if (game_.log().size() != actions_before) {
+    if (game_.log_size() != actions_before) {
       Break("second action refused", s);
       return broken_;
     }
@@ -238,7 +271,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   step.response.set_seq(last_seq(seat));
   entry.payload = record->SerializeAsString();
   entry.response = step.response.SerializeAsString();
-  answers_[seat][entry.request_id] = static_cast<uint32_t>(step.response.seq());
+  answers_[seat].Add(entry.request_id, static_cast<uint32_t>(step.response.seq()));
   step.entries.push_back(std::move(entry));
   RunServerMoves(now, step);
   if (!broken_.ok()) return broken_;
@@ -403,20 +436,28 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
     }
     if (absl::Status s = game_.Apply(*action); !s.ok()) return s;
   }
-  const std::vector<engine::Event>& engine_events = game_.events();
-  for (; engine_events_seen_ < engine_events.size(); ++engine_events_seen_) {
-    const engine::Event& e = engine_events[engine_events_seen_];
+  for (; engine_events_seen_ < game_.event_count(); ++engine_events_seen_) {
+    const engine::Event e = game_.event(engine_events_seen_);
     uint8_t visible = 0;
     for (int v = 0; v < engine::kNumSeats; ++v) {
       if (engine::VisibleTo(e, v)) visible |= 1 << v;
     }
     if (engine::VisibleTo(e, engine::kSpectator))
       visible |= 1 << ViewerIndex(engine::kSpectator);
-    AddEngineEvent(static_cast<int32_t>(engine_events_seen_), visible);
+    AddEngineEvent(visible);
   }
   UpdateClock(time);
   ++log_length_;
+  if (over()) ShrinkLists();
   return absl::OkStatus();
+}
+
+void Table::ShrinkLists() {
+  game_.ShrinkLists();
+  events_.shrink_to_fit();
+  service_events_.shrink_to_fit();
+  seq_marks_.shrink_to_fit();
+  for (SeatAnswers& answers : answers_) answers.ShrinkToFit();
 }
 
 absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
@@ -431,6 +472,7 @@ absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
   deadline_.reset();
   turn_key_ = {-1, -1, -1, -1};
   ++log_length_;
+  ShrinkLists();
   return absl::OkStatus();
 }
 
@@ -486,8 +528,8 @@ absl::Status Table::ApplySeed(int seat, const v1::internal::LogRecord& record) {
   return absl::OkStatus();
 }
 
-void Table::AddEngineEvent(int32_t engine_index, uint8_t visible) {
-  AddEvent({absl::ToUnixMicros(entry_time_), engine_index, visible});
+void Table::AddEngineEvent(uint8_t visible) {
+  AddEvent(EventRef(absl::ToUnixMicros(entry_time_), visible, /*service=*/false));
 }
 
 void Table::AddServiceEvent(ServiceEvent event) {
@@ -495,30 +537,43 @@ void Table::AddServiceEvent(ServiceEvent event) {
   event.kingdom = static_cast<int8_t>(game_.kingdom());
   service_events_.push_back(event);
   constexpr uint8_t kEveryone = (1 << kViewers) - 1;
-  AddEvent({absl::ToUnixMicros(entry_time_),
-            ~static_cast<int32_t>(service_events_.size() - 1), kEveryone});
+  AddEvent(EventRef(absl::ToUnixMicros(entry_time_), kEveryone, /*service=*/true));
 }
 
 void Table::AddEvent(EventRef ref) {
-  if (events_.size() % kSeqBlock == 0) seq_marks_.push_back(seq_totals_);
+  if (events_.size() % kSeqBlock == 0) {
+    seq_marks_.push_back(
+        {seq_totals_, static_cast<uint32_t>(events_.size() - service_events_.size() +
+                                            (ref.service() ? 1 : 0))});
+  }
   events_.push_back(ref);
   for (int viewer_index = 0; viewer_index < kViewers; ++viewer_index) {
-    if (ref.visible & (1 << viewer_index)) ++seq_totals_[viewer_index];
+    if (ref.visible() & (1 << viewer_index)) ++seq_totals_[viewer_index];
   }
+}
+
+int64_t Table::IndexOf(size_t i) const {
+  const size_t block = i / kSeqBlock;
+  int64_t engine_events = seq_marks_[block].engine_events;
+  for (size_t k = block * kSeqBlock; k < i; ++k) {
+    if (!events_[k].service()) ++engine_events;
+  }
+  if (!events_[i].service()) return engine_events;
+  return ~static_cast<int64_t>(i - engine_events);
 }
 
 size_t Table::event_list_bytes() const {
   return events_.size() * sizeof(EventRef) +
          service_events_.size() * sizeof(ServiceEvent) +
-         seq_marks_.size() * sizeof(ViewerCounts);
+         seq_marks_.size() * sizeof(BlockMark);
 }
 
 uint64_t Table::SeqBefore(size_t i, int viewer_index) const {
   if (i == events_.size()) return seq_totals_[viewer_index];
   const size_t block = i / kSeqBlock;
-  uint64_t seq = seq_marks_[block][viewer_index];
+  uint64_t seq = seq_marks_[block].seqs[viewer_index];
   for (size_t k = block * kSeqBlock; k < i; ++k) {
-    if (events_[k].visible & (1 << viewer_index)) ++seq;
+    if (events_[k].visible() & (1 << viewer_index)) ++seq;
   }
   return seq;
 }
@@ -527,12 +582,12 @@ size_t Table::StartAfter(uint64_t seen, int viewer_index) const {
   // The last block that starts with at most `seen` of the viewer's events.
   auto after = std::upper_bound(
       seq_marks_.begin(), seq_marks_.end(), seen,
-      [viewer_index](uint64_t n, const ViewerCounts& m) { return n < m[viewer_index]; });
+      [viewer_index](uint64_t n, const BlockMark& m) { return n < m.seqs[viewer_index]; });
   if (after == seq_marks_.begin()) return 0;
   size_t i = (after - seq_marks_.begin() - 1) * kSeqBlock;
-  uint64_t seq = seq_marks_[i / kSeqBlock][viewer_index];
+  uint64_t seq = seq_marks_[i / kSeqBlock].seqs[viewer_index];
   for (; seq < seen; ++i) {
-    if (events_[i].visible & (1 << viewer_index)) ++seq;
+    if (events_[i].visible() & (1 << viewer_index)) ++seq;
   }
   return i;
 }
@@ -569,25 +624,26 @@ void Table::UpdateClock(absl::Time time) {
   ServiceEvent turn;
   turn.seats =
       phase == Phase::kDoubling ? 0x0F : static_cast<uint8_t>(1 << game_.ToAct());
-  turn.deadline_us = absl::ToUnixMicros(*deadline_);
+  turn.clock = phase;
   AddServiceEvent(turn);
 }
 
 std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
   const int viewer_index = ViewerIndex(viewer);
-  if (!(events_[i].visible & (1 << viewer_index))) return std::nullopt;
+  if (!(events_[i].visible() & (1 << viewer_index))) return std::nullopt;
   return EventProto(i, SeqBefore(i, viewer_index) + 1);
 }
 
 v1::Event Table::EventProto(size_t i, uint64_t seq) const {
   const EventRef& ref = events_[i];
+  const int64_t index = IndexOf(i);
   v1::Event out;
-  if (ref.index >= 0) {
-    const engine::Event& e = game_.events()[ref.index];
+  if (index >= 0) {
+    const engine::Event e = game_.event(index);
     out = EngineEventToProto(
         e, e.type == engine::EventType::kGameEnded ? ResultProto() : v1::GameResult{});
   } else {
-    const ServiceEvent& s = service_events_[~ref.index];
+    const ServiceEvent& s = service_events_[~index];
     if (s.kind == ServiceEvent::kSeatLeft) {
       out.mutable_seat_left()->set_seat(s.seat);
     } else if (s.kind == ServiceEvent::kVoided) {
@@ -596,13 +652,13 @@ v1::Event Table::EventProto(size_t i, uint64_t seq) const {
       out.mutable_seed_contributed()->set_seat(s.seat);
     } else {
       *out.mutable_turn_started()->mutable_turn() =
-          TurnToProto(s.seats, absl::FromUnixMicros(s.deadline_us));
+          TurnToProto(s.seats, absl::FromUnixMicros(ref.time_us()) + ClockFor(s.clock));
     }
     out.set_deal(s.deal);
     out.set_kingdom(s.kingdom);
   }
   out.set_seq(seq);
-  *out.mutable_time() = TimeToProto(absl::FromUnixMicros(ref.time_us));
+  *out.mutable_time() = TimeToProto(absl::FromUnixMicros(ref.time_us()));
   return out;
 }
 
@@ -621,7 +677,7 @@ absl::StatusOr<std::vector<v1::Event>> Table::EventsAfter(int viewer,
   out.reserve(last_seq(viewer) - after_seq);
   uint64_t seq = after_seq;
   for (size_t i = StartAfter(after_seq, viewer_index); i < events_.size(); ++i) {
-    if (events_[i].visible & (1 << viewer_index)) out.push_back(EventProto(i, ++seq));
+    if (events_[i].visible() & (1 << viewer_index)) out.push_back(EventProto(i, ++seq));
   }
   return out;
 }

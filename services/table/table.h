@@ -30,7 +30,6 @@
 #include <string>
 #include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "engine/deal_proof.h"
@@ -156,6 +155,8 @@ class Table {
   // the table's events, kept once for every viewer, and their seq marks. No viewer
   // has a list of its own.
   size_t event_list_bytes() const;
+  // The bytes the seats' answers take (the ids and their seqs, capacity included).
+  size_t answer_bytes() const;
   // The table as `viewer` sees it now.
   v1::TableView View(int viewer) const;
   // The decision `seat` faces now, or nullopt when it has none (or left).
@@ -183,21 +184,36 @@ class Table {
     int8_t kingdom = 0;
     int8_t seat = -1;      // SeatLeft, SeedContributed
     uint8_t seats = 0;     // TurnStarted: bit s = seat s must act
-    int64_t deadline_us = 0;  // TurnStarted
+    // TurnStarted: the phase it times; its deadline is the event's time plus
+    // ClockFor(clock), as UpdateClock set it.
+    engine::Phase clock = engine::Phase::kPlaying;
   };
-  // One event of the table: an engine event (by index into game_.events()) or a
-  // service event, when it happened, and who may see it. Kept small (16 bytes): a
-  // classic game has thousands of events and a process hosts thousands of tables.
-  struct EventRef {
-    int64_t time_us;
-    int32_t index;    // >= 0: game_.events()[index]; < 0: service_events_[~index]
-    uint8_t visible;  // bit ViewerIndex(v): viewer v may see it
+  // One event of the table in 8 bytes: when it happened (microseconds since the
+  // epoch) above who may see it (bit ViewerIndex(v)) and whether it is a service
+  // event. Which engine or service event it is follows from the order: the block
+  // marks count the engine events before each block (IndexOf). A classic game has
+  // thousands of events and a process hosts thousands of tables.
+  class EventRef {
+   public:
+    EventRef(int64_t time_us, uint8_t visible, bool service)
+        : bits_(static_cast<uint64_t>(time_us) << 8 | uint64_t{service} << kViewers |
+                visible) {}
+    int64_t time_us() const { return static_cast<int64_t>(bits_) >> 8; }
+    uint8_t visible() const { return bits_ & ((1 << kViewers) - 1); }
+    bool service() const { return (bits_ >> kViewers) & 1; }
+
+   private:
+    uint64_t bits_;
   };
   // Seq numbers come from the one event list: every kSeqBlock events, seq_marks_
-  // holds each viewer's count of the events before them; within a block the rest
-  // is counted from the events' visible bits.
+  // holds each viewer's count of the events before them (and the engine's events
+  // among them); within a block the rest is counted from the events' bits.
   static constexpr size_t kSeqBlock = 64;
   using ViewerCounts = std::array<uint32_t, kViewers>;
+  struct BlockMark {
+    ViewerCounts seqs;
+    uint32_t engine_events;
+  };
 
   Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
         std::array<SeatRecord, engine::kNumSeats> seats, absl::Time created);
@@ -208,6 +224,9 @@ class Table {
   // Where the viewer's events after its seen-th start: the i with SeqBefore(i) ==
   // seen and none of its events in between. seen <= last_seq.
   size_t StartAfter(uint64_t seen, int viewer_index) const;
+  // Which event events_[i] is: its index in game_.events() (>= 0), or ~ its index
+  // in service_events_.
+  int64_t IndexOf(size_t i) const;
   // events_[i] on the wire, numbered `seq`.
   v1::Event EventProto(size_t i, uint64_t seq) const;
   // The viewer's events in events_[from, end), numbered on from `seen`
@@ -227,6 +246,9 @@ class Table {
   // game (it was not over before), the game's end: result row and outbox.
   void AddClockAndEnd(Step& step, bool was_over) const;
   void Break(absl::string_view what, const absl::Status& status);
+  // Once the table ended its lists grow no more: their spare capacity (up to half
+  // of each) is given back.
+  void ShrinkLists();
   // ApplyEntry of a void entry.
   absl::Status ApplyVoid(int seat, const v1::internal::LogRecord& record);
   // A table with seat_seeds, before its first deal (docs/deals.md): whether the
@@ -239,7 +261,7 @@ class Table {
   absl::Status ApplySeed(int seat, const v1::internal::LogRecord& record);
   uint64_t DealSeed() const;
   absl::Status VoidedError() const;
-  void AddEngineEvent(int32_t engine_index, uint8_t visible);
+  void AddEngineEvent(uint8_t visible);
   void AddServiceEvent(ServiceEvent event);
   void AddEvent(EventRef ref);
   void UpdateClock(absl::Time time);
@@ -262,8 +284,8 @@ class Table {
   std::vector<EventRef> events_;
   std::vector<ServiceEvent> service_events_;
   size_t engine_events_seen_ = 0;
-  // seq_marks_[b][ViewerIndex(v)]: viewer v's events in events_[0, b * kSeqBlock).
-  std::vector<ViewerCounts> seq_marks_;
+  // seq_marks_[b].seqs[ViewerIndex(v)]: viewer v's events in events_[0, b * kSeqBlock).
+  std::vector<BlockMark> seq_marks_;
   ViewerCounts seq_totals_{};  // each viewer's events in events_: its last seq
 
   // The clock: which decision it times (phase, deal, seat, cards played) and when
@@ -274,9 +296,24 @@ class Table {
   std::string void_reason_;
   std::optional<absl::Time> voided_at_;
 
-  // Each seat's accepted request ids and the seq each was answered (an answer is
-  // its seq: ActResponse has nothing else).
-  std::array<absl::flat_hash_map<std::string, uint32_t>, engine::kNumSeats> answers_;
+  // A seat's accepted request ids and the seq each was answered (an answer is its
+  // seq: ActResponse has nothing else). Every id is kept for the table's life (a
+  // repeated id is answered the same however late), back to back in one string:
+  // a few bytes an action where a hash map of strings took over 40.
+  class SeatAnswers {
+   public:
+    void Add(absl::string_view request_id, uint32_t seq);
+    // The seq of the last answer to `request_id`, if any.
+    std::optional<uint32_t> Find(absl::string_view request_id) const;
+    size_t bytes() const;
+    void ShrinkToFit();
+
+   private:
+    std::string ids_;             // the ids back to back
+    std::vector<uint32_t> ends_;  // where each id ends in ids_
+    std::vector<uint32_t> seqs_;
+  };
+  std::array<SeatAnswers, engine::kNumSeats> answers_;
   // Each seat's token once SeatOf has verified it against the seat's hash.
   std::array<std::string, engine::kNumSeats> verified_tokens_;
 };

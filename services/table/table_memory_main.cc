@@ -79,23 +79,23 @@ int Run() {
   for (auto& t : tables) t->Advance(absl::Now());
   const size_t dealt = HeapInUse();
   engine::Rng rng(7);
-  int64_t played = 0, events = 0, event_bytes = 0, engine_bytes = 0;
+  int64_t played = 0, events = 0, event_bytes = 0, engine_bytes = 0, answer_bytes = 0;
   for (auto& t : tables) played += PlayActions(*t, absl::GetFlag(FLAGS_actions), rng);
   const size_t after = HeapInUse();
   for (auto& t : tables) {
     events += t->event_count();
     event_bytes += t->event_list_bytes();
-    engine_bytes += t->game().events().capacity() * sizeof(engine::Event) +
-                    t->game().log().capacity() * sizeof(engine::Action);
+    engine_bytes += t->game().list_bytes();
+    answer_bytes += t->answer_bytes();
   }
   auto per = [count](double bytes) { return bytes / count; };
   absl::PrintF("mode %s, %d tables, %.1f client actions and %.1f events each\n",
                absl::GetFlag(FLAGS_mode), count, per(played), per(events));
   absl::PrintF("bytes per table: created %.0f, first deal %.0f, after the actions "
-               "%.0f (of which the table's event list %.0f used, the engine's events and "
-               "actions %.0f reserved)\n",
+               "%.0f (of which the table's event list %.0f used, the engine's events, "
+               "actions and scores %.0f reserved, the seats' answers %.0f reserved)\n",
                per(created - start), per(dealt - start), per(after - start),
-               per(event_bytes), per(engine_bytes));
+               per(event_bytes), per(engine_bytes), per(answer_bytes));
   return 0;
 }
 

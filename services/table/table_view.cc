@@ -88,7 +88,7 @@ std::vector<v1::TableUpdate> Table::EventUpdates(size_t from, uint64_t seen,
   std::vector<v1::TableUpdate> out;
   uint64_t seq = seen;
   for (size_t i = from; i < events_.size(); ++i) {
-    if (!(events_[i].visible & (1 << viewer_index))) continue;
+    if (!(events_[i].visible() & (1 << viewer_index))) continue;
     if ((seq - seen) % kMaxEventsPerUpdate == 0) out.emplace_back();
     *out.back().add_events() = EventProto(i, ++seq);
   }
