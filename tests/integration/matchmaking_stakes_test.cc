@@ -16,12 +16,13 @@
 #include "tests/integration/matchmaking_fixture.h"
 #include "tests/integration/seat_client.h"
 #include "tests/integration/service_process.h"
+#include "tests/integration/ratings_balances.h"
 #include "tests/ratings/ratings_process.h"
 
 namespace trix::matchmaking {
 namespace {
 
-class MatchmakingStakesTest : public MatchmakingTest {
+class MatchmakingStakesTest : public MatchmakingTest, protected RatingsBalances {
  protected:
   void SetUp() override {
     MatchmakingTest::SetUp();
@@ -129,29 +130,10 @@ class MatchmakingStakesTest : public MatchmakingTest {
     }
     return players;
   }
-  // Waits up to `timeout` for the player's held amount to become `held`.
-  bool HeldBecomes(const std::string& player, int64_t held, absl::Duration timeout) {
-    for (absl::Time until = absl::Now() + timeout; absl::Now() < until;) {
-      if (Balance(player).held() == held) return true;
-      absl::SleepFor(absl::Milliseconds(100));
-    }
-    return Balance(player).held() == held;
-  }
   void TearDown() override {
     MatchmakingTest::TearDown();
     ratings_.reset();
   }
-  void Credit(const std::string& player, int64_t amount) {
-    grpc::Status s = ratings_->Credit("credit-" + player, player, amount);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-  }
-  v1::Balance Balance(const std::string& player) {
-    v1::Balance balance;
-    grpc::Status s = ratings_->GetBalance(player, &balance);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return balance;
-  }
-  std::unique_ptr<ratings::RatingsProcess> ratings_;
   std::string credentials_;  // the credentials file every service here reads
   bool consent_needed_ = false;  // matchmaking's credential: holds_need_consent
 };

@@ -15,11 +15,12 @@
 #include "tests/integration/matchmaking_fixture.h"
 #include "tests/integration/room_client.h"
 #include "tests/integration/seat_client.h"
+#include "tests/integration/ratings_balances.h"
 #include "tests/ratings/ratings_process.h"
 
 namespace trix::matchmaking {
 
-class StakedRoomsTest : public MatchmakingTest {
+class StakedRoomsTest : public MatchmakingTest, protected RatingsBalances {
  protected:
   static constexpr int64_t kStake = 100;  // one of TestConfig's stake levels
 
@@ -92,24 +93,6 @@ class StakedRoomsTest : public MatchmakingTest {
     EXPECT_TRUE(Calls().TakeSeat("bob", created.room_id(), 1).ok());
     return created.room_id();
   }
-  void Credit(const std::string& player, int64_t amount) {
-    grpc::Status s = ratings_->Credit("credit-" + player, player, amount);
-    ASSERT_TRUE(s.ok()) << s.error_message();
-  }
-  v1::Balance Balance(const std::string& player) {
-    v1::Balance balance;
-    grpc::Status s = ratings_->GetBalance(player, &balance);
-    EXPECT_TRUE(s.ok()) << s.error_message();
-    return balance;
-  }
-  // Waits up to `timeout` for the player's held amount to become `held`.
-  bool HeldBecomes(const std::string& player, int64_t held, absl::Duration timeout) {
-    for (absl::Time until = absl::Now() + timeout; absl::Now() < until;) {
-      if (Balance(player).held() == held) return true;
-      absl::SleepFor(absl::Milliseconds(100));
-    }
-    return Balance(player).held() == held;
-  }
   int64_t Count(const std::string& sql) {
     pqxx::connection c(db_->url());
     pqxx::nontransaction tx(c);
@@ -133,7 +116,6 @@ class StakedRoomsTest : public MatchmakingTest {
     return client;
   }
 
-  std::unique_ptr<ratings::RatingsProcess> ratings_;
   std::unique_ptr<v1::Rooms::Stub> rooms_;
 };
 
