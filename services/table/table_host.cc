@@ -309,8 +309,7 @@ void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Stat
     LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
   }
   // Memory ran ahead of the log: drop it; the next command reloads.
-  slot->table.reset();
-  slot->load_status = absl::UnavailableError("the table is being reloaded");
+  Unload(*slot);
   if (status.code() == absl::StatusCode::kAborted) return LoseLease(slot, status, after);
   after(absl::UnavailableError(absl::StrCat(
       "the action could not be saved; retry with the same request_id: ", status.message())));
@@ -325,6 +324,11 @@ void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Stat
                      absl::StrCat("table ", slot->id, " is no longer hosted here: ",
                                   status.message(), "; resume with after_seq")));
   }
+}
+
+void TableHost::Unload(Slot& slot) {
+  slot.table.reset();
+  slot.load_status = absl::UnavailableError("the table is being reloaded");
 }
 
 void TableHost::CountRewind(Slot& slot) {
@@ -366,8 +370,7 @@ void TableHost::RebuildRewound(const std::shared_ptr<Slot>& slot, int64_t stored
         if (FindSlot(s.id) != slot) return;  // it left memory meanwhile
         // Ended here, running in the log: it is running again once reloaded.
         s.finished.store(false);
-        s.table.reset();
-        s.load_status = absl::UnavailableError("the table is being reloaded");
+        Unload(s);
         PlayDueMoves(slot, /*restart_clock=*/false);
       },
       /*bounded=*/false);

@@ -330,6 +330,9 @@ class TableHost {
   void CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Status& status,
                     const std::function<void(const absl::Status&)>& after);
   void Broadcast(Slot& slot);
+  // Drops the table from memory (it ran ahead of the log, or the log fell
+  // behind it): the strand's next command reloads it from the store.
+  void Unload(Slot& slot);
   // After a reload found the stored log shorter than the table had acknowledged
   // (after a refused append, or any reload): counts and logs the entries lost.
   void CountRewind(Slot& slot);
