@@ -104,7 +104,7 @@ class StopSignals {
 
 // A service's life once it listens with health NOT_SERVING, the same for every
 // service: `migrate` (which retries while the database does not answer, e.g.
-// storage::MigrateWithRetry), then `ready` until it succeeds (retried every 2 s:
+// pg::MigrateWithRetry), then `ready` until it succeeds (retried every 2 s:
 // what must hold before SERVING, such as resuming the instance's tables), then
 // `serve` (SERVING) and the "serving" log line with `serving_log`'s fields (tests
 // and scripts read the port there); then it waits for a stop signal, logs

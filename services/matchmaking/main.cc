@@ -27,7 +27,7 @@
 #include "services/common/metrics.h"
 #include "services/common/service_main.h"
 #include "services/matchmaking/server.h"
-#include "services/storage/migrations.h"
+#include "services/pg/migrations.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -260,7 +260,7 @@ int Run(int argc, char** argv) {
       signals,
       {.migrate =
            [&](const service::StopSignals& s) {
-             return storage::MigrateWithRetry(mc.database_url, flags.migrations_dir,
+             return pg::MigrateWithRetry(mc.database_url, flags.migrations_dir,
                                               "mamlaka matchmaking migrations", s);
            },
        .serve = [&] { serving.SetReady(); },

@@ -31,7 +31,7 @@ int64_t Placement::failures() const {
 }
 
 void Placement::Refresh() {
-  absl::StatusOr<std::vector<storage::Instance>> live =
+  absl::StatusOr<std::vector<table::Instance>> live =
       registry_->Live(options_.stale_after);
   absl::MutexLock lock(&mu_);
   refreshed_ = absl::Now();
@@ -40,7 +40,7 @@ void Placement::Refresh() {
     return;  // keep what we knew
   }
   instances_.clear();
-  for (const storage::Instance& i : *live) {
+  for (const table::Instance& i : *live) {
     instances_[i.instance_id] = {.address = i.state.address,
                                  .capacity = i.state.capacity,
                                  .load = i.state.live_tables};

@@ -1,7 +1,7 @@
 // Placement: where a new table goes. Table-service instances register themselves
 // in `table_instances` (migrations/0005) with their capacity, live tables and
 // heartbeat, and placement reads that registry through the table's own store
-// library (storage::ListLiveInstances, behind TableInstances), never with SQL of
+// library (table::ListLiveInstances, behind TableInstances), never with SQL of
 // its own; a table is created on a live (fresh heartbeat), non-draining instance
 // with room, the least loaded first, and on the next one when CreateTable fails
 // there. A deployment without registered instances can name one with
@@ -27,8 +27,8 @@
 #include "absl/synchronization/mutex.h"
 #include "absl/time/time.h"
 #include "grpcpp/grpcpp.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/instance_registry.h"
+#include "services/pg/connection_pool.h"
+#include "services/table/store/instance_registry.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::matchmaking {
@@ -79,18 +79,18 @@ class TableInstances {
  public:
   virtual ~TableInstances() = default;
   // The instances whose heartbeat is fresher than `live_for`.
-  virtual absl::StatusOr<std::vector<storage::Instance>> Live(absl::Duration live_for) = 0;
+  virtual absl::StatusOr<std::vector<table::Instance>> Live(absl::Duration live_for) = 0;
 };
 
 class RegisteredInstances : public TableInstances {
  public:
-  explicit RegisteredInstances(storage::ConnectionPool* db) : db_(db) {}
-  absl::StatusOr<std::vector<storage::Instance>> Live(absl::Duration live_for) override {
-    return storage::ListLiveInstances(*db_, live_for);
+  explicit RegisteredInstances(pg::ConnectionPool* db) : db_(db) {}
+  absl::StatusOr<std::vector<table::Instance>> Live(absl::Duration live_for) override {
+    return table::ListLiveInstances(*db_, live_for);
   }
 
  private:
-  storage::ConnectionPool* const db_;
+  pg::ConnectionPool* const db_;
 };
 
 class Placement : public TableClient {

@@ -83,7 +83,7 @@ class FakeInstance : public v1::TableService::Service {
 // The registry's answer: instances set by the test.
 class ListedInstances : public TableInstances {
  public:
-  absl::StatusOr<std::vector<storage::Instance>> Live(absl::Duration) override {
+  absl::StatusOr<std::vector<table::Instance>> Live(absl::Duration) override {
     return listed;
   }
   void Add(const FakeInstance& instance, int capacity, int live_tables) {
@@ -92,7 +92,7 @@ class ListedInstances : public TableInstances {
                                 .capacity = capacity,
                                 .live_tables = live_tables}});
   }
-  std::vector<storage::Instance> listed;
+  std::vector<table::Instance> listed;
 };
 
 class PlacementTest : public ::testing::Test {

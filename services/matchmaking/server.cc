@@ -218,7 +218,7 @@ void MatchmakingServer::SetReady() {
   matcher_->Start();
   rooms_->Start();
   SetServing(true);
-  database_watch_ = std::make_unique<storage::ReadinessWatch>(
+  database_watch_ = std::make_unique<pg::ReadinessWatch>(
       &store_->pool(), absl::Milliseconds(500), [this](bool ready) {
         grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
         if (health == nullptr || shut_down_.load()) return;

@@ -40,7 +40,7 @@
 #include "services/matchmaking/rooms/rooms_grpc.h"
 #include "services/matchmaking/store/match_store.h"
 #include "services/matchmaking/store/postgres_ticket_store.h"
-#include "services/storage/readiness_watch.h"
+#include "services/pg/readiness_watch.h"
 #include "trix/v1/ratings.grpc.pb.h"
 
 namespace trix::matchmaking {
@@ -149,7 +149,7 @@ class MatchmakingServer {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Health NOT_SERVING while the database is away (calls need it).
-  std::unique_ptr<storage::ReadinessWatch> database_watch_;
+  std::unique_ptr<pg::ReadinessWatch> database_watch_;
   int port_ = 0;
   bool ready_ = false;
   std::atomic<bool> shut_down_{false};

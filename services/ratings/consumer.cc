@@ -14,8 +14,8 @@
 #include "services/common/failpoint.h"
 #include "services/common/logging.h"
 #include "services/ratings/store/postgres_ratings_store.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/pg_status.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/status.h"
 
 namespace trix::ratings {
 namespace {
@@ -141,10 +141,10 @@ void OutboxConsumer::Loop() {
   while (!stop_.load()) {
     try {
       if (connection == nullptr) {
-        connection = storage::Connect(options_.database_url, options_.application_name);
+        connection = pg::Connect(options_.database_url, options_.application_name);
         // LISTEN is a statement too: a server that froze since the connect would
         // hold it, and the consumer, forever.
-        const storage::StallLimit limit(*connection, storage::kStallLimit);
+        const pg::StallLimit limit(*connection, pg::kStallLimit);
         wake_up = std::make_unique<WakeUp>(*connection);
       }
       const bool sweep = idle || absl::Now() - last_sweep > absl::Seconds(5);
@@ -152,7 +152,7 @@ void OutboxConsumer::Loop() {
       BatchResult r;
       {
         // A frozen primary never answers: give up on it, reconnect, find the new one.
-        const storage::StallLimit limit(*connection, storage::kStallLimit);
+        const pg::StallLimit limit(*connection, pg::kStallLimit);
         PostgresRatingsStore store(*connection);
         r = ApplyBatch(store, sweep);
         if (absl::Now() - last_retry >= options_.set_aside_retry) {
@@ -168,10 +168,10 @@ void OutboxConsumer::Loop() {
       }
       idle = connection->await_notification(poll_us / 1000000, poll_us % 1000000) == 0;
     } catch (...) {
-      const absl::Status s = storage::StatusFromException("applying the outbox");
+      const absl::Status s = pg::StatusFromException("applying the outbox");
       metrics_->batch_errors.Increment();
       service::LogWarn("outbox batch failed", {{"error", s.ToString()}});
-      if (storage::IsConnectionLost(s) || connection == nullptr || !connection->is_open()) {
+      if (pg::IsConnectionLost(s) || connection == nullptr || !connection->is_open()) {
         wake_up.reset();
         connection.reset();
       }

@@ -10,8 +10,8 @@
 #include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "services/ratings/testing/ratings_db_test.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/testing/frozen_backend.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/testing/frozen_backend.h"
 
 namespace trix::ratings {
 namespace {
@@ -117,7 +117,7 @@ TEST_F(ConsumerTest, TwoConsumersNeverApplyAGameTwice) {
   options.batch_size = 7;
   options.order_grace = absl::ZeroDuration();
   OutboxConsumer other(options, metrics_.get());
-  std::unique_ptr<pqxx::connection> c2 = storage::Connect(db_->url(), "second consumer");
+  std::unique_ptr<pqxx::connection> c2 = pg::Connect(db_->url(), "second consumer");
   std::atomic<int> applied{0};
   std::thread t([&] {
     for (int i = 0; i < 200; ++i) applied += other.ApplyBatch(*c2).applied;
@@ -163,7 +163,7 @@ TEST_F(ConsumerTest, WaitsForAnEarlierGameStillCommitting) {
   options.order_grace = absl::Hours(1);
   OutboxConsumer patient(options, metrics_.get());
   // g1 takes outbox id 1 in a transaction that has not committed when g2 (id 2) does.
-  std::unique_ptr<pqxx::connection> slow = storage::Connect(db_->url(), "slow writer");
+  std::unique_ptr<pqxx::connection> slow = pg::Connect(db_->url(), "slow writer");
   Write({OutboxGame::Solo("g0", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
   EXPECT_EQ(patient.ApplyBatch(*connection_).applied, 1);
   auto tx = std::make_unique<pqxx::work>(*slow);
@@ -204,24 +204,24 @@ TEST_F(ConsumerTest, GivesUpOnAServerThatStopsAnsweringAndReconnects) {
   options.order_grace = absl::ZeroDuration();
   OutboxConsumer consumer(options, metrics_.get());
   consumer.Start();
-  absl::StatusOr<std::unique_ptr<storage::FrozenBackend>> frozen =
-      storage::FrozenBackend::Freeze(db_->admin_url(), db_->name(), options.application_name);
+  absl::StatusOr<std::unique_ptr<pg::FrozenBackend>> frozen =
+      pg::FrozenBackend::Freeze(db_->admin_url(), db_->name(), options.application_name);
   ASSERT_TRUE(frozen.ok()) << frozen.status();
   const absl::Time frozen_at = absl::Now();
   Write({OutboxGame::Solo("g1", {"a", "b", "c", "d"}, {1, 2, 3, 4})});
   bool consumed = false;
   // The bound is the stall limit, then a reconnect: generous, since on a machine
   // busy with other tests the reconnect and the batch after it took over 10 s.
-  while (!consumed && absl::Now() < frozen_at + storage::kStallLimit + absl::Seconds(30)) {
+  while (!consumed && absl::Now() < frozen_at + pg::kStallLimit + absl::Seconds(30)) {
     absl::SleepFor(absl::Milliseconds(50));
     consumed = !Sql("SELECT consumed_at FROM game_results")[0][0].is_null();
   }
   const absl::Duration took = absl::Now() - frozen_at;
   ASSERT_TRUE(consumed) << "the game still waits " << took << " after the freeze";
-  EXPECT_GE(took, storage::kStallLimit - absl::Seconds(1)) << "applied before the cut";
+  EXPECT_GE(took, pg::kStallLimit - absl::Seconds(1)) << "applied before the cut";
   EXPECT_EQ(metrics_->games_rated.Value(), 1);
   EXPECT_GE(metrics_->batch_errors.Value(), 1);
-  EXPECT_EQ(storage::ConnectionsNamed(db_->admin_url(), db_->name(), options.application_name),
+  EXPECT_EQ(pg::ConnectionsNamed(db_->admin_url(), db_->name(), options.application_name),
             2);  // the frozen one and the new one
   frozen->reset();
   consumer.Stop();

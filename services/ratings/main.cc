@@ -24,8 +24,8 @@
 #include "services/common/metrics.h"
 #include "services/common/service_main.h"
 #include "services/ratings/server.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/migrations.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/migrations.h"
 
 namespace trix::ratings {
 namespace {
@@ -100,7 +100,7 @@ absl::Status CheckDatabaseUrls(const Flags& flags) {
       {"--read_database_url", &flags.server.read_database_url}};
   for (const auto& [flag, url] : urls) {
     if (url->empty()) continue;
-    if (absl::StatusOr<std::string> checked = storage::ConnectionUrl(*url); !checked.ok()) {
+    if (absl::StatusOr<std::string> checked = pg::ConnectionUrl(*url); !checked.ok()) {
       return absl::InvalidArgumentError(
           absl::StrCat(flag, ": ", checked.status().message()));
     }
@@ -162,8 +162,8 @@ int Run(int argc, char** argv) {
   service::LogInfo("starting", {{"config", config.Describe()}});
   service::WarnIfPlaintext(flags.server.tls);
   if (flags.migrate_only) {
-    storage::ConnectionPool migrating(flags.server.database_url, 1, "ratings-service migrate");
-    absl::Status s = storage::Migrate(migrating, flags.migrations_dir);
+    pg::ConnectionPool migrating(flags.server.database_url, 1, "ratings-service migrate");
+    absl::Status s = pg::Migrate(migrating, flags.migrations_dir);
     if (!s.ok()) {
       service::LogError("migration failed", {{"error", s.ToString()}});
       return 1;
@@ -196,7 +196,7 @@ int Run(int argc, char** argv) {
   return service::RunService(
       signals,
       {.migrate = flags.migrate ? std::function([&](const service::StopSignals& s) {
-                                    return storage::MigrateWithRetry(
+                                    return pg::MigrateWithRetry(
                                         flags.server.database_url, flags.migrations_dir,
                                         "ratings-service migrate", s);
                                   })

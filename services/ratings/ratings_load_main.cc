@@ -40,7 +40,7 @@
 #include "services/ratings/ledger.h"
 #include "services/ratings/store/postgres_ledger_store.h"
 #include "services/ratings/testing/outbox_games.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 #include "trix/v1/ratings.grpc.pb.h"
 
 namespace trix::ratings {
@@ -64,7 +64,7 @@ struct Flags {
 // Credits of distinct players from many threads at once: what the ledger's shared
 // rows (the external side of every credit) let through.
 int TimeCredits(const Flags& f) {
-  storage::ConnectionPool pool(f.database_url, f.credit_threads, "ratings-load credits");
+  pg::ConnectionPool pool(f.database_url, f.credit_threads, "ratings-load credits");
   PostgresLedgerStore store(&pool);
   Ledger ledger(&store);
   std::atomic<int> next{0}, failed{0};
@@ -164,7 +164,7 @@ class ReadMix {
 
 // One credit for each of the first players the read mix asks statements of.
 void CreditReadPlayers(const Flags& f) {
-  storage::ConnectionPool pool(f.database_url, 1, "ratings-load credits");
+  pg::ConnectionPool pool(f.database_url, 1, "ratings-load credits");
   PostgresLedgerStore store(&pool);
   Ledger ledger(&store);
   for (int i = 0; i < std::min(f.players, ReadMix::kCreditedPlayers); ++i) {
@@ -278,8 +278,8 @@ int Run(int argc, char** argv) {
     std::fprintf(stderr, "--database_url, --games >= 1, --players >= 4 are required\n");
     return 2;
   }
-  std::unique_ptr<pqxx::connection> writer = storage::Connect(f.database_url, "ratings-load");
-  std::unique_ptr<pqxx::connection> watcher = storage::Connect(f.database_url, "ratings-load");
+  std::unique_ptr<pqxx::connection> writer = pg::Connect(f.database_url, "ratings-load");
+  std::unique_ptr<pqxx::connection> watcher = pg::Connect(f.database_url, "ratings-load");
   const int64_t first_id = LastWritten(*watcher) + 1;
   if (f.drain_only) return Drain(*watcher);
   if (!f.read_target.empty()) {

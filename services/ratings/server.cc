@@ -14,9 +14,9 @@ namespace {
 constexpr char kServiceName[] = "trix.v1.RatingsService";
 
 // The standby's pool for the history reads, or null without one.
-std::unique_ptr<storage::ConnectionPool> HistoryPool(const ServerOptions& options) {
+std::unique_ptr<pg::ConnectionPool> HistoryPool(const ServerOptions& options) {
   if (options.read_database_url.empty()) return nullptr;
-  return std::make_unique<storage::ConnectionPool>(
+  return std::make_unique<pg::ConnectionPool>(
       options.read_database_url, options.db_connections, "ratings-service history");
 }
 
@@ -85,7 +85,7 @@ void RatingsServer::SetReady() {
   }
   if (options_.consume) consumer_.Start();
   sweeper_.Start();
-  database_watch_ = std::make_unique<storage::ReadinessWatch>(
+  database_watch_ = std::make_unique<pg::ReadinessWatch>(
       &pool_, absl::Milliseconds(500), [this](bool ready) {
         grpc::HealthCheckServiceInterface* health = server_->GetHealthCheckService();
         if (health == nullptr || shut_down_.load()) return;

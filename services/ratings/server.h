@@ -34,8 +34,8 @@
 #include "services/ratings/store/postgres_rating_read_store.h"
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/readiness_watch.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/readiness_watch.h"
 
 namespace trix::ratings {
 
@@ -73,8 +73,8 @@ class RatingsServer {
 
   const ServerOptions options_;
   RatingsMetrics metrics_;
-  storage::ConnectionPool pool_;
-  std::unique_ptr<storage::ConnectionPool> history_pool_;  // null: no standby
+  pg::ConnectionPool pool_;
+  std::unique_ptr<pg::ConnectionPool> history_pool_;  // null: no standby
   PostgresRatingReadStore reader_store_;
   RatingReader reader_;
   PostgresLedgerStore ledger_store_;
@@ -85,7 +85,7 @@ class RatingsServer {
   std::unique_ptr<grpc::Server> server_;
   std::unique_ptr<service::HealthPort> health_port_;  // stopped before server_
   // Once ready: health NOT_SERVING while the database is away.
-  std::unique_ptr<storage::ReadinessWatch> database_watch_;
+  std::unique_ptr<pg::ReadinessWatch> database_watch_;
   int port_ = 0;
   bool ready_ = false;
   std::atomic<bool> shut_down_{false};

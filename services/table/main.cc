@@ -31,8 +31,8 @@
 #include "services/common/heap_metrics.h"
 #include "services/common/metrics.h"
 #include "services/common/service_main.h"
-#include "services/storage/game_store.h"
-#include "services/storage/instance_registry.h"
+#include "services/table/store/game_store.h"
+#include "services/table/store/instance_registry.h"
 #include "services/table/server.h"
 #include "services/table/table_host.h"
 #include "services/table/table_store.h"
@@ -58,7 +58,7 @@ struct Flags {
   std::string log_level = "info";
   absl::Duration shutdown_grace = absl::Seconds(10);
   service::CallerFlags callers;
-  storage::StoreOptions store;
+  table::StoreOptions store;
   HostOptions host;
   ServerOptions server;
 };
@@ -171,18 +171,18 @@ bool WritePortFile(const std::string& path, int port) {
 // The games and the instance registry, both under this run's lease owner, and the
 // games on a standby for the history reads (null: those read `games`).
 struct Storage {
-  std::unique_ptr<storage::GameStore> games;
-  std::unique_ptr<storage::InstanceRegistry> registry;
-  std::unique_ptr<storage::GameStore> history;
+  std::unique_ptr<table::GameStore> games;
+  std::unique_ptr<table::InstanceRegistry> registry;
+  std::unique_ptr<table::GameStore> history;
 };
 
 // The history's store on --read_database_url, if set: the same pool size, never
 // written to.
-absl::StatusOr<std::unique_ptr<storage::GameStore>> OpenHistory(const Flags& flags) {
+absl::StatusOr<std::unique_ptr<table::GameStore>> OpenHistory(const Flags& flags) {
   if (flags.read_database_url.empty()) return nullptr;
-  storage::StoreOptions options = flags.store;
+  table::StoreOptions options = flags.store;
   options.url = flags.read_database_url;
-  return storage::GameStore::Open(options);
+  return table::GameStore::Open(options);
 }
 
 // Opens the storage; on failure logs why and returns the exit code.
@@ -190,14 +190,14 @@ std::optional<int> OpenStorage(Flags& flags, const std::string& lease_owner,
                                Storage& out) {
   flags.store.instance_id = lease_owner;
   flags.store.lease_ttl = flags.host.lease_ttl;
-  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
-      storage::GameStore::Open(flags.store);
+  absl::StatusOr<std::unique_ptr<table::GameStore>> store =
+      table::GameStore::Open(flags.store);
   if (!store.ok()) {
     service::LogError("cannot open the store", {{"error", store.status().ToString()}});
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
-      storage::InstanceRegistry::Open({.url = flags.store.url,
+  absl::StatusOr<std::unique_ptr<table::InstanceRegistry>> registry =
+      table::InstanceRegistry::Open({.url = flags.store.url,
                                        .instance_id = lease_owner,
                                        .live_for = flags.host.lease_ttl});
   if (!registry.ok()) {
@@ -205,7 +205,7 @@ std::optional<int> OpenStorage(Flags& flags, const std::string& lease_owner,
                       {{"error", registry.status().ToString()}});
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<storage::GameStore>> history = OpenHistory(flags);
+  absl::StatusOr<std::unique_ptr<table::GameStore>> history = OpenHistory(flags);
   if (!history.ok()) {
     service::LogError("cannot open the history's store (--read_database_url)",
                       {{"error", history.status().ToString()}});
@@ -218,7 +218,7 @@ std::optional<int> OpenStorage(Flags& flags, const std::string& lease_owner,
 }
 
 // --migrate_only: applies the migrations and exits.
-int MigrateOnly(const Flags& flags, storage::GameStore& games) {
+int MigrateOnly(const Flags& flags, table::GameStore& games) {
   absl::Status s = games.Migrate(flags.migrations_dir);
   if (!s.ok()) {
     service::LogError("migration failed", {{"error", s.ToString()}});
@@ -289,7 +289,7 @@ int Serve(Flags& flags, const std::string& lease_owner, Storage& storage,
   // Migrated, it resumes its previous run's tables and those whose lease lapsed
   // before it reports SERVING.
   TableServer& serving = **server;
-  storage::GameStore& games = *storage.games;
+  table::GameStore& games = *storage.games;
   return service::RunService(
       signals,
       {.migrate = flags.migrate ? std::function([&](const service::StopSignals& s) {

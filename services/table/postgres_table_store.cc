@@ -9,8 +9,8 @@ namespace {
 
 class PostgresStore final : public TableStore {
  public:
-  PostgresStore(storage::GameStore* store, storage::InstanceRegistry* registry,
-                storage::GameStore* history)
+  PostgresStore(table::GameStore* store, table::InstanceRegistry* registry,
+                table::GameStore* history)
       : store_(store), registry_(registry), history_(history) {}
 
   absl::Status CheckReady() override { return store_->CheckReady(); }
@@ -63,10 +63,10 @@ class PostgresStore final : public TableStore {
   absl::Status VoidQuarantined(const AppendRequest& request) override {
     return store_->VoidQuarantined(request);
   }
-  absl::Status Heartbeat(const storage::InstanceState& state) override {
+  absl::Status Heartbeat(const table::InstanceState& state) override {
     return registry_->Heartbeat(state);
   }
-  absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override {
+  absl::StatusOr<table::TableHome> Locate(const std::string& game_id) override {
     return registry_->Locate(game_id);
   }
   absl::StatusOr<std::vector<std::string>> ClaimOrphans(absl::Duration ttl,
@@ -89,16 +89,16 @@ class PostgresStore final : public TableStore {
   }
 
  private:
-  storage::GameStore* const store_;
-  storage::InstanceRegistry* const registry_;
-  storage::GameStore* const history_;  // store_, or a standby's
+  table::GameStore* const store_;
+  table::InstanceRegistry* const registry_;
+  table::GameStore* const history_;  // store_, or a standby's
 };
 
 }  // namespace
 
-std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store,
-                                               storage::InstanceRegistry* registry,
-                                               storage::GameStore* history) {
+std::unique_ptr<TableStore> PostgresTableStore(table::GameStore* store,
+                                               table::InstanceRegistry* registry,
+                                               table::GameStore* history) {
   return std::make_unique<PostgresStore>(store, registry,
                                          history != nullptr ? history : store);
 }

@@ -1,6 +1,6 @@
 // The records of a game as the table service keeps them: its seats, its log
 // entries, its end, and what the store gives back. The table service owns their
-// meaning; its store (services/storage) keeps them without reading the opaque
+// meaning; its store (services/table/store) keeps them without reading the opaque
 // payloads.
 #ifndef TRIX_SERVICES_TABLE_RECORDS_H_
 #define TRIX_SERVICES_TABLE_RECORDS_H_

@@ -31,7 +31,7 @@ absl::Status CheckTableId(absl::string_view table_id) {
 }
 
 v1::TableLocation LocationOf(const std::string& table_id,
-                             const storage::TableHome& home) {
+                             const table::TableHome& home) {
   v1::TableLocation location;
   location.set_table_id(table_id);
   if (home.leased) {

@@ -13,7 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/string_view.h"
-#include "services/storage/instance_registry.h"
+#include "services/table/store/instance_registry.h"
 #include "trix/v1/table.pb.h"
 
 namespace trix::table {
@@ -22,7 +22,7 @@ inline constexpr char kLocationType[] = "type.googleapis.com/trix.v1.TableLocati
 inline constexpr char kPromptType[] = "type.googleapis.com/trix.v1.Prompt";
 
 // Where `table_id` lives, as LocateTable answers it.
-v1::TableLocation LocationOf(const std::string& table_id, const storage::TableHome& home);
+v1::TableLocation LocationOf(const std::string& table_id, const table::TableHome& home);
 // UNAVAILABLE: the table is not (or no longer) hosted here; `why` says why. The
 // location rides along.
 absl::Status MovedError(const v1::TableLocation& location, absl::string_view why);

@@ -87,7 +87,7 @@ struct HostOptions {
   int default_card_ms = 20000;
   int max_clock_ms = 3600000;
   // The lease a table is held under, as the store takes it at CreateGame.
-  absl::Duration lease_ttl = storage::StoreOptions().lease_ttl;
+  absl::Duration lease_ttl = table::StoreOptions().lease_ttl;
   // How often leases are renewed and orphans claimed (a third of the ttl is safe).
   absl::Duration maintenance_every = absl::Seconds(5);
   // Lapsed tables claimed per maintenance round at most (rounds are jittered), so

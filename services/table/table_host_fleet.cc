@@ -188,7 +188,7 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string& id) {
-  absl::StatusOr<storage::TableHome> home = store_->Locate(id);
+  absl::StatusOr<table::TableHome> home = store_->Locate(id);
   if (!home.ok()) {
     // Maintenance may have claimed this table for us (an orphan) before the
     // database failed: give it back rather than hold it, unhosted, until it lapses.
@@ -271,7 +271,7 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
 }
 
 absl::Status TableHost::Locate(const std::string& table_id, absl::string_view why) {
-  absl::StatusOr<storage::TableHome> home = store_->Locate(table_id);
+  absl::StatusOr<table::TableHome> home = store_->Locate(table_id);
   if (!home.ok()) return home.status();
   if (!home->broken.empty()) return QuarantinedError(home->broken);
   return MovedError(LocationOf(table_id, *home), why);
@@ -283,7 +283,7 @@ void TableHost::LocateTable(const v1::LocateTableRequest& request,
   if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s);
   PostRead(
       [this, id = request.table_id(), reply] {
-        absl::StatusOr<storage::TableHome> home = store_->Locate(id);
+        absl::StatusOr<table::TableHome> home = store_->Locate(id);
         if (!home.ok()) return reply(home.status());
         reply(LocationOf(id, *home));
       },
@@ -379,7 +379,7 @@ void TableHost::LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status&
 }
 
 void TableHost::Heartbeat() {
-  storage::InstanceState state;
+  table::InstanceState state;
   {
     absl::MutexLock lock(&mu_);
     state.address = advertise_address_;

@@ -1,11 +1,11 @@
 // What the table service needs from durable storage, as an interface, so that the
 // host can be tested without PostgreSQL (an in-memory store with fault injection,
 // testing/memory_store.h) and run in production on PostgreSQL. The contract of
-// every method is GameStore's (services/storage/game_store.h): Append's callback
+// every method is GameStore's (services/table/store/game_store.h): Append's callback
 // reports OK only once the entries are durable, and a rejected append wrote nothing.
 //
 // PostgresTableStore joins the two PostgreSQL objects the host needs, the games
-// (storage::GameStore) and the instance registry (storage::InstanceRegistry), into
+// (table::GameStore) and the instance registry (table::InstanceRegistry), into
 // this one interface, and keeps the rules that span them: a previous run's registry
 // rows are forgotten only once its tables are claimed, and an append's callback
 // continues its table's work on the writer's thread only while no other append
@@ -27,8 +27,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "services/storage/game_store.h"
-#include "services/storage/instance_registry.h"
+#include "services/table/store/game_store.h"
+#include "services/table/store/instance_registry.h"
 
 namespace trix::table {
 
@@ -70,8 +70,8 @@ class TableStore {
                                   const std::string& reason) = 0;
   virtual absl::Status VoidQuarantined(const AppendRequest& request) = 0;
   // The registry (storage/instance_registry.h).
-  virtual absl::Status Heartbeat(const storage::InstanceState& state) = 0;
-  virtual absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) = 0;
+  virtual absl::Status Heartbeat(const table::InstanceState& state) = 0;
+  virtual absl::StatusOr<table::TableHome> Locate(const std::string& game_id) = 0;
   virtual absl::StatusOr<std::vector<GameListing>> ListActive(
       const std::string& player_id) = 0;
   // History reads (GetGameRecord, ListPlayerGames): PostgresTableStore may serve
@@ -88,9 +88,9 @@ class TableStore {
 // The host's store over `store` and `registry`, which must outlive the result.
 // The history reads (LoadRecord, ListFinished) go to `history` when given (a
 // GameStore on a standby, --read_database_url), to `store` otherwise.
-std::unique_ptr<TableStore> PostgresTableStore(storage::GameStore* store,
-                                               storage::InstanceRegistry* registry,
-                                               storage::GameStore* history = nullptr);
+std::unique_ptr<TableStore> PostgresTableStore(table::GameStore* store,
+                                               table::InstanceRegistry* registry,
+                                               table::GameStore* history = nullptr);
 
 }  // namespace trix::table
 

@@ -20,7 +20,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
 #include "services/common/testing/build_paths.h"
-#include "services/storage/testing/database_test.h"
+#include "services/pg/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::bots {
@@ -37,7 +37,7 @@ std::string ReadFile(const std::string& path) {
   return text.str();
 }
 
-class BotGamesTest : public storage::DatabaseTest {
+class BotGamesTest : public pg::DatabaseTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());

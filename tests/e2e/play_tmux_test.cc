@@ -33,7 +33,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
 #include "services/common/testing/build_paths.h"
-#include "services/storage/testing/database_test.h"
+#include "services/pg/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
 namespace trix::bots {
@@ -85,7 +85,7 @@ std::string DecisionKey(const std::string& screen) {
   return "";
 }
 
-class PlayTmuxTest : public storage::DatabaseTest {
+class PlayTmuxTest : public pg::DatabaseTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());

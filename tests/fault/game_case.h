@@ -18,7 +18,7 @@
 
 #include "absl/status/statusor.h"
 #include "nlohmann/json.hpp"
-#include "services/storage/game_store.h"
+#include "services/table/store/game_store.h"
 
 namespace trix::fault {
 

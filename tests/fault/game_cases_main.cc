@@ -19,7 +19,7 @@
 #include "absl/status/status.h"
 #include "pqxx/pqxx"
 #include "services/common/config.h"
-#include "services/storage/game_store.h"
+#include "services/table/store/game_store.h"
 #include "tests/fault/game_case.h"
 
 namespace trix::fault {
@@ -65,8 +65,8 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-game-cases: " << e.what() << "\n";
     return 1;
   }
-  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
-      storage::GameStore::Open({.url = f.database_url, .instance_id = "trix-game-cases"});
+  absl::StatusOr<std::unique_ptr<table::GameStore>> store =
+      table::GameStore::Open({.url = f.database_url, .instance_id = "trix-game-cases"});
   if (!store.ok()) {
     std::cerr << "trix-game-cases: " << store.status() << "\n";
     return 1;

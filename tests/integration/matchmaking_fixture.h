@@ -74,7 +74,7 @@ std::string PlayerToken(const std::string& player, int64_t expires_in_s);
 
 MatchmakingConfig TestConfig(const std::string& db_url);
 
-class MatchmakingTest : public storage::DatabaseTest {
+class MatchmakingTest : public pg::DatabaseTest {
  protected:
   void SetUp() override;
   void TearDown() override;

@@ -22,8 +22,8 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "services/common/testing/build_paths.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/testing/frozen_backend.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/testing/frozen_backend.h"
 #include "tests/integration/matchmaking_fixture.h"
 #include "tests/integration/matchmaking_replica.h"
 #include "tests/integration/seat_client.h"
@@ -143,15 +143,15 @@ TEST_F(MatchmakingReplicasTest, AMatcherGivesUpOnAServerThatStopsAnswering) {
   ExpectOneTable(Queue(stub.get(), {"f1", "f2", "f3", "f4"}));
   const std::string name = "mamlaka matcher";
   {
-    absl::StatusOr<std::unique_ptr<storage::FrozenBackend>> frozen =
-        storage::FrozenBackend::Freeze(db_->admin_url(), db_->name(), name);
+    absl::StatusOr<std::unique_ptr<pg::FrozenBackend>> frozen =
+        pg::FrozenBackend::Freeze(db_->admin_url(), db_->name(), name);
     ASSERT_TRUE(frozen.ok()) << frozen.status();
-    const absl::Time deadline = absl::Now() + storage::kStallLimit + absl::Seconds(10);
-    while (storage::ConnectionsNamed(db_->admin_url(), db_->name(), name) < 2 &&
+    const absl::Time deadline = absl::Now() + pg::kStallLimit + absl::Seconds(10);
+    while (pg::ConnectionsNamed(db_->admin_url(), db_->name(), name) < 2 &&
            absl::Now() < deadline) {
       absl::SleepFor(absl::Milliseconds(100));
     }
-    EXPECT_EQ(storage::ConnectionsNamed(db_->admin_url(), db_->name(), name), 2)
+    EXPECT_EQ(pg::ConnectionsNamed(db_->admin_url(), db_->name(), name), 2)
         << "no new connection beside the frozen one";
     EXPECT_EQ(a.LogLines("matcher lost its database connection"), 1);
   }

@@ -33,7 +33,7 @@ std::string RunLine(const std::string& command) {
 
 }  // namespace
 
-absl::StatusOr<std::unique_ptr<Standby>> Standby::Start(const storage::TestDatabase& db) {
+absl::StatusOr<std::unique_ptr<Standby>> Standby::Start(const pg::TestDatabase& db) {
   char dir[] = "/tmp/standby-XXXXXX";
   if (mkdtemp(dir) == nullptr) return absl::InternalError("cannot make a folder in /tmp");
   const std::string url = RunLine(

@@ -13,7 +13,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix {
 
@@ -27,7 +27,7 @@ CommandRun RunCommand(const std::string& command);
 
 class Standby {
  public:
-  static absl::StatusOr<std::unique_ptr<Standby>> Start(const storage::TestDatabase& db);
+  static absl::StatusOr<std::unique_ptr<Standby>> Start(const pg::TestDatabase& db);
   ~Standby() { Stop(); }
 
   const std::string& url() const { return url_; }

@@ -58,14 +58,14 @@ ServiceOptions DefaultServiceOptions(const std::string& instance_id) {
 absl::StatusOr<std::unique_ptr<InProcessService>> InProcessService::Start(
     const std::string& db_url, ServiceOptions options) {
   std::unique_ptr<InProcessService> s(new InProcessService);
-  absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
-      storage::GameStore::Open({.url = db_url,
+  absl::StatusOr<std::unique_ptr<table::GameStore>> store =
+      table::GameStore::Open({.url = db_url,
                                 .instance_id = options.host.instance_id,
                                 .lease_ttl = options.host.lease_ttl});
   if (!store.ok()) return store.status();
   s->store_ = *std::move(store);
-  absl::StatusOr<std::unique_ptr<storage::InstanceRegistry>> registry =
-      storage::InstanceRegistry::Open({.url = db_url,
+  absl::StatusOr<std::unique_ptr<table::InstanceRegistry>> registry =
+      table::InstanceRegistry::Open({.url = db_url,
                                        .instance_id = options.host.instance_id,
                                        .live_for = options.host.lease_ttl});
   if (!registry.ok()) return registry.status();

@@ -1,5 +1,5 @@
 // The table service for integration tests: the real server (TableServer over
-// TableHost over storage::GameStore) in this process on a loopback port, against a
+// TableHost over table::GameStore) in this process on a loopback port, against a
 // fresh migrated PostgreSQL database, and helpers that call it through a real gRPC
 // channel as a backend or a client would.
 //
@@ -20,9 +20,9 @@
 #include "gtest/gtest.h"
 #include "prometheus/registry.h"
 #include "services/common/credentials.h"
-#include "services/storage/game_store.h"
-#include "services/storage/instance_registry.h"
-#include "services/storage/testing/database_test.h"
+#include "services/table/store/game_store.h"
+#include "services/table/store/instance_registry.h"
+#include "services/pg/testing/database_test.h"
 #include "services/table/server.h"
 #include "services/table/table_host.h"
 #include "services/table/table_store.h"
@@ -73,12 +73,12 @@ class InProcessService {
   std::string address() const { return "127.0.0.1:" + std::to_string(port()); }
   TableHost& host() { return *host_; }
   TableServer& server() { return *server_; }
-  storage::GameStore& store() { return *store_; }
+  table::GameStore& store() { return *store_; }
 
  private:
   InProcessService() = default;
-  std::unique_ptr<storage::GameStore> store_;
-  std::unique_ptr<storage::InstanceRegistry> instances_;
+  std::unique_ptr<table::GameStore> store_;
+  std::unique_ptr<table::InstanceRegistry> instances_;
   std::unique_ptr<TableStore> tables_;
   prometheus::Registry registry_;
   std::unique_ptr<TableHost> host_;
@@ -94,7 +94,7 @@ v1::ActRequest PlayCard(const std::string& card);
 v1::ActRequest ChooseContract(v1::Contract contract);
 v1::ActRequest Leave();
 
-class TableServiceTest : public storage::DatabaseTest {
+class TableServiceTest : public pg::DatabaseTest {
  protected:
   void SetUp() override;
   void TearDown() override;

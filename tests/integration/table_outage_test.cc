@@ -23,7 +23,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "services/common/testing/build_paths.h"
-#include "services/storage/game_store.h"
+#include "services/table/store/game_store.h"
 #include "tests/integration/service_fixture.h"
 
 namespace trix::table {
@@ -66,8 +66,8 @@ class OutageTest : public TableServiceTest {
   void SetUp() override {
     url_ = cluster_.Start();
     ASSERT_FALSE(url_.empty()) << "scripts/pg.sh could not start a server";
-    absl::StatusOr<std::unique_ptr<storage::GameStore>> store =
-        storage::GameStore::Open({.url = url_, .instance_id = "migrator"});
+    absl::StatusOr<std::unique_ptr<table::GameStore>> store =
+        table::GameStore::Open({.url = url_, .instance_id = "migrator"});
     ASSERT_TRUE(store.ok()) << store.status();
     ASSERT_TRUE((*store)->Migrate(SourcePath("migrations")).ok());
     ServiceOptions options = DefaultServiceOptions("outage");
@@ -108,7 +108,7 @@ TEST_F(OutageTest, StopsAcknowledgingWhileDownAndResumesLosingNothing) {
   // Past the lease: the table's lease lapses while nobody can renew it.
   std::this_thread::sleep_for(std::chrono::milliseconds(1500));
   for (int i = 0; i < 20; ++i) Act(table, 3, absl::StrCat("down-", i), Leave());
-  const storage::AppendStats down = service_->store().append_stats();
+  const table::AppendStats down = service_->store().append_stats();
 
   ASSERT_FALSE(cluster_.Start().empty());
   EXPECT_TRUE(HealthBecomes(1)) << "never SERVING again after the database came back";

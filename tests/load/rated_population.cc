@@ -9,13 +9,13 @@
 #include "absl/strings/str_format.h"
 #include "proto/wire/wire.h"
 #include "services/ratings/display.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::load {
 namespace {
 
-using storage::PgArray;
-using storage::PgType;
+using pg::PgArray;
+using pg::PgType;
 
 constexpr int kRowsPerInsert = 5000;
 

@@ -7,8 +7,8 @@
 #include "services/ratings/display.h"
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/store/postgres_rating_read_store.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::load {
 namespace {
@@ -53,8 +53,8 @@ TEST(RatedPopulationTest, IsMostlyEstablishedAroundTheChosenMean) {
 }
 
 TEST(RatedPopulationTest, TheRatingsServiceReadsTheWrittenRatings) {
-  absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-      storage::TestDatabase::Create();
+  absl::StatusOr<std::unique_ptr<pg::TestDatabase>> db =
+      pg::TestDatabase::Create();
   ASSERT_TRUE(db.ok()) << db.status();
   PopulationOptions options;
   options.solo_members = 300;
@@ -62,7 +62,7 @@ TEST(RatedPopulationTest, TheRatingsServiceReadsTheWrittenRatings) {
   std::unique_ptr<Population> people = MakePopulation("p-", options);
   ASSERT_TRUE(WriteRatings((*db)->url(), *people).ok());
 
-  storage::ConnectionPool pool((*db)->url(), 1, "rated-population-test");
+  pg::ConnectionPool pool((*db)->url(), 1, "rated-population-test");
   ratings::PostgresRatingReadStore store(&pool);
   ratings::RatingReader reader(&store, {});
   int rated = 0;

@@ -4,13 +4,13 @@
 #define TRIX_SERVICES_MATCHMAKING_ROOMS_POSTGRES_ROOM_STORE_H_
 
 #include "services/matchmaking/rooms/room_store.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 
 namespace trix::matchmaking {
 
 class PostgresRoomStore : public RoomStore {
  public:
-  explicit PostgresRoomStore(storage::ConnectionPool* db) : db_(db) {}
+  explicit PostgresRoomStore(pg::ConnectionPool* db) : db_(db) {}
 
   absl::Status Create(Room& room) override;
   absl::StatusOr<Room> Load(const std::string& room_id) override;
@@ -21,7 +21,7 @@ class PostgresRoomStore : public RoomStore {
   absl::StatusOr<int> ExpireIdle(absl::Time before) override;
 
  private:
-  storage::ConnectionPool* const db_;
+  pg::ConnectionPool* const db_;
 };
 
 }  // namespace trix::matchmaking

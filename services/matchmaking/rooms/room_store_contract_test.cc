@@ -13,8 +13,8 @@
 #include "services/matchmaking/rooms/postgres_room_store.h"
 #include "services/matchmaking/rooms/room_store.h"
 #include "services/matchmaking/testing/memory_room_store.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -45,7 +45,7 @@ class MemoryRooms : public RoomsUnderTest {
 
 class PostgresRooms : public RoomsUnderTest {
  public:
-  explicit PostgresRooms(std::unique_ptr<storage::TestDatabase> db)
+  explicit PostgresRooms(std::unique_ptr<pg::TestDatabase> db)
       : db_(std::move(db)), pool_(db_->url(), 2, "room store test"), store_(&pool_) {}
 
   RoomStore& store() override { return store_; }
@@ -64,8 +64,8 @@ class PostgresRooms : public RoomsUnderTest {
     return tx.exec_params1(sql, arg)[0].as<int>();
   }
 
-  std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
-  storage::ConnectionPool pool_;
+  std::unique_ptr<pg::TestDatabase> db_;  // first made, last dropped
+  pg::ConnectionPool pool_;
   PostgresRoomStore store_;
 };
 
@@ -75,8 +75,8 @@ class RoomStoreContractTest : public ::testing::TestWithParam<std::string> {
     if (GetParam() == "Memory") {
       rooms_ = std::make_unique<MemoryRooms>();
     } else {
-      absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-          storage::TestDatabase::Create();
+      absl::StatusOr<std::unique_ptr<pg::TestDatabase>> db =
+          pg::TestDatabase::Create();
       ASSERT_TRUE(db.ok()) << db.status();
       rooms_ = std::make_unique<PostgresRooms>(*std::move(db));
     }

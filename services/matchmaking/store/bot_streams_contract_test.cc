@@ -15,7 +15,7 @@
 #include "services/matchmaking/store/postgres_bot_streams.h"
 #include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/testing/memory_bot_store.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -54,7 +54,7 @@ class MemoryBots : public BotsUnderTest {
 
 class PostgresBots : public BotsUnderTest {
  public:
-  explicit PostgresBots(std::unique_ptr<storage::TestDatabase> db)
+  explicit PostgresBots(std::unique_ptr<pg::TestDatabase> db)
       : db_(std::move(db)),
         tickets_(db_->url(), 2, SeatTokens("bot streams key")),
         a_(&tickets_.pool(), "a"),
@@ -84,7 +84,7 @@ class PostgresBots : public BotsUnderTest {
   }
 
  private:
-  std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
+  std::unique_ptr<pg::TestDatabase> db_;  // first made, last dropped
   PostgresTicketStore tickets_;
   PostgresBotStreams a_, b_;
 };
@@ -95,8 +95,8 @@ class BotStreamsContractTest : public ::testing::TestWithParam<std::string> {
     if (GetParam() == "Memory") {
       bots_ = std::make_unique<MemoryBots>();
     } else {
-      absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-          storage::TestDatabase::Create();
+      absl::StatusOr<std::unique_ptr<pg::TestDatabase>> db =
+          pg::TestDatabase::Create();
       ASSERT_TRUE(db.ok()) << db.status();
       bots_ = std::make_unique<PostgresBots>(*std::move(db));
     }

@@ -3,18 +3,18 @@
 #include <pqxx/pqxx>
 
 #include "services/matchmaking/store/postgres_ticket_store.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::matchmaking {
 
-PostgresHoldReleaseStore::PostgresHoldReleaseStore(storage::ConnectionPool* db)
+PostgresHoldReleaseStore::PostgresHoldReleaseStore(pg::ConnectionPool* db)
     : db_(db), table_(db, "mm_hold_releases", "hold_id") {}
 
 absl::Status PostgresHoldReleaseStore::Expect(const std::vector<HoldIntent>& holds,
                                               absl::Duration grace) {
   if (holds.empty()) return absl::OkStatus();
-  storage::PgArray ids(storage::PgType::kText), players(storage::PgType::kText),
-      amounts(storage::PgType::kInt8);
+  pg::PgArray ids(pg::PgType::kText), players(pg::PgType::kText),
+      amounts(pg::PgType::kInt8);
   for (const HoldIntent& h : holds) {
     ids.AddString(h.request_id);
     players.AddString(h.player_id);

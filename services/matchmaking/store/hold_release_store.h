@@ -19,7 +19,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "services/matchmaking/store/retry_table.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 
 namespace trix::matchmaking {
 
@@ -87,7 +87,7 @@ class HoldReleaseStore {
 // On PostgreSQL: mm_hold_releases (migration 0030), through RetryTable.
 class PostgresHoldReleaseStore : public HoldReleaseStore {
  public:
-  explicit PostgresHoldReleaseStore(storage::ConnectionPool* db);
+  explicit PostgresHoldReleaseStore(pg::ConnectionPool* db);
 
   absl::Status Expect(const std::vector<HoldIntent>& holds, absl::Duration grace) override;
   absl::Status Queued(const std::vector<std::string>& request_ids) override;
@@ -104,7 +104,7 @@ class PostgresHoldReleaseStore : public HoldReleaseStore {
   absl::Status Sweep(absl::Duration keep) override;
 
  private:
-  storage::ConnectionPool* const db_;
+  pg::ConnectionPool* const db_;
   RetryTable table_;
 };
 

@@ -17,7 +17,7 @@
 #include "services/matchmaking/store/ticket_store.h"
 #include "services/matchmaking/testing/memory_hold_release_store.h"
 #include "services/matchmaking/testing/memory_ticket_store.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::matchmaking {
 
@@ -47,7 +47,7 @@ class MemoryLobbyStores : public LobbyStoresUnderTest {
 
 class PostgresLobbyStores : public LobbyStoresUnderTest {
  public:
-  explicit PostgresLobbyStores(std::unique_ptr<storage::TestDatabase> db)
+  explicit PostgresLobbyStores(std::unique_ptr<pg::TestDatabase> db)
       : db_(std::move(db)),
         tickets_(db_->url(), 2, SeatTokens("contract seat key")),
         releases_(&tickets_.pool()) {}
@@ -80,7 +80,7 @@ class PostgresLobbyStores : public LobbyStoresUnderTest {
   }
 
  private:
-  std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
+  std::unique_ptr<pg::TestDatabase> db_;  // first made, last dropped
   PostgresTicketStore tickets_;
   PostgresHoldReleaseStore releases_;
 };
@@ -93,7 +93,7 @@ class LobbyStoresTest : public ::testing::TestWithParam<std::string> {
       stores_ = std::make_unique<MemoryLobbyStores>();
       return;
     }
-    absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db = storage::TestDatabase::Create();
+    absl::StatusOr<std::unique_ptr<pg::TestDatabase>> db = pg::TestDatabase::Create();
     ASSERT_TRUE(db.ok()) << db.status();
     stores_ = std::make_unique<PostgresLobbyStores>(*std::move(db));
   }

@@ -16,7 +16,7 @@
 #include "services/matchmaking/store/postgres_match_store.h"
 #include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/testing/memory_match_store.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -62,7 +62,7 @@ class MemoryUnderTest : public StoreUnderTest {
 
 class PostgresUnderTest : public StoreUnderTest {
  public:
-  explicit PostgresUnderTest(std::unique_ptr<storage::TestDatabase> db)
+  explicit PostgresUnderTest(std::unique_ptr<pg::TestDatabase> db)
       : db_(std::move(db)),
         tickets_(db_->url(), 2, SeatTokens("contract seat key")),
         store_(db_->url(), &tickets_.pool()) {}
@@ -110,7 +110,7 @@ class PostgresUnderTest : public StoreUnderTest {
     return values;
   }
 
-  std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
+  std::unique_ptr<pg::TestDatabase> db_;  // first made, last dropped
   PostgresTicketStore tickets_;
   PostgresMatchStore store_;
 };
@@ -326,7 +326,7 @@ TEST_P(MatchStoreContractTest, ANewHolderTakesOverPlacementsAndRequeuesClaimsWit
 
 std::unique_ptr<StoreUnderTest> Make(const std::string& kind) {
   if (kind == "Memory") return std::make_unique<MemoryUnderTest>();
-  absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db = storage::TestDatabase::Create();
+  absl::StatusOr<std::unique_ptr<pg::TestDatabase>> db = pg::TestDatabase::Create();
   EXPECT_TRUE(db.ok()) << db.status();
   if (!db.ok()) return nullptr;
   return std::make_unique<PostgresUnderTest>(*std::move(db));

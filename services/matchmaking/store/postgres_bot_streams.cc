@@ -2,13 +2,13 @@
 
 #include <pqxx/pqxx>
 
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::matchmaking {
 namespace {
 
-using storage::PgArray;
-using storage::PgType;
+using pg::PgArray;
+using pg::PgType;
 
 PgArray Texts(const std::vector<std::string>& values) {
   PgArray a(PgType::kText);
@@ -20,7 +20,7 @@ double Seconds(absl::Duration d) { return absl::ToDoubleSeconds(d); }
 
 }  // namespace
 
-PostgresBotStreams::PostgresBotStreams(storage::ConnectionPool* db, std::string replica,
+PostgresBotStreams::PostgresBotStreams(pg::ConnectionPool* db, std::string replica,
                        absl::Duration live_for)
     : db_(db), replica_(std::move(replica)), live_for_(live_for) {}
 

@@ -29,14 +29,14 @@
 #include "services/matchmaking/matcher.h"
 #include "services/matchmaking/store/bot_store.h"
 #include "services/matchmaking/ticket_store.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 
 namespace trix::matchmaking {
 
 class PostgresBotStreams : public SharedBotStreams {
  public:
   // `live_for`: how long after its last heartbeat a stream still counts.
-  PostgresBotStreams(storage::ConnectionPool* db, std::string replica,
+  PostgresBotStreams(pg::ConnectionPool* db, std::string replica,
              absl::Duration live_for = absl::Seconds(5));
 
   const std::string& replica() const { return replica_; }
@@ -53,7 +53,7 @@ class PostgresBotStreams : public SharedBotStreams {
       const std::vector<std::string>& bot_ids) override;
 
  private:
-  storage::ConnectionPool* db_;
+  pg::ConnectionPool* db_;
   const std::string replica_;
   const absl::Duration live_for_;
 };

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "services/storage/testing/database_test.h"
+#include "services/pg/testing/database_test.h"
 
 namespace trix::matchmaking {
 namespace {
 
-class BotStreamsTest : public storage::DatabaseTest {
+class BotStreamsTest : public pg::DatabaseTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());

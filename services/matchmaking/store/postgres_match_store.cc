@@ -8,12 +8,12 @@
 #include "absl/strings/str_cat.h"
 #include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/table_voids.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::matchmaking {
 
-using storage::PgArray;
-using storage::PgType;
+using pg::PgArray;
+using pg::PgType;
 
 namespace {
 
@@ -124,7 +124,7 @@ class PostgresPoolSession : public PoolSession {
 };
 
 PostgresPoolSession::PostgresPoolSession(const std::string& url)
-    : connection_(storage::Connect(url, "mamlaka matcher")) {
+    : connection_(pg::Connect(url, "mamlaka matcher")) {
   // The claims (and the lease's bookkeeping) commit without waiting for fsync.
   // Losing one in a crash of PostgreSQL leaves its tickets waiting, which is what
   // recovery does anyway; and a claim is never lost while the table it asked for
@@ -134,14 +134,14 @@ PostgresPoolSession::PostgresPoolSession(const std::string& url)
 }
 
 bool PostgresPoolSession::TryLease(const std::string& pool) {
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
+  const pg::StallLimit limit(*connection_, pg::kStallLimit);
   pqxx::nontransaction tx(*connection_);
   return tx.exec_params1("SELECT pg_try_advisory_lock(hashtext('mm:' || $1))", pool)[0]
       .as<bool>();
 }
 
 PoolTakeover PostgresPoolSession::TakeOver(const std::string& pool) {
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
+  const pg::StallLimit limit(*connection_, pg::kStallLimit);
   pqxx::nontransaction tx(*connection_);
   PoolTakeover takeover;
   takeover.placements = UnfinishedPlacements(tx, pool);
@@ -174,7 +174,7 @@ std::vector<PlannedTable> PostgresPoolSession::UnfinishedPlacements(
 
 PoolRead PostgresPoolSession::ReadWaiting(const std::vector<std::string>& pools,
                                           int64_t after) {
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
+  const pg::StallLimit limit(*connection_, pg::kStallLimit);
   pqxx::nontransaction tx(*connection_);
   PoolRead read;
   // Numbered before the read: a ticket numbered later is read next time. (A
@@ -226,7 +226,7 @@ bool PostgresPoolSession::ClaimWhole(const PlannedTables& tables) {
       "WHERE t.ctid = l.ctid AND (SELECT ok FROM whole)), "
       "placed AS (", kInsertPlacements, " WHERE (SELECT ok FROM whole)) "
       "SELECT ok FROM whole");
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
+  const pg::StallLimit limit(*connection_, pg::kStallLimit);
   pqxx::nontransaction tx(*connection_);
   return tx.exec_params1(
       kClaim, g.tickets.Finish(), g.groups.Finish(), a.request_ids.Finish(),
@@ -238,7 +238,7 @@ bool PostgresPoolSession::ClaimWhole(const PlannedTables& tables) {
 void PostgresPoolSession::ClaimEach(
     const std::vector<std::string>& ticket_ids,
     const std::function<ClaimPlan(const std::set<std::string>& claimed)>& plan) {
-  const storage::StallLimit limit(*connection_, storage::kStallLimit);
+  const pg::StallLimit limit(*connection_, pg::kStallLimit);
   pqxx::work tx(*connection_);
   // Locked in ticket order, as admissions and commits lock them (no deadlock).
   const pqxx::result r = tx.exec_params(
@@ -262,7 +262,7 @@ void PostgresPoolSession::ClaimEach(
 
 }  // namespace
 
-PostgresMatchStore::PostgresMatchStore(std::string url, storage::ConnectionPool* db)
+PostgresMatchStore::PostgresMatchStore(std::string url, pg::ConnectionPool* db)
     : url_(std::move(url)), db_(db) {}
 
 std::unique_ptr<PoolSession> PostgresMatchStore::OpenSession() {

@@ -15,7 +15,7 @@
 #include <string>
 
 #include "services/matchmaking/store/match_store.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 
 namespace trix::matchmaking {
 
@@ -23,7 +23,7 @@ class PostgresMatchStore : public MatchStore {
  public:
   // Sessions connect to `url`, each on a connection of its own; commits run on
   // `db`.
-  PostgresMatchStore(std::string url, storage::ConnectionPool* db);
+  PostgresMatchStore(std::string url, pg::ConnectionPool* db);
 
   std::unique_ptr<PoolSession> OpenSession() override;
   absl::StatusOr<std::set<std::string>> CommitPlacements(
@@ -36,7 +36,7 @@ class PostgresMatchStore : public MatchStore {
 
  private:
   const std::string url_;
-  storage::ConnectionPool* const db_;
+  pg::ConnectionPool* const db_;
 };
 
 }  // namespace trix::matchmaking

@@ -6,13 +6,13 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::matchmaking {
 namespace {
 
-using storage::PgArray;
-using storage::PgType;
+using pg::PgArray;
+using pg::PgType;
 
 absl::Time FromEpoch(const pqxx::field& f) {
   return absl::FromUnixMicros(static_cast<int64_t>(f.as<double>() * 1e6));
@@ -226,7 +226,7 @@ void AddOutcomes(const std::vector<TicketRow>& rows,
 // Runs one UPDATE ... RETURNING 1 in a transaction of its own: whether it
 // changed a row.
 template <typename... Params>
-absl::StatusOr<bool> ChangesARow(storage::ConnectionPool& pool, absl::string_view context,
+absl::StatusOr<bool> ChangesARow(pg::ConnectionPool& pool, absl::string_view context,
                                  const char* sql, const Params&... params) {
   bool changed = false;
   absl::Status s = pool.Run(context, [&](pqxx::connection& c) {

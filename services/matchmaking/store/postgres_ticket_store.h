@@ -18,8 +18,8 @@
 #include "absl/time/time.h"
 #include "services/matchmaking/seat_tokens.h"
 #include "services/matchmaking/store/ticket_store.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/array.h"
 
 namespace trix::matchmaking {
 
@@ -61,7 +61,7 @@ class PostgresTicketStore : public TicketStore {
   absl::Status RevokeBot(const std::string& bot_id) override;
   absl::StatusOr<BotAccount> BotByKeyHash(const std::string& key_hash) override;
 
-  storage::ConnectionPool& pool() { return pool_; }
+  pg::ConnectionPool& pool() { return pool_; }
   const SeatTokens& seat_tokens() const { return seat_tokens_; }
 
  private:
@@ -72,7 +72,7 @@ class PostgresTicketStore : public TicketStore {
                   absl::flat_hash_map<std::string, std::string>* live,
                   absl::flat_hash_map<std::string, AssignmentRow>* seat) const;
 
-  storage::ConnectionPool pool_;
+  pg::ConnectionPool pool_;
   const SeatTokens seat_tokens_;
 };
 
@@ -91,7 +91,7 @@ inline constexpr char kAssignmentColumns[] =
 // A ticket from a row that selected kTicketColumns.
 TicketRow ReadTicket(const pqxx::row& r);
 // `values` as a text[] parameter (bound with `$n::text[]`).
-storage::PgArray TextArray(const std::vector<std::string>& values);
+pg::PgArray TextArray(const std::vector<std::string>& values);
 
 }  // namespace trix::matchmaking
 

@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "services/storage/testing/database_test.h"
+#include "services/pg/testing/database_test.h"
 
 namespace trix::matchmaking {
 namespace {
 
-class TicketStoreTest : public storage::DatabaseTest {
+class TicketStoreTest : public pg::DatabaseTest {
  protected:
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());

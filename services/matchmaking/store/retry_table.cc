@@ -12,7 +12,7 @@ absl::Duration RetryBackoff(int retries) {
   return service::Jittered(backoff.After(retries), 0.5, 1.0);
 }
 
-RetryTable::RetryTable(storage::ConnectionPool* db, std::string table, std::string key,
+RetryTable::RetryTable(pg::ConnectionPool* db, std::string table, std::string key,
                        absl::Duration lease)
     : db_(db), table_(std::move(table)), key_(std::move(key)), lease_(lease) {}
 

@@ -20,7 +20,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 
 namespace trix::matchmaking {
 
@@ -30,7 +30,7 @@ absl::Duration RetryBackoff(int retries);
 
 class RetryTable {
  public:
-  RetryTable(storage::ConnectionPool* db, std::string table, std::string key,
+  RetryTable(pg::ConnectionPool* db, std::string table, std::string key,
              absl::Duration lease = absl::Seconds(30));
 
   // Leases up to `limit` due rows, oldest due first: each row is the key, the
@@ -48,7 +48,7 @@ class RetryTable {
   absl::Status Sweep(absl::Duration keep);
 
  private:
-  storage::ConnectionPool* const db_;
+  pg::ConnectionPool* const db_;
   const std::string table_, key_;
   const absl::Duration lease_;
 };

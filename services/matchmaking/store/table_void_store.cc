@@ -4,7 +4,7 @@
 
 namespace trix::matchmaking {
 
-PostgresTableVoidStore::PostgresTableVoidStore(storage::ConnectionPool* db)
+PostgresTableVoidStore::PostgresTableVoidStore(pg::ConnectionPool* db)
     : db_(db), table_(db, "mm_table_voids", "request_id") {}
 
 absl::StatusOr<std::vector<DueVoid>> PostgresTableVoidStore::Lease(int limit) {

@@ -43,7 +43,7 @@ class TableVoidStore {
 // On PostgreSQL: mm_table_voids (migration 0030), through RetryTable.
 class PostgresTableVoidStore : public TableVoidStore {
  public:
-  explicit PostgresTableVoidStore(storage::ConnectionPool* db);
+  explicit PostgresTableVoidStore(pg::ConnectionPool* db);
 
   absl::StatusOr<std::vector<DueVoid>> Lease(int limit) override;
   absl::Status RecordTable(const std::string& request_id, const std::string& table_id,
@@ -53,7 +53,7 @@ class PostgresTableVoidStore : public TableVoidStore {
   absl::StatusOr<RetryTable::Backlog> Pending() override;
 
  private:
-  storage::ConnectionPool* const db_;
+  pg::ConnectionPool* const db_;
   RetryTable table_;
 };
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "services/matchmaking/testing/memory_table_void_store.h"
-#include "services/storage/connection_pool.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/connection_pool.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -43,7 +43,7 @@ class MemoryVoids : public VoidsUnderTest {
 
 class PostgresVoids : public VoidsUnderTest {
  public:
-  explicit PostgresVoids(std::unique_ptr<storage::TestDatabase> db)
+  explicit PostgresVoids(std::unique_ptr<pg::TestDatabase> db)
       : db_(std::move(db)), pool_(db_->url(), 2, "void store test"), store_(&pool_) {}
 
   TableVoidStore& store() override { return store_; }
@@ -62,8 +62,8 @@ class PostgresVoids : public VoidsUnderTest {
     tx.commit();
   }
 
-  std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
-  storage::ConnectionPool pool_;
+  std::unique_ptr<pg::TestDatabase> db_;  // first made, last dropped
+  pg::ConnectionPool pool_;
   PostgresTableVoidStore store_;
 };
 
@@ -73,8 +73,8 @@ class TableVoidStoreContractTest : public ::testing::TestWithParam<std::string> 
     if (GetParam() == "Memory") {
       voids_ = std::make_unique<MemoryVoids>();
     } else {
-      absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db =
-          storage::TestDatabase::Create();
+      absl::StatusOr<std::unique_ptr<pg::TestDatabase>> db =
+          pg::TestDatabase::Create();
       ASSERT_TRUE(db.ok()) << db.status();
       voids_ = std::make_unique<PostgresVoids>(*std::move(db));
     }

@@ -18,9 +18,9 @@
 #include "services/ratings/store/postgres_ledger_store.h"
 #include "services/ratings/testing/memory_ledger_store.h"
 #include "services/ratings/testing/outbox_games.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 #include "services/ratings/testing/stores_under_test.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::ratings {
 namespace {
@@ -53,7 +53,7 @@ class MemoryUnderTest : public StoreUnderTest {
 
 class PostgresUnderTest : public StoreUnderTest {
  public:
-  explicit PostgresUnderTest(std::unique_ptr<storage::TestDatabase> db)
+  explicit PostgresUnderTest(std::unique_ptr<pg::TestDatabase> db)
       : db_(std::move(db)), pool_(db_->url(), 4, "ledger store test"), store_(&pool_) {}
 
   LedgerStore& store() override { return store_; }
@@ -72,8 +72,8 @@ class PostgresUnderTest : public StoreUnderTest {
  private:
   void Exec(const std::string& sql) { ExecSql(db_->url(), sql); }
 
-  std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
-  storage::ConnectionPool pool_;
+  std::unique_ptr<pg::TestDatabase> db_;  // first made, last dropped
+  pg::ConnectionPool pool_;
   PostgresLedgerStore store_;
 };
 

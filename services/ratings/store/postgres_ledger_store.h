@@ -10,7 +10,7 @@
 #include <pqxx/transaction>
 
 #include "services/ratings/store/ledger_store.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 
 namespace trix::ratings {
 
@@ -48,8 +48,8 @@ class PostgresLedgerStore : public LedgerStore {
  public:
   // The pools outlive the store; statements are read from `history`, or from
   // `pool` when it is null.
-  explicit PostgresLedgerStore(storage::ConnectionPool* pool,
-                               storage::ConnectionPool* history = nullptr)
+  explicit PostgresLedgerStore(pg::ConnectionPool* pool,
+                               pg::ConnectionPool* history = nullptr)
       : pool_(pool), history_(history != nullptr ? history : pool) {}
 
   absl::Status Transact(absl::string_view context,
@@ -62,8 +62,8 @@ class PostgresLedgerStore : public LedgerStore {
   absl::StatusOr<OpenHolds> ReadOpenHolds(const HoldTtls& ttls) override;
 
  private:
-  storage::ConnectionPool* const pool_;
-  storage::ConnectionPool* const history_;
+  pg::ConnectionPool* const pool_;
+  pg::ConnectionPool* const history_;
 };
 
 }  // namespace trix::ratings

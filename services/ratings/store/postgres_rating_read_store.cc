@@ -3,7 +3,7 @@
 #include <pqxx/pqxx>
 
 #include "absl/strings/str_cat.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::ratings {
 namespace {
@@ -21,7 +21,7 @@ PlayerRating FromRow(const pqxx::row& r) {
 }
 
 pqxx::binarystring TextArray(const std::vector<std::string>& values) {
-  storage::PgArray array(storage::PgType::kText);
+  pg::PgArray array(pg::PgType::kText);
   for (const std::string& v : values) array.AddString(v);
   return array.Finish();
 }
@@ -42,7 +42,7 @@ HistoryEntry HistoryFromRow(const pqxx::row& r) {
 
 // The ratings `query` finds with its two parameters, on `pool`.
 template <typename A, typename B>
-absl::StatusOr<std::vector<PlayerRating>> RatingsOf(storage::ConnectionPool* pool,
+absl::StatusOr<std::vector<PlayerRating>> RatingsOf(pg::ConnectionPool* pool,
                                                     const std::string& where, const A& a,
                                                     const B& b) {
   std::vector<PlayerRating> out;

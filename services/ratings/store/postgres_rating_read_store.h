@@ -5,15 +5,15 @@
 #define TRIX_SERVICES_RATINGS_STORE_POSTGRES_RATING_READ_STORE_H_
 
 #include "services/ratings/store/rating_read_store.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 
 namespace trix::ratings {
 
 class PostgresRatingReadStore : public RatingReadStore {
  public:
   // The pools outlive the store; `history` null: `pool`.
-  explicit PostgresRatingReadStore(storage::ConnectionPool* pool,
-                                   storage::ConnectionPool* history = nullptr)
+  explicit PostgresRatingReadStore(pg::ConnectionPool* pool,
+                                   pg::ConnectionPool* history = nullptr)
       : pool_(pool), history_(history != nullptr ? history : pool) {}
 
   absl::StatusOr<std::vector<PlayerRating>> ReadPlayerRatings(
@@ -28,8 +28,8 @@ class PostgresRatingReadStore : public RatingReadStore {
                                                         int64_t before, int limit) override;
 
  private:
-  storage::ConnectionPool* const pool_;
-  storage::ConnectionPool* const history_;
+  pg::ConnectionPool* const pool_;
+  pg::ConnectionPool* const history_;
 };
 
 }  // namespace trix::ratings

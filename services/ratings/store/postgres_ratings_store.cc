@@ -11,13 +11,13 @@
 #include "services/common/logging.h"
 #include "services/ratings/display.h"
 #include "services/ratings/store/postgres_ledger_store.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::ratings {
 namespace {
 
-using storage::PgArray;
-using storage::PgType;
+using pg::PgArray;
+using pg::PgType;
 
 // The advisory lock only one consumer holds at a time (two int4 keys: "trix", 9).
 constexpr char kConsumerLock[] = "SELECT pg_try_advisory_xact_lock(1953655160, 9)";

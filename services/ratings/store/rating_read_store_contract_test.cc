@@ -16,9 +16,9 @@
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/store/postgres_rating_read_store.h"
 #include "services/ratings/testing/memory_rating_read_store.h"
-#include "services/storage/connection_pool.h"
+#include "services/pg/connection_pool.h"
 #include "services/ratings/testing/stores_under_test.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::ratings {
 namespace {
@@ -48,7 +48,7 @@ class MemoryUnderTest : public StoreUnderTest {
 
 class PostgresUnderTest : public StoreUnderTest {
  public:
-  explicit PostgresUnderTest(std::unique_ptr<storage::TestDatabase> db)
+  explicit PostgresUnderTest(std::unique_ptr<pg::TestDatabase> db)
       : db_(std::move(db)), pool_(db_->url(), 2, "rating read store test"), store_(&pool_) {}
 
   RatingReadStore& store() override { return store_; }
@@ -77,8 +77,8 @@ class PostgresUnderTest : public StoreUnderTest {
   }
 
  private:
-  std::unique_ptr<storage::TestDatabase> db_;  // first made, last dropped
-  storage::ConnectionPool pool_;
+  std::unique_ptr<pg::TestDatabase> db_;  // first made, last dropped
+  pg::ConnectionPool pool_;
   PostgresRatingReadStore store_;
 };
 

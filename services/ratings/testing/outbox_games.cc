@@ -4,7 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "proto/wire/outbox_row.h"
-#include "services/storage/pg_array.h"
+#include "services/pg/array.h"
 
 namespace trix::ratings {
 
@@ -131,8 +131,8 @@ std::string OutboxGame::Payload() const {
 }
 
 void WriteOutboxGames(pqxx::connection& connection, const std::vector<OutboxGame>& games) {
-  storage::PgArray ids(storage::PgType::kText), modes(storage::PgType::kText),
-      payloads(storage::PgType::kText);
+  pg::PgArray ids(pg::PgType::kText), modes(pg::PgType::kText),
+      payloads(pg::PgType::kText);
   for (const OutboxGame& g : games) {
     ids.AddString(g.game_id);
     modes.AddString(g.mode);

@@ -10,7 +10,7 @@ namespace trix::ratings {
 void RatingsDbTest::SetUp() {
   service::InitLogging("ratings-test", "off");
   ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
-  connection_ = storage::Connect(db_->url(), "ratings-test");
+  connection_ = pg::Connect(db_->url(), "ratings-test");
   metrics_ = std::make_unique<RatingsMetrics>(registry_);
   ledger_store_ = std::make_unique<PostgresLedgerStore>(pool_.get());
   ledger_ = std::make_unique<Ledger>(ledger_store_.get());

@@ -20,11 +20,11 @@
 #include "services/ratings/rating_reader.h"
 #include "services/ratings/ratings_metrics.h"
 #include "services/ratings/testing/outbox_games.h"
-#include "services/storage/testing/database_test.h"
+#include "services/pg/testing/database_test.h"
 
 namespace trix::ratings {
 
-class RatingsDbTest : public storage::DatabaseTest {
+class RatingsDbTest : public pg::DatabaseTest {
  protected:
   RatingsDbTest() : DatabaseTest({.connections = 4}) {}
   void SetUp() override;

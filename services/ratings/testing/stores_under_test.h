@@ -5,7 +5,7 @@
 //
 //   class MemoryUnderTest : public StoreUnderTest { ... };
 //   class PostgresUnderTest : public StoreUnderTest {
-//     explicit PostgresUnderTest(std::unique_ptr<storage::TestDatabase> db); ... };
+//     explicit PostgresUnderTest(std::unique_ptr<pg::TestDatabase> db); ... };
 //   void SetUp() override {
 //     MakeUnderTest<MemoryUnderTest, PostgresUnderTest>(GetParam(), under_);
 //   }
@@ -18,7 +18,7 @@
 
 #include "gtest/gtest.h"
 #include "services/common/logging.h"
-#include "services/storage/testing/test_database.h"
+#include "services/pg/testing/test_database.h"
 
 namespace trix::ratings {
 
@@ -29,7 +29,7 @@ void MakeUnderTest(const std::string& param, std::unique_ptr<UnderTest>& out) {
     out = std::make_unique<Memory>();
     return;
   }
-  absl::StatusOr<std::unique_ptr<storage::TestDatabase>> db = storage::TestDatabase::Create();
+  absl::StatusOr<std::unique_ptr<pg::TestDatabase>> db = pg::TestDatabase::Create();
   ASSERT_TRUE(db.ok()) << db.status();
   out = std::make_unique<Postgres>(*std::move(db));
 }

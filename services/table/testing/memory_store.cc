@@ -308,21 +308,21 @@ absl::Status MemoryStore::MarkBroken(const std::string& game_id,
   return absl::OkStatus();
 }
 
-absl::Status MemoryStore::Heartbeat(const storage::InstanceState& state) {
+absl::Status MemoryStore::Heartbeat(const table::InstanceState& state) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   db_->instances[instance_id_] = state;
   return absl::OkStatus();
 }
 
-absl::StatusOr<storage::TableHome> MemoryStore::Locate(const std::string& game_id) {
+absl::StatusOr<table::TableHome> MemoryStore::Locate(const std::string& game_id) {
   if (absl::Status s = CheckReady(); !s.ok()) return s;
   if (absl::Status s = Injected("Locate"); !s.ok()) return s;
   absl::MutexLock lock(&db_->mu);
   auto it = db_->games.find(game_id);
   if (it == db_->games.end()) return absl::NotFoundError("no such table");
   const MemoryDatabase::Game& g = it->second;
-  storage::TableHome home;
+  table::TableHome home;
   home.owner = g.lease_owner;
   auto instance = db_->instances.find(g.lease_owner);
   if (instance != db_->instances.end()) home.address = instance->second.address;

@@ -39,7 +39,7 @@ struct MemoryDatabase {
   absl::Mutex mu;
   std::map<std::string, Game> games ABSL_GUARDED_BY(mu);
   std::map<std::string, std::string> request_ids ABSL_GUARDED_BY(mu);  // -> game id
-  std::map<std::string, storage::InstanceState> instances ABSL_GUARDED_BY(mu);
+  std::map<std::string, table::InstanceState> instances ABSL_GUARDED_BY(mu);
 };
 
 class MemoryStore final : public TableStore {
@@ -89,8 +89,8 @@ class MemoryStore final : public TableStore {
       const std::vector<std::string>& game_ids) override;
   absl::Status MarkBroken(const std::string& game_id, const std::string& reason) override;
   absl::Status VoidQuarantined(const AppendRequest& request) override;
-  absl::Status Heartbeat(const storage::InstanceState& state) override;
-  absl::StatusOr<storage::TableHome> Locate(const std::string& game_id) override;
+  absl::Status Heartbeat(const table::InstanceState& state) override;
+  absl::StatusOr<table::TableHome> Locate(const std::string& game_id) override;
   absl::StatusOr<std::vector<GameListing>> ListActive(
       const std::string& player_id) override;
   absl::StatusOr<std::vector<GameListing>> ListFinished(
