@@ -1,7 +1,10 @@
 // The checks the fault tests share: a wait for a condition that fails with what
-// was awaited, one value read from the database, and the ledger's check after a
-// fault (the SQL of end_checks.sh's ledger_once, which the shell scenarios and the
-// soak run use).
+// was awaited, one value read from the database, and the checks a scenario ends
+// with on the database (the SQL of end_checks.sh, which the shell scenarios and
+// the soak run use, and of matchmaking_fault_test.sh's assignment checks). Each
+// check of the database answers what is wrong, one line each ("3 accounts whose
+// ..."; empty when all is well); every game of the database counts: it is the
+// test's own.
 //
 //   EXPECT_TRUE(WaitFor([&] { return Playing(); }, 30, "the game is on"));
 //   EXPECT_THAT(LedgerOnce(db_->url()), IsEmpty());
@@ -56,52 +59,37 @@ std::string Scalar(const std::string& url, const std::string& sql, Params&&... p
 // entry that net each staker exactly payout - stake and leave the pot empty, with
 // no hold left attached to its seats; an unheld game (staked seats without their
 // hold) moved nothing or one such pair, its pot empty; an unstaked or unsettled
-// game moved nothing. What is wrong, one line each ("3 accounts whose ..."); empty
-// when all is well. Every finished game of the database counts: it is the test's own.
-inline std::vector<std::string> LedgerOnce(const std::string& url) {
-  const std::vector<std::pair<std::string, std::string>> checks = {
-      {"units the ledger's lines are off zero (in absolute value)", R"sql(
-        SELECT abs(coalesce(sum(amount), 0)) FROM ratings.lines)sql"},
-      {"accounts whose balance is not the sum of their lines", R"sql(
-        SELECT count(*) FROM ratings.accounts a
-        WHERE a.balance <> (SELECT coalesce(sum(amount), 0) FROM ratings.lines l
-                            WHERE l.account_id = a.account_id))sql"},
-      {"staked games recorded as unstaked, or unstaked games as staked", R"sql(
-        SELECT count(*) FROM games g JOIN ratings.applied_games a ON a.game_id = g.id
-        WHERE g.finished IS NOT NULL AND (a.settlement = 'unstaked') <>
-              ((SELECT sum(stake) FROM game_seats s WHERE s.game_id = g.id) = 0))sql"},
-      {"games whose money did not move exactly once (or moved when it must not)", R"sql(
-        SELECT count(*) FROM games g JOIN ratings.applied_games a ON a.game_id = g.id
-        WHERE g.finished IS NOT NULL AND CASE a.settlement
-          WHEN 'settled' THEN
-            (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id AND e.kind = 3) <> 1
-            OR (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id AND e.kind = 4) <> 1
-            OR (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id) <> 2
-            OR coalesce((SELECT balance FROM ratings.accounts
-                         WHERE account_id = 'pot:' || g.id), 0) <> 0
-            OR EXISTS (SELECT 1 FROM ratings.holds h WHERE h.table_id = g.id AND h.state = 2)
-          WHEN 'unheld' THEN
-            (SELECT count(*) FROM ratings.entries e WHERE e.game_id = g.id) NOT IN (0, 2)
-            OR coalesce((SELECT balance FROM ratings.accounts
-                         WHERE account_id = 'pot:' || g.id), 0) <> 0
-            OR EXISTS (SELECT 1 FROM ratings.holds h WHERE h.table_id = g.id AND h.state = 2)
-          ELSE EXISTS (SELECT 1 FROM ratings.entries e WHERE e.game_id = g.id) END)sql"},
-      {"stakers of settled games not netted exactly payout - stake", R"sql(
-        SELECT count(*) FROM games g
-          JOIN ratings.applied_games a ON a.game_id = g.id AND a.settlement = 'settled'
-          JOIN game_seats s ON s.game_id = g.id AND NOT s.bot
-        WHERE g.finished IS NOT NULL
-          AND (SELECT coalesce(sum(l.amount), 0) FROM ratings.lines l
-               JOIN ratings.entries e USING (entry_id)
-               WHERE e.game_id = g.id AND l.account_id = 'player:' || s.player_id)
-              <> (g.result -> 'payouts' ->> s.seat::int)::bigint - s.stake)sql"}};
-  std::vector<std::string> wrong;
-  for (const auto& [description, sql] : checks) {
-    const std::string n = Scalar(url, sql);
-    if (n != "0") wrong.push_back(absl::StrCat(n, " ", description));
-  }
-  return wrong;
-}
+// game moved nothing.
+std::vector<std::string> LedgerOnce(const std::string& url);
+
+// Each finished game was applied by the ratings service once: its outbox row
+// consumed, one applied_games row, one rating history row per seat (none for a
+// voided table); every rating's history is a chain (each change starts where the
+// last ended, and the rating is where its last change ended), as many changes as
+// games (end_checks.sh's rated_once).
+std::vector<std::string> RatedOnce(const std::string& url);
+// Waits up to `seconds` until the ratings service consumed every finished game's
+// outbox row, as RatedOnce expects.
+::testing::AssertionResult WaitRated(const std::string& url, int seconds = 30);
+
+// `n` games were made at seats matchmaking assigned, and all of them finished.
+::testing::AssertionResult GamesMade(const std::string& url, int n);
+// Every matched ticket has its seat in mm_assignments, no ticket is left waiting,
+// and every game's seats are the ones matchmaking assigned (a seat no bot was free
+// for is the table's autopilot's from the first move: it has no assignment).
+std::vector<std::string> AssignmentsKept(const std::string& url);
+// Tables made with nobody assigned (neither a flood's nor table-load's): a
+// matchmaking killed between CreateTable and writing the assignments leaves one.
+int64_t OrphanTables(const std::string& url);
+// Every staked seat of a finished game had its hold settled with the game (not
+// released, nor held or attached forever), and no hold of a ticket is left open.
+std::vector<std::string> HoldsSettled(const std::string& url);
+
+// Every finished game's stored log, as a rule case (trix-game-cases), replays
+// through trix-replay's engine to the result the table service recorded
+// (trix-conformance-compare), and there are `n` of them. Its files go to `dir`.
+::testing::AssertionResult GamesReplay(const std::string& url, const std::string& dir,
+                                       int n);
 
 }  // namespace trix::fault
 

@@ -42,8 +42,6 @@
 // settled game having moved its stakes and payouts exactly once (LedgerOnce).
 #include <signal.h>
 
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -52,12 +50,8 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "services/common/testing/build_paths.h"
 #include "tests/fault/fault_checks.h"
-#include "tests/integration/matchmaking_fixture.h"
-#include "tests/integration/matchmaking_replica.h"
-#include "tests/integration/ratings_balances.h"
-#include "tests/integration/service_process.h"
+#include "tests/fault/fault_stack.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -78,80 +72,23 @@ struct StakedClient {
   std::unique_ptr<TicketClient> ticket;  // closed before its stub goes
 };
 
-class HoldsFaultTest : public storage::DatabaseTest, protected RatingsBalances {
+class HoldsFaultTest : public FaultStackTest {
  protected:
   void SetUp() override {
-    ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
-    dir_ = ::testing::TempDir() + "/holds-fault-" + db_->name();
-    std::filesystem::create_directories(dir_);
-    // Matchmaking's own credential for the ratings service (only its scopes); the
-    // legacy one (every scope) for the table instance.
-    std::ofstream(dir_ + "/ratings.token") << table::kMatchmakingToken;
-    std::ofstream(dir_ + "/table.token") << table::kServiceToken;
-    table::WriteCredentialsFile(dir_ + "/credentials.json",
-                                {{.name = "matchmaking",
-                                  .token = table::kMatchmakingToken,
-                                  .scopes = table::MatchmakingScopes()}});
+    ASSERT_NO_FATAL_FAILURE(FaultStackTest::SetUp());
     ASSERT_NO_FATAL_FAILURE(StartTable());
   }
   void TearDown() override {
     clients_.clear();
-    matchmaking_.reset();
-    ratings_.reset();
-    table_.reset();
+    FaultStackTest::TearDown();
   }
-
-  // (Re)starts the table service, on the port of its last start.
-  void StartTable() {
-    table_ =
-        table::ServiceProcess::StartServing({.binary = BuildPath("bin/table-service"),
-                                             .db_url = db_->url(),
-                                             .instance_id = "holdfault-1",
-                                             .dir = dir_,
-                                             .migrations_dir = SourcePath("migrations"),
-                                             .lease_ttl = "3s",
-                                             .port = table_port_});
-    ASSERT_NE(table_, nullptr);
-    table_port_ = table_->port();
-  }
-  // (Re)starts the ratings service on the port of its last start; `failpoint`
-  // kills it where it names.
-  void StartRatings(const std::string& failpoint = "") {
-    ratings_.reset();
-    std::vector<std::string> flags = {"--service_credentials=" + dir_ +
-                                      "/credentials.json"};
-    if (ratings_port_ != 0)
-      flags.push_back(absl::StrCat("--listen=127.0.0.1:", ratings_port_));
-    std::vector<std::pair<std::string, std::string>> env;
-    if (!failpoint.empty()) env.push_back({"MAMLAKA_FAILPOINTS", failpoint});
-    auto ratings =
-        ratings::RatingsProcess::Start(db_->url(), dir_ + "/ratings.log", flags, env);
-    ASSERT_TRUE(ratings.ok()) << ratings.status();
-    ratings_ = *std::move(ratings);
-    ratings_port_ = ratings_->port();
-  }
-  bool RatingsRunning() { return ratings_ && !ratings_->process().Poll().has_value(); }
   // (Re)starts matchmaking with stake level 100 and an admission grace of 5 s;
   // `play`: the tables' clocks are 5 ms, so that a game nobody plays is played
   // out by the autopilot in seconds; `failpoint` kills it where it names.
   void StartMatchmaking(const std::string& failpoint = "", bool play = false) {
-    matchmaking_.reset();
-    std::vector<std::pair<std::string, std::string>> env;
-    if (!failpoint.empty()) env.push_back({"MAMLAKA_FAILPOINTS", failpoint});
-    std::vector<std::string> flags = {
-        absl::StrCat("--ratings_address=127.0.0.1:", ratings_port_), "--stake_levels=100",
-        "--hold_admission_grace=5s", "--credential_file=" + dir_ + "/ratings.token",
-        "--table_credential_file=" + dir_ + "/table.token"};
+    std::vector<std::string> flags = {"--stake_levels=100", "--hold_admission_grace=5s"};
     if (play) flags.push_back("--card_ms=5");
-    matchmaking_ = std::make_unique<Replica>(
-        db_->url(), absl::StrCat(dir_, "/matchmaking-", ++matchmaking_starts_, ".log"),
-        "60s", env, flags);
-    matchmaking_port_ = matchmaking_->WaitPort();
-    ASSERT_GT(matchmaking_port_, 0) << "matchmaking did not serve";
-  }
-  // Waits for matchmaking to die at its failpoint.
-  testing::AssertionResult MatchmakingDied(int seconds, const std::string& what) {
-    return WaitFor([&] { return !matchmaking_->Running(); }, seconds, what);
+    FaultStackTest::StartMatchmaking(failpoint, flags);
   }
 
   // The player credited and queued at stake 100; waits until the ticket is queued
@@ -159,9 +96,8 @@ class HoldsFaultTest : public storage::DatabaseTest, protected RatingsBalances {
   void RunClient(const std::string& player, bool may_die = false) {
     ASSERT_NO_FATAL_FAILURE(Credit(player, kCredit));
     StakedClient& client = clients_[player];
-    client.stub = v1::MatchmakingService::NewStub(
-        grpc::CreateChannel(absl::StrCat("127.0.0.1:", matchmaking_port_),
-                            grpc::InsecureChannelCredentials()));
+    client.stub = v1::MatchmakingService::NewStub(grpc::CreateChannel(
+        Address(matchmaking_port_), grpc::InsecureChannelCredentials()));
     v1::FindTableRequest request;
     request.set_request_id("staked-" + player);
     request.set_player_id(player);
@@ -206,26 +142,19 @@ class HoldsFaultTest : public storage::DatabaseTest, protected RatingsBalances {
     EXPECT_EQ(Settlement(), "settled") << "it was settled against its table";
   }
 
-  std::string Query(const std::string& sql) { return fault::Scalar(db_->url(), sql); }
-  std::string Query(const std::string& sql, const std::string& player) {
-    return fault::Scalar(db_->url(), sql, player);
-  }
-  int64_t Number(const std::string& sql, const std::string& player) {
-    return std::stoll(Query(sql, player));
-  }
   // The player's open holds (held or attached) in the ratings service.
   int64_t Held(const std::string& player) {
-    return Number(
-        "SELECT coalesce(sum(amount), 0) FROM ratings.holds WHERE player_id = $1 "
-        "AND state IN (1, 2)",
-        player);
+    return std::stoll(
+        Query("SELECT coalesce(sum(amount), 0) FROM ratings.holds WHERE player_id = $1 "
+              "AND state IN (1, 2)",
+              player));
   }
   testing::AssertionResult Released(const std::string& player, int seconds,
                                     const std::string& what) {
     return WaitFor([&] { return Held(player) == 0; }, seconds, player + ": " + what);
   }
   int64_t ReleasesNotDone() {
-    return std::stoll(Query("SELECT count(*) FROM mm_hold_releases WHERE done IS NULL"));
+    return Number("SELECT count(*) FROM mm_hold_releases WHERE done IS NULL");
   }
   std::string TicketStatus(const std::string& player) {
     return Query("SELECT status FROM mm_tickets WHERE player_id = $1", player);
@@ -312,10 +241,6 @@ class HoldsFaultTest : public storage::DatabaseTest, protected RatingsBalances {
   }
   void SettleKill(const std::string& failpoint, bool committed);
 
-  std::string dir_;
-  std::unique_ptr<table::ServiceProcess> table_;
-  std::unique_ptr<Replica> matchmaking_;
-  int table_port_ = 0, ratings_port_ = 0, matchmaking_port_ = 0, matchmaking_starts_ = 0;
   std::vector<std::string> players_;
   std::map<std::string, StakedClient> clients_;
 };

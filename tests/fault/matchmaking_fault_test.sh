@@ -38,17 +38,6 @@
 #                20 s TTL: a standby is promoted meanwhile), then continued: it
 #                must come back as a standby;
 #   pgswitchover an operator's planned switchover (patronictl switchover);
-#   clientdrop   instead of trix-demo, four people's clients (resuming_client.py,
-#                staked) whose connections drop: each closes its FindTable
-#                stream once queued and reopens it with the same request id; the
-#                matchmaking service runs with the failpoint matcher.after_assign,
-#                so it dies the moment the table's assignments are committed,
-#                before anyone is told, and is started again (the clients retry
-#                FindTable and get the assignment that was committed); then each
-#                drops its table stream twice mid-game, asks matchmaking again
-#                (FindTable with the same request id, then GetAssignment: the same
-#                assignment) and resumes with after_seq (exactly the missed
-#                events, no snapshot, nothing twice);
 #   badrequests  while the games are played, bad_requests.py sends malformed,
 #                oversized, unauthenticated and undecodable calls at every RPC of
 #                the three services for 15 s from three threads: each must be
@@ -67,9 +56,7 @@
 # that the fault was felt: a ticket waiting when matchmaking died was seated by the
 # restarted one; the ratings service served again and a game finished while it
 # was down; the bots were restarted; every service reported NOT_SERVING while the
-# database was down (and SERVING after); the failpoint struck. clientdrop checks
-# one game (four clients, none bots) instead of three, and each seat's accepted
-# actions against its log entries. The replicated-database scenarios also check
+# database was down (and SERVING after). The replicated-database scenarios also check
 # that no acknowledged action is missing from the log (each person's client's
 # count of accepted actions against its seat's entries; with PG_HA=async, that each
 # one missing is at a table the table service logged as rewound and rebuilt, and
@@ -93,9 +80,9 @@ scenarios=()
 for a in "$@"; do
   case "$a" in
     --full) pace=200ms ;;
-    mmkill9 | ratingskill9 | botkill9 | pgdown | clientdrop | badrequests) scenarios+=("$a") ;;
+    mmkill9 | ratingskill9 | botkill9 | pgdown | badrequests) scenarios+=("$a") ;;
     pgkill9 | pgfreeze | pgswitchover) scenarios+=("$a"); : "${PG_HA:=sync}" ;;
-    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|clientdrop|badrequests|pgkill9|pgfreeze|pgswitchover ...]" >&2; exit 2 ;;
+    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|badrequests|pgkill9|pgfreeze|pgswitchover ...]" >&2; exit 2 ;;
   esac
 done
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(mmkill9 ratingskill9 botkill9)
@@ -367,70 +354,6 @@ failover_report() {
   } | sort | uniq -c | awk '{printf "%s %s ", $2, $1}')"
 }
 
-# clientdrop: four people's clients, started one by one: the next once the last
-# one's ticket was queued again after its drop. The fourth fills the table, so it
-# may be seated (and even play to the end) without queueing again: nobody waits
-# for it. Fails unless each exits 0, and at once when one fails: the others could
-# never fill their table without it.
-run_clients() {
-  local i pids=()
-  stop_clients() { kill -TERM "${pids[@]}" 2>/dev/null; wait "${pids[@]}" 2>/dev/null; }
-  for i in 1 2 3 4; do
-    PYTHONPATH=$bin/../python:$root/bots/python /usr/bin/python3 -u \
-      "$root/tests/fault/resuming_client.py" --matchmaking="127.0.0.1:${port[matchmaking]}" \
-      --ratings="127.0.0.1:${port[ratings]}" --player="drop-$i" --token="$token" \
-      --stake=100 --credit=1000 --drop_at=$((15 + 7 * i)),$((60 + 9 * i)) \
-      >"$work/$scenario/client-$i.json" 2>"$work/$scenario/client-$i.log" &
-    pids+=($!)
-    [ "$i" -lt 4 ] || break
-    for _ in $(seq 1 100); do
-      [ "$(grep -c '"event": "queued"' "$work/$scenario/client-$i.log")" -ge 2 ] && break
-      if ! kill -0 "${pids[-1]}" 2>/dev/null; then
-        echo "client $i exited before its ticket was queued again"
-        stop_clients
-        return 1
-      fi
-      sleep 0.1
-    done
-  done
-  local running=("${pids[@]}") still p
-  while [ ${#running[@]} -gt 0 ]; do
-    still=()
-    for p in "${running[@]}"; do
-      if kill -0 "$p" 2>/dev/null; then
-        still+=("$p")
-      elif ! wait "$p"; then
-        echo "a client failed; stopping the others"
-        stop_clients
-        return 1
-      fi
-    done
-    running=("${still[@]}")
-    sleep 0.5
-  done
-}
-# Every client's accepted actions are in its seat's log (at most one more per
-# stream break), it dropped its table stream twice, and clients 1-3 dropped their
-# FindTable stream once queued.
-clients_kept() {
-  local ok=0 i table seat actions resubscribes game queued logged
-  for i in 1 2 3 4; do
-    read -r table seat actions resubscribes game queued < <(python3 -c '
-import json, sys
-j = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
-print(j.get("table"), j.get("seat"), j.get("actions"), j.get("resubscribes"),
-      j["drops"]["game"], j["drops"]["queued"])' "$work/$scenario/client-$i.json") ||
-      { echo "  client $i: no result"; ok=1; continue; }
-    logged=$(count "SELECT count(*) FROM game_log WHERE game_id = '$table' AND seat = $seat AND request_id <> ''")
-    if [ "$logged" -lt "$actions" ] || [ "$logged" -gt $((actions + resubscribes)) ]; then
-      echo "  client $i: $actions acknowledged, $logged in the log, $resubscribes breaks"
-      ok=1
-    fi
-    [ "$game" -eq 2 ] || { echo "  client $i: $game drops mid-game, not 2"; ok=1; }
-    [ "$i" -eq 4 ] || [ "$queued" -ge 1 ] || { echo "  client $i: never dropped while queued"; ok=1; }
-  done
-  return $ok
-}
 # badrequests: nothing of the flood's players in the database beyond its one table
 # and its one credited account.
 flood_left_nothing() {
@@ -453,14 +376,6 @@ services_running() {
     kill -0 "${pid[$name]}" 2>/dev/null || { echo "  $name is gone"; return 1; }
   done
 }
-# The failpoint killed matchmaking once the seats were committed: the game's four
-# assignments are older than the kill.
-failpoint_struck() {
-  grep -q '"failpoint":"matcher.after_assign"' "$work/matchmaking.log" &&
-  [ "$(count "SELECT count(*) FROM mm_assignments a JOIN games g ON g.id = a.table_id
-      WHERE g.created >= '$since' AND a.matched < '$struck'")" -eq 4 ]
-}
-
 mkdir -p "$work/bots"
 start_table
 start_ratings
@@ -468,26 +383,19 @@ start_matchmaking
 for scenario in "${scenarios[@]}"; do
   since=$(psql_ "SELECT now()")
   mkdir -p "$work/$scenario"
-  if [ "$scenario" = clientdrop ]; then
-    kill -TERM "${pid[matchmaking]}"
-    wait "${pid[matchmaking]}" 2>/dev/null || true
-    MAMLAKA_FAILPOINTS=matcher.after_assign start_matchmaking
-    run_clients >"$work/$scenario/demo.log" 2>&1 &
-  else
-    if [[ "$scenario" == pg* ]] && [ "$scenario" != pgdown ]; then
-      # Forty more tables in play beside the three (table-load's, its seats
-      # load-*), each acknowledged action checked in the log at the end.
-      MAMLAKA_LOAD_SERVICE_TOKEN=$token "$bin/table-load" --target="127.0.0.1:${port[table]}" \
-        --tables=40 --rate=150 --warmup=1s --duration=50s --drain=15s --target_rate=1 \
-        --target_p99_ms=1000000 >"$work/$scenario/load.out" 2>&1 &
-      load_pid=$!
-    fi
-    FAULT_BOT_DIR=$work/bots FAULT_TRIX_BOT=$bin/trix-bot MAMLAKA_DEMO_SERVICE_TOKEN=$token \
-      "$bin/trix-demo" --matchmaking="127.0.0.1:${port[matchmaking]}" \
-      --ratings="127.0.0.1:${port[ratings]}" --pace="$pace" \
-      --bot_binary="$root/tests/fault/supervised_bot.sh" --log_dir="$work/$scenario" \
-      --timeout=3m >"$work/$scenario/demo.log" 2>&1 &
+  if [[ "$scenario" == pg* ]] && [ "$scenario" != pgdown ]; then
+    # Forty more tables in play beside the three (table-load's, its seats
+    # load-*), each acknowledged action checked in the log at the end.
+    MAMLAKA_LOAD_SERVICE_TOKEN=$token "$bin/table-load" --target="127.0.0.1:${port[table]}" \
+      --tables=40 --rate=150 --warmup=1s --duration=50s --drain=15s --target_rate=1 \
+      --target_p99_ms=1000000 >"$work/$scenario/load.out" 2>&1 &
+    load_pid=$!
   fi
+  FAULT_BOT_DIR=$work/bots FAULT_TRIX_BOT=$bin/trix-bot MAMLAKA_DEMO_SERVICE_TOKEN=$token \
+    "$bin/trix-demo" --matchmaking="127.0.0.1:${port[matchmaking]}" \
+    --ratings="127.0.0.1:${port[ratings]}" --pace="$pace" \
+    --bot_binary="$root/tests/fault/supervised_bot.sh" --log_dir="$work/$scenario" \
+    --timeout=3m >"$work/$scenario/demo.log" 2>&1 &
   demo_pid=$!
   ok=1
   case "$scenario" in
@@ -558,23 +466,6 @@ for scenario in "${scenarios[@]}"; do
         >"$work/$scenario/flood.out" 2>&1 || flood_status=$?
       wait "$garbage_pid" || flood_status=1
       ;;
-    clientdrop)
-      # Until the failpoint kills matchmaking (the clients' table committed), or
-      # the clients gave up (then it never strikes: nothing to wait for).
-      for _ in $(seq 1 600); do
-        kill -0 "${pid[matchmaking]}" 2>/dev/null || break
-        kill -0 "$demo_pid" 2>/dev/null || break
-        sleep 0.1
-      done
-      struck=$(psql_ "SELECT now()")
-      if kill -0 "${pid[matchmaking]}" 2>/dev/null; then
-        ok=0
-      else
-        wait "${pid[matchmaking]}" 2>/dev/null || true
-        sleep 1
-        start_matchmaking || ok=0
-      fi
-      ;;
   esac
   [ "$ok" = 1 ] || { echo "FAIL $scenario: the fault could not strike mid-flow"; tail -n 20 "$work/$scenario/demo.log"; }
   echo "matchmaking_fault_test: $scenario struck at $(date -u +%T)"
@@ -583,17 +474,16 @@ for scenario in "${scenarios[@]}"; do
   demo_pid=""
   check "every player seated, every game consistent and rated (trix-demo exit 0)" [ "$demo_status" -eq 0 ]
   [ "$demo_status" -eq 0 ] || tail -n 30 "$work/$scenario/demo.log"
-  case "$scenario" in clientdrop) games=1 ;; *) games=3 ;; esac
   if [[ "$scenario" == pg* ]]; then
     touch "$work/$scenario/health.stop"
     wait "$watch_pid" || true
   fi
-  check "$games games made, all finished" games_made $games
+  check "3 games made, all finished" games_made 3
   check "no assignment lost or changed" assignments_kept
   orphan_tables
   # The flood's own table is played out by the autopilot, a finished game too.
   check "every game's log replays to its recorded result" games_replay "$work/$scenario/replay" \
-    $((games + $([ "$scenario" = badrequests ] && echo 1 || echo 0)))
+    $((3 + $([ "$scenario" = badrequests ] && echo 1 || echo 0)))
   check "every game was rated once" eval 'wait_rated && rated_once'
   check "every game's money moved once" ledger_once
   check "every stake was held until its game settled it" holds_settled
@@ -641,10 +531,6 @@ for scenario in "${scenarios[@]}"; do
       cat "$work/$scenario/flood.out" "$work/$scenario/garbage.out"
       check "nothing of the flood's players is in the database" flood_left_nothing
       check "the three services are still running" services_running
-      ;;
-    clientdrop)
-      check "the failpoint killed matchmaking once the seats were committed" failpoint_struck
-      check "every client's accepted actions are in its seat's log; every drop happened" clients_kept
       ;;
   esac
 done
