@@ -11,9 +11,17 @@
 namespace trix::fault {
 namespace {
 
-using Checks = std::vector<std::pair<std::string, std::string>>;
+// The games matchmaking assigned seats at.
+constexpr char kAssigned[] =
+    "EXISTS (SELECT 1 FROM mm_assignments a WHERE a.table_id = g.id)";
 
-// Each check's description, with its count, when the count is not zero.
+std::string ReadAll(const std::string& path) {
+  std::ifstream in(path);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+}  // namespace
+
 std::vector<std::string> NoneOf(const std::string& url, const Checks& checks) {
   std::vector<std::string> wrong;
   for (const auto& [description, sql] : checks) {
@@ -23,26 +31,12 @@ std::vector<std::string> NoneOf(const std::string& url, const Checks& checks) {
   return wrong;
 }
 
-// The games matchmaking assigned seats at.
-constexpr char kAssigned[] =
-    "EXISTS (SELECT 1 FROM mm_assignments a WHERE a.table_id = g.id)";
-
-// Runs `argv` to its end (a minute at most), its output to `output`; its exit
-// status, or -1.
-int Run(std::vector<std::string> argv, const std::string& output) {
-  auto child =
-      bots::ChildProcess::Start({.argv = std::move(argv), .output_path = output});
+int RunToEnd(const bots::ChildProcess::Options& options, absl::Duration timeout) {
+  auto child = bots::ChildProcess::Start(options);
   if (!child.ok()) return -1;
-  absl::StatusOr<int> status = (*child)->Wait(absl::Minutes(1));
+  absl::StatusOr<int> status = (*child)->Wait(timeout);
   return status.ok() ? *status : -1;
 }
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
-
-}  // namespace
 
 std::vector<std::string> LedgerOnce(const std::string& url) {
   const std::vector<std::pair<std::string, std::string>> checks = {
@@ -199,9 +193,9 @@ std::vector<std::string> HoldsSettled(const std::string& url) {
   std::filesystem::create_directories(dir);
   const std::string cases = dir + "/cases.jsonl", recorded = dir + "/recorded.jsonl",
                     replayed = dir + "/replayed.jsonl";
-  if (Run({BuildPath("bin/trix-game-cases"), "--database_url=" + url, "--cases=" + cases,
-           "--expected=" + recorded},
-          dir + "/game-cases.out") != 0) {
+  if (RunToEnd({.argv = {BuildPath("bin/trix-game-cases"), "--database_url=" + url,
+                         "--cases=" + cases, "--expected=" + recorded},
+                .output_path = dir + "/game-cases.out"}) != 0) {
     return ::testing::AssertionFailure()
            << "trix-game-cases: " << ReadAll(dir + "/game-cases.out");
   }
@@ -216,8 +210,8 @@ std::vector<std::string> HoldsSettled(const std::string& url) {
   out.close();
   if (games != n)
     return ::testing::AssertionFailure() << games << " finished games, not " << n;
-  if (Run({BuildPath("bin/trix-conformance-compare"), recorded, replayed},
-          dir + "/compare.out") != 0) {
+  if (RunToEnd({.argv = {BuildPath("bin/trix-conformance-compare"), recorded, replayed},
+                .output_path = dir + "/compare.out"}) != 0) {
     return ::testing::AssertionFailure() << ReadAll(dir + "/compare.out").substr(0, 2000);
   }
   std::cout << "  " << games << " games replayed to their recorded results" << std::endl;

@@ -21,6 +21,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "bots/common/child_process.h"
 #include "gtest/gtest.h"
 
 namespace trix::fault {
@@ -53,6 +54,16 @@ std::string Scalar(const std::string& url, const std::string& sql, Params&&... p
   pqxx::result r = tx.exec_params(sql, std::forward<Params>(params)...);
   return r.empty() || r[0][0].is_null() ? "" : r[0][0].as<std::string>();
 }
+
+// What is wrong: each check's description with its count, when its query
+// (SELECT count(*) ...) does not count zero.
+using Checks = std::vector<std::pair<std::string, std::string>>;  // description, SQL
+std::vector<std::string> NoneOf(const std::string& url, const Checks& checks);
+
+// Runs a program (a client, a tool) to its end; its exit status, or -1 when it
+// could not start or still ran after `timeout` (then it is stopped).
+int RunToEnd(const bots::ChildProcess::Options& options,
+             absl::Duration timeout = absl::Minutes(1));
 
 // The ledger after a fault: it sums to zero and every balance is the sum of its
 // lines; a settled game moved its stakes and payouts in one stake and one payout

@@ -13,7 +13,17 @@
 //                drops its table stream twice mid-game, asks matchmaking again
 //                (FindTable with the same request id, then GetAssignment: the same
 //                assignment) and resumes with after_seq (exactly the missed
-//                events, no snapshot, nothing twice).
+//                events, no snapshot, nothing twice);
+//   BadRequests  while trix-demo's games are played (seven players queue through
+//                matchmaking: a party of two, four at a staked table, one alone;
+//                bot accounts' trix-bot processes fill the empty seats),
+//                bad_requests.py sends malformed, oversized, unauthenticated and
+//                undecodable calls at every RPC of the three services for 15 s
+//                from three threads: each must be answered with its status
+//                (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAUTHENTICATED, ...) and a
+//                message, and change nothing (its one table, seats flood-0..3, is
+//                played out by the autopilot after); garbage_bytes.py sends random
+//                bytes to the three ports meanwhile.
 //
 // Each scenario ends with the checks: every client exits 0 (seated, its game ended
 // and nothing went wrong); the games were assigned and all of them finished; every
@@ -22,7 +32,8 @@
 // log replays through trix-replay's engine to its recorded result, each game was
 // rated once and its money moved once, every stake held until its game settled
 // it; and that the fault was felt (the failpoint struck, every client's accepted
-// actions are in its seat's log and every drop happened). The other scenarios of
+// actions are in its seat's log and every drop happened; nothing of the flood's
+// players is in the database and the three services still run). The other scenarios of
 // the deployment are tests/fault/matchmaking_fault_test.sh's.
 #include <signal.h>
 
@@ -54,6 +65,7 @@ class MatchmakingFaultTest : public FaultStackTest {
   }
   void TearDown() override {
     clients_.clear();
+    demo_.reset();
     FaultStackTest::TearDown();
   }
   // Bots fill seats after 8 s: longer than a bot account's reconnect backoff (5 s
@@ -153,7 +165,8 @@ class MatchmakingFaultTest : public FaultStackTest {
     }
   }
   // The checks every scenario ends with, on its `games` games.
-  void EndChecks(int games) {
+  // `unassigned`: finished games of the test's own beside them (a flood's table).
+  void EndChecks(int games, int unassigned = 0) {
     const std::string url = db_->url();
     EXPECT_TRUE(fault::GamesMade(url, games)) << "the games made, all finished";
     EXPECT_THAT(fault::AssignmentsKept(url), IsEmpty())
@@ -170,7 +183,7 @@ class MatchmakingFaultTest : public FaultStackTest {
                 << " tables created with nobody assigned (the kill struck mid-placement)"
                 << std::endl;
     }
-    EXPECT_TRUE(fault::GamesReplay(url, dir_ + "/replay", games))
+    EXPECT_TRUE(fault::GamesReplay(url, dir_ + "/replay", games + unassigned))
         << "every game's log replays to its recorded result";
     EXPECT_TRUE(fault::WaitRated(url)) << "every game was rated once";
     EXPECT_THAT(fault::RatedOnce(url), IsEmpty()) << "every game was rated once";
@@ -179,7 +192,44 @@ class MatchmakingFaultTest : public FaultStackTest {
         << "every stake was held until its game settled it";
   }
 
+  // trix-demo's players and bots (its players' accounts credited first), its
+  // output in demo.log; it gives up after 3 minutes.
+  void StartDemo() {
+    auto demo = bots::ChildProcess::Start(
+        {.argv = {BuildPath("bin/trix-demo"),
+                  "--matchmaking=" + Address(matchmaking_port_),
+                  "--ratings=" + Address(ratings_port_), "--pace=40ms",
+                  "--log_dir=" + dir_ + "/demo", "--timeout=3m"},
+         .env = {{"MAMLAKA_DEMO_SERVICE_TOKEN", table::kServiceToken}},
+         .output_path = dir_ + "/demo.log"});
+    ASSERT_TRUE(demo.ok()) << demo.status();
+    demo_ = *std::move(demo);
+  }
+  // Waits up to `seconds` for the query's count to reach `n` while trix-demo runs.
+  testing::AssertionResult WaitCount(int64_t n, int seconds, const std::string& sql,
+                                     const std::string& what) {
+    testing::AssertionResult waited = WaitFor(
+        [&] { return demo_->Poll().has_value() || Number(sql) >= n; }, seconds, what);
+    if (waited && Number(sql) < n)
+      return testing::AssertionFailure() << "trix-demo ended";
+    return waited;
+  }
+  // trix-demo exits 0: every person got a seat, every game ended with a consistent
+  // result and every person was rated.
+  testing::AssertionResult DemoSucceeds() {
+    absl::StatusOr<int> status = demo_->Wait(absl::Minutes(4));
+    if (status.ok() && *status == 0) return testing::AssertionSuccess();
+    const std::string log = ratings::ReadFile(dir_ + "/demo.log");
+    return testing::AssertionFailure()
+           << "trix-demo: "
+           << (status.ok() ? absl::StrCat("exit ", *status)
+                           : std::string(status.status().message()))
+           << "\n"
+           << log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
+  }
+
   std::vector<std::unique_ptr<bots::ChildProcess>> clients_;
+  std::unique_ptr<bots::ChildProcess> demo_;
 };
 
 TEST_F(MatchmakingFaultTest, ClientDrop) {
@@ -204,6 +254,73 @@ TEST_F(MatchmakingFaultTest, ClientDrop) {
       "4")
       << "the failpoint killed matchmaking once the seats were committed";
   ExpectClientsKept();
+}
+
+}  // namespace
+}  // namespace trix::matchmaking
+
+namespace trix::matchmaking {
+namespace {
+
+// Nothing of the flood's players is in the database beyond its one table and its
+// one credited account.
+std::vector<std::string> FloodLeftNothing(const std::string& url) {
+  return fault::NoneOf(
+      url,
+      {{"tickets of flood players",
+        "SELECT count(*) FROM mm_tickets WHERE player_id LIKE 'flood-%'"},
+       {"parties of flood players",
+        "SELECT count(*) FROM mm_parties p "
+        "WHERE EXISTS (SELECT 1 FROM unnest(p.members) m WHERE m LIKE 'flood-%')"},
+       {"bot accounts of the flood",
+        "SELECT count(*) FROM mm_bots WHERE name LIKE 'flood-%'"},
+       {"holds of flood players",
+        "SELECT count(*) FROM ratings.holds WHERE player_id LIKE 'flood-%'"},
+       {"flood accounts beyond flood-rich",
+        "SELECT count(*) FROM ratings.accounts WHERE account_id LIKE 'player:flood-%' "
+        "AND account_id <> 'player:flood-rich'"},
+       {"entries of flood-rich beyond its credit",
+        "SELECT count(*) - 1 FROM ratings.lines WHERE account_id = 'player:flood-rich'"},
+       {"flood tables beyond the one",
+        "SELECT count(DISTINCT game_id) - 1 FROM game_seats WHERE player_id LIKE "
+        "'flood-%'"}});
+}
+
+TEST_F(MatchmakingFaultTest, BadRequests) {
+  ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
+  ASSERT_NO_FATAL_FAILURE(StartDemo());
+  EXPECT_TRUE(
+      WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed"))
+      << "the fault could not strike mid-flow";
+  // Random bytes at all three ports meanwhile (fault_test.sh's garbage scenario aims
+  // at the table port alone).
+  auto garbage = bots::ChildProcess::Start(
+      {.argv = {"/usr/bin/python3", SourcePath("tests/fault/garbage_bytes.py"), "10",
+                absl::StrCat(table_port_), absl::StrCat(matchmaking_port_),
+                absl::StrCat(ratings_port_)},
+       .output_path = dir_ + "/garbage.out"});
+  ASSERT_TRUE(garbage.ok()) << garbage.status();
+  const int flood = fault::RunToEnd(
+      {.argv = {"/usr/bin/python3", SourcePath("tests/fault/bad_requests.py"),
+                "--table=" + Address(table_port_),
+                "--matchmaking=" + Address(matchmaking_port_),
+                "--ratings=" + Address(ratings_port_),
+                std::string("--token=") + table::kServiceToken, "--seconds=15"},
+       .env = {{"PYTHONPATH", BuildPath("python")}},
+       .output_path = dir_ + "/flood.out"},
+      absl::Minutes(2));
+  absl::StatusOr<int> garbage_status = (*garbage)->Wait(absl::Minutes(1));
+  std::cout << ratings::ReadFile(dir_ + "/flood.out")
+            << ratings::ReadFile(dir_ + "/garbage.out");
+  EXPECT_TRUE(DemoSucceeds())
+      << "every player seated, every game consistent and rated (trix-demo exit 0)";
+  EndChecks(3, /*unassigned=*/1);  // the flood's own table, played out by the autopilot
+  EXPECT_TRUE(flood == 0 && garbage_status.ok() && *garbage_status == 0)
+      << "every bad request got its status and a message, and changed nothing";
+  EXPECT_THAT(FloodLeftNothing(db_->url()), IsEmpty())
+      << "nothing of the flood's players is in the database";
+  EXPECT_TRUE(table_->Running() && matchmaking_->Running() && RatingsRunning())
+      << "the three services are still running";
 }
 
 }  // namespace
