@@ -39,6 +39,8 @@ class FaultStackTest : public storage::DatabaseTest, protected RatingsBalances {
 
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(DatabaseTest::SetUp());
+    url_ = Database();
+    ASSERT_FALSE(url_.empty()) << "no database";
     dir_ = ::testing::TempDir() + "/" +
            ::testing::UnitTest::GetInstance()->current_test_info()->name() + "-" +
            db_->name();
@@ -65,11 +67,15 @@ class FaultStackTest : public storage::DatabaseTest, protected RatingsBalances {
     table_.reset();
   }
 
+  // The database the services run on: the test's fresh one on the shared server;
+  // a test that takes its server away has a server of its own instead.
+  virtual std::string Database() { return db_->url(); }
+
   // (Re)starts the table service (lease 3 s).
   void StartTable() {
     table_ =
         table::ServiceProcess::StartServing({.binary = BuildPath("bin/table-service"),
-                                             .db_url = db_->url(),
+                                             .db_url = url_,
                                              .instance_id = "fault-1",
                                              .dir = dir_,
                                              .migrations_dir = SourcePath("migrations"),
@@ -86,7 +92,7 @@ class FaultStackTest : public storage::DatabaseTest, protected RatingsBalances {
     flags.push_back("--service_credentials=" + dir_ + "/credentials.json");
     if (ratings_port_ != 0)
       flags.push_back(absl::StrCat("--listen=127.0.0.1:", ratings_port_));
-    auto ratings = ratings::RatingsProcess::Start(db_->url(), dir_ + "/ratings.log",
+    auto ratings = ratings::RatingsProcess::Start(url_, dir_ + "/ratings.log",
                                                   flags, Failpoints(failpoint));
     ASSERT_TRUE(ratings.ok()) << ratings.status();
     ratings_ = *std::move(ratings);
@@ -105,7 +111,7 @@ class FaultStackTest : public storage::DatabaseTest, protected RatingsBalances {
       flags.push_back(absl::StrCat("--listen=127.0.0.1:", matchmaking_port_));
     }
     matchmaking_ = std::make_unique<Replica>(
-        db_->url(), absl::StrCat(dir_, "/matchmaking-", ++matchmaking_starts_, ".log"),
+        url_, absl::StrCat(dir_, "/matchmaking-", ++matchmaking_starts_, ".log"),
         "60s", Failpoints(failpoint), flags);
     matchmaking_port_ = matchmaking_->WaitPort();
     ASSERT_GT(matchmaking_port_, 0) << "matchmaking did not serve";
@@ -116,12 +122,13 @@ class FaultStackTest : public storage::DatabaseTest, protected RatingsBalances {
   }
   std::string Address(int port) const { return absl::StrCat("127.0.0.1:", port); }
 
-  std::string Query(const std::string& sql) { return fault::Scalar(db_->url(), sql); }
+  std::string Query(const std::string& sql) { return fault::Scalar(url_, sql); }
   std::string Query(const std::string& sql, const std::string& param) {
-    return fault::Scalar(db_->url(), sql, param);
+    return fault::Scalar(url_, sql, param);
   }
   int64_t Number(const std::string& sql) { return std::stoll(Query(sql)); }
 
+  std::string url_;  // the database's
   std::string dir_;  // the logs and files of the test
   std::unique_ptr<table::ServiceProcess> table_;
   std::unique_ptr<Replica> matchmaking_;

@@ -230,7 +230,7 @@ class HoldsFaultTest : public FaultStackTest {
       EXPECT_EQ(ReleasesNotDone(), 0) << "every release matchmaking recorded is done";
       EXPECT_TRUE(CreditBack(p)) << p << "'s credit is available again (moved only by a "
                                  << "settled game)";
-      EXPECT_THAT(fault::LedgerOnce(db_->url()), IsEmpty())
+      EXPECT_THAT(fault::LedgerOnce(url_), IsEmpty())
           << "the ledger sums to zero, every balance its lines";
     }
   }

@@ -23,7 +23,13 @@
 //                (INVALID_ARGUMENT, RESOURCE_EXHAUSTED, UNAUTHENTICATED, ...) and a
 //                message, and change nothing (its one table, seats flood-0..3, is
 //                played out by the autopilot after); garbage_bytes.py sends random
-//                bytes to the three ports meanwhile.
+//                bytes to the three ports meanwhile;
+//   PgDown       PostgreSQL (a server of the test's own) is stopped with pg_ctl
+//                -m immediate (a crash) while tickets wait for bots and a staked
+//                game is being played, kept down for 5 s (past the table lease,
+//                3 s), and started again: each service's gRPC health says
+//                NOT_SERVING while it is away and SERVING again by itself once it
+//                is back, and a ticket waiting at the outage is seated after it.
 //
 // Each scenario ends with the checks: every client exits 0 (seated, its game ended
 // and nothing went wrong); the games were assigned and all of them finished; every
@@ -37,10 +43,13 @@
 // the deployment are tests/fault/matchmaking_fault_test.sh's.
 #include <signal.h>
 
+#include <atomic>
 #include <fstream>
 #include <iostream>
+#include <map>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
@@ -49,6 +58,8 @@
 #include "nlohmann/json.hpp"
 #include "tests/fault/fault_checks.h"
 #include "tests/fault/fault_stack.h"
+#include "tests/integration/own_cluster.h"
+#include "tests/integration/service_fixture.h"
 
 namespace trix::matchmaking {
 namespace {
@@ -151,7 +162,7 @@ class MatchmakingFaultTest : public FaultStackTest {
       const nlohmann::json& r = results.back();
       const int64_t actions = r["actions"], breaks = r["resubscribes"];
       const int64_t logged = std::stoll(fault::Scalar(
-          db_->url(),
+          url_,
           "SELECT count(*) FROM game_log WHERE game_id = $1 AND seat = $2 AND "
           "request_id <> ''",
           r["table"].get<std::string>(), r["seat"].get<int>()));
@@ -167,7 +178,7 @@ class MatchmakingFaultTest : public FaultStackTest {
   // The checks every scenario ends with, on its `games` games.
   // `unassigned`: finished games of the test's own beside them (a flood's table).
   void EndChecks(int games, int unassigned = 0) {
-    const std::string url = db_->url();
+    const std::string url = url_;
     EXPECT_TRUE(fault::GamesMade(url, games)) << "the games made, all finished";
     EXPECT_THAT(fault::AssignmentsKept(url), IsEmpty())
         << "no assignment lost or changed";
@@ -317,10 +328,117 @@ TEST_F(MatchmakingFaultTest, BadRequests) {
   EndChecks(3, /*unassigned=*/1);  // the flood's own table, played out by the autopilot
   EXPECT_TRUE(flood == 0 && garbage_status.ok() && *garbage_status == 0)
       << "every bad request got its status and a message, and changed nothing";
-  EXPECT_THAT(FloodLeftNothing(db_->url()), IsEmpty())
+  EXPECT_THAT(FloodLeftNothing(url_), IsEmpty())
       << "nothing of the flood's players is in the database";
   EXPECT_TRUE(table_->Running() && matchmaking_->Running() && RatingsRunning())
       << "the three services are still running";
+}
+
+}  // namespace
+}  // namespace trix::matchmaking
+
+namespace trix::matchmaking {
+namespace {
+
+// Polls the gRPC health (the overall status) of services every 200 ms on a thread
+// of its own and keeps each one's changes: SERVING, NOT_SERVING, or FAILED when
+// the call failed (the process away).
+class HealthWatch {
+ public:
+  explicit HealthWatch(const std::map<std::string, std::string>& addresses) {
+    for (const auto& [name, address] : addresses) {
+      channels_[name] = grpc::CreateChannel(address, grpc::InsecureChannelCredentials());
+    }
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~HealthWatch() { Stop(); }
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+  }
+  std::vector<std::string> Seen(const std::string& name) {
+    absl::MutexLock lock(&mu_);
+    return seen_[name];
+  }
+
+ private:
+  void Run() {
+    while (!stop_) {
+      for (const auto& [name, channel] : channels_) {
+        const int status = table::HealthStatus(channel, "");
+        const std::string seen = status == 1   ? "SERVING"
+                                 : status == 2 ? "NOT_SERVING"
+                                               : "FAILED";
+        absl::MutexLock lock(&mu_);
+        if (seen_[name].empty() || seen_[name].back() != seen)
+          seen_[name].push_back(seen);
+      }
+      absl::SleepFor(absl::Milliseconds(200));
+    }
+  }
+
+  std::map<std::string, std::shared_ptr<grpc::Channel>> channels_;
+  absl::Mutex mu_;
+  std::map<std::string, std::vector<std::string>> seen_ ABSL_GUARDED_BY(mu_);
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+// The service said SERVING, then NOT_SERVING (the database away), then SERVING,
+// and SERVING last.
+testing::AssertionResult WentAndCameBack(const std::vector<std::string>& seen) {
+  std::string all = " ";
+  for (const std::string& s : seen) absl::StrAppend(&all, s, " ");
+  const size_t away = all.find(" SERVING NOT_SERVING ");
+  if (away != std::string::npos &&
+      all.find(" SERVING ", away + strlen(" SERVING NOT_SERVING") - 1) !=
+          std::string::npos &&
+      seen.back() == "SERVING") {
+    return testing::AssertionSuccess() << all;
+  }
+  return testing::AssertionFailure() << "its health went" << all;
+}
+
+class DatabaseDownTest : public MatchmakingFaultTest {
+ protected:
+  std::string Database() override { return cluster_.Start(); }
+
+  table::OwnCluster cluster_{"pgdown"};
+};
+
+TEST_F(DatabaseDownTest, PgDown) {
+  ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
+  ASSERT_NO_FATAL_FAILURE(StartDemo());
+  HealthWatch health({{"table", Address(table_port_)},
+                      {"matchmaking", Address(matchmaking_port_)},
+                      {"ratings", Address(ratings_port_)}});
+  // The staked table in play, the party and the loner waiting for bots.
+  EXPECT_TRUE(
+      WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed"))
+      << "the fault could not strike mid-flow";
+  EXPECT_TRUE(WaitCount(1, 60, "SELECT count(*) FROM mm_tickets WHERE status = 'waiting'",
+                        "a ticket waiting for bots"))
+      << "the fault could not strike mid-flow";
+  const std::string struck = Query("SELECT now()");
+  ASSERT_TRUE(cluster_.Crash()) << "PostgreSQL crashed";
+  absl::SleepFor(absl::Seconds(5));  // past the table lease (3 s)
+  ASSERT_FALSE(cluster_.Start().empty()) << "PostgreSQL started again";
+  EXPECT_TRUE(DemoSucceeds())
+      << "every player seated, every game consistent and rated (trix-demo exit 0)";
+  health.Stop();
+  EndChecks(3);
+  for (const std::string name : {"table", "matchmaking", "ratings"}) {
+    std::cout << "  " << name << ":";
+    for (const std::string& s : health.Seen(name)) std::cout << " " << s;
+    std::cout << std::endl;
+    EXPECT_TRUE(WentAndCameBack(health.Seen(name)))
+        << name << " said NOT_SERVING while the database was down, then SERVING";
+  }
+  EXPECT_GT(std::stoll(Query("SELECT count(*) FROM mm_assignments a JOIN mm_tickets t "
+                             "USING (ticket_id) WHERE t.queued < $1 AND a.matched > $1",
+                             struck)),
+            0)
+      << "a ticket waiting at the outage was seated after it";
 }
 
 }  // namespace

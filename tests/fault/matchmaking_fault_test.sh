@@ -20,11 +20,6 @@
 #                mid-game and started again by its supervisor (supervised_bot.sh)
 #                a second later: it takes its live assignments back and finishes
 #                its seats (the table's autopilot covers the gap);
-#   pgdown       PostgreSQL is stopped (pg_ctl -m immediate: a crash) while
-#                tickets wait for bots and a staked game is being played, kept
-#                down for 5 s (past the table lease, 3 s), and started again:
-#                each service's gRPC health says NOT_SERVING while it is away
-#                and SERVING again by itself once it is back;
 #   pgkill9      on a replicated PostgreSQL (PG_HA=sync or async: a three-node
 #                Patroni cluster of scripts/pg-ha.sh; sync by default), the
 #                primary's postmaster is killed with SIGKILL while a staked game
@@ -37,7 +32,10 @@
 #                stopped with SIGSTOP for 25 s (PG_FREEZE_SECONDS; past Patroni's
 #                20 s TTL: a standby is promoted meanwhile), then continued: it
 #                must come back as a standby;
-#   pgswitchover an operator's planned switchover (patronictl switchover);
+#   pgswitchover an operator's planned switchover (patronictl switchover).
+#
+# The deployment's other faults (a client's dropped connections, bad requests, a
+# crash of the single PostgreSQL server) are tests/fault/matchmaking_fault_test.cc's.
 #
 # Each scenario ends with the checks: trix-demo exits 0 (every person got a seat,
 # every game ended with a consistent result and every person was rated); three
@@ -48,8 +46,7 @@
 # its recorded result, each game was rated once and its money moved once; and
 # that the fault was felt: a ticket waiting when matchmaking died was seated by the
 # restarted one; the ratings service served again and a game finished while it
-# was down; the bots were restarted; every service reported NOT_SERVING while the
-# database was down (and SERVING after). The replicated-database scenarios also check
+# was down; the bots were restarted. The replicated-database scenarios also check
 # that no acknowledged action is missing from the log (each person's client's
 # count of accepted actions against its seat's entries; with PG_HA=async, that each
 # one missing is at a table the table service logged as rewound and rebuilt, and
@@ -73,17 +70,12 @@ scenarios=()
 for a in "$@"; do
   case "$a" in
     --full) pace=200ms ;;
-    mmkill9 | ratingskill9 | botkill9 | pgdown) scenarios+=("$a") ;;
+    mmkill9 | ratingskill9 | botkill9) scenarios+=("$a") ;;
     pgkill9 | pgfreeze | pgswitchover) scenarios+=("$a"); : "${PG_HA:=sync}" ;;
-    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgdown|pgkill9|pgfreeze|pgswitchover ...]" >&2; exit 2 ;;
+    *) echo "usage: matchmaking_fault_test.sh [--full] [mmkill9|ratingskill9|botkill9|pgkill9|pgfreeze|pgswitchover ...]" >&2; exit 2 ;;
   esac
 done
 [ ${#scenarios[@]} -gt 0 ] || scenarios=(mmkill9 ratingskill9 botkill9)
-if [ -n "${PG_HA:-}" ] && [[ " ${scenarios[*]} " == *" pgdown "* ]]; then
-  echo "matchmaking_fault_test.sh: pgdown restarts a single server; run it without PG_HA" >&2
-  exit 2
-fi
-
 # shellcheck source=scripts/lib/stack.sh
 . "$root/scripts/lib/stack.sh"
 stack_workdir mmfault
@@ -215,11 +207,6 @@ finished_while_down() {
 }
 bots_restarted() { [ -s "$work/bots/restarts" ]; }
 
-# pgdown: PostgreSQL crashes (immediate stop) and comes back on its port.
-as_pg() { if [ "$(id -u)" -eq 0 ]; then runuser -u postgres -- "$@"; else "$@"; fi; }
-crash_database() {
-  as_pg /usr/lib/postgresql/15/bin/pg_ctl -D "$work/pg/data" -m immediate -w stop >/dev/null
-}
 # Polls the gRPC health (overall status) of the services on the ports given, every
 # 200 ms, and writes "name status" to $work/$scenario/health.<name> on each
 # change, until $work/$scenario/health.stop exists.
@@ -245,15 +232,6 @@ while not os.path.exists(os.path.join(out, "health.stop")):
     time.sleep(0.2)
 PY
 }
-# The service $1 said SERVING, then NOT_SERVING (the database away), then SERVING.
-health_went_and_came_back() {
-  local seen
-  seen=$(tr '\n' ' ' <"$work/$scenario/health.$1" 2>/dev/null)
-  echo "  $1: $seen"
-  [[ " $seen" == *" SERVING NOT_SERVING "*"SERVING "* ]] &&
-  [ "$(tail -n 1 "$work/$scenario/health.$1")" = SERVING ]
-}
-
 # pgkill9, pgfreeze, pgswitchover: the fault at the replicated cluster's primary.
 ha() { "$root/scripts/pg-ha.sh" "$1" "$work/pg-ha" "${@:2}"; }
 fail_primary() {
@@ -354,7 +332,7 @@ start_matchmaking
 for scenario in "${scenarios[@]}"; do
   since=$(psql_ "SELECT now()")
   mkdir -p "$work/$scenario"
-  if [[ "$scenario" == pg* ]] && [ "$scenario" != pgdown ]; then
+  if [[ "$scenario" == pg* ]]; then
     # Forty more tables in play beside the three (table-load's, its seats
     # load-*), each acknowledged action checked in the log at the end.
     MAMLAKA_LOAD_SERVICE_TOKEN=$token "$bin/table-load" --target="127.0.0.1:${port[table]}" \
@@ -398,18 +376,6 @@ for scenario in "${scenarios[@]}"; do
         AND log_length > 40 AND EXISTS (SELECT 1 FROM game_seats s WHERE s.game_id = g.id AND s.bot)" || ok=0
       for f in "$work"/bots/*.pid; do kill -KILL "$(cat "$f")" 2>/dev/null || true; done
       ;;
-    pgdown)
-      # The staked table in play, the party and the loner waiting for bots.
-      watch_health table="${port[table]}" matchmaking="${port[matchmaking]}" \
-        ratings="${port[ratings]}" &
-      watch_pid=$!
-      wait_count 4 60 "SELECT count(*) FROM mm_assignments WHERE matched >= '$since'" || ok=0
-      wait_count 1 60 "SELECT count(*) FROM mm_tickets WHERE queued >= '$since' AND status = 'waiting'" || ok=0
-      struck=$(psql_ "SELECT now()")
-      crash_database
-      sleep 5  # past the table lease (3 s)
-      "$root/scripts/pg.sh" start "$work/pg" "$pg_port" >/dev/null
-      ;;
     pgkill9 | pgfreeze | pgswitchover)
       # The staked table in play, the party and the loner waiting for bots.
       watch_health table="${port[table]}" matchmaking="${port[matchmaking]}" \
@@ -448,13 +414,6 @@ for scenario in "${scenarios[@]}"; do
       check "a game finished while the ratings service was down" finished_while_down
       ;;
     botkill9) check "the bot accounts' processes were restarted" bots_restarted ;;
-    pgdown)
-      for name in table matchmaking ratings; do
-        check "$name said NOT_SERVING while the database was down, then SERVING" \
-          health_went_and_came_back $name
-      done
-      check "a ticket waiting at the outage was seated after it" seated_after_restart
-      ;;
     pgkill9 | pgfreeze | pgswitchover)
       load_status=0
       wait "$load_pid" || load_status=$?
