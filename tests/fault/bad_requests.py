@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Malformed and oversized requests at every RPC of the three services, for
-tests/fault (the badrequests scenario of matchmaking_fault_test.sh).
+tests/fault (MatchmakingFaultTest.BadRequests, matchmaking_fault_test.cc).
 
 Every call is a well-formed gRPC call (or, for the `undecodable` cases, a gRPC
 call whose body is not the request message at all) with something wrong in it: a

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""A person's client whose connections drop, for tests/fault (the clientdrop scenario).
+"""A person's client whose connections drop, for MatchmakingFaultTest.ClientDrop.
 
 It plays one seat found through matchmaking, as a game's backend does it (the
 service token, acting for --player), and drops its own connections (closes its

@@ -85,6 +85,8 @@ class Replica {
     process_->Signal(SIGKILL);
     (void)process_->Wait(absl::Seconds(10));
   }
+  // Whether the process still runs (has not died at its failpoint).
+  bool Running() { return process_ != nullptr && !process_->Poll().has_value(); }
   // Waits for the process to end by itself; its exit status or an error.
   absl::StatusOr<int> Wait() { return process_->Wait(absl::Seconds(20)); }
 

@@ -95,6 +95,8 @@ bool ServiceProcess::WaitServing(absl::Duration timeout) const {
   return false;
 }
 
+bool ServiceProcess::Running() const { return child_ && !child_->Poll().has_value(); }
+
 void ServiceProcess::Kill() {
   if (!child_) return;
   child_->Signal(SIGCONT);  // a paused process dies as well

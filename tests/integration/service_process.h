@@ -51,6 +51,8 @@ class ServiceProcess {
   std::shared_ptr<grpc::Channel> NewChannel() const;
   // Health SERVING within `timeout`.
   bool WaitServing(absl::Duration timeout) const;
+  // Whether the process still runs (it was not killed, nor did it exit).
+  bool Running() const;
   void Kill();
   void Pause();
   void Resume();

@@ -24,42 +24,11 @@
 #include "gtest/gtest.h"
 #include "services/common/testing/build_paths.h"
 #include "services/table/store/game_store.h"
+#include "tests/integration/own_cluster.h"
 #include "tests/integration/service_fixture.h"
 
 namespace trix::table {
 namespace {
-
-// A PostgreSQL server in a folder of its own, stopped and removed at the end.
-class OwnCluster {
- public:
-  OwnCluster() {
-    char pattern[] = "/tmp/mamlaka-outage-XXXXXX";
-    dir_ = mkdtemp(pattern);
-    chmod(dir_.c_str(), 0755);
-  }
-  ~OwnCluster() {
-    Stop();
-    std::system(absl::StrCat("rm -rf ", dir_).c_str());
-  }
-  // Starts (the first time: creates) the server; returns its URL or "".
-  std::string Start() {
-    const std::string command = absl::StrCat(
-        "PG_SOCKET_ONLY=1 ", SourcePath("scripts/pg.sh"), " start ", dir_, " 5432");
-    FILE* out = popen(command.c_str(), "r");
-    if (out == nullptr) return "";
-    char line[512] = {0};
-    std::string url;
-    if (fgets(line, sizeof(line), out) != nullptr) url = line;
-    if (pclose(out) != 0) return "";
-    return std::string(absl::StripTrailingAsciiWhitespace(url));
-  }
-  void Stop() {
-    std::system(absl::StrCat(SourcePath("scripts/pg.sh"), " stop ", dir_).c_str());
-  }
-
- private:
-  std::string dir_;
-};
 
 class OutageTest : public TableServiceTest {
  protected:
