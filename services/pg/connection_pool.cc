@@ -162,7 +162,7 @@ std::unique_ptr<pqxx::connection> Connect(const std::string& url,
 }
 
 ConnectionPool::ConnectionPool(std::string url, int size, std::string application_name)
-    : url_(std::move(url)), size_(size), application_name_(std::move(application_name)) {}
+    : size_(size), dialer_(std::move(url), std::move(application_name)) {}
 
 std::unique_ptr<pqxx::connection> ConnectionPool::Acquire(bool* must_open) {
   std::unique_lock<std::mutex> lock(mu_);
@@ -191,35 +191,13 @@ void ConnectionPool::Release(std::unique_ptr<pqxx::connection> connection) {
   // A dropped connection closes here, outside the lock.
 }
 
-std::unique_ptr<pqxx::connection> ConnectionPool::Open() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    const absl::Time now = absl::Now();
-    if (now < retry_at_) {
-      throw pqxx::broken_connection(
-          absl::StrCat("the database is unreachable; the next connection attempt is in ",
-                       absl::ToInt64Milliseconds(retry_at_ - now), " ms"));
-    }
-  }
-  try {
-    std::unique_ptr<pqxx::connection> connection = Connect(url_, application_name_);
-    std::lock_guard<std::mutex> lock(mu_);
-    backoff_.Reset();
-    return connection;
-  } catch (...) {
-    std::lock_guard<std::mutex> lock(mu_);
-    retry_at_ = absl::Now() + backoff_.Failed();
-    throw;
-  }
-}
-
 absl::Status ConnectionPool::Run(
     absl::string_view context, absl::FunctionRef<absl::Status(pqxx::connection&)> work) {
   bool must_open = false;
   std::unique_ptr<pqxx::connection> connection = Acquire(&must_open);
   absl::Status status;
   try {
-    if (must_open) connection = Open();
+    if (must_open) connection = dialer_.Open();
     const StallLimit limit(*connection, kStallLimit);
     status = work(*connection);
   } catch (...) {

@@ -33,7 +33,7 @@
 #include "absl/time/time.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
-#include "services/common/backoff.h"
+#include "services/pg/dedicated_connection.h"
 
 namespace trix::pg {
 
@@ -102,22 +102,16 @@ class ConnectionPool {
  private:
   std::unique_ptr<pqxx::connection> Acquire(bool* must_open);
   void Release(std::unique_ptr<pqxx::connection> connection);
-  // Connect(), unless a recent attempt failed (then broken_connection at once).
-  std::unique_ptr<pqxx::connection> Open();
 
-  const std::string url_;
   const int size_;
-  const std::string application_name_;
+  // Connect(), unless a recent attempt failed (then broken_connection at once): a
+  // database that is down is not dialled once per request.
+  Dialer dialer_;
 
   mutable std::mutex mu_;
   std::condition_variable released_;
   std::vector<std::unique_ptr<pqxx::connection>> idle_;
   int open_ = 0;  // idle + in use + being opened
-  // After a failed connection attempt, no new connection before retry_at_ (the
-  // wait doubles per failure, 100 ms to 5 s): a database that is down is not
-  // dialled once per request.
-  absl::Time retry_at_ = absl::InfinitePast();
-  service::Backoff backoff_{absl::Milliseconds(100), absl::Seconds(5)};
 };
 
 }  // namespace trix::pg

@@ -15,6 +15,7 @@
 #include "services/common/logging.h"
 #include "services/ratings/store/postgres_ratings_store.h"
 #include "services/pg/connection_pool.h"
+#include "services/pg/dedicated_connection.h"
 #include "services/pg/status.h"
 
 namespace trix::ratings {
@@ -132,28 +133,28 @@ void OutboxConsumer::Stop() {
 }
 
 void OutboxConsumer::Loop() {
-  std::unique_ptr<pqxx::connection> connection;
-  std::unique_ptr<WakeUp> wake_up;
+  pg::DedicatedConnection connection(options_.database_url, options_.application_name);
+  std::unique_ptr<WakeUp> wake_up;  // LISTENs on `connection`; dropped before it
   const long poll_us = static_cast<long>(absl::ToInt64Microseconds(options_.poll_interval));
   absl::Time last_sweep = absl::InfinitePast();
   absl::Time last_retry = absl::Now();
   bool idle = true;
   while (!stop_.load()) {
     try {
-      if (connection == nullptr) {
-        connection = pg::Connect(options_.database_url, options_.application_name);
+      if (wake_up == nullptr) {
+        pqxx::connection& c = connection.Get();
         // LISTEN is a statement too: a server that froze since the connect would
         // hold it, and the consumer, forever.
-        const pg::StallLimit limit(*connection, pg::kStallLimit);
-        wake_up = std::make_unique<WakeUp>(*connection);
+        const pg::StallLimit limit(c, pg::kStallLimit);
+        wake_up = std::make_unique<WakeUp>(c);
       }
       const bool sweep = idle || absl::Now() - last_sweep > absl::Seconds(5);
       if (sweep) last_sweep = absl::Now();
       BatchResult r;
       {
         // A frozen primary never answers: give up on it, reconnect, find the new one.
-        const pg::StallLimit limit(*connection, pg::kStallLimit);
-        PostgresRatingsStore store(*connection);
+        const pg::StallLimit limit(connection.Get(), pg::kStallLimit);
+        PostgresRatingsStore store(connection.Get());
         r = ApplyBatch(store, sweep);
         if (absl::Now() - last_retry >= options_.set_aside_retry) {
           last_retry = absl::Now();
@@ -166,14 +167,14 @@ void OutboxConsumer::Loop() {
         idle = false;
         continue;
       }
-      idle = connection->await_notification(poll_us / 1000000, poll_us % 1000000) == 0;
+      idle = connection.Get().await_notification(poll_us / 1000000, poll_us % 1000000) == 0;
     } catch (...) {
       const absl::Status s = pg::StatusFromException("applying the outbox");
       metrics_->batch_errors.Increment();
       service::LogWarn("outbox batch failed", {{"error", s.ToString()}});
-      if (pg::IsConnectionLost(s) || connection == nullptr || !connection->is_open()) {
+      if (connection.Lost(s)) {
         wake_up.reset();
-        connection.reset();
+        connection.Drop();
       }
       for (int i = 0; i < 10 && !stop_.load(); ++i) absl::SleepFor(absl::Milliseconds(50));
     }

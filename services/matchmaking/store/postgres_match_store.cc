@@ -9,6 +9,7 @@
 #include "services/matchmaking/store/postgres_ticket_store.h"
 #include "services/matchmaking/table_voids.h"
 #include "services/pg/array.h"
+#include "services/pg/dedicated_connection.h"
 
 namespace trix::matchmaking {
 
@@ -120,29 +121,36 @@ class PostgresPoolSession : public PoolSession {
   std::vector<PlannedTable> UnfinishedPlacements(pqxx::transaction_base& tx,
                                                  const std::string& pool);
 
-  std::unique_ptr<pqxx::connection> connection_;
+  // The session's pool leases are advisory locks of this connection: it is never
+  // dropped and opened again under them; a lost one ends the session.
+  pqxx::connection& connection() { return connection_.Get(); }
+
+  pg::DedicatedConnection connection_;
 };
 
 PostgresPoolSession::PostgresPoolSession(const std::string& url)
-    : connection_(pg::Connect(url, "mamlaka matcher")) {
-  // The claims (and the lease's bookkeeping) commit without waiting for fsync.
-  // Losing one in a crash of PostgreSQL leaves its tickets waiting, which is what
-  // recovery does anyway; and a claim is never lost while the table it asked for
-  // survives: table instances keep their games in the same PostgreSQL, and the
-  // table's own synchronous insert, made after the claim, flushes the log past it.
-  pqxx::nontransaction(*connection_).exec0("SET synchronous_commit = off");
+    : connection_(url, "mamlaka matcher", [](pqxx::connection& c) {
+        // The claims (and the lease's bookkeeping) commit without waiting for
+        // fsync. Losing one in a crash of PostgreSQL leaves its tickets waiting,
+        // which is what recovery does anyway; and a claim is never lost while the
+        // table it asked for survives: table instances keep their games in the same
+        // PostgreSQL, and the table's own synchronous insert, made after the claim,
+        // flushes the log past it.
+        pqxx::nontransaction(c).exec0("SET synchronous_commit = off");
+      }) {
+  connection_.Get();
 }
 
 bool PostgresPoolSession::TryLease(const std::string& pool) {
-  const pg::StallLimit limit(*connection_, pg::kStallLimit);
-  pqxx::nontransaction tx(*connection_);
+  const pg::StallLimit limit(connection(), pg::kStallLimit);
+  pqxx::nontransaction tx(connection());
   return tx.exec_params1("SELECT pg_try_advisory_lock(hashtext('mm:' || $1))", pool)[0]
       .as<bool>();
 }
 
 PoolTakeover PostgresPoolSession::TakeOver(const std::string& pool) {
-  const pg::StallLimit limit(*connection_, pg::kStallLimit);
-  pqxx::nontransaction tx(*connection_);
+  const pg::StallLimit limit(connection(), pg::kStallLimit);
+  pqxx::nontransaction tx(connection());
   PoolTakeover takeover;
   takeover.placements = UnfinishedPlacements(tx, pool);
   const pqxx::result back = tx.exec_params(
@@ -174,8 +182,8 @@ std::vector<PlannedTable> PostgresPoolSession::UnfinishedPlacements(
 
 PoolRead PostgresPoolSession::ReadWaiting(const std::vector<std::string>& pools,
                                           int64_t after) {
-  const pg::StallLimit limit(*connection_, pg::kStallLimit);
-  pqxx::nontransaction tx(*connection_);
+  const pg::StallLimit limit(connection(), pg::kStallLimit);
+  pqxx::nontransaction tx(connection());
   PoolRead read;
   // Numbered before the read: a ticket numbered later is read next time. (A
   // sequence never used yet shows the first number it will give.)
@@ -226,8 +234,8 @@ bool PostgresPoolSession::ClaimWhole(const PlannedTables& tables) {
       "WHERE t.ctid = l.ctid AND (SELECT ok FROM whole)), "
       "placed AS (", kInsertPlacements, " WHERE (SELECT ok FROM whole)) "
       "SELECT ok FROM whole");
-  const pg::StallLimit limit(*connection_, pg::kStallLimit);
-  pqxx::nontransaction tx(*connection_);
+  const pg::StallLimit limit(connection(), pg::kStallLimit);
+  pqxx::nontransaction tx(connection());
   return tx.exec_params1(
       kClaim, g.tickets.Finish(), g.groups.Finish(), a.request_ids.Finish(),
       a.pools.Finish(), a.requests.Finish(), a.possible.Finish(), a.first_seats.Finish(),
@@ -238,8 +246,8 @@ bool PostgresPoolSession::ClaimWhole(const PlannedTables& tables) {
 void PostgresPoolSession::ClaimEach(
     const std::vector<std::string>& ticket_ids,
     const std::function<ClaimPlan(const std::set<std::string>& claimed)>& plan) {
-  const pg::StallLimit limit(*connection_, pg::kStallLimit);
-  pqxx::work tx(*connection_);
+  const pg::StallLimit limit(connection(), pg::kStallLimit);
+  pqxx::work tx(connection());
   // Locked in ticket order, as admissions and commits lock them (no deadlock).
   const pqxx::result r = tx.exec_params(
       "UPDATE mm_tickets SET status = 'placing', changed = now() WHERE ticket_id IN "

@@ -194,8 +194,13 @@ class AppendColumns {
 
 LogWriter::LogWriter(std::string url, std::string instance_id, int max_batch,
                      int max_queued)
-    : url_(std::move(url)),
-      instance_id_(std::move(instance_id)),
+    : instance_id_(std::move(instance_id)),
+      connection_(std::move(url), absl::StrCat("mamlaka writer ", instance_id_),
+                  [](pqxx::connection& c) {
+                    for (const Statement& statement : kStatements) {
+                      c.prepare(statement.name, statement.sql);
+                    }
+                  }),
       max_batch_(max_batch),
       max_queued_(max_queued),
       thread_([this] { Run(); }) {}
@@ -228,7 +233,9 @@ void LogWriter::Append(table::AppendRequest request, std::function<void(absl::St
 
 AppendStats LogWriter::stats() const {
   std::lock_guard<std::mutex> lock(mu_);
-  return stats_;
+  AppendStats stats = stats_;
+  stats.connects = connection_.attempts();
+  return stats;
 }
 
 bool LogWriter::busy() const {
@@ -330,7 +337,7 @@ LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
 
   bool sent = false;
   try {
-    pqxx::connection& connection = Connection();
+    pqxx::connection& connection = connection_.Get();
     pqxx::nontransaction tx(connection);
     // The statement commits itself: from here, a broken connection leaves its
     // outcome in doubt.
@@ -346,10 +353,7 @@ LogWriter::Attempt LogWriter::WriteOnce(const std::vector<Pending*>& group) {
   } catch (...) {
     attempt.status = pg::StatusFromException("appending to the game log");
     attempt.in_doubt = sent && absl::IsUnavailable(attempt.status);
-    if (pg::IsConnectionLost(attempt.status) ||
-        (connection_ != nullptr && !connection_->is_open())) {
-      connection_.reset();
-    }
+    connection_.DropIfLost(attempt.status);
   }
   return attempt;
 }
@@ -384,7 +388,7 @@ std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {
     if (!pending->request.entries.empty()) {
       const table::LogEntry& entry = pending->request.entries.front();
       try {
-        pqxx::nontransaction tx(Connection());
+        pqxx::nontransaction tx(connection_.Get());
         const pg::StallLimit limit(tx.conn(), pg::kStallLimit);
         const pqxx::result r =
             tx.exec_prepared(kProbe.name, pending->request.game_id, entry.index,
@@ -392,7 +396,7 @@ std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {
         landed = !r.empty() && r[0][0].as<bool>();
       } catch (...) {
         // Unknown: the retry then fails its index check, not silently.
-        if (pg::IsConnectionLost(pg::StatusFromException("probing"))) connection_.reset();
+        connection_.DropIfLost(pg::StatusFromException("probing"));
       }
     }
     if (landed) {
@@ -408,34 +412,6 @@ std::vector<LogWriter::Pending*> LogWriter::Landed(const Attempt& attempt) {
     stats_.entries += entries;
   }
   return rest;
-}
-
-pqxx::connection& LogWriter::Connection() {
-  if (connection_ == nullptr) {
-    const absl::Time now = absl::Now();
-    if (now < retry_at_) {
-      throw pqxx::broken_connection(
-          absl::StrCat("the database is unreachable; the next connection attempt is in ",
-                       absl::ToInt64Milliseconds(retry_at_ - now), " ms"));
-    }
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      ++stats_.connects;
-    }
-    std::unique_ptr<pqxx::connection> connection;
-    try {
-      connection = pg::Connect(url_, absl::StrCat("mamlaka writer ", instance_id_));
-    } catch (...) {
-      retry_at_ = absl::Now() + backoff_.Failed();
-      throw;
-    }
-    backoff_.Reset();
-    for (const Statement& statement : kStatements) {
-      connection->prepare(statement.name, statement.sql);
-    }
-    connection_ = std::move(connection);
-  }
-  return *connection_;
 }
 
 }  // namespace trix::table

@@ -51,7 +51,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
-#include "services/common/backoff.h"
+#include "services/pg/dedicated_connection.h"
 #include "services/table/store/game_store.h"
 
 namespace trix::table {
@@ -97,17 +97,13 @@ class LogWriter {
   // After an in-doubt call: marks OK the attempt's requests whose entries reached
   // the database and returns the others.
   std::vector<Pending*> Landed(const Attempt& attempt);
-  pqxx::connection& Connection();
 
-  const std::string url_;
   const std::string instance_id_;
   const int max_batch_;
   const int max_queued_;
-  std::unique_ptr<pqxx::connection> connection_;  // writer thread only
-  // After a failed connection attempt, none before retry_at_; the wait doubles
-  // per failure, 100 ms to 5 s (writer thread only).
-  absl::Time retry_at_ = absl::InfinitePast();
-  service::Backoff backoff_{absl::Milliseconds(100), absl::Seconds(5)};
+  // With the three statements prepared; the writer thread's only (its backoff
+  // after a failed connection attempt: 100 ms doubling to 5 s).
+  pg::DedicatedConnection connection_;
 
   mutable std::mutex mu_;
   std::condition_variable queued_;
