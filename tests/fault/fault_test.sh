@@ -25,8 +25,9 @@
 # kill9 some seat reopened its stream, for pgrestart the service saw the database
 # go and come back, for garbage the service still runs.
 #
-# tests/fault/matchmaking_fault_test.sh has the faults of the whole deployment
-# (matchmaking, ratings, bot accounts).
+# tests/fault/matchmaking_fault_test.cc has the faults of the whole deployment
+# (matchmaking, ratings, bot accounts); tests/fault/matchmaking_fault_test.sh those
+# of a replicated PostgreSQL.
 #
 #   tests/fault/fault_test.sh [--full] [scenario ...]
 #
