@@ -1,7 +1,8 @@
 // The checks the fault tests share: a wait for a condition that fails with what
 // was awaited, one value read from the database, and the checks a scenario ends
-// with on the database (the SQL of end_checks.sh, which the shell scenarios and
-// the soak run use, and of matchmaking_fault_test.sh's assignment checks). Each
+// with on the database (the SQL of end_checks.sh, which the replicated-database
+// scenarios, the soak run and the stack test use, and of
+// matchmaking_fault_test.sh's assignment checks). Each
 // check of the database answers what is wrong, one line each ("3 accounts whose
 // ..."; empty when all is well); every game of the database counts: it is the
 // test's own.

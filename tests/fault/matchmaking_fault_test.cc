@@ -347,7 +347,7 @@ TEST_F(MatchmakingFaultTest, BadRequests) {
   EXPECT_TRUE(
       WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed"))
       << "the fault could not strike mid-flow";
-  // Random bytes at all three ports meanwhile (fault_test.sh's garbage scenario aims
+  // Random bytes at all three ports meanwhile (table_fault_test.cc's Garbage aims
   // at the table port alone).
   auto garbage = bots::ChildProcess::Start(
       {.argv = {"/usr/bin/python3", SourcePath("tests/fault/garbage_bytes.py"), "10",
