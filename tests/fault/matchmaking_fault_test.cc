@@ -227,7 +227,8 @@ class MatchmakingFaultTest : public FaultStackTest {
   // it is killed (its pid files and restarts in bots/).
   void StartDemo(bool supervised = false) {
     bots::ChildProcess::Options options = {
-        .argv = {BuildPath("bin/trix-demo"), "--matchmaking=" + Address(matchmaking_port_),
+        .argv = {BuildPath("bin/trix-demo"),
+                 "--matchmaking=" + Address(matchmaking_port_),
                  "--ratings=" + Address(ratings_port_), "--pace=40ms",
                  "--log_dir=" + dir_ + "/demo", "--timeout=3m"},
         .env = {{"MAMLAKA_DEMO_SERVICE_TOKEN", table::kServiceToken}},
@@ -478,7 +479,8 @@ TEST_F(DatabaseDownTest, PgDown) {
     EXPECT_TRUE(WentAndCameBack(health.Seen(name)))
         << name << " said NOT_SERVING while the database was down, then SERVING";
   }
-  EXPECT_GT(SeatedAfter(struck), 0) << "a ticket waiting at the outage was seated after it";
+  EXPECT_GT(SeatedAfter(struck), 0)
+      << "a ticket waiting at the outage was seated after it";
 }
 
 }  // namespace
@@ -522,7 +524,8 @@ TEST_F(MatchmakingFaultTest, RatingsKill9) {
   // result waits in the outbox (a fixed pause could end before any game does).
   absl::SleepFor(absl::Seconds(3));
   EXPECT_TRUE(WaitCount(
-      1, 120, absl::StrCat("SELECT count(*) FROM game_results WHERE created > '", struck, "'"),
+      1, 120,
+      absl::StrCat("SELECT count(*) FROM game_results WHERE created > '", struck, "'"),
       "another game finished"))
       << "the fault could not strike mid-flow";
   const std::string back = Query("SELECT now()");

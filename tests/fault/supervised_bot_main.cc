@@ -55,8 +55,9 @@ int RunOnce(const std::vector<std::string>& argv, const std::string& dir) {
 
 int main(int argc, char** argv) {
   const char* bot_path = std::getenv("FAULT_TRIX_BOT");
-  std::vector<std::string> bot_argv = {
-      bot_path != nullptr ? std::string(bot_path) : trix::bots::SiblingBinary("trix-bot")};
+  std::vector<std::string> bot_argv = {bot_path != nullptr
+                                           ? std::string(bot_path)
+                                           : trix::bots::SiblingBinary("trix-bot")};
   for (int i = 1; i < argc; ++i) bot_argv.push_back(argv[i]);
   if (std::getenv("TRIX_BOT_MATCHMAKING") == nullptr) {
     argv[0] = bot_argv[0].data();
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
     const int status = RunOnce(bot_argv, dir);
     if (stopping || status != 128 + SIGKILL) return status;
     std::ofstream(absl::StrCat(dir, "/restarts"), std::ios::app)
-        << getpid() << " " << absl::FormatTime("%H:%M:%S", absl::Now(), absl::UTCTimeZone())
+        << getpid() << " "
+        << absl::FormatTime("%H:%M:%S", absl::Now(), absl::UTCTimeZone())
         << " restarted after SIGKILL\n";
     absl::SleepFor(absl::Seconds(1));
     if (stopping) return 0;

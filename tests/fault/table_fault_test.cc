@@ -55,7 +55,9 @@ using fault::WaitFor;
 using ::testing::IsEmpty;
 
 // FAULT_FULL=1: longer games, at more tables.
-bool Full() { return getenv("FAULT_FULL") != nullptr && std::string(getenv("FAULT_FULL")) == "1"; }
+bool Full() {
+  return getenv("FAULT_FULL") != nullptr && std::string(getenv("FAULT_FULL")) == "1";
+}
 const int kGames = Full() ? 4 : 2;
 
 // A seat's client's result line (trix-bot's JSON).
@@ -83,8 +85,9 @@ class TableFaultTest : public FaultStackTest {
   void StartDemo() {
     auto demo = bots::ChildProcess::Start(
         {.argv = {BuildPath("bin/trix-table-demo"), "--address=" + Address(table_port_),
-                  absl::StrCat("--games=", kGames), Full() ? "--kingdoms=4" : "--kingdoms=1",
-                  "--watch=0", Full() ? "--pace=150ms" : "--pace=100ms", "--staked=1",
+                  absl::StrCat("--games=", kGames),
+                  Full() ? "--kingdoms=4" : "--kingdoms=1", "--watch=0",
+                  Full() ? "--pace=150ms" : "--pace=100ms", "--staked=1",
                   "--modes=complex-partner,classic-solo,complex-solo,classic-partner",
                   "--log_dir=" + DemoDir(), "--timeout=8m", "--wait_for_service=2m"},
          .env = {{"MAMLAKA_TABLE_DEMO_SERVICE_TOKEN", table::kServiceToken}},
@@ -105,7 +108,8 @@ class TableFaultTest : public FaultStackTest {
   int DatabaseBack() {
     const std::string log = table_->Log();
     int n = 0;
-    for (size_t at = log.find("\"msg\":\"the database is back\""); at != std::string::npos;
+    for (size_t at = log.find("\"msg\":\"the database is back\"");
+         at != std::string::npos;
          at = log.find("\"msg\":\"the database is back\"", at + 1)) {
       ++n;
     }
@@ -213,14 +217,16 @@ TEST_F(TableFaultTest, PgRestart) {
   EndChecks();
   // Its streams may well stay open through a short outage (appends wait for the
   // database), so this is the sign that the restart struck mid-game.
-  EXPECT_GT(DatabaseBack(), back_before) << "the service saw the database go and come back";
+  EXPECT_GT(DatabaseBack(), back_before)
+      << "the service saw the database go and come back";
 }
 
 TEST_F(TableFaultTest, Garbage) {
-  EXPECT_EQ(fault::RunToEnd({.argv = {"/usr/bin/python3", SourcePath("tests/fault/garbage_bytes.py"),
-                                      "10", absl::StrCat(table_port_)},
-                             .output_path = dir_ + "/garbage.out"},
-                            absl::Minutes(1)),
+  EXPECT_EQ(fault::RunToEnd(
+                {.argv = {"/usr/bin/python3", SourcePath("tests/fault/garbage_bytes.py"),
+                          "10", absl::StrCat(table_port_)},
+                 .output_path = dir_ + "/garbage.out"},
+                absl::Minutes(1)),
             0)
       << ratings::ReadFile(dir_ + "/garbage.out");
   EndChecks();
