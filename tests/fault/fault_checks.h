@@ -12,6 +12,7 @@
 #ifndef TRIX_TESTS_FAULT_FAULT_CHECKS_H_
 #define TRIX_TESTS_FAULT_FAULT_CHECKS_H_
 
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <pqxx/pqxx>
@@ -44,6 +45,13 @@ inline ::testing::AssertionResult WaitFor(const std::function<bool()>& condition
     absl::SleepFor(absl::Milliseconds(100));
   }
   return ::testing::AssertionFailure() << what << ": not within " << seconds << " s";
+}
+
+// FAULT_FULL=1 in the environment: longer games (the fault strikes deeper into
+// them), run by hand.
+inline bool FullRun() {
+  const char* full = std::getenv("FAULT_FULL");
+  return full != nullptr && std::string(full) == "1";
 }
 
 // The first column of the query's first row; "" when there is no row or it is

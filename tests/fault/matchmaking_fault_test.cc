@@ -222,14 +222,17 @@ class MatchmakingFaultTest : public FaultStackTest {
   }
 
   // trix-demo's players and bots (its players' accounts credited first), its
-  // output in demo.log; it gives up after 3 minutes. `supervised`: each bot
+  // output in demo.log; it gives up after 3 minutes. The people think 40 ms (200
+  // ms with FAULT_FULL=1: a longer game, so the fault strikes deeper into it).
+  // `supervised`: each bot
   // account's trix-bot runs under fault-supervised-bot, which starts it again when
   // it is killed (its pid files and restarts in bots/).
   void StartDemo(bool supervised = false) {
     bots::ChildProcess::Options options = {
         .argv = {BuildPath("bin/trix-demo"),
                  "--matchmaking=" + Address(matchmaking_port_),
-                 "--ratings=" + Address(ratings_port_), "--pace=40ms",
+                 "--ratings=" + Address(ratings_port_),
+                 fault::FullRun() ? "--pace=200ms" : "--pace=40ms",
                  "--log_dir=" + dir_ + "/demo", "--timeout=3m"},
         .env = {{"MAMLAKA_DEMO_SERVICE_TOKEN", table::kServiceToken}},
         .output_path = dir_ + "/demo.log"};

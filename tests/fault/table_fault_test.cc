@@ -32,7 +32,6 @@
 // nobody took may renew it before anyone notices: Sigstop has no such check.)
 //
 // tests/fault/matchmaking_fault_test.cc has the faults of the whole deployment.
-#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <memory>
@@ -55,10 +54,7 @@ using fault::WaitFor;
 using ::testing::IsEmpty;
 
 // FAULT_FULL=1: longer games, at more tables.
-bool Full() {
-  return getenv("FAULT_FULL") != nullptr && std::string(getenv("FAULT_FULL")) == "1";
-}
-const int kGames = Full() ? 4 : 2;
+const int kGames = fault::FullRun() ? 4 : 2;
 
 // A seat's client's result line (trix-bot's JSON).
 struct SeatResult {
@@ -86,8 +82,8 @@ class TableFaultTest : public FaultStackTest {
     auto demo = bots::ChildProcess::Start(
         {.argv = {BuildPath("bin/trix-table-demo"), "--address=" + Address(table_port_),
                   absl::StrCat("--games=", kGames),
-                  Full() ? "--kingdoms=4" : "--kingdoms=1", "--watch=0",
-                  Full() ? "--pace=150ms" : "--pace=100ms", "--staked=1",
+                  fault::FullRun() ? "--kingdoms=4" : "--kingdoms=1", "--watch=0",
+                  fault::FullRun() ? "--pace=150ms" : "--pace=100ms", "--staked=1",
                   "--modes=complex-partner,classic-solo,complex-solo,classic-partner",
                   "--log_dir=" + DemoDir(), "--timeout=8m", "--wait_for_service=2m"},
          .env = {{"MAMLAKA_TABLE_DEMO_SERVICE_TOKEN", table::kServiceToken}},
