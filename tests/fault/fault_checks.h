@@ -1,7 +1,8 @@
 // The checks the fault tests share: a wait for a condition that fails with what
 // was awaited, one value read from the database, and the checks a scenario ends
-// with on the database (the SQL of end_checks.sh, which the shell scenarios and
-// the soak run use, and of matchmaking_fault_test.sh's assignment checks). Each
+// with on the database (the SQL of end_checks.sh, which the replicated-database
+// scenarios, the soak run and the stack test use, and of
+// matchmaking_fault_test.sh's assignment checks). Each
 // check of the database answers what is wrong, one line each ("3 accounts whose
 // ..."; empty when all is well); every game of the database counts: it is the
 // test's own.
@@ -11,6 +12,7 @@
 #ifndef TRIX_TESTS_FAULT_FAULT_CHECKS_H_
 #define TRIX_TESTS_FAULT_FAULT_CHECKS_H_
 
+#include <cstdlib>
 #include <functional>
 #include <iostream>
 #include <pqxx/pqxx>
@@ -43,6 +45,13 @@ inline ::testing::AssertionResult WaitFor(const std::function<bool()>& condition
     absl::SleepFor(absl::Milliseconds(100));
   }
   return ::testing::AssertionFailure() << what << ": not within " << seconds << " s";
+}
+
+// FAULT_FULL=1 in the environment: longer games (the fault strikes deeper into
+// them), run by hand.
+inline bool FullRun() {
+  const char* full = std::getenv("FAULT_FULL");
+  return full != nullptr && std::string(full) == "1";
 }
 
 // The first column of the query's first row; "" when there is no row or it is

@@ -29,7 +29,22 @@
 //                game is being played, kept down for 5 s (past the table lease,
 //                3 s), and started again: each service's gRPC health says
 //                NOT_SERVING while it is away and SERVING again by itself once it
-//                is back, and a ticket waiting at the outage is seated after it.
+//                is back, and a ticket waiting at the outage is seated after it;
+//   MmKill9      (trix-demo's games, as in BadRequests) the matchmaking service is
+//                killed with SIGKILL while tickets wait for bots to fill their
+//                tables (the staked table of four people is placed by then), and
+//                started again on the same port a second later (the players'
+//                FindTable calls retry with the same request ids; the bot
+//                accounts' ServeBot streams reconnect);
+//   RatingsKill9 the ratings service is killed with SIGKILL as soon as the first
+//                game has finished, while the others finish, and started again
+//                once another game has finished, three seconds at the least (it
+//                must rate and settle each game once);
+//   BotKill9     every bot account's trix-bot process is killed with SIGKILL
+//                mid-game and started again by its supervisor
+//                (fault-supervised-bot, supervised_bot_main.cc) a second later: it
+//                takes its live assignments back and finishes its seats (the
+//                table's autopilot covers the gap).
 //
 // Each scenario ends with the checks: every client exits 0 (seated, its game ended
 // and nothing went wrong); the games were assigned and all of them finished; every
@@ -39,11 +54,14 @@
 // rated once and its money moved once, every stake held until its game settled
 // it; and that the fault was felt (the failpoint struck, every client's accepted
 // actions are in its seat's log and every drop happened; nothing of the flood's
-// players is in the database and the three services still run). The other scenarios of
-// the deployment are tests/fault/matchmaking_fault_test.sh's.
+// players is in the database and the three services still run; a ticket waiting
+// when matchmaking died was seated by the restarted one; the ratings service
+// served again and a game finished while it was down; the bots were restarted).
+// The scenarios of a replicated PostgreSQL are tests/fault/matchmaking_fault_test.sh's.
 #include <signal.h>
 
 #include <atomic>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -204,17 +222,47 @@ class MatchmakingFaultTest : public FaultStackTest {
   }
 
   // trix-demo's players and bots (its players' accounts credited first), its
-  // output in demo.log; it gives up after 3 minutes.
-  void StartDemo() {
-    auto demo = bots::ChildProcess::Start(
-        {.argv = {BuildPath("bin/trix-demo"),
-                  "--matchmaking=" + Address(matchmaking_port_),
-                  "--ratings=" + Address(ratings_port_), "--pace=40ms",
-                  "--log_dir=" + dir_ + "/demo", "--timeout=3m"},
-         .env = {{"MAMLAKA_DEMO_SERVICE_TOKEN", table::kServiceToken}},
-         .output_path = dir_ + "/demo.log"});
+  // output in demo.log; it gives up after 3 minutes. The people think 40 ms (200
+  // ms with FAULT_FULL=1: a longer game, so the fault strikes deeper into it).
+  // `supervised`: each bot
+  // account's trix-bot runs under fault-supervised-bot, which starts it again when
+  // it is killed (its pid files and restarts in bots/).
+  void StartDemo(bool supervised = false) {
+    bots::ChildProcess::Options options = {
+        .argv = {BuildPath("bin/trix-demo"),
+                 "--matchmaking=" + Address(matchmaking_port_),
+                 "--ratings=" + Address(ratings_port_),
+                 fault::FullRun() ? "--pace=200ms" : "--pace=40ms",
+                 "--log_dir=" + dir_ + "/demo", "--timeout=3m"},
+        .env = {{"MAMLAKA_DEMO_SERVICE_TOKEN", table::kServiceToken}},
+        .output_path = dir_ + "/demo.log"};
+    if (supervised) {
+      std::filesystem::create_directories(BotDir());
+      options.argv.push_back("--bot_binary=" + BuildPath("bin/fault-supervised-bot"));
+      options.env.push_back({"FAULT_BOT_DIR", BotDir()});
+      options.env.push_back({"FAULT_TRIX_BOT", BuildPath("bin/trix-bot")});
+    }
+    auto demo = bots::ChildProcess::Start(options);
     ASSERT_TRUE(demo.ok()) << demo.status();
     demo_ = *std::move(demo);
+  }
+  std::string BotDir() const { return dir_ + "/bots"; }
+  // SIGKILL to every bot account's trix-bot (the pids its supervisor keeps); how
+  // many there were.
+  int KillBots() {
+    int killed = 0;
+    for (const auto& entry : std::filesystem::directory_iterator(BotDir())) {
+      if (entry.path().extension() != ".pid") continue;
+      const pid_t pid = std::stoi(ratings::ReadFile(entry.path().string()));
+      killed += kill(pid, SIGKILL) == 0;
+    }
+    return killed;
+  }
+  // The tickets waiting at `struck` that were seated after it.
+  int64_t SeatedAfter(const std::string& struck) {
+    return std::stoll(Query("SELECT count(*) FROM mm_assignments a JOIN mm_tickets t "
+                            "USING (ticket_id) WHERE t.queued < $1 AND a.matched > $1",
+                            struck));
   }
   // Waits up to `seconds` for the query's count to reach `n` while trix-demo runs.
   testing::AssertionResult WaitCount(int64_t n, int seconds, const std::string& sql,
@@ -303,7 +351,7 @@ TEST_F(MatchmakingFaultTest, BadRequests) {
   EXPECT_TRUE(
       WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed"))
       << "the fault could not strike mid-flow";
-  // Random bytes at all three ports meanwhile (fault_test.sh's garbage scenario aims
+  // Random bytes at all three ports meanwhile (table_fault_test.cc's Garbage aims
   // at the table port alone).
   auto garbage = bots::ChildProcess::Start(
       {.argv = {"/usr/bin/python3", SourcePath("tests/fault/garbage_bytes.py"), "10",
@@ -434,11 +482,89 @@ TEST_F(DatabaseDownTest, PgDown) {
     EXPECT_TRUE(WentAndCameBack(health.Seen(name)))
         << name << " said NOT_SERVING while the database was down, then SERVING";
   }
-  EXPECT_GT(std::stoll(Query("SELECT count(*) FROM mm_assignments a JOIN mm_tickets t "
-                             "USING (ticket_id) WHERE t.queued < $1 AND a.matched > $1",
-                             struck)),
-            0)
+  EXPECT_GT(SeatedAfter(struck), 0)
       << "a ticket waiting at the outage was seated after it";
+}
+
+}  // namespace
+}  // namespace trix::matchmaking
+
+namespace trix::matchmaking {
+namespace {
+
+// The staked table placed, the party and the loner still waiting for bots.
+TEST_F(MatchmakingFaultTest, MmKill9) {
+  ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
+  ASSERT_NO_FATAL_FAILURE(StartDemo());
+  EXPECT_TRUE(
+      WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed"))
+      << "the fault could not strike mid-flow";
+  EXPECT_TRUE(WaitCount(1, 60, "SELECT count(*) FROM mm_tickets WHERE status = 'waiting'",
+                        "a ticket waiting for bots"))
+      << "the fault could not strike mid-flow";
+  const std::string struck = Query("SELECT now()");
+  matchmaking_->KillNine();
+  absl::SleepFor(absl::Seconds(1));
+  ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
+  EXPECT_TRUE(DemoSucceeds())
+      << "every player seated, every game consistent and rated (trix-demo exit 0)";
+  EndChecks(3);
+  EXPECT_GT(SeatedAfter(struck), 0)
+      << "a ticket waiting at the kill was seated by the restarted service";
+}
+
+// As soon as the first game has finished, while the others finish.
+TEST_F(MatchmakingFaultTest, RatingsKill9) {
+  ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
+  ASSERT_NO_FATAL_FAILURE(StartDemo());
+  EXPECT_TRUE(WaitCount(1, 120, "SELECT count(*) FROM games WHERE finished IS NOT NULL",
+                        "a game finished"))
+      << "the fault could not strike mid-flow";
+  const std::string struck = Query("SELECT now()");
+  ratings_->process().Signal(SIGKILL);
+  (void)ratings_->process().Wait(absl::Seconds(10));
+  // Down at least three seconds and until one more game has finished, so its
+  // result waits in the outbox (a fixed pause could end before any game does).
+  absl::SleepFor(absl::Seconds(3));
+  EXPECT_TRUE(WaitCount(
+      1, 120,
+      absl::StrCat("SELECT count(*) FROM game_results WHERE created > '", struck, "'"),
+      "another game finished"))
+      << "the fault could not strike mid-flow";
+  const std::string back = Query("SELECT now()");
+  ASSERT_NO_FATAL_FAILURE(StartRatings("", kNoPeerLimits));
+  EXPECT_TRUE(DemoSucceeds())
+      << "every player seated, every game consistent and rated (trix-demo exit 0)";
+  EndChecks(3);
+  const std::string log = ratings::ReadFile(dir_ + "/ratings.log");
+  int starts = 0;
+  for (size_t at = log.find("\"msg\":\"serving\""); at != std::string::npos;
+       at = log.find("\"msg\":\"serving\"", at + 1)) {
+    ++starts;
+  }
+  EXPECT_GT(starts, 1) << "the ratings service served again after the kill";
+  EXPECT_GT(Number(absl::StrCat("SELECT count(*) FROM game_results WHERE created > '",
+                                struck, "' AND created < '", back, "'")),
+            0)
+      << "a game finished while the ratings service was down";
+}
+
+// A game with bot seats under way.
+TEST_F(MatchmakingFaultTest, BotKill9) {
+  ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
+  ASSERT_NO_FATAL_FAILURE(StartDemo(/*supervised=*/true));
+  EXPECT_TRUE(WaitCount(1, 60,
+                        "SELECT count(*) FROM games g WHERE finished IS NULL AND "
+                        "log_length > 40 AND EXISTS (SELECT 1 FROM game_seats s "
+                        "WHERE s.game_id = g.id AND s.bot)",
+                        "a game with bot seats under way"))
+      << "the fault could not strike mid-flow";
+  std::cout << "  " << KillBots() << " bot accounts' trix-bot killed" << std::endl;
+  EXPECT_TRUE(DemoSucceeds())
+      << "every player seated, every game consistent and rated (trix-demo exit 0)";
+  EndChecks(3);
+  EXPECT_FALSE(ratings::ReadFile(BotDir() + "/restarts").empty())
+      << "the bot accounts' processes were restarted";
 }
 
 }  // namespace
