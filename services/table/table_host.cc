@@ -4,6 +4,7 @@
 #include "services/table/table_host.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -81,51 +82,41 @@ size_t TableHost::table_count() const {
 
 // --- The strand -----------------------------------------------------------------
 //
-// A strand runs one piece of work at a time for its table: a queued command, or the
-// continuation of an append or reload. Work that starts such an operation suspends
-// the strand (Suspend); the operation's completion hands its continuation back
-// (Complete). The two can finish in either order on different threads, so both
-// "arrive" at the suspension, and the second to arrive runs the continuation and
-// drains on: never two threads at once, and no work of the table in between.
-// The flags that say so are checked (TRIX_CHECK): a strand that lost count would
-// run a table on two threads, or never again.
+// Each table's commands run on its Strand (strand.h); the host posts them, drains
+// the strand on the posting or completing thread, and loads the table when the
+// strand asks for it.
 
 void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded) {
-  bool start = false;
-  bool full = false;
-  bool held = false;
-  bool first_held = false;
-  bool refuse_wait = false;
-  {
-    absl::MutexLock lock(&slot->mu);
-    full = bounded && slot->queue.size() + slot->held.size() >= options_.max_table_commands;
-    if (!full && slot->awaiting_claim) {
-      // The table is coming (a claim round is reading it): the command waits for
-      // it, on no thread, up to load_wait.
-      held = options_.load_wait > absl::ZeroDuration() && !draining_.load();
-      first_held = held && slot->held.empty();
-      refuse_wait = !held;
-      if (held) slot->held.push_back({absl::Now(), std::move(command)});
-    } else if (!full) {
-      slot->queue.push_back(std::move(command));
-      start = !slot->running;
-      slot->running = true;
-    }
+  Slot* const target = slot.get();  // alive while its strand runs or refuses
+  Strand::Command run = [target, command = std::move(command)](const absl::Status& status) {
+    command(*target, status);
+  };
+  const size_t bound =
+      bounded ? options_.max_table_commands : std::numeric_limits<size_t>::max();
+  // A command posted while a claim round reads the table waits for it, on no
+  // thread, up to load_wait.
+  const bool may_hold = options_.load_wait > absl::ZeroDuration() && !draining_.load();
+  switch (slot->strand.Post(run, bound, may_hold)) {
+    case Strand::Placed::kFull:
+      metrics_.refused_busy.Increment();
+      return run(absl::ResourceExhaustedError(
+          absl::StrCat("table ", slot->id, " has ", options_.max_table_commands,
+                       " requests waiting; retry in a moment")));
+    case Strand::Placed::kRefused:
+      return run(LoadWaitOver(slot->id));
+    case Strand::Placed::kFirstHeld:
+      load_waits_.Schedule(slot->id, absl::Now() + options_.load_wait);
+      return;
+    case Strand::Placed::kHeld:
+    case Strand::Placed::kQueued:
+      return;
+    case Strand::Placed::kStart:
+      // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
+      // maintenance thread): a table's work is short and never blocks, and a
+      // hand-off to a worker would cost more than the work (a futex wake and a
+      // context switch per action).
+      return Drain(slot);
   }
-  if (full) {
-    metrics_.refused_busy.Increment();
-    return command(*slot, absl::ResourceExhaustedError(absl::StrCat(
-                              "table ", slot->id, " has ", options_.max_table_commands,
-                              " requests waiting; retry in a moment")));
-  }
-  if (first_held) load_waits_.Schedule(slot->id, absl::Now() + options_.load_wait);
-  if (held) return;
-  if (refuse_wait) return command(*slot, LoadWaitOver(slot->id));
-  // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
-  // maintenance thread): a table's work is short and never blocks, and a hand-off
-  // to a worker would cost more than the work (a futex wake and a context switch
-  // per action).
-  if (start) Drain(slot);
 }
 
 void TableHost::PostRead(std::function<void()> read,
@@ -137,26 +128,9 @@ void TableHost::PostRead(std::function<void()> read,
                                           " database reads waiting; retry in a second")));
 }
 
-void TableHost::Suspend(Slot& slot) {
-  absl::MutexLock lock(&slot.mu);
-  // Only the strand's own work suspends it, and only once per piece of work.
-  TRIX_CHECK(slot.running && !slot.waiting) << "table " << slot.id;
-  slot.waiting = true;
-  slot.arrivals = 0;
-  slot.continuation = nullptr;
-}
-
 void TableHost::Complete(const std::shared_ptr<Slot>& slot,
                          std::function<void()> continuation, bool here) {
-  bool last = false;
-  {
-    absl::MutexLock lock(&slot->mu);
-    // One completion per suspension: a second would run the strand twice.
-    TRIX_CHECK(slot->waiting && slot->arrivals < 2) << "table " << slot->id;
-    slot->continuation = std::move(continuation);
-    last = ++slot->arrivals == 2;
-  }
-  if (!last) return;
+  if (!slot->strand.Complete(std::move(continuation))) return;
   // On the completing thread when it has nothing else waiting (a hand-off costs a
   // wake-up and a context switch per action); otherwise off it, so that the
   // store's writer gets back to committing.
@@ -168,50 +142,29 @@ void TableHost::Complete(const std::shared_ptr<Slot>& slot,
 }
 
 void TableHost::Drain(std::shared_ptr<Slot> slot) {
-  for (;;) {
-    // One of the two: a continuation, or a command with its status.
-    std::function<void()> work;
-    Command command;
-    absl::Status status;
-    {
-      absl::MutexLock lock(&slot->mu);
-      TRIX_CHECK(slot->running) << "table " << slot->id << " drained while idle";
-      if (slot->waiting) {
-        // Either the work just run suspended the strand (the first arrival: the
-        // completion will continue), or the completion arrived first and posted us.
-        if (slot->arrivals < 2 && ++slot->arrivals < 2) return;
-        slot->waiting = false;
-        work = std::move(slot->continuation);
-        TRIX_CHECK(work) << "table " << slot->id << " resumed with no continuation";
-      } else if (slot->queue.empty()) {
-        slot->running = false;
-        return;
-      } else if (!slot->table && !slot->evicted && slot->failed_budget == 0) {
-        // The table must be rebuilt from the store first; the strand waits.
-        slot->waiting = true;
-        slot->arrivals = 1;
-        slot->continuation = nullptr;
-        if (slot->adopting) {
-          io_.Post([this, slot] { AdoptOnCall(slot); });
-        } else {
-          io_.Post([this, slot] { Reload(slot); });
-        }
-        return;
+  // What the strand asks of its table: loaded from the store (a placeholder
+  // adopts it) before the commands that need it.
+  class Loader : public Strand::Owner {
+   public:
+    Loader(TableHost* host, std::shared_ptr<Slot> slot)
+        : host_(host), slot_(std::move(slot)) {}
+    bool Loaded() const override { return slot_->table != nullptr; }
+    absl::Status NotLoaded() const override { return slot_->load_status; }
+    bool MayLoad() const override { return !slot_->evicted; }
+    void Load() override {
+      if (slot_->adopting) {
+        host_->io_.Post([host = host_, slot = slot_] { host->AdoptOnCall(slot); });
       } else {
-        if (!slot->table) {
-          if (slot->failed_budget > 0) --slot->failed_budget;
-          status = slot->load_status;
-        }
-        command = std::move(slot->queue.front());
-        slot->queue.pop_front();
+        host_->io_.Post([host = host_, slot = slot_] { host->Reload(slot); });
       }
     }
-    if (work) {
-      work();
-    } else {
-      command(*slot, status);
-    }
-  }
+
+   private:
+    TableHost* const host_;
+    const std::shared_ptr<Slot> slot_;
+  };
+  Loader loader(this, slot);
+  slot->strand.Drain(loader);
 }
 
 void TableHost::Reload(std::shared_ptr<Slot> slot) {
@@ -245,11 +198,10 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
           LogWarn("table reload failed",
                   {{"table", slot->id}, {"error", table->status().ToString()}});
         }
-        absl::MutexLock lock(&slot->mu);
         slot->load_status = absl::UnavailableError(absl::StrCat(
             "table ", slot->id, " is unavailable: ", table->status().message()));
         // The commands waiting now get the error; the next one tries again.
-        slot->failed_budget = static_cast<int>(slot->queue.size());
+        slot->strand.FailQueued();
       },
       /*here=*/true);
 }
@@ -268,7 +220,7 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
   request.entries = std::move(step.entries);
   request.deadline = step.deadline;
   request.end = std::move(step.end);
-  Suspend(*slot);
+  slot->strand.Suspend();
   const absl::Time start = absl::Now();
   appends_in_flight_.fetch_add(1, std::memory_order_relaxed);
   store_->Append(std::move(request), [this, slot, after = std::move(after),

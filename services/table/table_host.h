@@ -313,11 +313,11 @@ class TableHost {
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SlotFor's refusal.
   absl::Status AdoptionsBusy() const;
+  // Runs the slot's strand (strand.h) on this thread.
   void Drain(std::shared_ptr<Slot> slot);
-  // Strand work that starts an append or a reload suspends the strand; the
-  // operation's completion passes the rest of the work to Complete().
-  void Suspend(Slot& slot);
-  // `here`: the completing thread may run the continuation itself rather than
+  // Strand work that starts an append or a reload suspends the strand
+  // (Strand::Suspend); the operation's completion passes the rest of the work
+  // here. `here`: the completing thread may run the continuation itself rather than
   // hand it to a worker.
   void Complete(const std::shared_ptr<Slot>& slot, std::function<void()> continuation,
                 bool here = false);

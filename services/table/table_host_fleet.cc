@@ -82,10 +82,7 @@ std::shared_ptr<TableHost::Slot> TableHost::NewPlaceholder(const std::string& ta
   auto slot = std::make_shared<Slot>(table_id);
   slot->adopting = true;  // Drain loads it through AdoptOnCall
   slot->for_call = for_call;
-  {
-    absl::MutexLock lock(&slot->mu);  // not yet published: nobody else holds it
-    slot->awaiting_claim = awaiting_claim;
-  }
+  if (awaiting_claim) slot->strand.HoldForLoad();  // not yet published
   slots_.emplace(table_id, slot);
   return slot;
 }
@@ -99,15 +96,11 @@ void TableHost::AwaitClaimed(const std::vector<std::string>& table_ids) {
 }
 
 bool TableHost::DeliverClaimed(Slot& slot, absl::StatusOr<StoredGame>& claimed) {
-  absl::MutexLock lock(&slot.mu);
-  if (!slot.awaiting_claim) return false;
-  // No command ran on the strand while it awaited (Post held them all), so the
-  // load that follows is the first to take `claimed`.
-  slot.claimed = std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
-  slot.awaiting_claim = false;
-  for (Slot::Held& held : slot.held) slot.queue.push_back(std::move(held.command));
-  slot.held.clear();
-  return true;
+  // No command ran on the strand while it held them, so the load that follows is
+  // the first to take `claimed`.
+  return slot.strand.StopHolding([&] {
+    slot.claimed = std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
+  });
 }
 
 absl::Status TableHost::LoadWaitOver(const std::string& table_id) const {
@@ -120,18 +113,10 @@ absl::Status TableHost::LoadWaitOver(const std::string& table_id) const {
 
 absl::optional<absl::Time> TableHost::RefuseHeld(Slot& slot, absl::Time before,
                                                  const absl::Status& status) {
-  std::vector<Command> refused;
-  absl::optional<absl::Time> oldest_left;
-  {
-    absl::MutexLock lock(&slot.mu);
-    while (!slot.held.empty() && slot.held.front().since <= before) {
-      refused.push_back(std::move(slot.held.front().command));
-      slot.held.pop_front();
-    }
-    if (!slot.held.empty()) oldest_left = slot.held.front().since;
-  }
+  std::vector<Strand::Command> refused;
+  const absl::optional<absl::Time> oldest_left = slot.strand.TakeHeld(before, &refused);
   // Off the strand, as Post's refusals: a command with an error only answers.
-  for (Command& command : refused) command(slot, status);
+  for (Strand::Command& command : refused) command(status);
   return oldest_left;
 }
 
@@ -368,7 +353,7 @@ void TableHost::LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status&
   // On the strand, after an append was refused "lease lost".
   metrics_.leases_lost.Increment();
   slot->hosted.store(false);
-  Suspend(*slot);
+  slot->strand.Suspend();
   io_.Post([this, slot, why, after = std::move(after)] {
     absl::Status moved = Locate(slot->id, why.message());
     Complete(slot, [this, slot, moved, after] {
