@@ -1,4 +1,5 @@
-// INTERNAL to TableHost: one hosted table and its strand.
+// INTERNAL to TableHost (table_host*.cc): one hosted table and its strand. It
+// knows nothing of the host, which holds it by shared_ptr.
 //
 // Everything but the atomics belongs to the strand: exactly one command runs at a
 // time for a table (and none while its append is in flight), so the table and its
@@ -18,11 +19,12 @@
 #include "absl/status/status.h"
 #include "services/table/strand.h"
 #include "services/table/table.h"
-#include "services/table/table_host.h"
+#include "services/table/table_store.h"
+#include "services/table/update_sink.h"
 
 namespace trix::table {
 
-struct TableHost::Slot {
+struct Slot {
   explicit Slot(std::string table_id) : id(std::move(table_id)) {}
 
   const std::string id;

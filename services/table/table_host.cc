@@ -44,7 +44,7 @@ absl::Status TableHost::Available() const {
   return absl::OkStatus();
 }
 
-std::shared_ptr<TableHost::Slot> TableHost::FindSlot(const std::string& table_id) const {
+std::shared_ptr<Slot> TableHost::FindSlot(const std::string& table_id) const {
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
   return it == slots_.end() ? nullptr : it->second;

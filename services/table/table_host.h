@@ -65,6 +65,7 @@
 #include "services/table/host_metrics.h"
 #include "services/table/table.h"
 #include "services/table/table_store.h"
+#include "services/table/update_sink.h"
 #include "services/table/worker_pool.h"
 #include "trix/v1/table.pb.h"
 
@@ -140,31 +141,6 @@ struct HostOptions {
   absl::Duration drain_timeout = absl::Seconds(10);
 };
 
-// A stream of TableUpdates to one viewer, as the host sees it. Implementations
-// must not block: they queue, and bound their queue.
-class UpdateSink {
- public:
-  virtual ~UpdateSink() = default;
-  // Queues an update; taken by value so that it is moved, never copied, into the
-  // queue. `catch_up` marks the missed events and snapshot sent when a stream
-  // starts, which may exceed the live bound. False when the sink is closed (the
-  // client left, or fell too far behind and was told RESOURCE_EXHAUSTED); the host
-  // then forgets it.
-  virtual bool Send(v1::TableUpdate update, bool catch_up) = 0;
-  // Ends the stream with `status` once what is queued has been delivered.
-  virtual void Close(const absl::Status& status) = 0;
-  // Called once the stream has started (its snapshot or missed events are queued):
-  // a Play stream judges no action before.
-  virtual void Opened() {}
-  // Called after each broadcast step's updates (Send), for every live subscriber:
-  // a sink that holds something for this step (a Play stream's staged action
-  // result) and got no update to carry it sends it now.
-  virtual void Flush() {}
-  // Whether the stream has ended (closed, or the client left): the host forgets
-  // it before counting a table's spectators.
-  virtual bool Ended() const { return false; }
-};
-
 template <typename T>
 using Reply = std::function<void(absl::StatusOr<T>)>;
 
@@ -181,6 +157,8 @@ using ActReply =
 // (TableHost::AdoptClaimed): a dead instance's thousands come back in batches of
 // three statements rather than three transactions each.
 inline constexpr size_t kLoadBatch = 100;
+
+struct Slot;  // one hosted table and its strand (slot.h)
 
 class TableHost {
  public:
@@ -262,7 +240,6 @@ class TableHost {
   void BreakTableForTesting(const std::string& table_id, const std::string& reason);
 
  private:
-  struct Slot;
   // A strand command. `status` is OK when slot.table is loaded, else why not.
   using Command = std::function<void(Slot& slot, const absl::Status& status)>;
 

@@ -31,7 +31,7 @@ int64_t MonotonicMicros() {
 
 // --- Adopting on a call -------------------------------------------------------------
 
-std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
+std::shared_ptr<Slot> TableHost::SlotFor(const std::string& table_id,
                                                     bool for_call, absl::Status* refused) {
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
@@ -53,7 +53,7 @@ std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
   return NewPlaceholder(table_id, for_call);
 }
 
-std::shared_ptr<TableHost::Slot> TableHost::ClaimedSlot(
+std::shared_ptr<Slot> TableHost::ClaimedSlot(
     const std::string& table_id, absl::StatusOr<StoredGame> claimed) {
   std::shared_ptr<Slot> slot;
   {
@@ -72,7 +72,7 @@ std::shared_ptr<TableHost::Slot> TableHost::ClaimedSlot(
   return slot;
 }
 
-std::shared_ptr<TableHost::Slot> TableHost::NewPlaceholder(const std::string& table_id,
+std::shared_ptr<Slot> TableHost::NewPlaceholder(const std::string& table_id,
                                                            bool for_call,
                                                            bool awaiting_claim) {
   if (for_call) {
