@@ -18,7 +18,6 @@
 
 namespace trix::table {
 
-using service::LogError;
 using service::LogWarn;
 
 TableHost::TableHost(HostOptions options, TableStore* store,
@@ -26,6 +25,7 @@ TableHost::TableHost(HostOptions options, TableStore* store,
     : options_(std::move(options)),
       store_(store),
       metrics_(*registry),
+      committer_(store, metrics_),
       workers_("table", options_.worker_threads),
       io_("table-io", options_.io_threads, options_.max_queued_reads),
       timer_([this](const std::string& id) { OnClock(id); }),
@@ -169,9 +169,8 @@ void TableHost::Drain(std::shared_ptr<Slot> slot) {
 
 void TableHost::Reload(std::shared_ptr<Slot> slot) {
   // On the io pool: a blocking read. The strand is suspended meanwhile.
-  absl::StatusOr<StoredGame> stored = store_->LoadGame(slot->id);
-  auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
-      stored.ok() ? Table::Restore(*stored) : stored.status());
+  auto table =
+      std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(committer_.Load(slot->id));
   // On the io thread, which may do the table's work itself.
   Complete(
       slot,
@@ -179,7 +178,9 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
         if (table->ok()) {
           slot->table = std::move(**table);
           metrics_.recovered.Increment();
-          if (slot->acknowledged > slot->table->log_length()) CountRewind(*slot);
+          if (slot->acknowledged > slot->table->log_length()) {
+            committer_.CountRewind(slot->id, slot->acknowledged, slot->table->log_length());
+          }
           slot->acknowledged = slot->table->log_length();
           // The streams ran ahead of the log: each starts again from the log's view.
           if (slot->table->event_count() < slot->streamed) SendSnapshots(*slot);
@@ -212,27 +213,11 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
     after(absl::OkStatus());
     return;
   }
-  for (const LogEntry& e : step.entries) {
-    if (e.seat >= 0 && e.request_id.empty()) metrics_.autopilot.Increment();
-  }
-  AppendRequest request;
-  request.game_id = slot->id;
-  request.entries = std::move(step.entries);
-  request.deadline = step.deadline;
-  request.end = std::move(step.end);
   slot->strand.Suspend();
   const absl::Time start = absl::Now();
-  appends_in_flight_.fetch_add(1, std::memory_order_relaxed);
-  store_->Append(std::move(request), [this, slot, after = std::move(after),
-                                      start](absl::Status status) mutable {
-    // At a player's pace an append rarely has company: its table's work (the
-    // answer, a few stream writes, well under a millisecond) runs right here,
-    // which saves waking a worker, and delays at most kMaxAppendsBehind others.
-    // Under load it goes to the workers so that the writer gets back to
-    // committing.
-    constexpr int kMaxAppendsBehind = 2;
-    const int others = appends_in_flight_.fetch_sub(1, std::memory_order_relaxed) - 1;
-    const bool here = others <= kMaxAppendsBehind && store_->MayContinueOnAppendThread();
+  committer_.Append(slot->id, std::move(step), [this, slot, after = std::move(after),
+                                                start](const absl::Status& status,
+                                                       bool here) mutable {
     Complete(
         slot,
         [this, slot, after = std::move(after), start, status] {
@@ -253,25 +238,18 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
 
 void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Status& status,
                              const std::function<void(const absl::Status&)>& after) {
-  metrics_.append_failures.Increment();
-  logs_in_doubt_.store(true);
-  // An unreachable database fails every table's appends alike; the
-  // maintenance thread logs that once per change of state.
-  if (!absl::IsUnavailable(status)) {
-    LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
-  }
+  const Committer::Refusal refusal = committer_.Refused(slot->id, status);
   // Memory ran ahead of the log: drop it; the next command reloads.
   Unload(*slot);
-  if (status.code() == absl::StatusCode::kAborted) return LoseLease(slot, status, after);
+  if (refusal == Committer::Refusal::kLeaseLost) return LoseLease(slot, status, after);
   after(absl::UnavailableError(absl::StrCat(
       "the action could not be saved; retry with the same request_id: ", status.message())));
-  if (absl::IsDataLoss(status)) {
+  if (refusal == Committer::Refusal::kRewound) {
     // The log lost entries it had acknowledged (a failover to a replica that
     // lacked them): rebuild from what it holds now, without waiting for a call.
     return PlayDueMoves(slot, /*restart_clock=*/false);
   }
-  // The log moved on without us.
-  if (status.code() == absl::StatusCode::kFailedPrecondition) {
+  if (refusal == Committer::Refusal::kMovedOn) {
     Evict(*slot, absl::UnavailableError(
                      absl::StrCat("table ", slot->id, " is no longer hosted here: ",
                                   status.message(), "; resume with after_seq")));
@@ -281,16 +259,6 @@ void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Stat
 void TableHost::Unload(Slot& slot) {
   slot.table.reset();
   slot.load_status = absl::UnavailableError("the table is being reloaded");
-}
-
-void TableHost::CountRewind(Slot& slot) {
-  const int64_t stored = slot.table->log_length();
-  metrics_.log_rewinds.Increment();
-  metrics_.entries_lost.Increment(static_cast<double>(slot.acknowledged - stored));
-  LogError("log is shorter than acknowledged; table rebuilt from the stored log",
-           {{"table", slot.id},
-            {"acknowledged", absl::StrCat(slot.acknowledged)},
-            {"stored", absl::StrCat(stored)}});
 }
 
 absl::Status TableHost::CheckStoredLogs() {
@@ -305,7 +273,7 @@ absl::Status TableHost::CheckStoredLogs() {
     }
   }
   absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> lengths =
-      store_->LogLengths(ids);
+      committer_.StoredLengths(ids);
   if (!lengths.ok()) return lengths.status();
   for (const std::shared_ptr<Slot>& slot : hosted) {
     auto it = lengths->find(slot->id);
@@ -554,9 +522,7 @@ void TableHost::ViewFromStore(const std::string& table_id, Reply<v1::TableView> 
                               bool trusted) {
   PostRead(
       [this, table_id, reply, trusted] {
-        absl::StatusOr<StoredGame> stored = store_->LoadGame(table_id);
-        if (!stored.ok()) return reply(stored.status());
-        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+        absl::StatusOr<std::unique_ptr<Table>> table = committer_.Load(table_id);
         if (!table.ok()) return reply(table.status());
         if (absl::Status c = (*table)->CheckSpectator(trusted); !c.ok()) return reply(c);
         reply((*table)->View(engine::kSpectator));

@@ -61,6 +61,7 @@
 #include "absl/time/time.h"
 #include "absl/types/optional.h"
 #include "prometheus/registry.h"
+#include "services/table/committer.h"
 #include "services/table/deadline_timer.h"
 #include "services/table/host_metrics.h"
 #include "services/table/table.h"
@@ -310,11 +311,8 @@ class TableHost {
   // Drops the table from memory (it ran ahead of the log, or the log fell
   // behind it): the strand's next command reloads it from the store.
   void Unload(Slot& slot);
-  // After a reload found the stored log shorter than the table had acknowledged
-  // (after a refused append, or any reload): counts and logs the entries lost.
-  void CountRewind(Slot& slot);
   // Compares every hosted table's stored log with what it acknowledged, after the
-  // database was away or refused an append (logs_in_doubt_): a failover to a
+  // database was away or refused an append (Committer::TakeDoubt): a failover to a
   // replica that lacked the last commits rewinds tables that append nothing more
   // (ended here, or waiting on a seat) as well; each found shorter is rebuilt from
   // the log (Reload counts the rewind) and plays on.
@@ -438,6 +436,8 @@ class TableHost {
   const HostOptions options_;
   TableStore* const store_;
   HostMetrics metrics_;
+  // Writes the tables' logs and reads them back; the strand waits (Commit).
+  Committer committer_;
   WorkerPool workers_;
   WorkerPool io_;
   DeadlineTimer timer_;
@@ -474,11 +474,6 @@ class TableHost {
   std::atomic<int64_t> renewed_at_us_{0};
   absl::Mutex renew_mu_;  // one renewal at a time
   int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
-  // Set when the database was away or refused an append: the next round that
-  // reaches it runs CheckStoredLogs.
-  std::atomic<bool> logs_in_doubt_{false};
-  // Appends sent to the store and not yet answered (Commit).
-  std::atomic<int> appends_in_flight_{0};
   std::atomic<bool> started_{false};
   std::atomic<bool> draining_{false};
   absl::Notification stop_maintenance_;

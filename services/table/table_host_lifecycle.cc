@@ -117,7 +117,7 @@ void TableHost::RunMaintenance() {
   // Nothing to claim or renew without a database, and one line above says so
   // (rather than one per round per operation).
   if (!ready) {
-    logs_in_doubt_.store(true);
+    committer_.DoubtLogs();
     return;
   }
   // Renewal first: adoption never delays it (claims are bounded, and the
@@ -136,7 +136,7 @@ void TableHost::RunMaintenance() {
     absl::MutexLock lock(&mu_);
     evicted_.insert(dropped.begin(), dropped.end());
   }
-  if (logs_in_doubt_.exchange(false) && !CheckStoredLogs().ok()) logs_in_doubt_.store(true);
+  if (committer_.TakeDoubt() && !CheckStoredLogs().ok()) committer_.DoubtLogs();
 }
 
 void TableHost::ClaimRound() {
