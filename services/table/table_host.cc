@@ -26,6 +26,9 @@ TableHost::TableHost(HostOptions options, TableStore* store,
       store_(store),
       metrics_(*registry),
       committer_(store, metrics_),
+      fleet_(FleetOptions{options_.instance_name, options_.lease_ttl, options_.claim_batch,
+                          options_.claim_room_share, options_.max_tables},
+             store),
       workers_("table", options_.worker_threads),
       io_("table-io", options_.io_threads, options_.max_queued_reads),
       timer_([this](const std::string& id) { OnClock(id); }),
@@ -401,10 +404,7 @@ void TableHost::Evict(Slot& slot, const absl::Status& status) {
   // If the lease is still ours, make the table claimable at once (by us again, or
   // by another instance); if it is not, this fails harmlessly.
   const std::string id = slot.id;
-  {
-    absl::MutexLock lock(&mu_);
-    evicted_.insert(id);
-  }
+  fleet_.OweReleases({id});
   io_.Post([this, id] { store_->ReleaseLease(id).IgnoreError(); });
 }
 

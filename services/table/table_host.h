@@ -63,6 +63,7 @@
 #include "prometheus/registry.h"
 #include "services/table/committer.h"
 #include "services/table/deadline_timer.h"
+#include "services/table/fleet.h"
 #include "services/table/host_metrics.h"
 #include "services/table/table.h"
 #include "services/table/table_store.h"
@@ -279,13 +280,10 @@ class TableHost {
   absl::optional<absl::Time> RefuseHeld(Slot& slot, absl::Time before,
                                         const absl::Status& status);
   absl::Status LoadWaitOver(const std::string& table_id) const;
-  // Claims lapsed and released tables (ClaimLimit of them) and adopts them.
+  // Claims lapsed and released tables (Fleet::ClaimRound) and adopts them.
   void ClaimRound();
   // A ClaimRound on the io pool now, unless one is under way.
   void ClaimRoundNow();
-  // The limit of a maintenance round's claim (claim_batch, or a share of `room`
-  // in the first round after a lapse).
-  int ClaimLimit(int room) const;
   // Remembers that the database does not know `table_id` (AdoptOnCall).
   void RememberUnknown(const std::string& table_id, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -364,22 +362,17 @@ class TableHost {
   // any other error the claim is released.
   absl::StatusOr<std::unique_ptr<Table>> RestoreClaimed(
       const std::string& table_id, absl::StatusOr<StoredGame> stored);
-  // Gives back a claim whose table could not be loaded (a no-op when the lease is
-  // not ours); when the database refuses, maintenance tries again (evicted_).
-  void ReleaseClaim(const std::string& table_id);
-  // UNAVAILABLE with where the table lives now (or why it is not served).
   void Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table);
   void Forget(Slot& slot, const absl::Status& status);
-  absl::Status Locate(const std::string& table_id, absl::string_view why);
-  // Whether the leases were renewed recently enough that none can have lapsed.
-  bool LeasesFresh() const;
   // Runs `then` once the leases are known to be fresh (at once, usually), or with
   // UNAVAILABLE when they cannot be confirmed.
   void WhenFresh(std::function<void(const absl::Status&)> then);
-  // Renews the instance's lease; after a lapse, the hosted tables claimed meanwhile
-  // are evicted with their location.
-  absl::Status RenewHosted();
-  absl::Status RenewHostedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(renew_mu_);
+  // Renews the instance's lease (Fleet::Renew); after a lapse, the hosted tables
+  // claimed meanwhile are evicted with their location. `refresh`: for a call that
+  // found the leases stale (Fleet::Refresh), OK when they are fresh now.
+  absl::Status RenewHosted(bool refresh);
+  // The live tables hosted under this instance's lease.
+  std::vector<std::shared_ptr<Slot>> LiveHosted() const;
   // A hosted table's lease was not renewed: its streams end with its location.
   void LostLease(const std::shared_ptr<Slot>& slot);
   void Heartbeat();
@@ -389,14 +382,11 @@ class TableHost {
   void Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded);
 
   // Recovery.
-  // Claims up to `limit` orphaned tables; returns their ids.
-  std::vector<std::string> ClaimOrphans(int limit);
   // Adopts tables this instance claimed: reads them kLoadBatch at a time on the io
   // pool (one snapshot, three statements a batch) and restores each in its slot;
   // `loaded` runs once per table when its slot has loaded it, or failed to.
   void AdoptClaimed(const std::vector<std::string>& table_ids,
                     std::function<void()> loaded);
-  void ReleaseEvicted();
   // Drops the finished tables that lingered their time, and expired answers and
   // unknown ids; returns the tables dropped.
   std::vector<std::string> DropExpired();
@@ -438,6 +428,8 @@ class TableHost {
   HostMetrics metrics_;
   // Writes the tables' logs and reads them back; the strand waits (Commit).
   Committer committer_;
+  // The instance's leases, claims, owed releases and registry entry.
+  Fleet fleet_;
   WorkerPool workers_;
   WorkerPool io_;
   DeadlineTimer timer_;
@@ -446,10 +438,6 @@ class TableHost {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  // Tables evicted, claimed and not loaded, or quarantined, whose release the
-  // database may have refused: the instance's lease keeps them ours until
-  // ReleaseEvicted gets one through.
-  absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
   size_t adoptions_ ABSL_GUARDED_BY(mu_) = 0;  // placeholders loading
   struct Unknown {
     absl::Status status;  // NOT_FOUND, as the lookup said
@@ -466,14 +454,7 @@ class TableHost {
   std::function<void(bool)> readiness_listener_ ABSL_GUARDED_BY(mu_);
   std::string advertise_address_ ABSL_GUARDED_BY(mu_);
   bool store_ready_ = true;  // maintenance thread only
-  // Whether the last claim round claimed anything (ClaimLimit).
-  std::atomic<bool> claimed_last_round_{false};
   std::atomic<bool> claim_round_running_{false};  // ClaimRoundNow
-  // Monotonic time (µs) when the last successful renewal started: a lease renewed
-  // then lasts at least lease_ttl from then, whatever the wall clock does.
-  std::atomic<int64_t> renewed_at_us_{0};
-  absl::Mutex renew_mu_;  // one renewal at a time
-  int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
   std::atomic<bool> started_{false};
   std::atomic<bool> draining_{false};
   absl::Notification stop_maintenance_;
