@@ -23,20 +23,18 @@ void Committer::Append(const std::string& table_id, Step step, Written written) 
   request.deadline = step.deadline;
   request.end = std::move(step.end);
   appends_in_flight_.fetch_add(1, std::memory_order_relaxed);
-  store_->Append(std::move(request),
-                 [this, written = std::move(written)](absl::Status status) {
-                   // At a player's pace an append rarely has company: its table's
-                   // work (the answer, a few stream writes, well under a
-                   // millisecond) runs right here, which saves waking a worker, and
-                   // delays at most kMaxAppendsBehind others. Under load it goes to
-                   // the workers so that the writer gets back to committing.
-                   constexpr int kMaxAppendsBehind = 2;
-                   const int others =
-                       appends_in_flight_.fetch_sub(1, std::memory_order_relaxed) - 1;
-                   const bool here =
-                       others <= kMaxAppendsBehind && store_->MayContinueOnAppendThread();
-                   written(status, here);
-                 });
+  store_->Append(std::move(request), [this,
+                                      written = std::move(written)](absl::Status status) {
+    // At a player's pace an append rarely has company: its table's
+    // work (the answer, a few stream writes, well under a
+    // millisecond) runs right here, which saves waking a worker, and
+    // delays at most kMaxAppendsBehind others. Under load it goes to
+    // the workers so that the writer gets back to committing.
+    constexpr int kMaxAppendsBehind = 2;
+    const int others = appends_in_flight_.fetch_sub(1, std::memory_order_relaxed) - 1;
+    const bool here = others <= kMaxAppendsBehind && store_->MayContinueOnAppendThread();
+    written(status, here);
+  });
 }
 
 Committer::Refusal Committer::Refused(const std::string& table_id,

@@ -45,7 +45,8 @@ bool Fleet::Refresh(Hosted& hosted) {
     // waiting call, rather than one attempt per call.
     absl::MutexLock lock(&renew_mu_);
     const int64_t now = MonotonicMicros();
-    if (!LeasesFresh() && now - renew_failed_at_us_ > 500000 && !RenewLocked(hosted).ok()) {
+    if (!LeasesFresh() && now - renew_failed_at_us_ > 500000 &&
+        !RenewLocked(hosted).ok()) {
       renew_failed_at_us_ = now;
     }
   }
@@ -113,7 +114,8 @@ absl::StatusOr<bool> Fleet::Claim(const std::string& table_id) {
 void Fleet::ReleaseClaim(const std::string& table_id) {
   const absl::Status released = store_->ReleaseLease(table_id);
   // NOT_FOUND, FAILED_PRECONDITION: no such table, or the lease is not ours.
-  if (released.ok() || absl::IsNotFound(released) || absl::IsFailedPrecondition(released)) {
+  if (released.ok() || absl::IsNotFound(released) ||
+      absl::IsFailedPrecondition(released)) {
     return;
   }
   LogWarn("cannot release a claim; maintenance retries",

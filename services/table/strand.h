@@ -103,8 +103,8 @@ class Strand {
   const std::string& table_id_;
   absl::Mutex mu_;
   std::list<Command> queue_ ABSL_GUARDED_BY(mu_);  // holds nothing while empty
-  bool running_ ABSL_GUARDED_BY(mu_) = false;  // a Drain is scheduled or running
-  bool waiting_ ABSL_GUARDED_BY(mu_) = false;  // an append or load is in flight
+  bool running_ ABSL_GUARDED_BY(mu_) = false;      // a Drain is scheduled or running
+  bool waiting_ ABSL_GUARDED_BY(mu_) = false;      // an append or load is in flight
   // Who of the suspending work and the completion has arrived (0..2); the second
   // runs `continuation_`.
   int arrivals_ ABSL_GUARDED_BY(mu_) = 0;
