@@ -1,5 +1,8 @@
 // The table service's logic: hosts many tables in one process, with no knowledge
-// of gRPC (the wiring is grpc_service.h). It owns
+// of gRPC (the wiring is grpc_service.h). Its parts: each table's Strand
+// (strand.h) in its Slot (slot.h), the Committer that writes and reads the
+// tables' logs (committer.h), and the Fleet that keeps the instance's lease,
+// claims and registry entry (fleet.h). It owns
 //   - the tables, each behind its own strand: the table's commands (an action, a
 //     clock that ran out, a new subscriber) run strictly one after another, and a
 //     command that changed the table holds the strand until its log entries are
@@ -267,7 +270,7 @@ class TableHost {
                                        bool awaiting_claim = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Publishes a placeholder for each claimed table not hosted yet, before the
-  // claim round reads them: calls for them wait (Slot::held) instead of being
+  // claim round reads them: calls for them wait (Strand::HoldForLoad) instead of being
   // refused or claiming the table a second time.
   void AwaitClaimed(const std::vector<std::string>& table_ids);
   // Hands a placeholder that awaits its claim the table as read; its held
