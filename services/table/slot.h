@@ -1,8 +1,9 @@
-// INTERNAL to TableHost: one hosted table and its strand.
+// INTERNAL to TableHost (table_host*.cc): one hosted table and its strand. It
+// knows nothing of the host, which holds it by shared_ptr.
 //
-// The mutex guards only the command queue and the strand's flags. Everything else
-// belongs to the strand: exactly one command runs at a time for a table (and none
-// while its append is in flight), so the table and its subscribers need no lock.
+// Everything but the atomics belongs to the strand: exactly one command runs at a
+// time for a table (and none while its append is in flight), so the table and its
+// subscribers need no lock.
 // The atomics are what other threads may read without the strand (listings,
 // maintenance).
 #ifndef TRIX_SERVICES_TABLE_SLOT_H_
@@ -10,49 +11,29 @@
 
 #include <array>
 #include <atomic>
-#include <deque>
-#include <list>
-#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "absl/base/thread_annotations.h"
 #include "absl/status/status.h"
-#include "absl/synchronization/mutex.h"
-#include "absl/time/time.h"
+#include "services/table/strand.h"
 #include "services/table/table.h"
-#include "services/table/table_host.h"
+#include "services/table/table_store.h"
+#include "services/table/update_sink.h"
 
 namespace trix::table {
 
-struct TableHost::Slot {
+struct Slot {
   explicit Slot(std::string table_id) : id(std::move(table_id)) {}
 
   const std::string id;
 
-  absl::Mutex mu;
-  std::list<Command> queue ABSL_GUARDED_BY(mu);  // holds nothing while empty
-  bool running ABSL_GUARDED_BY(mu) = false;  // a Drain is scheduled or running
-  bool waiting ABSL_GUARDED_BY(mu) = false;  // an append or reload is in flight
-  // Who of the suspending work and the completion has arrived (0..2); the second
-  // runs `continuation` (see TableHost::Drain).
-  int arrivals ABSL_GUARDED_BY(mu) = 0;
-  std::function<void()> continuation ABSL_GUARDED_BY(mu);
-  // After a failed reload, this many queued commands get load_status; then the
-  // next command tries to load again.
-  int failed_budget ABSL_GUARDED_BY(mu) = 0;
-  // A placeholder for a table a claim round claimed and is still reading
-  // (TableHost::AwaitClaimed): the table is coming, so commands wait in `held`, in
-  // order, until the round's read arrives (then they queue behind its load), or
-  // are refused once they waited HostOptions::load_wait (TableHost::OnLoadWaitOver).
-  bool awaiting_claim ABSL_GUARDED_BY(mu) = false;
-  struct Held {
-    absl::Time since;
-    Command command;
-  };
-  std::deque<Held> held ABSL_GUARDED_BY(mu);
+  // The table's commands, one at a time (strand.h). A placeholder for a table a
+  // claim round claimed and is still reading (TableHost::AwaitClaimed) holds them
+  // until the round's read arrives (then they queue behind its load), or refuses
+  // them once they waited HostOptions::load_wait (TableHost::OnLoadWaitOver).
+  Strand strand{id};
 
   // Strand state.
   std::unique_ptr<Table> table;  // null: must be (re)loaded from the store

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "engine/autopilot.h"
+#include "engine/check.h"
 #include "engine/deal_proof.h"
 #include "engine/observation.h"
 #include "engine/random.h"
@@ -187,9 +188,12 @@ size_t Table::answer_bytes() const {
 }
 
 absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
-    int seat, const v1::ActRequest& request) const {
+    int seat, const v1::ActRequest& request, std::vector<engine::Action>* actions) const {
   v1::internal::LogRecord record;
-  auto add = [&](const engine::Action& a) { *record.add_actions() = ActionToLog(a); };
+  auto add = [&](const engine::Action& a) {
+    *record.add_actions() = ActionToLog(a);
+    actions->push_back(a);
+  };
   switch (request.action_case()) {
     case v1::ActRequest::kChooseContract: {
       absl::StatusOr<engine::Contract> contract =
@@ -241,7 +245,8 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   if (request.request_id().size() > kMaxRequestIdBytes) {
     return absl::InvalidArgumentError("request_id is longer than 128 bytes");
   }
-  absl::StatusOr<v1::internal::LogRecord> record = RecordFor(seat, request);
+  std::vector<engine::Action> actions;
+  absl::StatusOr<v1::internal::LogRecord> record = RecordFor(seat, request, &actions);
   if (!record.ok()) return record.status();
   if (over()) return absl::FailedPreconditionError("the game is over");
   if (left_[seat]) {
@@ -258,7 +263,7 @@ absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::T
   entry.seat = seat;
   entry.request_id = request.request_id();
   entry.time = now;
-  if (absl::Status s = ApplyEntry(seat, *record, now); !s.ok()) {
+  if (absl::Status s = ApplyEntry(seat, *record, now, actions); !s.ok()) {
     // Only the first action of a request can be refused (a selection that is legal
     // is always followed by a legal ready): the engine then changed nothing.
     if (game_.log_size() != actions_before) {
@@ -379,7 +384,8 @@ void Table::AddServerEntry(int seat, const engine::Action& action, absl::Time no
   entry.seat = seat;
   entry.time = now;
   entry.payload = record.SerializeAsString();
-  if (absl::Status s = ApplyEntry(seat, record, now); !s.ok()) {
+  if (absl::Status s = ApplyEntry(seat, record, now, absl::MakeConstSpan(&action, 1));
+      !s.ok()) {
     Break("server move", s);
     return;
   }
@@ -413,7 +419,7 @@ v1::GameResult Table::ResultProto() const {
 }
 
 absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
-                               absl::Time time) {
+                               absl::Time time, absl::Span<const engine::Action> actions) {
   entry_time_ = time;
   if (voided()) return absl::DataLossError("an entry after the table was voided");
   if (!record.void_reason().empty()) return ApplyVoid(seat, record);
@@ -428,13 +434,16 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
     left.seat = static_cast<int8_t>(seat);
     AddServiceEvent(left);
   }
-  for (const v1::internal::LoggedAction& logged : record.actions()) {
-    absl::StatusOr<engine::Action> action = ActionFromLog(logged);
-    if (!action.ok()) return action.status();
-    if (action->type != engine::ActionType::kDeal && action->seat != seat) {
-      return absl::DataLossError("an action for another seat");
+  TRIX_CHECK(actions.empty() || actions.size() == static_cast<size_t>(record.actions_size()))
+      << "table " << id_ << ": a record and its actions differ";
+  for (int i = 0; i < record.actions_size(); ++i) {
+    if (!actions.empty()) {
+      if (absl::Status s = ApplyAction(seat, actions[i]); !s.ok()) return s;
+      continue;
     }
-    if (absl::Status s = game_.Apply(*action); !s.ok()) return s;
+    absl::StatusOr<engine::Action> action = ActionFromLog(record.actions(i));
+    if (!action.ok()) return action.status();
+    if (absl::Status s = ApplyAction(seat, *action); !s.ok()) return s;
   }
   for (; engine_events_seen_ < game_.event_count(); ++engine_events_seen_) {
     const engine::Event e = game_.event(engine_events_seen_);
@@ -450,6 +459,13 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
   ++log_length_;
   if (over()) ShrinkLists();
   return absl::OkStatus();
+}
+
+absl::Status Table::ApplyAction(int seat, const engine::Action& action) {
+  if (action.type != engine::ActionType::kDeal && action.seat != seat) {
+    return absl::DataLossError("an action for another seat");
+  }
+  return game_.Apply(action);
 }
 
 void Table::ShrinkLists() {

@@ -32,6 +32,7 @@
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "engine/deal_proof.h"
 #include "engine/game.h"
 #include "engine/result.h"
@@ -235,9 +236,13 @@ class Table {
 
   // Applies one entry (live or replayed): its engine actions, a leave, the events
   // they make and the clock. On error the table may be part-changed: live callers
-  // check the action first; Restore() drops the table.
+  // check the action first; Restore() drops the table. `actions`: the record's
+  // actions as they were encoded into it (a live entry: not decoded again);
+  // empty: decoded from the record (a replayed one).
   absl::Status ApplyEntry(int seat, const v1::internal::LogRecord& record,
-                          absl::Time time);
+                          absl::Time time, absl::Span<const engine::Action> actions = {});
+  // One of an entry's engine actions, by `seat` (a deal: by nobody).
+  absl::Status ApplyAction(int seat, const engine::Action& action);
   // Builds, applies and adds to `step` a server entry.
   void AddServerEntry(int seat, const engine::Action& action, absl::Time now, Step& step);
   // Deals and left seats' turns until a present seat must act or the game is over.
@@ -266,8 +271,9 @@ class Table {
   void AddEvent(EventRef ref);
   void UpdateClock(absl::Time time);
   absl::Duration ClockFor(engine::Phase phase) const;
-  absl::StatusOr<v1::internal::LogRecord> RecordFor(int seat,
-                                                    const v1::ActRequest& request) const;
+  // The log record of `seat`'s request, and its engine actions in `actions`.
+  absl::StatusOr<v1::internal::LogRecord> RecordFor(int seat, const v1::ActRequest& request,
+                                                    std::vector<engine::Action>* actions) const;
 
   const std::string id_;
   const v1::internal::TableSettings settings_;

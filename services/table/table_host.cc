@@ -4,6 +4,7 @@
 #include "services/table/table_host.h"
 
 #include <algorithm>
+#include <limits>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -17,7 +18,6 @@
 
 namespace trix::table {
 
-using service::LogError;
 using service::LogWarn;
 
 TableHost::TableHost(HostOptions options, TableStore* store,
@@ -25,6 +25,10 @@ TableHost::TableHost(HostOptions options, TableStore* store,
     : options_(std::move(options)),
       store_(store),
       metrics_(*registry),
+      committer_(store, metrics_),
+      fleet_(FleetOptions{options_.instance_name, options_.lease_ttl, options_.claim_batch,
+                          options_.claim_room_share, options_.max_tables},
+             store),
       workers_("table", options_.worker_threads),
       io_("table-io", options_.io_threads, options_.max_queued_reads),
       timer_([this](const std::string& id) { OnClock(id); }),
@@ -43,7 +47,7 @@ absl::Status TableHost::Available() const {
   return absl::OkStatus();
 }
 
-std::shared_ptr<TableHost::Slot> TableHost::FindSlot(const std::string& table_id) const {
+std::shared_ptr<Slot> TableHost::FindSlot(const std::string& table_id) const {
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
   return it == slots_.end() ? nullptr : it->second;
@@ -81,51 +85,41 @@ size_t TableHost::table_count() const {
 
 // --- The strand -----------------------------------------------------------------
 //
-// A strand runs one piece of work at a time for its table: a queued command, or the
-// continuation of an append or reload. Work that starts such an operation suspends
-// the strand (Suspend); the operation's completion hands its continuation back
-// (Complete). The two can finish in either order on different threads, so both
-// "arrive" at the suspension, and the second to arrive runs the continuation and
-// drains on: never two threads at once, and no work of the table in between.
-// The flags that say so are checked (TRIX_CHECK): a strand that lost count would
-// run a table on two threads, or never again.
+// Each table's commands run on its Strand (strand.h); the host posts them, drains
+// the strand on the posting or completing thread, and loads the table when the
+// strand asks for it.
 
 void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded) {
-  bool start = false;
-  bool full = false;
-  bool held = false;
-  bool first_held = false;
-  bool refuse_wait = false;
-  {
-    absl::MutexLock lock(&slot->mu);
-    full = bounded && slot->queue.size() + slot->held.size() >= options_.max_table_commands;
-    if (!full && slot->awaiting_claim) {
-      // The table is coming (a claim round is reading it): the command waits for
-      // it, on no thread, up to load_wait.
-      held = options_.load_wait > absl::ZeroDuration() && !draining_.load();
-      first_held = held && slot->held.empty();
-      refuse_wait = !held;
-      if (held) slot->held.push_back({absl::Now(), std::move(command)});
-    } else if (!full) {
-      slot->queue.push_back(std::move(command));
-      start = !slot->running;
-      slot->running = true;
-    }
+  Slot* const target = slot.get();  // alive while its strand runs or refuses
+  Strand::Command run = [target, command = std::move(command)](const absl::Status& status) {
+    command(*target, status);
+  };
+  const size_t bound =
+      bounded ? options_.max_table_commands : std::numeric_limits<size_t>::max();
+  // A command posted while a claim round reads the table waits for it, on no
+  // thread, up to load_wait.
+  const bool may_hold = options_.load_wait > absl::ZeroDuration() && !draining_.load();
+  switch (slot->strand.Post(run, bound, may_hold)) {
+    case Strand::Placed::kFull:
+      metrics_.refused_busy.Increment();
+      return run(absl::ResourceExhaustedError(
+          absl::StrCat("table ", slot->id, " has ", options_.max_table_commands,
+                       " requests waiting; retry in a moment")));
+    case Strand::Placed::kRefused:
+      return run(LoadWaitOver(slot->id));
+    case Strand::Placed::kFirstHeld:
+      load_waits_.Schedule(slot->id, absl::Now() + options_.load_wait);
+      return;
+    case Strand::Placed::kHeld:
+    case Strand::Placed::kQueued:
+      return;
+    case Strand::Placed::kStart:
+      // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
+      // maintenance thread): a table's work is short and never blocks, and a
+      // hand-off to a worker would cost more than the work (a futex wake and a
+      // context switch per action).
+      return Drain(slot);
   }
-  if (full) {
-    metrics_.refused_busy.Increment();
-    return command(*slot, absl::ResourceExhaustedError(absl::StrCat(
-                              "table ", slot->id, " has ", options_.max_table_commands,
-                              " requests waiting; retry in a moment")));
-  }
-  if (first_held) load_waits_.Schedule(slot->id, absl::Now() + options_.load_wait);
-  if (held) return;
-  if (refuse_wait) return command(*slot, LoadWaitOver(slot->id));
-  // An idle strand runs on the posting thread (a gRPC reaction, the clock, the
-  // maintenance thread): a table's work is short and never blocks, and a hand-off
-  // to a worker would cost more than the work (a futex wake and a context switch
-  // per action).
-  if (start) Drain(slot);
 }
 
 void TableHost::PostRead(std::function<void()> read,
@@ -137,26 +131,9 @@ void TableHost::PostRead(std::function<void()> read,
                                           " database reads waiting; retry in a second")));
 }
 
-void TableHost::Suspend(Slot& slot) {
-  absl::MutexLock lock(&slot.mu);
-  // Only the strand's own work suspends it, and only once per piece of work.
-  TRIX_CHECK(slot.running && !slot.waiting) << "table " << slot.id;
-  slot.waiting = true;
-  slot.arrivals = 0;
-  slot.continuation = nullptr;
-}
-
 void TableHost::Complete(const std::shared_ptr<Slot>& slot,
                          std::function<void()> continuation, bool here) {
-  bool last = false;
-  {
-    absl::MutexLock lock(&slot->mu);
-    // One completion per suspension: a second would run the strand twice.
-    TRIX_CHECK(slot->waiting && slot->arrivals < 2) << "table " << slot->id;
-    slot->continuation = std::move(continuation);
-    last = ++slot->arrivals == 2;
-  }
-  if (!last) return;
+  if (!slot->strand.Complete(std::move(continuation))) return;
   // On the completing thread when it has nothing else waiting (a hand-off costs a
   // wake-up and a context switch per action); otherwise off it, so that the
   // store's writer gets back to committing.
@@ -168,57 +145,35 @@ void TableHost::Complete(const std::shared_ptr<Slot>& slot,
 }
 
 void TableHost::Drain(std::shared_ptr<Slot> slot) {
-  for (;;) {
-    // One of the two: a continuation, or a command with its status.
-    std::function<void()> work;
-    Command command;
-    absl::Status status;
-    {
-      absl::MutexLock lock(&slot->mu);
-      TRIX_CHECK(slot->running) << "table " << slot->id << " drained while idle";
-      if (slot->waiting) {
-        // Either the work just run suspended the strand (the first arrival: the
-        // completion will continue), or the completion arrived first and posted us.
-        if (slot->arrivals < 2 && ++slot->arrivals < 2) return;
-        slot->waiting = false;
-        work = std::move(slot->continuation);
-        TRIX_CHECK(work) << "table " << slot->id << " resumed with no continuation";
-      } else if (slot->queue.empty()) {
-        slot->running = false;
-        return;
-      } else if (!slot->table && !slot->evicted && slot->failed_budget == 0) {
-        // The table must be rebuilt from the store first; the strand waits.
-        slot->waiting = true;
-        slot->arrivals = 1;
-        slot->continuation = nullptr;
-        if (slot->adopting) {
-          io_.Post([this, slot] { AdoptOnCall(slot); });
-        } else {
-          io_.Post([this, slot] { Reload(slot); });
-        }
-        return;
+  // What the strand asks of its table: loaded from the store (a placeholder
+  // adopts it) before the commands that need it.
+  class Loader : public Strand::Owner {
+   public:
+    Loader(TableHost* host, std::shared_ptr<Slot> slot)
+        : host_(host), slot_(std::move(slot)) {}
+    bool Loaded() const override { return slot_->table != nullptr; }
+    absl::Status NotLoaded() const override { return slot_->load_status; }
+    bool MayLoad() const override { return !slot_->evicted; }
+    void Load() override {
+      if (slot_->adopting) {
+        host_->io_.Post([host = host_, slot = slot_] { host->AdoptOnCall(slot); });
       } else {
-        if (!slot->table) {
-          if (slot->failed_budget > 0) --slot->failed_budget;
-          status = slot->load_status;
-        }
-        command = std::move(slot->queue.front());
-        slot->queue.pop_front();
+        host_->io_.Post([host = host_, slot = slot_] { host->Reload(slot); });
       }
     }
-    if (work) {
-      work();
-    } else {
-      command(*slot, status);
-    }
-  }
+
+   private:
+    TableHost* const host_;
+    const std::shared_ptr<Slot> slot_;
+  };
+  Loader loader(this, slot);
+  slot->strand.Drain(loader);
 }
 
 void TableHost::Reload(std::shared_ptr<Slot> slot) {
   // On the io pool: a blocking read. The strand is suspended meanwhile.
-  absl::StatusOr<StoredGame> stored = store_->LoadGame(slot->id);
-  auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
-      stored.ok() ? Table::Restore(*stored) : stored.status());
+  auto table =
+      std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(committer_.Load(slot->id));
   // On the io thread, which may do the table's work itself.
   Complete(
       slot,
@@ -226,7 +181,9 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
         if (table->ok()) {
           slot->table = std::move(**table);
           metrics_.recovered.Increment();
-          if (slot->acknowledged > slot->table->log_length()) CountRewind(*slot);
+          if (slot->acknowledged > slot->table->log_length()) {
+            committer_.CountRewind(slot->id, slot->acknowledged, slot->table->log_length());
+          }
           slot->acknowledged = slot->table->log_length();
           // The streams ran ahead of the log: each starts again from the log's view.
           if (slot->table->event_count() < slot->streamed) SendSnapshots(*slot);
@@ -245,11 +202,10 @@ void TableHost::Reload(std::shared_ptr<Slot> slot) {
           LogWarn("table reload failed",
                   {{"table", slot->id}, {"error", table->status().ToString()}});
         }
-        absl::MutexLock lock(&slot->mu);
         slot->load_status = absl::UnavailableError(absl::StrCat(
             "table ", slot->id, " is unavailable: ", table->status().message()));
         // The commands waiting now get the error; the next one tries again.
-        slot->failed_budget = static_cast<int>(slot->queue.size());
+        slot->strand.FailQueued();
       },
       /*here=*/true);
 }
@@ -260,27 +216,11 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
     after(absl::OkStatus());
     return;
   }
-  for (const LogEntry& e : step.entries) {
-    if (e.seat >= 0 && e.request_id.empty()) metrics_.autopilot.Increment();
-  }
-  AppendRequest request;
-  request.game_id = slot->id;
-  request.entries = std::move(step.entries);
-  request.deadline = step.deadline;
-  request.end = std::move(step.end);
-  Suspend(*slot);
+  slot->strand.Suspend();
   const absl::Time start = absl::Now();
-  appends_in_flight_.fetch_add(1, std::memory_order_relaxed);
-  store_->Append(std::move(request), [this, slot, after = std::move(after),
-                                      start](absl::Status status) mutable {
-    // At a player's pace an append rarely has company: its table's work (the
-    // answer, a few stream writes, well under a millisecond) runs right here,
-    // which saves waking a worker, and delays at most kMaxAppendsBehind others.
-    // Under load it goes to the workers so that the writer gets back to
-    // committing.
-    constexpr int kMaxAppendsBehind = 2;
-    const int others = appends_in_flight_.fetch_sub(1, std::memory_order_relaxed) - 1;
-    const bool here = others <= kMaxAppendsBehind && store_->MayContinueOnAppendThread();
+  committer_.Append(slot->id, std::move(step), [this, slot, after = std::move(after),
+                                                start](const absl::Status& status,
+                                                       bool here) mutable {
     Complete(
         slot,
         [this, slot, after = std::move(after), start, status] {
@@ -301,25 +241,18 @@ void TableHost::Commit(const std::shared_ptr<Slot>& slot, Step step,
 
 void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Status& status,
                              const std::function<void(const absl::Status&)>& after) {
-  metrics_.append_failures.Increment();
-  logs_in_doubt_.store(true);
-  // An unreachable database fails every table's appends alike; the
-  // maintenance thread logs that once per change of state.
-  if (!absl::IsUnavailable(status)) {
-    LogWarn("append failed", {{"table", slot->id}, {"error", status.ToString()}});
-  }
+  const Committer::Refusal refusal = committer_.Refused(slot->id, status);
   // Memory ran ahead of the log: drop it; the next command reloads.
   Unload(*slot);
-  if (status.code() == absl::StatusCode::kAborted) return LoseLease(slot, status, after);
+  if (refusal == Committer::Refusal::kLeaseLost) return LoseLease(slot, status, after);
   after(absl::UnavailableError(absl::StrCat(
       "the action could not be saved; retry with the same request_id: ", status.message())));
-  if (absl::IsDataLoss(status)) {
+  if (refusal == Committer::Refusal::kRewound) {
     // The log lost entries it had acknowledged (a failover to a replica that
     // lacked them): rebuild from what it holds now, without waiting for a call.
     return PlayDueMoves(slot, /*restart_clock=*/false);
   }
-  // The log moved on without us.
-  if (status.code() == absl::StatusCode::kFailedPrecondition) {
+  if (refusal == Committer::Refusal::kMovedOn) {
     Evict(*slot, absl::UnavailableError(
                      absl::StrCat("table ", slot->id, " is no longer hosted here: ",
                                   status.message(), "; resume with after_seq")));
@@ -329,16 +262,6 @@ void TableHost::CommitFailed(const std::shared_ptr<Slot>& slot, const absl::Stat
 void TableHost::Unload(Slot& slot) {
   slot.table.reset();
   slot.load_status = absl::UnavailableError("the table is being reloaded");
-}
-
-void TableHost::CountRewind(Slot& slot) {
-  const int64_t stored = slot.table->log_length();
-  metrics_.log_rewinds.Increment();
-  metrics_.entries_lost.Increment(static_cast<double>(slot.acknowledged - stored));
-  LogError("log is shorter than acknowledged; table rebuilt from the stored log",
-           {{"table", slot.id},
-            {"acknowledged", absl::StrCat(slot.acknowledged)},
-            {"stored", absl::StrCat(stored)}});
 }
 
 absl::Status TableHost::CheckStoredLogs() {
@@ -353,7 +276,7 @@ absl::Status TableHost::CheckStoredLogs() {
     }
   }
   absl::StatusOr<absl::flat_hash_map<std::string, int64_t>> lengths =
-      store_->LogLengths(ids);
+      committer_.StoredLengths(ids);
   if (!lengths.ok()) return lengths.status();
   for (const std::shared_ptr<Slot>& slot : hosted) {
     auto it = lengths->find(slot->id);
@@ -481,10 +404,7 @@ void TableHost::Evict(Slot& slot, const absl::Status& status) {
   // If the lease is still ours, make the table claimable at once (by us again, or
   // by another instance); if it is not, this fails harmlessly.
   const std::string id = slot.id;
-  {
-    absl::MutexLock lock(&mu_);
-    evicted_.insert(id);
-  }
+  fleet_.OweReleases({id});
   io_.Post([this, id] { store_->ReleaseLease(id).IgnoreError(); });
 }
 
@@ -602,9 +522,7 @@ void TableHost::ViewFromStore(const std::string& table_id, Reply<v1::TableView> 
                               bool trusted) {
   PostRead(
       [this, table_id, reply, trusted] {
-        absl::StatusOr<StoredGame> stored = store_->LoadGame(table_id);
-        if (!stored.ok()) return reply(stored.status());
-        absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(*stored);
+        absl::StatusOr<std::unique_ptr<Table>> table = committer_.Load(table_id);
         if (!table.ok()) return reply(table.status());
         if (absl::Status c = (*table)->CheckSpectator(trusted); !c.ok()) return reply(c);
         reply((*table)->View(engine::kSpectator));

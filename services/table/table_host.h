@@ -1,5 +1,8 @@
 // The table service's logic: hosts many tables in one process, with no knowledge
-// of gRPC (the wiring is grpc_service.h). It owns
+// of gRPC (the wiring is grpc_service.h). Its parts: each table's Strand
+// (strand.h) in its Slot (slot.h), the Committer that writes and reads the
+// tables' logs (committer.h), and the Fleet that keeps the instance's lease,
+// claims and registry entry (fleet.h). It owns
 //   - the tables, each behind its own strand: the table's commands (an action, a
 //     clock that ran out, a new subscriber) run strictly one after another, and a
 //     command that changed the table holds the strand until its log entries are
@@ -61,10 +64,13 @@
 #include "absl/time/time.h"
 #include "absl/types/optional.h"
 #include "prometheus/registry.h"
+#include "services/table/committer.h"
 #include "services/table/deadline_timer.h"
+#include "services/table/fleet.h"
 #include "services/table/host_metrics.h"
 #include "services/table/table.h"
 #include "services/table/table_store.h"
+#include "services/table/update_sink.h"
 #include "services/table/worker_pool.h"
 #include "trix/v1/table.pb.h"
 
@@ -140,31 +146,6 @@ struct HostOptions {
   absl::Duration drain_timeout = absl::Seconds(10);
 };
 
-// A stream of TableUpdates to one viewer, as the host sees it. Implementations
-// must not block: they queue, and bound their queue.
-class UpdateSink {
- public:
-  virtual ~UpdateSink() = default;
-  // Queues an update; taken by value so that it is moved, never copied, into the
-  // queue. `catch_up` marks the missed events and snapshot sent when a stream
-  // starts, which may exceed the live bound. False when the sink is closed (the
-  // client left, or fell too far behind and was told RESOURCE_EXHAUSTED); the host
-  // then forgets it.
-  virtual bool Send(v1::TableUpdate update, bool catch_up) = 0;
-  // Ends the stream with `status` once what is queued has been delivered.
-  virtual void Close(const absl::Status& status) = 0;
-  // Called once the stream has started (its snapshot or missed events are queued):
-  // a Play stream judges no action before.
-  virtual void Opened() {}
-  // Called after each broadcast step's updates (Send), for every live subscriber:
-  // a sink that holds something for this step (a Play stream's staged action
-  // result) and got no update to carry it sends it now.
-  virtual void Flush() {}
-  // Whether the stream has ended (closed, or the client left): the host forgets
-  // it before counting a table's spectators.
-  virtual bool Ended() const { return false; }
-};
-
 template <typename T>
 using Reply = std::function<void(absl::StatusOr<T>)>;
 
@@ -181,6 +162,8 @@ using ActReply =
 // (TableHost::AdoptClaimed): a dead instance's thousands come back in batches of
 // three statements rather than three transactions each.
 inline constexpr size_t kLoadBatch = 100;
+
+struct Slot;  // one hosted table and its strand (slot.h)
 
 class TableHost {
  public:
@@ -262,7 +245,6 @@ class TableHost {
   void BreakTableForTesting(const std::string& table_id, const std::string& reason);
 
  private:
-  struct Slot;
   // A strand command. `status` is OK when slot.table is loaded, else why not.
   using Command = std::function<void(Slot& slot, const absl::Status& status)>;
 
@@ -288,7 +270,7 @@ class TableHost {
                                        bool awaiting_claim = false)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Publishes a placeholder for each claimed table not hosted yet, before the
-  // claim round reads them: calls for them wait (Slot::held) instead of being
+  // claim round reads them: calls for them wait (Strand::HoldForLoad) instead of being
   // refused or claiming the table a second time.
   void AwaitClaimed(const std::vector<std::string>& table_ids);
   // Hands a placeholder that awaits its claim the table as read; its held
@@ -301,23 +283,20 @@ class TableHost {
   absl::optional<absl::Time> RefuseHeld(Slot& slot, absl::Time before,
                                         const absl::Status& status);
   absl::Status LoadWaitOver(const std::string& table_id) const;
-  // Claims lapsed and released tables (ClaimLimit of them) and adopts them.
+  // Claims lapsed and released tables (Fleet::ClaimRound) and adopts them.
   void ClaimRound();
   // A ClaimRound on the io pool now, unless one is under way.
   void ClaimRoundNow();
-  // The limit of a maintenance round's claim (claim_batch, or a share of `room`
-  // in the first round after a lapse).
-  int ClaimLimit(int room) const;
   // Remembers that the database does not know `table_id` (AdoptOnCall).
   void RememberUnknown(const std::string& table_id, const absl::Status& status)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // SlotFor's refusal.
   absl::Status AdoptionsBusy() const;
+  // Runs the slot's strand (strand.h) on this thread.
   void Drain(std::shared_ptr<Slot> slot);
-  // Strand work that starts an append or a reload suspends the strand; the
-  // operation's completion passes the rest of the work to Complete().
-  void Suspend(Slot& slot);
-  // `here`: the completing thread may run the continuation itself rather than
+  // Strand work that starts an append or a reload suspends the strand
+  // (Strand::Suspend); the operation's completion passes the rest of the work
+  // here. `here`: the completing thread may run the continuation itself rather than
   // hand it to a worker.
   void Complete(const std::shared_ptr<Slot>& slot, std::function<void()> continuation,
                 bool here = false);
@@ -333,11 +312,8 @@ class TableHost {
   // Drops the table from memory (it ran ahead of the log, or the log fell
   // behind it): the strand's next command reloads it from the store.
   void Unload(Slot& slot);
-  // After a reload found the stored log shorter than the table had acknowledged
-  // (after a refused append, or any reload): counts and logs the entries lost.
-  void CountRewind(Slot& slot);
   // Compares every hosted table's stored log with what it acknowledged, after the
-  // database was away or refused an append (logs_in_doubt_): a failover to a
+  // database was away or refused an append (Committer::TakeDoubt): a failover to a
   // replica that lacked the last commits rewinds tables that append nothing more
   // (ended here, or waiting on a seat) as well; each found shorter is rebuilt from
   // the log (Reload counts the rewind) and plays on.
@@ -389,22 +365,17 @@ class TableHost {
   // any other error the claim is released.
   absl::StatusOr<std::unique_ptr<Table>> RestoreClaimed(
       const std::string& table_id, absl::StatusOr<StoredGame> stored);
-  // Gives back a claim whose table could not be loaded (a no-op when the lease is
-  // not ours); when the database refuses, maintenance tries again (evicted_).
-  void ReleaseClaim(const std::string& table_id);
-  // UNAVAILABLE with where the table lives now (or why it is not served).
   void Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table);
   void Forget(Slot& slot, const absl::Status& status);
-  absl::Status Locate(const std::string& table_id, absl::string_view why);
-  // Whether the leases were renewed recently enough that none can have lapsed.
-  bool LeasesFresh() const;
   // Runs `then` once the leases are known to be fresh (at once, usually), or with
   // UNAVAILABLE when they cannot be confirmed.
   void WhenFresh(std::function<void(const absl::Status&)> then);
-  // Renews the instance's lease; after a lapse, the hosted tables claimed meanwhile
-  // are evicted with their location.
-  absl::Status RenewHosted();
-  absl::Status RenewHostedLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(renew_mu_);
+  // Renews the instance's lease (Fleet::Renew); after a lapse, the hosted tables
+  // claimed meanwhile are evicted with their location. `refresh`: for a call that
+  // found the leases stale (Fleet::Refresh), OK when they are fresh now.
+  absl::Status RenewHosted(bool refresh);
+  // The live tables hosted under this instance's lease.
+  std::vector<std::shared_ptr<Slot>> LiveHosted() const;
   // A hosted table's lease was not renewed: its streams end with its location.
   void LostLease(const std::shared_ptr<Slot>& slot);
   void Heartbeat();
@@ -414,14 +385,11 @@ class TableHost {
   void Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded);
 
   // Recovery.
-  // Claims up to `limit` orphaned tables; returns their ids.
-  std::vector<std::string> ClaimOrphans(int limit);
   // Adopts tables this instance claimed: reads them kLoadBatch at a time on the io
   // pool (one snapshot, three statements a batch) and restores each in its slot;
   // `loaded` runs once per table when its slot has loaded it, or failed to.
   void AdoptClaimed(const std::vector<std::string>& table_ids,
                     std::function<void()> loaded);
-  void ReleaseEvicted();
   // Drops the finished tables that lingered their time, and expired answers and
   // unknown ids; returns the tables dropped.
   std::vector<std::string> DropExpired();
@@ -461,6 +429,10 @@ class TableHost {
   const HostOptions options_;
   TableStore* const store_;
   HostMetrics metrics_;
+  // Writes the tables' logs and reads them back; the strand waits (Commit).
+  Committer committer_;
+  // The instance's leases, claims, owed releases and registry entry.
+  Fleet fleet_;
   WorkerPool workers_;
   WorkerPool io_;
   DeadlineTimer timer_;
@@ -469,10 +441,6 @@ class TableHost {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  // Tables evicted, claimed and not loaded, or quarantined, whose release the
-  // database may have refused: the instance's lease keeps them ours until
-  // ReleaseEvicted gets one through.
-  absl::flat_hash_set<std::string> evicted_ ABSL_GUARDED_BY(mu_);
   size_t adoptions_ ABSL_GUARDED_BY(mu_) = 0;  // placeholders loading
   struct Unknown {
     absl::Status status;  // NOT_FOUND, as the lookup said
@@ -489,19 +457,7 @@ class TableHost {
   std::function<void(bool)> readiness_listener_ ABSL_GUARDED_BY(mu_);
   std::string advertise_address_ ABSL_GUARDED_BY(mu_);
   bool store_ready_ = true;  // maintenance thread only
-  // Whether the last claim round claimed anything (ClaimLimit).
-  std::atomic<bool> claimed_last_round_{false};
   std::atomic<bool> claim_round_running_{false};  // ClaimRoundNow
-  // Monotonic time (µs) when the last successful renewal started: a lease renewed
-  // then lasts at least lease_ttl from then, whatever the wall clock does.
-  std::atomic<int64_t> renewed_at_us_{0};
-  absl::Mutex renew_mu_;  // one renewal at a time
-  int64_t renew_failed_at_us_ ABSL_GUARDED_BY(renew_mu_) = 0;
-  // Set when the database was away or refused an append: the next round that
-  // reaches it runs CheckStoredLogs.
-  std::atomic<bool> logs_in_doubt_{false};
-  // Appends sent to the store and not yet answered (Commit).
-  std::atomic<int> appends_in_flight_{0};
   std::atomic<bool> started_{false};
   std::atomic<bool> draining_{false};
   absl::Notification stop_maintenance_;

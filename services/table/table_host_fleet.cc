@@ -1,7 +1,7 @@
-// TableHost in a fleet of instances: adopting a table a call asks for, where a
-// table lives, leases (the instance's lease, renewed in one write; the hosted
-// tables revalidated after a lapse), the registry heartbeat, and quarantine.
-#include <chrono>
+// TableHost in a fleet of instances: adopting a table a call asks for, claim
+// rounds' tables, the hosted tables' side of lease renewal (the lease itself,
+// claims, owed releases and the registry are the Fleet's: fleet.h), and
+// quarantine.
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -18,20 +18,9 @@ using service::LogError;
 using service::LogInfo;
 using service::LogWarn;
 
-namespace {
-
-// Monotonic: a wall-clock jump neither hides a pause nor invents one.
-int64_t MonotonicMicros() {
-  return std::chrono::duration_cast<std::chrono::microseconds>(
-             std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
-}  // namespace
-
 // --- Adopting on a call -------------------------------------------------------------
 
-std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
+std::shared_ptr<Slot> TableHost::SlotFor(const std::string& table_id,
                                                     bool for_call, absl::Status* refused) {
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
@@ -53,7 +42,7 @@ std::shared_ptr<TableHost::Slot> TableHost::SlotFor(const std::string& table_id,
   return NewPlaceholder(table_id, for_call);
 }
 
-std::shared_ptr<TableHost::Slot> TableHost::ClaimedSlot(
+std::shared_ptr<Slot> TableHost::ClaimedSlot(
     const std::string& table_id, absl::StatusOr<StoredGame> claimed) {
   std::shared_ptr<Slot> slot;
   {
@@ -72,7 +61,7 @@ std::shared_ptr<TableHost::Slot> TableHost::ClaimedSlot(
   return slot;
 }
 
-std::shared_ptr<TableHost::Slot> TableHost::NewPlaceholder(const std::string& table_id,
+std::shared_ptr<Slot> TableHost::NewPlaceholder(const std::string& table_id,
                                                            bool for_call,
                                                            bool awaiting_claim) {
   if (for_call) {
@@ -82,10 +71,7 @@ std::shared_ptr<TableHost::Slot> TableHost::NewPlaceholder(const std::string& ta
   auto slot = std::make_shared<Slot>(table_id);
   slot->adopting = true;  // Drain loads it through AdoptOnCall
   slot->for_call = for_call;
-  {
-    absl::MutexLock lock(&slot->mu);  // not yet published: nobody else holds it
-    slot->awaiting_claim = awaiting_claim;
-  }
+  if (awaiting_claim) slot->strand.HoldForLoad();  // not yet published
   slots_.emplace(table_id, slot);
   return slot;
 }
@@ -99,15 +85,11 @@ void TableHost::AwaitClaimed(const std::vector<std::string>& table_ids) {
 }
 
 bool TableHost::DeliverClaimed(Slot& slot, absl::StatusOr<StoredGame>& claimed) {
-  absl::MutexLock lock(&slot.mu);
-  if (!slot.awaiting_claim) return false;
-  // No command ran on the strand while it awaited (Post held them all), so the
-  // load that follows is the first to take `claimed`.
-  slot.claimed = std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
-  slot.awaiting_claim = false;
-  for (Slot::Held& held : slot.held) slot.queue.push_back(std::move(held.command));
-  slot.held.clear();
-  return true;
+  // No command ran on the strand while it held them, so the load that follows is
+  // the first to take `claimed`.
+  return slot.strand.StopHolding([&] {
+    slot.claimed = std::make_unique<absl::StatusOr<StoredGame>>(std::move(claimed));
+  });
 }
 
 absl::Status TableHost::LoadWaitOver(const std::string& table_id) const {
@@ -120,18 +102,10 @@ absl::Status TableHost::LoadWaitOver(const std::string& table_id) const {
 
 absl::optional<absl::Time> TableHost::RefuseHeld(Slot& slot, absl::Time before,
                                                  const absl::Status& status) {
-  std::vector<Command> refused;
-  absl::optional<absl::Time> oldest_left;
-  {
-    absl::MutexLock lock(&slot.mu);
-    while (!slot.held.empty() && slot.held.front().since <= before) {
-      refused.push_back(std::move(slot.held.front().command));
-      slot.held.pop_front();
-    }
-    if (!slot.held.empty()) oldest_left = slot.held.front().since;
-  }
+  std::vector<Strand::Command> refused;
+  const absl::optional<absl::Time> oldest_left = slot.strand.TakeHeld(before, &refused);
   // Off the strand, as Post's refusals: a command with an error only answers.
-  for (Command& command : refused) command(slot, status);
+  for (Strand::Command& command : refused) command(status);
   return oldest_left;
 }
 
@@ -192,7 +166,7 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
   if (!home.ok()) {
     // Maintenance may have claimed this table for us (an orphan) before the
     // database failed: give it back rather than hold it, unhosted, until it lapses.
-    if (!absl::IsNotFound(home.status())) ReleaseClaim(id);
+    if (!absl::IsNotFound(home.status())) fleet_.ReleaseClaim(id);
     return home.status();
   }
   if (!home->broken.empty()) return QuarantinedError(home->broken);
@@ -202,12 +176,12 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string
     if (!stored.ok()) return stored.status();
     return Table::Restore(*stored);
   }
-  absl::StatusOr<bool> claimed = store_->ClaimTable(id, options_.lease_ttl);
+  absl::StatusOr<bool> claimed = fleet_.Claim(id);
   if (!claimed.ok()) {
-    ReleaseClaim(id);  // the claim may have been written before the error
+    fleet_.ReleaseClaim(id);  // the claim may have been written before the error
     return claimed.status();
   }
-  if (!*claimed) return Locate(id, "another instance hosts it");
+  if (!*claimed) return fleet_.Locate(id, "another instance hosts it");
   absl::StatusOr<std::unique_ptr<Table>> table = LoadClaimed(id);
   if (table.ok()) ClaimRoundNow();  // its neighbours are likely free too
   return table;
@@ -229,22 +203,10 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::RestoreClaimed(
     return QuarantinedError(reason);
   }
   // A claim whose adoption failed is released at once, for whoever can load it.
-  ReleaseClaim(id);
+  fleet_.ReleaseClaim(id);
   LogWarn("cannot adopt table", {{"table", id}, {"error", table.status().ToString()}});
   return absl::UnavailableError(absl::StrCat("table ", id, " cannot be loaded now (",
                                              table.status().message(), "); retry"));
-}
-
-void TableHost::ReleaseClaim(const std::string& id) {
-  const absl::Status released = store_->ReleaseLease(id);
-  // NOT_FOUND, FAILED_PRECONDITION: no such table, or the lease is not ours.
-  if (released.ok() || absl::IsNotFound(released) || absl::IsFailedPrecondition(released)) {
-    return;
-  }
-  LogWarn("cannot release a claim; maintenance retries",
-          {{"table", id}, {"error", released.ToString()}});
-  absl::MutexLock lock(&mu_);
-  evicted_.insert(id);
 }
 
 void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table) {
@@ -270,13 +232,6 @@ void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table
   PlayDueMoves(slot, /*restart_clock=*/true);  // and plays what is due
 }
 
-absl::Status TableHost::Locate(const std::string& table_id, absl::string_view why) {
-  absl::StatusOr<table::TableHome> home = store_->Locate(table_id);
-  if (!home.ok()) return home.status();
-  if (!home->broken.empty()) return QuarantinedError(home->broken);
-  return MovedError(LocationOf(table_id, *home), why);
-}
-
 void TableHost::LocateTable(const v1::LocateTableRequest& request,
                             Reply<v1::TableLocation> reply) {
   if (absl::Status s = Available(); !s.ok()) return reply(s);
@@ -292,65 +247,68 @@ void TableHost::LocateTable(const v1::LocateTableRequest& request,
 
 // --- Leases -------------------------------------------------------------------------
 
-bool TableHost::LeasesFresh() const {
-  // Renewed at t, a lease lasts until at least t + ttl; half of it is the margin
-  // for clocks that run at slightly different rates.
-  return MonotonicMicros() - renewed_at_us_.load() <
-         absl::ToInt64Microseconds(options_.lease_ttl) / 2;
-}
+namespace {
+
+// The tables a renewal keeps: the live ones hosted here when it runs. Each one
+// the renewal did not keep is let go with its location (TableHost::LostLease).
+class HostedLeases : public Fleet::Hosted {
+ public:
+  using Slots = std::vector<std::shared_ptr<Slot>>;
+  HostedLeases(std::function<Slots()> live,
+               std::function<void(const std::shared_ptr<Slot>&)> lost)
+      : live_(std::move(live)), lost_(std::move(lost)) {}
+
+  std::vector<std::string> List() override {
+    slots_ = live_();
+    std::vector<std::string> ids;
+    ids.reserve(slots_.size());
+    for (const std::shared_ptr<Slot>& slot : slots_) ids.push_back(slot->id);
+    return ids;
+  }
+  void DropLost(const absl::flat_hash_set<std::string>& kept) override {
+    for (const std::shared_ptr<Slot>& slot : slots_) {
+      if (!kept.contains(slot->id)) lost_(slot);
+    }
+  }
+
+ private:
+  const std::function<Slots()> live_;
+  const std::function<void(const std::shared_ptr<Slot>&)> lost_;
+  Slots slots_;
+};
+
+}  // namespace
 
 void TableHost::WhenFresh(std::function<void(const absl::Status&)> then) {
-  if (LeasesFresh()) return then(absl::OkStatus());
+  if (fleet_.LeasesFresh()) return then(absl::OkStatus());
   io_.Post([this, then = std::move(then)] {
-    {
-      // While the database is away, one attempt per half second answers every
-      // waiting call, rather than one attempt per call.
-      absl::MutexLock lock(&renew_mu_);
-      const int64_t now = MonotonicMicros();
-      if (!LeasesFresh() && now - renew_failed_at_us_ > 500000 &&
-          !RenewHostedLocked().ok()) {
-        renew_failed_at_us_ = now;
-      }
-    }
-    if (LeasesFresh()) return then(absl::OkStatus());
+    if (RenewHosted(/*refresh=*/true).ok()) return then(absl::OkStatus());
     then(absl::UnavailableError(
         "this instance cannot confirm its table leases (the database does not "
         "answer); retry, or ask LocateTable where the table is"));
   });
 }
 
-absl::Status TableHost::RenewHosted() {
-  absl::MutexLock lock(&renew_mu_);
-  return RenewHostedLocked();
+absl::Status TableHost::RenewHosted(bool refresh) {
+  HostedLeases hosted([this] { return LiveHosted(); },
+                      [this](const std::shared_ptr<Slot>& slot) { LostLease(slot); });
+  if (!refresh) return fleet_.Renew(hosted);
+  return fleet_.Refresh(hosted) ? absl::OkStatus()
+                                : absl::UnavailableError("the leases are not fresh");
 }
 
-absl::Status TableHost::RenewHostedLocked() {
-  std::vector<std::shared_ptr<Slot>> hosted;
-  std::vector<std::string> ids;
-  {
-    absl::MutexLock lock(&mu_);
-    for (const auto& [id, slot] : slots_) {
-      if (!slot->hosted.load() || slot->finished.load()) continue;
-      hosted.push_back(slot);
-      ids.push_back(id);
-    }
+std::vector<std::shared_ptr<Slot>> TableHost::LiveHosted() const {
+  std::vector<std::shared_ptr<Slot>> live;
+  absl::MutexLock lock(&mu_);
+  for (const auto& [id, slot] : slots_) {
+    if (slot->hosted.load() && !slot->finished.load()) live.push_back(slot);
   }
-  const int64_t started = MonotonicMicros();
-  absl::StatusOr<std::vector<std::string>> renewed =
-      store_->RenewHosted(options_.lease_ttl, ids);
-  if (!renewed.ok()) return renewed.status();
-  const absl::flat_hash_set<std::string> kept(renewed->begin(), renewed->end());
-  for (const std::shared_ptr<Slot>& slot : hosted) {
-    if (!kept.contains(slot->id)) LostLease(slot);
-  }
-  // Fresh only now: a call that sees it fresh queues behind the evictions above.
-  renewed_at_us_.store(started);
-  return absl::OkStatus();
+  return live;
 }
 
 void TableHost::LostLease(const std::shared_ptr<Slot>& slot) {
   // Where it went, found here (off the strand), then the strand lets it go.
-  absl::Status moved = Locate(slot->id, "lease lost: another instance took it over");
+  absl::Status moved = fleet_.Locate(slot->id, "lease lost: another instance took it over");
   slot->hosted.store(false);
   Post(
       slot,
@@ -368,9 +326,9 @@ void TableHost::LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status&
   // On the strand, after an append was refused "lease lost".
   metrics_.leases_lost.Increment();
   slot->hosted.store(false);
-  Suspend(*slot);
+  slot->strand.Suspend();
   io_.Post([this, slot, why, after = std::move(after)] {
-    absl::Status moved = Locate(slot->id, why.message());
+    absl::Status moved = fleet_.Locate(slot->id, why.message());
     Complete(slot, [this, slot, moved, after] {
       Forget(*slot, moved);
       after(moved);
@@ -379,15 +337,12 @@ void TableHost::LoseLease(const std::shared_ptr<Slot>& slot, const absl::Status&
 }
 
 void TableHost::Heartbeat() {
-  table::InstanceState state;
+  std::string address;
   {
     absl::MutexLock lock(&mu_);
-    state.address = advertise_address_;
+    address = advertise_address_;
   }
-  state.capacity = options_.max_tables;
-  state.live_tables = static_cast<int>(table_count());
-  state.draining = draining_.load();
-  store_->Heartbeat(state).IgnoreError();  // renewal failures are the ones logged
+  fleet_.Heartbeat(address, static_cast<int>(table_count()), draining_.load());
 }
 
 void TableHost::AdoptClaimed(const std::vector<std::string>& table_ids,
@@ -410,15 +365,10 @@ void TableHost::AdoptClaimed(const std::vector<std::string>& table_ids,
 }
 
 void TableHost::AdoptAtStart() {
-  std::vector<std::string> ids;
-  if (!options_.instance_name.empty()) {
-    absl::StatusOr<std::vector<std::string>> mine =
-        store_->ClaimPreviousRuns(options_.instance_name, options_.lease_ttl);
-    if (!mine.ok())
-      LogWarn("cannot take back tables", {{"error", mine.status().ToString()}});
-    if (mine.ok()) ids = *std::move(mine);
+  std::vector<std::string> ids = fleet_.ClaimPreviousRuns();
+  for (std::string& id : fleet_.ClaimOrphans(options_.claim_batch)) {
+    ids.push_back(std::move(id));
   }
-  for (std::string& id : ClaimOrphans(options_.claim_batch)) ids.push_back(std::move(id));
   struct Countdown {
     absl::Mutex mu;
     size_t left ABSL_GUARDED_BY(mu) = 0;
@@ -455,7 +405,7 @@ void TableHost::MarkBroken(const std::string& table_id, const std::string& reaso
   LogError("cannot quarantine table", {{"table", table_id}, {"error", marked.ToString()}});
   // Not hosted, yet this instance's lease keeps it: released, the next instance
   // to load it quarantines it.
-  ReleaseClaim(table_id);
+  fleet_.ReleaseClaim(table_id);
 }
 
 void TableHost::CountQuarantine(const std::string& table_id, const std::string& reason) {

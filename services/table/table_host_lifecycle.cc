@@ -80,7 +80,7 @@ NewGame GameFor(const v1::CreateTableRequest& request,
 absl::Status TableHost::Start() {
   if (started_.load()) return absl::OkStatus();
   if (absl::Status ready = store_->CheckReady(); !ready.ok()) return ready;
-  if (absl::Status s = RenewHosted(); !s.ok()) return s;
+  if (absl::Status s = RenewHosted(/*refresh=*/false); !s.ok()) return s;
   Heartbeat();
   // Its own tables are hosted again before anyone is told SERVING.
   AdoptAtStart();
@@ -117,34 +117,29 @@ void TableHost::RunMaintenance() {
   // Nothing to claim or renew without a database, and one line above says so
   // (rather than one per round per operation).
   if (!ready) {
-    logs_in_doubt_.store(true);
+    committer_.DoubtLogs();
     return;
   }
   // Renewal first: adoption never delays it (claims are bounded, and the
   // claimed tables load on the io pool).
-  if (absl::Status s = RenewHosted(); !s.ok()) {
+  if (absl::Status s = RenewHosted(/*refresh=*/false); !s.ok()) {
     LogWarn("lease renewal failed", {{"error", s.ToString()}});
   }
   Heartbeat();
   ClaimRound();
-  ReleaseEvicted();
+  fleet_.ReleaseOwed([this](const std::string& id) { return FindSlot(id) != nullptr; });
   // A table the database holds as running after this instance saw it end (commits
   // lost in a failover of the database) is still this instance's: it is released
   // with the finished copy, and taken up again like a dead instance's table.
   const std::vector<std::string> dropped = DropExpired();
-  if (!dropped.empty() && !store_->ReleaseLeases(dropped).ok()) {
-    absl::MutexLock lock(&mu_);
-    evicted_.insert(dropped.begin(), dropped.end());
-  }
-  if (logs_in_doubt_.exchange(false) && !CheckStoredLogs().ok()) logs_in_doubt_.store(true);
+  if (!dropped.empty() && !store_->ReleaseLeases(dropped).ok()) fleet_.OweReleases(dropped);
+  if (committer_.TakeDoubt() && !CheckStoredLogs().ok()) committer_.DoubtLogs();
 }
 
 void TableHost::ClaimRound() {
   const int room = options_.max_tables - static_cast<int>(table_count());
   if (room <= 0) return;
-  std::vector<std::string> claimed = ClaimOrphans(ClaimLimit(room));
-  claimed_last_round_.store(!claimed.empty());
-  AdoptClaimed(claimed, nullptr);
+  AdoptClaimed(fleet_.ClaimRound(room), nullptr);
 }
 
 void TableHost::ClaimRoundNow() {
@@ -158,17 +153,6 @@ void TableHost::ClaimRoundNow() {
     ClaimRound();
     claim_round_running_.store(false);
   });
-}
-
-int TableHost::ClaimLimit(int room) const {
-  // A round after one that claimed nothing is the first since an instance died
-  // (or no table lapsed): it takes its share of the room; the rounds that follow
-  // take the rest in claim_batch steps, as do the other instances'.
-  int limit = options_.claim_batch;
-  if (!claimed_last_round_.load()) {
-    limit = std::max(limit, static_cast<int>(room * options_.claim_room_share));
-  }
-  return std::min(limit, room);
 }
 
 std::vector<std::string> TableHost::DropExpired() {
@@ -193,39 +177,6 @@ std::vector<std::string> TableHost::DropExpired() {
                  [&](const auto& entry) { return entry.second.expires < now; });
   absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
   return dropped;
-}
-
-std::vector<std::string> TableHost::ClaimOrphans(int limit) {
-  absl::StatusOr<std::vector<std::string>> claimed =
-      store_->ClaimOrphans(options_.lease_ttl, limit);
-  if (!claimed.ok()) {
-    LogWarn("claiming orphaned tables failed", {{"error", claimed.status().ToString()}});
-    return {};
-  }
-  return *std::move(claimed);
-}
-
-void TableHost::ReleaseEvicted() {
-  // A table this instance no longer hosts stays its own until released, since the
-  // instance's lease keeps every table it owns (migrations/0034): a release the
-  // database refused is repeated each round until it is done, or the table is
-  // hosted here again, or it is no longer ours.
-  std::vector<std::string> ids;
-  {
-    absl::MutexLock lock(&mu_);
-    ids.assign(evicted_.begin(), evicted_.end());
-  }
-  for (const std::string& id : ids) {
-    if (FindSlot(id) == nullptr) {
-      const absl::Status released = store_->ReleaseLease(id);
-      if (!released.ok() && !absl::IsNotFound(released) &&
-          !absl::IsFailedPrecondition(released)) {
-        continue;  // the next round tries again
-      }
-    }
-    absl::MutexLock lock(&mu_);
-    evicted_.erase(id);
-  }
 }
 
 absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
