@@ -188,9 +188,10 @@ class MatchmakingFaultTest : public FaultStackTest {
           << "client " << i << ": " << actions << " acknowledged, " << logged
           << " in the log, " << breaks << " breaks";
       EXPECT_EQ(r["drops"]["game"], 2) << "client " << i << ": drops mid-game";
-      if (i < 4)
+      if (i < 4) {
         EXPECT_GE(r["drops"]["queued"], 1)
             << "client " << i << " never dropped while queued";
+      }
     }
   }
   // The checks every scenario ends with, on its `games` games.
@@ -273,6 +274,14 @@ class MatchmakingFaultTest : public FaultStackTest {
       return testing::AssertionFailure() << "trix-demo ended";
     return waited;
   }
+  // Mid-flow: the staked table placed, the party or the loner waiting for bots.
+  testing::AssertionResult WaitMidFlow() {
+    testing::AssertionResult placed =
+        WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed");
+    if (!placed) return placed;
+    return WaitCount(1, 60, "SELECT count(*) FROM mm_tickets WHERE status = 'waiting'",
+                     "a ticket waiting for bots");
+  }
   // trix-demo exits 0: every person got a seat, every game ended with a consistent
   // result and every person was rated.
   testing::AssertionResult DemoSucceeds() {
@@ -314,12 +323,6 @@ TEST_F(MatchmakingFaultTest, ClientDrop) {
       << "the failpoint killed matchmaking once the seats were committed";
   ExpectClientsKept();
 }
-
-}  // namespace
-}  // namespace trix::matchmaking
-
-namespace trix::matchmaking {
-namespace {
 
 // Nothing of the flood's players is in the database beyond its one table and its
 // one credited account.
@@ -381,12 +384,6 @@ TEST_F(MatchmakingFaultTest, BadRequests) {
   EXPECT_TRUE(table_->Running() && matchmaking_->Running() && RatingsRunning())
       << "the three services are still running";
 }
-
-}  // namespace
-}  // namespace trix::matchmaking
-
-namespace trix::matchmaking {
-namespace {
 
 // Polls the gRPC health (the overall status) of services every 200 ms on a thread
 // of its own and keeps each one's changes: SERVING, NOT_SERVING, or FAILED when
@@ -461,12 +458,7 @@ TEST_F(DatabaseDownTest, PgDown) {
                       {"matchmaking", Address(matchmaking_port_)},
                       {"ratings", Address(ratings_port_)}});
   // The staked table in play, the party and the loner waiting for bots.
-  EXPECT_TRUE(
-      WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed"))
-      << "the fault could not strike mid-flow";
-  EXPECT_TRUE(WaitCount(1, 60, "SELECT count(*) FROM mm_tickets WHERE status = 'waiting'",
-                        "a ticket waiting for bots"))
-      << "the fault could not strike mid-flow";
+  EXPECT_TRUE(WaitMidFlow()) << "the fault could not strike mid-flow";
   const std::string struck = Query("SELECT now()");
   ASSERT_TRUE(cluster_.Crash()) << "PostgreSQL crashed";
   absl::SleepFor(absl::Seconds(5));  // past the table lease (3 s)
@@ -486,22 +478,11 @@ TEST_F(DatabaseDownTest, PgDown) {
       << "a ticket waiting at the outage was seated after it";
 }
 
-}  // namespace
-}  // namespace trix::matchmaking
-
-namespace trix::matchmaking {
-namespace {
-
 // The staked table placed, the party and the loner still waiting for bots.
 TEST_F(MatchmakingFaultTest, MmKill9) {
   ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
   ASSERT_NO_FATAL_FAILURE(StartDemo());
-  EXPECT_TRUE(
-      WaitCount(4, 60, "SELECT count(*) FROM mm_assignments", "the staked table placed"))
-      << "the fault could not strike mid-flow";
-  EXPECT_TRUE(WaitCount(1, 60, "SELECT count(*) FROM mm_tickets WHERE status = 'waiting'",
-                        "a ticket waiting for bots"))
-      << "the fault could not strike mid-flow";
+  EXPECT_TRUE(WaitMidFlow()) << "the fault could not strike mid-flow";
   const std::string struck = Query("SELECT now()");
   matchmaking_->KillNine();
   absl::SleepFor(absl::Seconds(1));
