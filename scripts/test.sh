@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test: the unit and integration
-# tests (CTest, against a real PostgreSQL server started here on a unix socket), the
+# tests (CTest, against a real PostgreSQL server started here on a free port), the
 # rule cases of tests/conformance (a CTest test too) and, when ../shared/conformance
 # exists, those cases as well; then the sanitizer builds (scripts/sanitize.sh, while
 # the server still runs). MAMLAKA_SANITIZE=0 skips the sanitizer builds;
@@ -253,9 +253,10 @@ phase build scripts/build.sh
 
 pgdir=$(mktemp -d /tmp/mamlaka-test-pg.XXXXXX)
 chmod 755 "$pgdir"
+port=${MAMLAKA_TEST_PG_PORT:-}  # empty: scripts/pg.sh picks a free one
 export MAMLAKA_TEST_DATABASE_URL
-# On a unix socket in its own folder only: no TCP port to look for or race for.
-MAMLAKA_TEST_DATABASE_URL=$(PG_SOCKET_ONLY=1 scripts/pg.sh start "$pgdir" 5432)
+# shellcheck disable=SC2086  # no port: no argument
+MAMLAKA_TEST_DATABASE_URL=$(scripts/pg.sh start "$pgdir" $port)
 
 if [ "$sanitize" != 0 ] && [ "$beside" != 0 ]; then
   sanitizer_builds &
