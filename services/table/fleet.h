@@ -24,12 +24,13 @@
 
 namespace trix::table {
 
+// HostOptions' fields of the same names (their defaults are there).
 struct FleetOptions {
   std::string instance_name;  // without the boot id; empty: no previous runs
   absl::Duration lease_ttl;
-  int claim_batch = 200;
-  double claim_room_share = 0.5;
-  int max_tables = 20000;  // the capacity the registry shows
+  int claim_batch = 0;
+  double claim_room_share = 0;
+  int max_tables = 0;  // the capacity the registry shows
 };
 
 class Fleet {

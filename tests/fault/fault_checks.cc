@@ -38,6 +38,19 @@ int RunToEnd(const bots::ChildProcess::Options& options, absl::Duration timeout)
   return status.ok() ? *status : -1;
 }
 
+::testing::AssertionResult ExitsZero(bots::ChildProcess& process, absl::Duration within,
+                                     const std::string& name, const std::string& log_path) {
+  absl::StatusOr<int> status = process.Wait(within);
+  if (status.ok() && *status == 0) return ::testing::AssertionSuccess();
+  const std::string log = ReadAll(log_path);
+  return ::testing::AssertionFailure()
+         << name << ": "
+         << (status.ok() ? absl::StrCat("exit ", *status)
+                         : std::string(status.status().message()))
+         << "\n"
+         << log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
+}
+
 std::vector<std::string> LedgerOnce(const std::string& url) {
   const std::vector<std::pair<std::string, std::string>> checks = {
       {"units the ledger's lines are off zero (in absolute value)", R"sql(

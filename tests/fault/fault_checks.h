@@ -74,6 +74,11 @@ std::vector<std::string> NoneOf(const std::string& url, const Checks& checks);
 int RunToEnd(const bots::ChildProcess::Options& options,
              absl::Duration timeout = absl::Minutes(1));
 
+// `process` exits 0 within `within`; otherwise a failure naming `name`, its exit
+// status or why it could not be waited for, and the end of its log at `log_path`.
+::testing::AssertionResult ExitsZero(bots::ChildProcess& process, absl::Duration within,
+                                     const std::string& name, const std::string& log_path);
+
 // The ledger after a fault: it sums to zero and every balance is the sum of its
 // lines; a settled game moved its stakes and payouts in one stake and one payout
 // entry that net each staker exactly payout - stake and leave the pot empty, with

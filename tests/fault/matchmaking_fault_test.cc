@@ -285,15 +285,7 @@ class MatchmakingFaultTest : public FaultStackTest {
   // trix-demo exits 0: every person got a seat, every game ended with a consistent
   // result and every person was rated.
   testing::AssertionResult DemoSucceeds() {
-    absl::StatusOr<int> status = demo_->Wait(absl::Minutes(4));
-    if (status.ok() && *status == 0) return testing::AssertionSuccess();
-    const std::string log = ratings::ReadFile(dir_ + "/demo.log");
-    return testing::AssertionFailure()
-           << "trix-demo: "
-           << (status.ok() ? absl::StrCat("exit ", *status)
-                           : std::string(status.status().message()))
-           << "\n"
-           << log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
+    return fault::ExitsZero(*demo_, absl::Minutes(4), "trix-demo", dir_ + "/demo.log");
   }
 
   std::vector<std::unique_ptr<bots::ChildProcess>> clients_;

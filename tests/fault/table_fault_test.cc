@@ -114,15 +114,7 @@ class TableFaultTest : public FaultStackTest {
   // trix-table-demo exits 0: every game ended with a consistent result, every bot
   // exited 0.
   testing::AssertionResult DemoSucceeds() {
-    absl::StatusOr<int> status = demo_->Wait(absl::Minutes(9));
-    if (status.ok() && *status == 0) return testing::AssertionSuccess();
-    const std::string log = ratings::ReadFile(dir_ + "/demo.log");
-    return testing::AssertionFailure()
-           << "trix-table-demo: "
-           << (status.ok() ? absl::StrCat("exit ", *status)
-                           : std::string(status.status().message()))
-           << "\n"
-           << log.substr(log.size() > 3000 ? log.size() - 3000 : 0);
+    return fault::ExitsZero(*demo_, absl::Minutes(9), "trix-table-demo", dir_ + "/demo.log");
   }
   // The seats' clients' result lines, from their logs (table*-seat*.log).
   std::vector<SeatResult> SeatResults() const {
