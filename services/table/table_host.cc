@@ -155,10 +155,14 @@ void TableHost::Drain(std::shared_ptr<Slot> slot) {
     absl::Status NotLoaded() const override { return slot_->load_status; }
     bool MayLoad() const override { return !slot_->evicted; }
     void Load() override {
-      if (slot_->adopting) {
-        host_->io_.Post([host = host_, slot = slot_] { host->AdoptOnCall(slot); });
-      } else {
+      if (!slot_->adopting) {
         host_->io_.Post([host = host_, slot = slot_] { host->Reload(slot); });
+      } else if (slot_->claimed && slot_->claimed->ok()) {
+        // Read already, by its claim round: replayed on a worker at once rather
+        // than queued on the io pool behind the round's other reads.
+        host_->workers_.Post([host = host_, slot = slot_] { host->AdoptRead(slot); });
+      } else {
+        host_->io_.Post([host = host_, slot = slot_] { host->AdoptOnCall(slot); });
       }
     }
 

@@ -359,6 +359,13 @@ class TableHost {
   // The fleet (table_host_fleet.cc). On the io pool: locates, claims and loads a
   // placeholder's table.
   void AdoptOnCall(const std::shared_ptr<Slot>& slot);
+  // On a worker: a placeholder whose table its claim round read (and read well)
+  // replays it with no database call; a table that does not replay goes on to
+  // AdoptOnCall, which quarantines or releases it.
+  void AdoptRead(const std::shared_ptr<Slot>& slot);
+  // Either adoption's end: the table hosted, or the placeholder forgotten.
+  void FinishAdoption(const std::shared_ptr<Slot>& slot,
+                      absl::StatusOr<std::unique_ptr<Table>> table, bool here);
   absl::StatusOr<std::unique_ptr<Table>> ClaimAndLoad(const std::string& table_id);
   absl::StatusOr<std::unique_ptr<Table>> LoadClaimed(const std::string& table_id);
   // A claimed table from what was read of it; on DATA_LOSS it is quarantined, on

@@ -147,18 +147,37 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
   // On the io pool, the strand suspended. A table a claim round read is restored
   // as read; any other is located and claimed first.
   std::unique_ptr<absl::StatusOr<StoredGame>> claimed = std::move(slot->claimed);
-  auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(
-      claimed ? RestoreClaimed(slot->id, std::move(*claimed)) : ClaimAndLoad(slot->id));
+  FinishAdoption(slot,
+                 claimed ? RestoreClaimed(slot->id, std::move(*claimed)) : ClaimAndLoad(slot->id),
+                 /*here=*/false);
+}
+
+void TableHost::AdoptRead(const std::shared_ptr<Slot>& slot) {
+  absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(**slot->claimed);
+  if (!table.ok()) {
+    io_.Post([this, slot] { AdoptOnCall(slot); });  // its failure writes to the store
+    return;
+  }
+  slot->claimed.reset();
+  FinishAdoption(slot, std::move(table), /*here=*/true);
+}
+
+void TableHost::FinishAdoption(const std::shared_ptr<Slot>& slot,
+                               absl::StatusOr<std::unique_ptr<Table>> adopted, bool here) {
+  auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(std::move(adopted));
   {
     absl::MutexLock lock(&mu_);
     if (slot->for_call) --adoptions_;
     metrics_.adoptions.Set(static_cast<double>(adoptions_));
     if (absl::IsNotFound(table->status())) RememberUnknown(slot->id, table->status());
   }
-  Complete(slot, [this, slot, table] {
-    if (table->ok()) return Adopted(slot, std::move(**table));
-    Forget(*slot, table->status());
-  });
+  Complete(
+      slot,
+      [this, slot, table] {
+        if (table->ok()) return Adopted(slot, std::move(**table));
+        Forget(*slot, table->status());
+      },
+      here);
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string& id) {
