@@ -53,14 +53,16 @@ void CheckDeal(const SeatState& s, const v1::TableView& v, Differences& d) {
   d.Check("my_doubles", Cards(s.my_doubles), Cards(Set(v.my_doubles())));
   d.Check("my_ready", s.my_ready, v.my_ready());
   d.Check("layout", Cards(s.layout), Cards(Set(v.layout())));
-  d.Check("out_order", absl::StrJoin(s.out_order, ","), absl::StrJoin(v.out_order(), ","));
+  d.Check("out_order", absl::StrJoin(s.out_order, ","),
+          absl::StrJoin(v.out_order(), ","));
   d.Check("turn", absl::StrJoin(s.turn, ","), absl::StrJoin(v.turn().seats(), ","));
   if (s.phase == engine::Phase::kPlaying) d.Check("leader", s.leader, v.leader());
   if (v.trick_size() == 4) {
     for (int i = 0; i < 4; ++i) {
-      d.Check(absl::StrCat("trick[", i, "]"),
-              s.trick[i] == engine::kNoCard ? std::string() : engine::CardName(s.trick[i]),
-              v.trick(i));
+      d.Check(
+          absl::StrCat("trick[", i, "]"),
+          s.trick[i] == engine::kNoCard ? std::string() : engine::CardName(s.trick[i]),
+          v.trick(i));
     }
   } else {
     d.Check("trick size", s.trick_size(), 0);

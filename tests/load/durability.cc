@@ -25,7 +25,8 @@ grpc::Status FetchRecord(const LoadTable& table, int seat,
   for (size_t attempt = 0; attempt < 5 + stubs.size(); ++attempt) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    v1::TableService::Stub* stub = stubs[(static_cast<size_t>(seat) + attempt) % stubs.size()];
+    v1::TableService::Stub* stub =
+        stubs[(static_cast<size_t>(seat) + attempt) % stubs.size()];
     status = stub->GetGameRecord(&context, request, record);
     if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED &&
         status.error_code() != grpc::StatusCode::UNAVAILABLE) {

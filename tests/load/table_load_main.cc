@@ -430,7 +430,8 @@ void CheckAfterPlay(const Flags& flags, const LoadContext& context, LoadRun& run
                 o.verify_games < 0 ? "all" : std::to_string(o.verify_games).c_str());
   out.durable = CheckDurability(run.tables(), run.target_stubs(), o.verify_games);
   if (flags.failover.pid != 0) {
-    out.failover = MeasureFailover(run.tables(), context, flags.failover.bound, failure_at);
+    out.failover =
+        MeasureFailover(run.tables(), context, flags.failover.bound, failure_at);
   }
 }
 

@@ -1,7 +1,7 @@
 // A file's whole text, for tests that read what a process they started wrote (its
 // log, its port file, its output). Header-only: any test includes it as it is.
 //
-//   EXPECT_NE(ReadFile(dir + "/ratings.log").find("consumer started"), std::string::npos);
+//   const std::string log = ReadFile(dir + "/ratings.log");
 #ifndef TRIX_SERVICES_COMMON_TESTING_READ_FILE_H_
 #define TRIX_SERVICES_COMMON_TESTING_READ_FILE_H_
 
