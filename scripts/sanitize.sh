@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The sanitizer builds of CI (scripts/test.sh runs this after the main tests):
-#   build-asan/  the engine, wire, common, pg, table and matchmaking unit tests
-#                and the rule cases under AddressSanitizer + UndefinedBehaviorSanitizer;
-#   build-tsan/  the table host and update stream tests under ThreadSanitizer.
+#   build-asan/  the engine, wire, common, pg, table, matchmaking and ratings unit
+#                tests and the rule cases under AddressSanitizer +
+#                UndefinedBehaviorSanitizer;
+#   build-tsan/  the table host and update stream tests and the ratings consumer and
+#                ledger tests (their threads and the hold sweeper) under ThreadSanitizer.
 # Only the test targets are built. The pg and store tests need PostgreSQL:
 # MAMLAKA_TEST_DATABASE_URL as scripts/test.sh sets it. Exits non-zero on any
 # failure or sanitizer report. Both build through ccache (scripts/lib/ccache.sh)
@@ -30,7 +32,7 @@ configure() {  # DIR SANITIZER-FLAGS
 targets_of() {
   sed -n 's/^trix_[a-z_]*_test(\([a-z_]*\) .*/\1/p; s/^add_executable(\([a-z_]*_test\) .*/\1/p' "$@"
 }
-tsan_tests="table_host_test table_update_stream_test"
+tsan_tests="table_host_test table_update_stream_test ratings_consumer_test ratings_ledger_test"
 
 asan_build() {
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer: build"
@@ -39,9 +41,11 @@ asan_build() {
   targets=$(targets_of engine/CMakeLists.txt proto/wire/CMakeLists.txt \
     services/common/CMakeLists.txt services/pg/CMakeLists.txt \
     services/table/store/CMakeLists.txt \
-    services/table/CMakeLists.txt services/matchmaking/CMakeLists.txt)
+    services/table/CMakeLists.txt services/matchmaking/CMakeLists.txt \
+    services/ratings/CMakeLists.txt)
   # shellcheck disable=SC2086
-  cmake --build build-asan -j"$jobs" --target $targets trix-replay trix-conformance-compare
+  cmake --build build-asan -j"$jobs" --target $targets trix-replay trix-conformance-compare \
+    trix-rate
 }
 
 asan_test() {
@@ -49,7 +53,7 @@ asan_test() {
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
     LSAN_OPTIONS=suppressions=$PWD/tests/sanitizers/lsan.supp \
     ctest --test-dir build-asan --output-on-failure -j"$jobs" --timeout 900 \
-    -L '^(engine|wire|common|pg|table|matchmaking)$' -LE '^integration$' \
+    -L '^(engine|wire|common|pg|table|matchmaking|ratings)$' -LE '^integration$' \
     -E '^common_heap_metrics_test'  # tcmalloc's heap figures: ASan has its own allocator
 }
 

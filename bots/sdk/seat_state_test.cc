@@ -21,70 +21,92 @@ engine::CardSet Set(const wire::CardNames& names) {
   return wire::CardSetFromProto(names).value();
 }
 
-// Every difference between the tracked state and the server's own view of the
-// seat, as text (empty when they agree).
-std::string Differences(const SeatState& s, const v1::TableView& v) {
-  std::vector<std::string> diffs;
-  auto check = [&](const std::string& what, const auto& mine, const auto& server) {
+// Differences between the tracked state and the server's view, as text.
+class Differences {
+ public:
+  template <typename Mine, typename Server>
+  void Check(const std::string& what, const Mine& mine, const Server& server) {
     if (!(mine == server)) {
-      diffs.push_back(absl::StrCat(what, ": tracked ", mine, ", server ", server));
+      diffs_.push_back(absl::StrCat(what, ": tracked ", mine, ", server ", server));
     }
-  };
-  check("seq", s.seq, v.seq());
-  check("phase", static_cast<int>(s.phase),
-        static_cast<int>(wire::PhaseFromProto(v.phase()).value()));
-  check("deal", s.deal, v.deal());
-  check("deals_per_game", s.deals_per_game, v.deals_per_game());
-  check("kingdom", s.kingdom, v.kingdom());
-  check("owner", s.owner, v.owner());
-  check("contract", static_cast<int>(wire::ContractToProto(s.contract)),
-        static_cast<int>(v.contract()));
-  check("contracts_played", s.contracts_played,
-        wire::ContractBitsFromProto(v.contracts_played()).value());
-  check("hand", Cards(s.hand), Cards(Set(v.hand())));
-  check("my_doubles", Cards(s.my_doubles), Cards(Set(v.my_doubles())));
-  check("my_ready", s.my_ready, v.my_ready());
-  check("layout", Cards(s.layout), Cards(Set(v.layout())));
-  check("out_order", absl::StrJoin(s.out_order, ","), absl::StrJoin(v.out_order(), ","));
-  check("turn", absl::StrJoin(s.turn, ","), absl::StrJoin(v.turn().seats(), ","));
-  const bool playing = s.phase == engine::Phase::kPlaying;
-  if (playing) check("leader", s.leader, v.leader());
+  }
+  std::string Text() const { return absl::StrJoin(diffs_, "; "); }
+
+ private:
+  std::vector<std::string> diffs_;
+};
+
+// The deal as a whole: phase, contract, the seat's own cards, turn and trick.
+void CheckDeal(const SeatState& s, const v1::TableView& v, Differences& d) {
+  d.Check("seq", s.seq, v.seq());
+  d.Check("phase", static_cast<int>(s.phase),
+          static_cast<int>(wire::PhaseFromProto(v.phase()).value()));
+  d.Check("deal", s.deal, v.deal());
+  d.Check("deals_per_game", s.deals_per_game, v.deals_per_game());
+  d.Check("kingdom", s.kingdom, v.kingdom());
+  d.Check("owner", s.owner, v.owner());
+  d.Check("contract", static_cast<int>(wire::ContractToProto(s.contract)),
+          static_cast<int>(v.contract()));
+  d.Check("contracts_played", s.contracts_played,
+          wire::ContractBitsFromProto(v.contracts_played()).value());
+  d.Check("hand", Cards(s.hand), Cards(Set(v.hand())));
+  d.Check("my_doubles", Cards(s.my_doubles), Cards(Set(v.my_doubles())));
+  d.Check("my_ready", s.my_ready, v.my_ready());
+  d.Check("layout", Cards(s.layout), Cards(Set(v.layout())));
+  d.Check("out_order", absl::StrJoin(s.out_order, ","),
+          absl::StrJoin(v.out_order(), ","));
+  d.Check("turn", absl::StrJoin(s.turn, ","), absl::StrJoin(v.turn().seats(), ","));
+  if (s.phase == engine::Phase::kPlaying) d.Check("leader", s.leader, v.leader());
   if (v.trick_size() == 4) {
     for (int i = 0; i < 4; ++i) {
-      check(absl::StrCat("trick[", i, "]"),
-            s.trick[i] == engine::kNoCard ? std::string() : engine::CardName(s.trick[i]),
-            v.trick(i));
+      d.Check(
+          absl::StrCat("trick[", i, "]"),
+          s.trick[i] == engine::kNoCard ? std::string() : engine::CardName(s.trick[i]),
+          v.trick(i));
     }
   } else {
-    check("trick size", s.trick_size(), 0);
+    d.Check("trick size", s.trick_size(), 0);
   }
+}
+
+void CheckSeats(const SeatState& s, const v1::TableView& v, Differences& d) {
   for (int i = 0; i < 4; ++i) {
     const SeatInfo& mine = s.seats[i];
     const v1::SeatView& server = v.seats(i);
     const std::string seat = absl::StrCat("seat ", i, " ");
-    check(seat + "player_id", mine.player_id, server.player_id());
-    check(seat + "left", mine.left, server.left());
-    check(seat + "hand_size", mine.hand_size, server.hand_size());
-    check(seat + "doubled", Cards(mine.doubled), Cards(Set(server.doubled())));
-    check(seat + "twos_shown", Cards(mine.twos_shown), Cards(Set(server.twos_shown())));
-    check(seat + "taken", Cards(mine.taken), Cards(Set(server.taken())));
-    check(seat + "tricks_won", mine.tricks_won, server.tricks_won());
-    check(seat + "total", mine.total, server.total());
-    check(seat + "stake", mine.stake, server.stake());
-    check(seat + "deal_score", mine.deal_score, server.deal_score());
+    d.Check(seat + "player_id", mine.player_id, server.player_id());
+    d.Check(seat + "left", mine.left, server.left());
+    d.Check(seat + "hand_size", mine.hand_size, server.hand_size());
+    d.Check(seat + "doubled", Cards(mine.doubled), Cards(Set(server.doubled())));
+    d.Check(seat + "twos_shown", Cards(mine.twos_shown), Cards(Set(server.twos_shown())));
+    d.Check(seat + "taken", Cards(mine.taken), Cards(Set(server.taken())));
+    d.Check(seat + "tricks_won", mine.tricks_won, server.tricks_won());
+    d.Check(seat + "total", mine.total, server.total());
+    d.Check(seat + "stake", mine.stake, server.stake());
+    d.Check(seat + "deal_score", mine.deal_score, server.deal_score());
   }
-  check("game_over", s.game_over, v.phase() == v1::PHASE_GAME_OVER);
-  // Everything played this deal is public, so the tracker's `played` must be the
-  // union of what the view shows.
-  if (playing) {
-    engine::CardSet shown = Set(v.layout());
-    for (const v1::SeatView& seat : v.seats()) shown |= Set(seat.taken());
-    for (const std::string& c : v.trick()) {
-      if (!c.empty()) shown |= engine::Bit(wire::CardFromProto(c).value());
-    }
-    check("played", Cards(s.played), Cards(shown));
+}
+
+// Everything played this deal is public, so the tracker's `played` must be the
+// union of what the view shows.
+void CheckPlayed(const SeatState& s, const v1::TableView& v, Differences& d) {
+  engine::CardSet shown = Set(v.layout());
+  for (const v1::SeatView& seat : v.seats()) shown |= Set(seat.taken());
+  for (const std::string& c : v.trick()) {
+    if (!c.empty()) shown |= engine::Bit(wire::CardFromProto(c).value());
   }
-  return absl::StrJoin(diffs, "; ");
+  d.Check("played", Cards(s.played), Cards(shown));
+}
+
+// Every difference between the tracked state and the server's own view of the
+// seat, as text (empty when they agree).
+std::string DifferencesOf(const SeatState& s, const v1::TableView& v) {
+  Differences d;
+  CheckDeal(s, v, d);
+  CheckSeats(s, v, d);
+  d.Check("game_over", s.game_over, v.phase() == v1::PHASE_GAME_OVER);
+  if (s.phase == engine::Phase::kPlaying) CheckPlayed(s, v, d);
+  return d.Text();
 }
 
 struct Case {
@@ -107,7 +129,7 @@ TEST_P(TrackerAgreesWithServer, AfterEveryUpdate) {
         // Mid-batch the tracker is behind the server by design.
         if (tracker.state().seq != view.seq()) return;
         ++checks;
-        const std::string diffs = Differences(tracker.state(), view);
+        const std::string diffs = DifferencesOf(tracker.state(), view);
         ASSERT_EQ(diffs, "") << "seat " << seat << " at event " << tracker.state().seq;
         const SeatOptions& o = tracker.state().options;
         if (!o.pending) return;
@@ -163,7 +185,7 @@ TEST(SeatTrackerTest, StartsFromAMidGameSnapshot) {
   v1::TableUpdate snapshot;
   *snapshot.mutable_snapshot() = table.View(2);
   ASSERT_TRUE(late.Apply(snapshot).ok());
-  EXPECT_EQ(Differences(late.state(), table.View(2)), "");
+  EXPECT_EQ(DifferencesOf(late.state(), table.View(2)), "");
   // The seat that followed every event agrees with the late one.
   for (const v1::TableUpdate& u : table.Updates(2))
     ASSERT_TRUE(trackers[2].Apply(u).ok());

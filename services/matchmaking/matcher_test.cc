@@ -276,7 +276,9 @@ TEST_F(MatcherTest, BotsFillTheEmptySeatsAfterTheWait) {
   for (const v1::SeatAssignment& seat : asked[0].seats()) {
     bots += seat.bot() && !seat.autopilot();
     autopilots += seat.autopilot();
-    if (seat.autopilot()) EXPECT_TRUE(seat.seat_token().empty());
+    if (seat.autopilot()) {
+      EXPECT_TRUE(seat.seat_token().empty());
+    }
   }
   EXPECT_EQ(bots, 1);
   EXPECT_EQ(autopilots, 1);

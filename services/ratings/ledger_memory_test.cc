@@ -60,7 +60,9 @@ class LedgerMemoryTest : public ::testing::Test {
     int64_t total = 0;
     for (const auto& [id, account] : data.accounts) {
       EXPECT_EQ(account.balance, lines[id]) << id;
-      if (account.kind == "player") EXPECT_EQ(account.held, held[id]) << id;
+      if (account.kind == "player") {
+        EXPECT_EQ(account.held, held[id]) << id;
+      }
       total += account.balance;
     }
     EXPECT_EQ(total, 0);

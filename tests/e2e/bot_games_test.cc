@@ -20,6 +20,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
 #include "services/common/testing/build_paths.h"
+#include "services/common/testing/read_file.h"
 #include "services/pg/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -29,13 +30,6 @@ namespace {
 constexpr char kServiceToken[] = "e2e-service-token";
 // Every game must end well within this (they take a few seconds).
 constexpr absl::Duration kGameTimeout = absl::Seconds(50);
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class BotGamesTest : public pg::DatabaseTest {
  protected:

@@ -16,7 +16,6 @@
 #include <array>
 #include <filesystem>
 #include <map>
-#include <fstream>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -33,6 +32,7 @@
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
 #include "services/common/testing/build_paths.h"
+#include "services/common/testing/read_file.h"
 #include "services/pg/testing/database_test.h"
 #include "trix/v1/table.grpc.pb.h"
 
@@ -43,13 +43,6 @@ constexpr char kServiceToken[] = "e2e-play-service-token";
 // Deals seat 0 a queen or the king of hearts to double in the Complex deal.
 constexpr uint64_t kSeed = 3;
 constexpr absl::Duration kGameTimeout = absl::Seconds(90);
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 // Runs a shell command; its stdout, and whether it exited 0.
 std::string Shell(const std::string& command, bool* ok = nullptr) {

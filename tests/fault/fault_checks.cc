@@ -7,6 +7,7 @@
 #include "bots/common/child_process.h"
 #include "engine/replay/case_runner.h"
 #include "services/common/testing/build_paths.h"
+#include "services/common/testing/read_file.h"
 
 namespace trix::fault {
 namespace {
@@ -14,11 +15,6 @@ namespace {
 // The games matchmaking assigned seats at.
 constexpr char kAssigned[] =
     "EXISTS (SELECT 1 FROM mm_assignments a WHERE a.table_id = g.id)";
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
 
 }  // namespace
 
@@ -42,7 +38,7 @@ int RunToEnd(const bots::ChildProcess::Options& options, absl::Duration timeout)
                                      const std::string& name, const std::string& log_path) {
   absl::StatusOr<int> status = process.Wait(within);
   if (status.ok() && *status == 0) return ::testing::AssertionSuccess();
-  const std::string log = ReadAll(log_path);
+  const std::string log = ReadFile(log_path);
   return ::testing::AssertionFailure()
          << name << ": "
          << (status.ok() ? absl::StrCat("exit ", *status)
@@ -210,7 +206,7 @@ std::vector<std::string> HoldsSettled(const std::string& url) {
                          "--cases=" + cases, "--expected=" + recorded},
                 .output_path = dir + "/game-cases.out"}) != 0) {
     return ::testing::AssertionFailure()
-           << "trix-game-cases: " << ReadAll(dir + "/game-cases.out");
+           << "trix-game-cases: " << ReadFile(dir + "/game-cases.out");
   }
   std::ifstream in(cases);
   std::ofstream out(replayed);
@@ -225,7 +221,7 @@ std::vector<std::string> HoldsSettled(const std::string& url) {
     return ::testing::AssertionFailure() << games << " finished games, not " << n;
   if (RunToEnd({.argv = {BuildPath("bin/trix-conformance-compare"), recorded, replayed},
                 .output_path = dir + "/compare.out"}) != 0) {
-    return ::testing::AssertionFailure() << ReadAll(dir + "/compare.out").substr(0, 2000);
+    return ::testing::AssertionFailure() << ReadFile(dir + "/compare.out").substr(0, 2000);
   }
   std::cout << "  " << games << " games replayed to their recorded results" << std::endl;
   return ::testing::AssertionSuccess();

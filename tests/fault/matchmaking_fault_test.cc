@@ -74,6 +74,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "services/common/testing/read_file.h"
 #include "tests/fault/fault_checks.h"
 #include "tests/fault/fault_stack.h"
 #include "tests/integration/own_cluster.h"
@@ -254,7 +255,7 @@ class MatchmakingFaultTest : public FaultStackTest {
     int killed = 0;
     for (const auto& entry : std::filesystem::directory_iterator(BotDir())) {
       if (entry.path().extension() != ".pid") continue;
-      const pid_t pid = std::stoi(ratings::ReadFile(entry.path().string()));
+      const pid_t pid = std::stoi(ReadFile(entry.path().string()));
       killed += kill(pid, SIGKILL) == 0;
     }
     return killed;
@@ -364,8 +365,7 @@ TEST_F(MatchmakingFaultTest, BadRequests) {
        .output_path = dir_ + "/flood.out"},
       absl::Minutes(2));
   absl::StatusOr<int> garbage_status = (*garbage)->Wait(absl::Minutes(1));
-  std::cout << ratings::ReadFile(dir_ + "/flood.out")
-            << ratings::ReadFile(dir_ + "/garbage.out");
+  std::cout << ReadFile(dir_ + "/flood.out") << ReadFile(dir_ + "/garbage.out");
   EXPECT_TRUE(DemoSucceeds())
       << "every player seated, every game consistent and rated (trix-demo exit 0)";
   EndChecks(3, /*unassigned=*/1);  // the flood's own table, played out by the autopilot
@@ -509,7 +509,7 @@ TEST_F(MatchmakingFaultTest, RatingsKill9) {
   EXPECT_TRUE(DemoSucceeds())
       << "every player seated, every game consistent and rated (trix-demo exit 0)";
   EndChecks(3);
-  const std::string log = ratings::ReadFile(dir_ + "/ratings.log");
+  const std::string log = ReadFile(dir_ + "/ratings.log");
   int starts = 0;
   for (size_t at = log.find("\"msg\":\"serving\""); at != std::string::npos;
        at = log.find("\"msg\":\"serving\"", at + 1)) {
@@ -536,7 +536,7 @@ TEST_F(MatchmakingFaultTest, BotKill9) {
   EXPECT_TRUE(DemoSucceeds())
       << "every player seated, every game consistent and rated (trix-demo exit 0)";
   EndChecks(3);
-  EXPECT_FALSE(ratings::ReadFile(BotDir() + "/restarts").empty())
+  EXPECT_FALSE(ReadFile(BotDir() + "/restarts").empty())
       << "the bot accounts' processes were restarted";
 }
 

@@ -43,6 +43,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "services/common/testing/read_file.h"
 #include "tests/fault/fault_checks.h"
 #include "tests/fault/fault_stack.h"
 #include "tests/integration/own_cluster.h"
@@ -216,7 +217,7 @@ TEST_F(TableFaultTest, Garbage) {
                  .output_path = dir_ + "/garbage.out"},
                 absl::Minutes(1)),
             0)
-      << ratings::ReadFile(dir_ + "/garbage.out");
+      << ReadFile(dir_ + "/garbage.out");
   EndChecks();
   EXPECT_TRUE(table_->Running()) << "the table service is still running";
 }

@@ -235,7 +235,9 @@ TEST_F(MatchmakingRoomsTest, TwoStartsMakeOneTableAGameIsPlayedAndARematchMakesA
   RoomCalls(rooms_.get()).StartAtOnce("alice", "bob", room);
   std::set<std::string> tables;
   for (int game = 1; game <= 2; ++game) {
-    if (game == 2) ASSERT_TRUE(Start("bob", room, /*rematch=*/true).ok());
+    if (game == 2) {
+      ASSERT_TRUE(Start("bob", room, /*rematch=*/true).ok());
+    }
     auto playing = [game](const v1::RoomState& s) {
       return s.game().number() == game && s.game().state() == v1::ROOM_GAME_PLAYING &&
              s.has_assignment();

@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
 #include "services/common/testing/build_paths.h"
+#include "services/common/testing/read_file.h"
 #include "services/ratings/testing/ratings_db_test.h"
 #include "tests/integration/replica_standby.h"
 #include "tests/ratings/ratings_process.h"

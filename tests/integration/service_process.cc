@@ -4,22 +4,15 @@
 #include <unistd.h>
 
 #include <fstream>
-#include <sstream>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "services/common/testing/read_file.h"
 #include "tests/integration/service_fixture.h"
 
 namespace trix::table {
 namespace {
-
-std::string ReadAll(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 }  // namespace
 
@@ -112,6 +105,6 @@ std::string ServiceProcess::LogPath() const {
   return absl::StrCat(options_.dir, "/", options_.instance_id, ".log");
 }
 
-std::string ServiceProcess::Log() const { return ReadAll(LogPath()); }
+std::string ServiceProcess::Log() const { return ReadFile(LogPath()); }
 
 }  // namespace trix::table

@@ -10,9 +10,7 @@
 #include <sys/stat.h>
 
 #include <chrono>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <thread>
 
@@ -22,18 +20,12 @@
 #include "grpcpp/security/credentials.h"
 #include "gtest/gtest.h"
 #include "services/common/testing/build_paths.h"
+#include "services/common/testing/read_file.h"
 #include "services/common/tls.h"
 #include "tests/integration/service_fixture.h"
 
 namespace trix::table {
 namespace {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 class TlsTest : public TableServiceTest {
  protected:

@@ -13,20 +13,21 @@
 namespace trix::load {
 namespace {
 
-// One seat of one game, checked against its record.
-void CheckSeat(const LoadTable& table, int seat,
-               const std::vector<v1::TableService::Stub*>& stubs,
-               DurabilityReport& report) {
+// The game's record as `seat` may see it, from any of `stubs` (starting at the
+// seat's own, so that the seats of a game spread over a fleet).
+grpc::Status FetchRecord(const LoadTable& table, int seat,
+                         const std::vector<v1::TableService::Stub*>& stubs,
+                         v1::GameRecord* record) {
   v1::GetGameRecordRequest request;
   request.set_game_id(table.id());
   request.set_seat_token(table.seat(seat).token());
-  v1::GameRecord record;
   grpc::Status status;
   for (size_t attempt = 0; attempt < 5 + stubs.size(); ++attempt) {
     grpc::ClientContext context;
     context.set_deadline(std::chrono::system_clock::now() + std::chrono::seconds(30));
-    v1::TableService::Stub* stub = stubs[(static_cast<size_t>(seat) + attempt) % stubs.size()];
-    status = stub->GetGameRecord(&context, request, &record);
+    v1::TableService::Stub* stub =
+        stubs[(static_cast<size_t>(seat) + attempt) % stubs.size()];
+    status = stub->GetGameRecord(&context, request, record);
     if (status.error_code() != grpc::StatusCode::RESOURCE_EXHAUSTED &&
         status.error_code() != grpc::StatusCode::UNAVAILABLE) {
       break;
@@ -37,6 +38,15 @@ void CheckSeat(const LoadTable& table, int seat,
       std::this_thread::sleep_for(std::chrono::milliseconds(200));
     }
   }
+  return status;
+}
+
+// One seat of one game, checked against its record.
+void CheckSeat(const LoadTable& table, int seat,
+               const std::vector<v1::TableService::Stub*>& stubs,
+               DurabilityReport& report) {
+  v1::GameRecord record;
+  const grpc::Status status = FetchRecord(table, seat, stubs, &record);
   if (!status.ok()) {
     ++report.record_errors;
     if (report.first_problem.empty()) {

@@ -421,16 +421,55 @@ class Seat final : public grpc::ClientBidiReactor<v1::PlayRequest, v1::TableUpda
   absl::Notification done_;
 };
 
-int Drive(const Flags& f) {
-  const std::string& address = f.drive;
-  const int tables = f.tables;
+// `channels` connections of their own to `address`.
+std::vector<std::unique_ptr<v1::TableService::Stub>> OpenChannels(
+    const std::string& address, int channels) {
   std::vector<std::unique_ptr<v1::TableService::Stub>> stubs;
-  for (int c = 0; c < f.channels; ++c) {
+  for (int c = 0; c < channels; ++c) {
     grpc::ChannelArguments args;
     args.SetInt("channel", c);  // a connection of its own
     stubs.push_back(v1::TableService::NewStub(
         grpc::CreateCustomChannel(address, grpc::InsecureChannelCredentials(), args)));
   }
+  return stubs;
+}
+
+// Acts on a seat drawn at random every `gap` for `how_long`; the actions sent.
+int64_t PlayFor(absl::Duration how_long, absl::Duration gap,
+                const std::vector<std::unique_ptr<Seat>>& seats, std::mt19937_64& rng) {
+  int64_t acts = 0;
+  const absl::Time end = absl::Now() + how_long;
+  absl::Time next = absl::Now();
+  while (next < end) {
+    absl::SleepFor(next - absl::Now());
+    seats[rng() % seats.size()]->Act();
+    ++acts;
+    next += gap;
+  }
+  return acts;
+}
+
+void PrintCpu(const std::vector<CpuShare>& shares, double per_second) {
+  for (const CpuShare& share : shares) {
+    // The probe names the tool itself after table-load, whose part it plays.
+    const std::string name =
+        share.name == "table-load" ? "grpc-floor driver" : share.name;
+    std::printf("cpu %-18s %.3f cores  (%.0f us per action, %d threads)\n", name.c_str(),
+                share.cores, share.cores / per_second * 1e6, share.threads);
+  }
+}
+
+void CloseSeats(const std::vector<std::unique_ptr<Seat>>& seats) {
+  for (auto& seat : seats) seat->Close();
+  for (auto& seat : seats) {
+    for (int i = 0; i < 100 && !seat->done(); ++i) absl::SleepFor(absl::Milliseconds(10));
+  }
+}
+
+int Drive(const Flags& f) {
+  const int tables = f.tables;
+  std::vector<std::unique_ptr<v1::TableService::Stub>> stubs =
+      OpenChannels(f.drive, f.channels);
   std::atomic<int64_t> updates{0};
   std::vector<std::unique_ptr<Seat>> seats;
   for (int t = 0; t < tables; ++t) {
@@ -447,39 +486,18 @@ int Drive(const Flags& f) {
   CpuProbe probe(trees);
   std::mt19937_64 rng(7);
   const absl::Duration gap = absl::Seconds(1) / f.rate;
-  auto play = [&](absl::Duration how_long, int64_t* acts) {
-    const absl::Time end = absl::Now() + how_long;
-    absl::Time next = absl::Now();
-    while (next < end) {
-      absl::SleepFor(next - absl::Now());
-      seats[rng() % seats.size()]->Act();
-      ++*acts;
-      next += gap;
-    }
-  };
-  int64_t acts = 0;
-  play(f.warmup, &acts);
-  acts = 0;
+  PlayFor(f.warmup, gap, seats, rng);
   const int64_t updates_before = updates.load();
   const CpuProbe::Sample from = probe.Take();
   const absl::Time start = absl::Now();
-  play(f.duration, &acts);
+  const int64_t acts = PlayFor(f.duration, gap, seats, rng);
   const double seconds = absl::ToDoubleSeconds(absl::Now() - start);
   const CpuProbe::Sample to = probe.Take();
   const double per_second = acts / seconds;
   std::printf("%d tables, %d channels: %.0f actions/s, %.0f updates/s\n", tables,
               f.channels, per_second, (updates.load() - updates_before) / seconds);
-  for (const CpuShare& share : probe.Shares(from, to)) {
-    // The probe names the tool itself after table-load, whose part it plays.
-    const std::string name =
-        share.name == "table-load" ? "grpc-floor driver" : share.name;
-    std::printf("cpu %-18s %.3f cores  (%.0f us per action, %d threads)\n", name.c_str(),
-                share.cores, share.cores / per_second * 1e6, share.threads);
-  }
-  for (auto& seat : seats) seat->Close();
-  for (auto& seat : seats) {
-    for (int i = 0; i < 100 && !seat->done(); ++i) absl::SleepFor(absl::Milliseconds(10));
-  }
+  PrintCpu(probe.Shares(from, to), per_second);
+  CloseSeats(seats);
   return 0;
 }
 

@@ -240,27 +240,7 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
       if (std::optional<size_t> next = HandleResult(result, now)) again = next;
     }
     pace_again = std::exchange(pace_again_, false);
-    if (update.has_prompt()) {
-      counters.prompts.fetch_add(1, std::memory_order_relaxed);
-      if (pending_ && pending_->state == Sending::kResend && awaiting_) {
-        // A new stream, and the decision whose answer was lost is still open: the
-        // same action under the same request id (the server applies it once).
-        prompt_ = update.prompt();
-        if (context_->stopping.load()) {
-          awaiting_.reset();
-          DropPending();
-        } else {
-          counters.resent.fetch_add(1, std::memory_order_relaxed);
-          resend = WritePending();
-        }
-      } else if (awaiting_ || pending_) {
-        // Made before our answer to it was applied: that decision is taken.
-        counters.stale_prompts.fetch_add(1, std::memory_order_relaxed);
-      } else {
-        prompt_ = update.prompt();
-        paced = Decide();
-      }
-    }
+    if (update.has_prompt()) paced = HandlePrompt(update.prompt(), &resend);
     game_over_ = game_over_ || game_ended;
   }
   if (after_failure) table_->OnUpdate(now);
@@ -272,6 +252,31 @@ void SeatPlayer::OnUpdate(const v1::TableUpdate& update) {
   }
   if (paced) table_->Pace([this, index = *paced] { Launch(index); });
   if (game_ended) table_->OnGameEnded();
+}
+
+std::optional<size_t> SeatPlayer::HandlePrompt(const v1::Prompt& prompt,
+                                               const v1::PlayRequest** resend) {
+  Counters& counters = context_->counters;
+  counters.prompts.fetch_add(1, std::memory_order_relaxed);
+  if (pending_ && pending_->state == Sending::kResend && awaiting_) {
+    // A new stream, and the decision whose answer was lost is still open: the
+    // same action under the same request id (the server applies it once).
+    prompt_ = prompt;
+    if (context_->stopping.load()) {
+      awaiting_.reset();
+      DropPending();
+    } else {
+      counters.resent.fetch_add(1, std::memory_order_relaxed);
+      *resend = WritePending();
+    }
+  } else if (awaiting_ || pending_) {
+    // Made before our answer to it was applied: that decision is taken.
+    counters.stale_prompts.fetch_add(1, std::memory_order_relaxed);
+  } else {
+    prompt_ = prompt;
+    return Decide();
+  }
+  return std::nullopt;
 }
 
 void SeatPlayer::OnStreamDone(const grpc::Status& status) {

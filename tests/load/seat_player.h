@@ -124,6 +124,11 @@ class SeatPlayer final {
   // The index of the action decided again after a refusal, if any.
   std::optional<size_t> HandleResult(const v1::ActResult& result, Clock::time_point now)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // The action decided for `prompt`, to pace, if any; the pending action to write
+  // again at once (a new stream, its answer lost) goes to `resend`.
+  std::optional<size_t> HandlePrompt(const v1::Prompt& prompt,
+                                     const v1::PlayRequest** resend)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // Builds the action for the last prompt as pending_; its index, or nullopt when
   // there is nothing to send.
   std::optional<size_t> Decide() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);

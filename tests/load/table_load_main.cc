@@ -164,20 +164,39 @@ std::string CpuJson(const std::vector<CpuShare>& shares) {
   return absl::StrCat("{", absl::StrJoin(parts, ","), "}");
 }
 
-void Report(const Flags& flags, const LoadContext& context, const Window& w,
-            const DurabilityReport& durable, int64_t acks_total, bool drained,
-            const std::optional<FailoverFigures>& failover) {
-  const LoadOptions& o = flags.load;
+// What the run ended with, for the report.
+struct Outcome {
+  Window window;
+  DurabilityReport durable;
+  int64_t acks_total = 0;  // acknowledged actions, warm-up and drain included
+  bool drained = false;    // no action still in flight once play stopped
+  std::optional<FailoverFigures> failover;
+};
+
+// The window's figures as the seats saw them, against the run's targets.
+struct Figures {
+  double rate = 0;  // accepted actions per second
+  LatencySummary event, ack;
+  bool rate_met = false, p99_met = false, met = false;
+};
+
+Figures FiguresOf(const Flags& flags, const LoadContext& context, const Outcome& out) {
+  const Window& w = out.window;
+  Figures f;
+  f.rate = w.seconds > 0 ? static_cast<double>(w.counts.acks) / w.seconds : 0;
+  f.event = context.event_latency.Summarize();
+  f.ack = context.ack_latency.Summarize();
+  f.rate_met = f.rate >= flags.target_rate;
+  f.p99_met = f.event.count > 0 && f.event.p99_us < flags.target_p99_ms * 1000;
+  f.met = f.rate_met && f.p99_met && out.durable.ok();
+  return f;
+}
+
+// The run's shape, then what the seats saw of play in the window.
+void PrintPlay(const LoadOptions& o, const Window& w, const Figures& f, bool drained) {
   const Counters::Snapshot& c = w.counts;
-  const double rate = w.seconds > 0 ? static_cast<double>(c.acks) / w.seconds : 0;
-  const LatencySummary event = context.event_latency.Summarize();
-  const LatencySummary ack = context.ack_latency.Summarize();
   const double per_action =
       c.acks > 0 ? static_cast<double>(c.updates) / static_cast<double>(c.acks) : 0;
-  const bool rate_met = rate >= flags.target_rate;
-  const bool p99_met = event.count > 0 && event.p99_us < flags.target_p99_ms * 1000;
-  const bool met = rate_met && p99_met && durable.ok();
-
   const std::string offered =
       o.rate > 0 ? absl::StrFormat("%.0f actions/s offered", o.rate) : "unpaced";
   absl::PrintF(
@@ -186,10 +205,10 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       o.tables, o.mode.c_str(), o.channels, offered, w.seconds,
       absl::ToDoubleSeconds(o.warmup));
   absl::PrintF("  accepted actions   %.0f /s  (%lld in the window; %lld games ended)\n",
-               rate, static_cast<long long>(c.acks),
+               f.rate, static_cast<long long>(c.acks),
                static_cast<long long>(c.games_ended));
-  absl::PrintF("  act -> own event   %s\n", event.Text().c_str());
-  absl::PrintF("  act -> answer      %s\n", ack.Text().c_str());
+  absl::PrintF("  act -> own event   %s\n", f.event.Text().c_str());
+  absl::PrintF("  act -> answer      %s\n", f.ack.Text().c_str());
   absl::PrintF(
       "  stream messages    %.0f /s (%.2f per action), carrying %.0f events/s and "
       "%.0f prompts/s\n",
@@ -208,32 +227,40 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       "%lld actions resent, %lld acknowledged after a reopen\n",
       static_cast<long long>(c.reconnects), static_cast<long long>(c.moves),
       static_cast<long long>(c.resent), static_cast<long long>(c.followed_acks));
-  std::string server_json = "null";
-  if (w.metrics_from && w.metrics_to) {
-    const MetricValues& a = *w.metrics_from;
-    const MetricValues& b = *w.metrics_to;
-    const double ok = Delta(a, b, "trix_table_actions_total{result=\"ok\"}");
-    const double autopilot = Delta(a, b, "trix_table_autopilot_total");
-    const AppendTimes append = AppendTimesBetween(a, b);
-    absl::PrintF(
-        "  server             %.0f actions/s ok, %.0f autopilot moves, %.0f appends/s,"
-        " append mean %.2f ms, p50 <= %.2f ms, p99 <= %.2f ms\n",
-        ok / w.seconds, autopilot, append.count / w.seconds, append.mean_ms,
-        append.p50_le_ms, append.p99_le_ms);
-    server_json = absl::StrFormat(
-        "{\"actions_ok_per_s\":%.1f,\"autopilot\":%.0f,\"appends_per_s\":%.1f,"
-        "\"append_mean_ms\":%.3f,\"append_p50_le_ms\":%s,\"append_p99_le_ms\":%s}",
-        ok / w.seconds, autopilot, append.count / w.seconds, append.mean_ms,
-        JsonNumber(append.p50_le_ms), JsonNumber(append.p99_le_ms));
-  }
-  for (const CpuShare& s : w.cpu) {
+}
+
+// The service's own view of the window (with --metrics); returns it as JSON,
+// "null" without it.
+std::string PrintServer(const Window& w) {
+  if (!w.metrics_from || !w.metrics_to) return "null";
+  const MetricValues& a = *w.metrics_from;
+  const MetricValues& b = *w.metrics_to;
+  const double ok = Delta(a, b, "trix_table_actions_total{result=\"ok\"}");
+  const double autopilot = Delta(a, b, "trix_table_autopilot_total");
+  const AppendTimes append = AppendTimesBetween(a, b);
+  absl::PrintF(
+      "  server             %.0f actions/s ok, %.0f autopilot moves, %.0f appends/s,"
+      " append mean %.2f ms, p50 <= %.2f ms, p99 <= %.2f ms\n",
+      ok / w.seconds, autopilot, append.count / w.seconds, append.mean_ms,
+      append.p50_le_ms, append.p99_le_ms);
+  return absl::StrFormat(
+      "{\"actions_ok_per_s\":%.1f,\"autopilot\":%.0f,\"appends_per_s\":%.1f,"
+      "\"append_mean_ms\":%.3f,\"append_p50_le_ms\":%s,\"append_p99_le_ms\":%s}",
+      ok / w.seconds, autopilot, append.count / w.seconds, append.mean_ms,
+      JsonNumber(append.p50_le_ms), JsonNumber(append.p99_le_ms));
+}
+
+void PrintCpu(const std::vector<CpuShare>& shares) {
+  for (const CpuShare& s : shares) {
     const std::string detail =
         s.threads > 0
             ? absl::StrFormat("  (%d threads, %d processes)", s.threads, s.processes)
             : "";
     absl::PrintF("  cpu %-14s %.2f cores%s\n", s.name, s.cores, detail);
   }
-  if (failover) absl::PrintF("%s", failover->Text());
+}
+
+void PrintDurability(const DurabilityReport& durable) {
   absl::PrintF(
       "  durability         %lld games: %lld acknowledged actions, %lld in the log, "
       "%lld missing, %lld not acknowledged but logged, %lld foreign, %lld errors%s%s\n",
@@ -243,11 +270,21 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       static_cast<long long>(durable.foreign),
       static_cast<long long>(durable.record_errors),
       durable.first_problem.empty() ? "" : "; first: ", durable.first_problem.c_str());
+}
+
+void PrintTargets(const Flags& flags, const Figures& f, bool durable) {
   auto verdict = [](bool ok) { return ok ? "met" : "NOT met"; };
   absl::PrintF(
       "  targets            >= %.0f actions/s %s; p99 < %.0f ms %s; durable %s\n",
-      flags.target_rate, verdict(rate_met), flags.target_p99_ms, verdict(p99_met),
-      verdict(durable.ok()));
+      flags.target_rate, verdict(f.rate_met), flags.target_p99_ms, verdict(f.p99_met),
+      verdict(durable));
+}
+
+// The report's last line: every figure as one JSON object.
+void PrintJson(const LoadOptions& o, const Outcome& out, const Figures& f,
+               const std::string& server_json) {
+  const Window& w = out.window;
+  const Counters::Snapshot& c = w.counts;
   absl::PrintF(
       "{\"tables\":%d,\"mode\":\"%s\",\"channels\":%d,\"offered_rate\":%.1f,"
       "\"window_s\":%.3f,"
@@ -258,18 +295,29 @@ void Report(const Flags& flags, const LoadContext& context, const Window& w,
       "\"stream_errors\":%lld,\"seq_gaps\":%lld,\"reconnects\":%lld,\"moves\":%lld,"
       "\"resent\":%lld,\"followed_acks\":%lld,\"drained\":%s,\"server\":%s,\"cpu\":%s,"
       "\"durability\":%s,\"failover\":%s,\"targets_met\":%s}\n",
-      o.tables, o.mode, o.channels, o.rate, w.seconds, rate,
-      static_cast<long long>(c.acks), static_cast<long long>(acks_total),
-      static_cast<long long>(c.games_ended), event.Json(), ack.Json(),
+      o.tables, o.mode, o.channels, o.rate, w.seconds, f.rate,
+      static_cast<long long>(c.acks), static_cast<long long>(out.acks_total),
+      static_cast<long long>(c.games_ended), f.event.Json(), f.ack.Json(),
       static_cast<double>(c.updates) / w.seconds,
       static_cast<double>(c.events) / w.seconds,
       static_cast<double>(c.prompts) / w.seconds, static_cast<long long>(c.act_rejected),
       static_cast<long long>(c.act_failed), static_cast<long long>(c.stream_errors),
       static_cast<long long>(c.seq_gaps), static_cast<long long>(c.reconnects),
       static_cast<long long>(c.moves), static_cast<long long>(c.resent),
-      static_cast<long long>(c.followed_acks), drained ? "true" : "false", server_json,
-      CpuJson(w.cpu), durable.Json(), failover ? failover->Json() : "null",
-      met ? "true" : "false");
+      static_cast<long long>(c.followed_acks), out.drained ? "true" : "false",
+      server_json, CpuJson(w.cpu), out.durable.Json(),
+      out.failover ? out.failover->Json() : "null", f.met ? "true" : "false");
+}
+
+void Report(const Flags& flags, const LoadContext& context, const Outcome& out) {
+  const Figures f = FiguresOf(flags, context, out);
+  PrintPlay(flags.load, out.window, f, out.drained);
+  const std::string server_json = PrintServer(out.window);
+  PrintCpu(out.window.cpu);
+  if (out.failover) absl::PrintF("%s", out.failover->Text());
+  PrintDurability(out.durable);
+  PrintTargets(flags, f, out.durable.ok());
+  PrintJson(flags.load, out, f, server_json);
   std::fflush(stdout);
 }
 
@@ -289,12 +337,31 @@ void VoidUnfinished(LoadRun& run, const std::string& service_token) {
   absl::FPrintF(stderr, "table-load: %s\n", counts.Text());
 }
 
-int Run(int argc, char** argv) {
-  // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
-  // every absl::Mutex (gRPC's included): a graph update per lock, several percent
-  // of the tool's CPU. The tool measures the server, not that.
-  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
-  Flags flags;
+absl::Status CheckFlags(const Flags& flags,
+                        const absl::StatusOr<std::vector<ProcessTree>>& trees) {
+  const LoadOptions& o = flags.load;
+  if (absl::Status s = ParseTargets(o.target).status(); !s.ok()) return s;
+  if (!flags.metrics.empty()) {
+    if (absl::Status s = CheckLoopback(flags.metrics); !s.ok()) return s;
+  }
+  if (o.service_token.empty()) {
+    return absl::InvalidArgumentError(
+        "--service_token (or MAMLAKA_SERVICE_TOKEN) is required");
+  }
+  if (o.tables <= 0 || o.duration <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("--tables and --duration must be positive");
+  }
+  if (o.rate < 0) {
+    return absl::InvalidArgumentError("--rate must be 0 (unpaced) or positive");
+  }
+  if (absl::Status s = CheckFailover(flags.failover, o.duration); !s.ok()) return s;
+  return trees.status();
+}
+
+// Reads and checks the flags, and the process trees of --cpu_pids; an exit code
+// when there is no run to make (--help, or a bad flag).
+std::optional<int> ParseFlags(int argc, char** argv, Flags& flags,
+                              std::vector<ProcessTree>& trees) {
   service::Config config("table-load", "MAMLAKA_LOAD_");
   Bind(config, flags);
   if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) {
@@ -304,41 +371,33 @@ int Run(int argc, char** argv) {
   if (o.service_token.empty()) {
     if (const char* token = std::getenv("MAMLAKA_SERVICE_TOKEN")) o.service_token = token;
   }
-  absl::Status valid = ParseTargets(o.target).status();
-  if (valid.ok() && !flags.metrics.empty()) valid = CheckLoopback(flags.metrics);
-  if (valid.ok() && o.service_token.empty()) {
-    valid = absl::InvalidArgumentError(
-        "--service_token (or MAMLAKA_SERVICE_TOKEN) is required");
-  }
-  if (valid.ok() && (o.tables <= 0 || o.duration <= absl::ZeroDuration())) {
-    valid = absl::InvalidArgumentError("--tables and --duration must be positive");
-  }
-  if (valid.ok() && o.rate < 0) {
-    valid = absl::InvalidArgumentError("--rate must be 0 (unpaced) or positive");
-  }
-  if (valid.ok()) valid = CheckFailover(flags.failover, o.duration);
-  absl::StatusOr<std::vector<ProcessTree>> trees = ParseProcessTrees(flags.cpu_pids);
-  if (valid.ok()) valid = trees.status();
-  if (!valid.ok()) {
+  absl::StatusOr<std::vector<ProcessTree>> parsed = ParseProcessTrees(flags.cpu_pids);
+  if (absl::Status valid = CheckFlags(flags, parsed); !valid.ok()) {
     std::cerr << "table-load: " << valid.message() << "\n";
     return 2;
   }
-  const CpuProbe probe(*trees);
+  trees = *std::move(parsed);
+  return std::nullopt;
+}
 
-  LoadContext context(o);
-  auto run = std::make_unique<LoadRun>(&context);
-  if (absl::Status s = run->Start(); !s.ok()) {
-    std::cerr << "table-load: " << s.message() << "\n";
-    return 1;
-  }
+// Creates the tables and plays through the warm-up; false when not every table
+// started (the run measures anyway).
+bool WarmUp(const LoadOptions& o, LoadContext& context, LoadRun& run) {
   absl::FPrintF(stderr, "table-load: creating %d tables on %s\n", o.tables,
                 o.target.c_str());
   const bool playing =
-      run->WaitPlaying(absl::Seconds(60) + o.tables * absl::Milliseconds(100));
+      run.WaitPlaying(absl::Seconds(60) + o.tables * absl::Milliseconds(100));
   if (!playing)
     absl::FPrintF(stderr, "table-load: not every table started; measuring anyway\n");
-  Play(context, *run, Clock::now() + absl::ToChronoNanoseconds(o.warmup), 0);
+  Play(context, run, Clock::now() + absl::ToChronoNanoseconds(o.warmup), 0);
+  return playing;
+}
 
+// Opens the measurement window, plays it (and the failure, if any, whose time
+// goes to `failure_at`) and closes it: what it saw.
+Window MeasureWindow(const Flags& flags, LoadContext& context, const LoadRun& run,
+                     const CpuProbe& probe, absl::Time* failure_at) {
+  const LoadOptions& o = flags.load;
   Window w;
   const Counters::Snapshot before = context.counters.Take();
   const CpuProbe::Sample cpu_before = probe.Take();
@@ -348,8 +407,8 @@ int Run(int argc, char** argv) {
   }
   const Clock::time_point open = Clock::now();
   context.OpenWindow(open);
-  const absl::Time failure_at = PlayWindow(flags, context, *run, open,
-                                           o.games > 0 ? before.games_ended + o.games : 0);
+  *failure_at = PlayWindow(flags, context, run, open,
+                           o.games > 0 ? before.games_ended + o.games : 0);
   const Clock::time_point close = Clock::now();
   context.CloseWindow(close);
   w.counts = context.counters.Take() - before;
@@ -359,23 +418,55 @@ int Run(int argc, char** argv) {
     if (m.ok()) w.metrics_to = *std::move(m);
   }
   w.seconds = std::chrono::duration<double>(close - open).count();
+  return w;
+}
 
-  const bool drained = run->Stop(o.drain);
-  const bool closed = drained && run->Close(absl::Seconds(30));
-  const int64_t acks_total = context.counters.acks.load();
+// Once play stopped: every acknowledged action against the games' logs and, after
+// a fleet failure, every table's way back into play.
+void CheckAfterPlay(const Flags& flags, const LoadContext& context, LoadRun& run,
+                    absl::Time failure_at, Outcome& out) {
+  const LoadOptions& o = flags.load;
   absl::FPrintF(stderr, "table-load: checking the logs of %s games\n",
                 o.verify_games < 0 ? "all" : std::to_string(o.verify_games).c_str());
-  const DurabilityReport durable =
-      CheckDurability(run->tables(), run->target_stubs(), o.verify_games);
-  std::optional<FailoverFigures> failover;
+  out.durable = CheckDurability(run.tables(), run.target_stubs(), o.verify_games);
   if (flags.failover.pid != 0) {
-    failover = MeasureFailover(run->tables(), context, flags.failover.bound, failure_at);
+    out.failover =
+        MeasureFailover(run.tables(), context, flags.failover.bound, failure_at);
   }
-  Report(flags, context, w, durable, acks_total, drained, failover);
+}
+
+int Run(int argc, char** argv) {
+  // Debian's Abseil is built without NDEBUG, which leaves deadlock detection on in
+  // every absl::Mutex (gRPC's included): a graph update per lock, several percent
+  // of the tool's CPU. The tool measures the server, not that.
+  absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+  Flags flags;
+  std::vector<ProcessTree> trees;
+  if (std::optional<int> exit_code = ParseFlags(argc, argv, flags, trees)) {
+    return *exit_code;
+  }
+  const LoadOptions& o = flags.load;
+  const CpuProbe probe(trees);
+
+  LoadContext context(o);
+  auto run = std::make_unique<LoadRun>(&context);
+  if (absl::Status s = run->Start(); !s.ok()) {
+    std::cerr << "table-load: " << s.message() << "\n";
+    return 1;
+  }
+  const bool playing = WarmUp(o, context, *run);
+  Outcome out;
+  absl::Time failure_at;
+  out.window = MeasureWindow(flags, context, *run, probe, &failure_at);
+  out.drained = run->Stop(o.drain);
+  const bool closed = out.drained && run->Close(absl::Seconds(30));
+  out.acks_total = context.counters.acks.load();
+  CheckAfterPlay(flags, context, *run, failure_at, out);
+  Report(flags, context, out);
   if (!flags.keep_tables) VoidUnfinished(*run, o.service_token);
   // gRPC may still hold a seat or a table whose call did not end: leave them be.
   if (!closed) (void)run.release();
-  return playing && durable.ok() && (!failover || failover->ok()) ? 0 : 1;
+  return playing && out.durable.ok() && (!out.failover || out.failover->ok()) ? 0 : 1;
 }
 
 }  // namespace

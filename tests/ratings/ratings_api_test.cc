@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "gtest/gtest.h"
+#include "services/common/testing/read_file.h"
 #include "services/ratings/testing/ratings_db_test.h"
 #include "tests/load/metrics_scrape.h"
 #include "tests/ratings/ratings_process.h"

@@ -14,6 +14,7 @@
 #include "proto/wire/outbox_row.h"
 #include "proto/wire/wire.h"
 #include "services/common/testing/build_paths.h"
+#include "services/common/testing/read_file.h"
 #include "services/ratings/testing/ratings_db_test.h"
 #include "tests/ratings/ratings_process.h"
 #include "trix/v1/table.grpc.pb.h"

@@ -1,22 +1,14 @@
 #include "tests/ratings/ratings_process.h"
 
-#include <fstream>
 #include <sstream>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "nlohmann/json.hpp"
 #include "services/common/testing/build_paths.h"
+#include "services/common/testing/read_file.h"
 
 namespace trix::ratings {
-
-std::string ReadFile(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 
 namespace {
 

@@ -52,8 +52,6 @@ class RatingsProcess {
   std::unique_ptr<v1::RatingsService::Stub> stub_;
 };
 
-std::string ReadFile(const std::string& path);
-
 }  // namespace trix::ratings
 
 #endif  // TRIX_TESTS_RATINGS_RATINGS_PROCESS_H_
