@@ -221,7 +221,7 @@ std::vector<std::string> HoldsSettled(const std::string& url) {
     out << engine::RunCaseLine(line) << "\n";
   }
   out.close();
-  if (games != n)
+  if (n >= 0 && games != n)
     return ::testing::AssertionFailure() << games << " finished games, not " << n;
   if (RunToEnd({.argv = {BuildPath("bin/trix-conformance-compare"), recorded, replayed},
                 .output_path = dir + "/compare.out"}) != 0) {

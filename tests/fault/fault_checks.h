@@ -112,7 +112,8 @@ std::vector<std::string> HoldsSettled(const std::string& url);
 
 // Every finished game's stored log, as a rule case (trix-game-cases), replays
 // through trix-replay's engine to the result the table service recorded
-// (trix-conformance-compare), and there are `n` of them. Its files go to `dir`.
+// (trix-conformance-compare), and there are `n` of them (n < 0: any number). Its
+// files go to `dir`.
 ::testing::AssertionResult GamesReplay(const std::string& url, const std::string& dir,
                                        int n);
 
