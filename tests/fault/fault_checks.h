@@ -16,6 +16,7 @@
 #include <functional>
 #include <iostream>
 #include <pqxx/pqxx>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -116,6 +117,25 @@ std::vector<std::string> HoldsSettled(const std::string& url);
 // files go to `dir`.
 ::testing::AssertionResult GamesReplay(const std::string& url, const std::string& dir,
                                        int n);
+
+// A seat client's result line (trix-bot's JSON: "table", "seat", "actions",
+// "resubscribes"), from the files of `dir` whose names end in `suffix`.
+struct SeatResult {
+  std::string table;
+  int seat = 0;
+  int64_t actions = 0, resubscribes = 0;
+};
+std::vector<SeatResult> SeatResults(const std::string& dir, const std::string& suffix);
+// Each seat's client entries in the log are at least its count of accepted actions
+// (none missing) and at most one more per stream break (an action made durable
+// whose answer the break swallowed); what is wrong, a line each. After an
+// asynchronous failover, which may lose acknowledged actions, `rewound` names the
+// tables the table service found shorter than acknowledged and rebuilt: a seat
+// there missing actions is reported and counted in `*lost`, not failed.
+std::vector<std::string> AcknowledgedKept(const std::string& url,
+                                          const std::vector<SeatResult>& results,
+                                          const std::set<std::string>& rewound = {},
+                                          int64_t* lost = nullptr);
 
 }  // namespace trix::fault
 
