@@ -1,8 +1,7 @@
 // The checks the fault tests share: a wait for a condition that fails with what
 // was awaited, one value read from the database, and the checks a scenario ends
-// with on the database (the SQL of end_checks.sh, which the replicated-database
-// scenarios, the soak run and the stack test use, and of
-// matchmaking_fault_test.sh's assignment checks). Each
+// with on the database (which the soak run and the stack test run too, through
+// build/bin/trix-end-checks), and the seat clients' acknowledged actions. Each
 // check of the database answers what is wrong, one line each ("3 accounts whose
 // ..."; empty when all is well); every game of the database counts: it is the
 // test's own.
@@ -92,7 +91,7 @@ std::vector<std::string> LedgerOnce(const std::string& url);
 // consumed, one applied_games row, one rating history row per seat (none for a
 // voided table); every rating's history is a chain (each change starts where the
 // last ended, and the rating is where its last change ended), as many changes as
-// games (end_checks.sh's rated_once).
+// games.
 std::vector<std::string> RatedOnce(const std::string& url);
 // Waits up to `seconds` until the ratings service consumed every finished game's
 // outbox row, as RatedOnce expects.

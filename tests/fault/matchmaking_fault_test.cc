@@ -1,4 +1,4 @@
-// Fault tests of the whole deployment that need no replicated PostgreSQL: the real
+// Fault tests of the whole deployment (those of a replicated PostgreSQL below): the real
 // table-service, ratings-service and matchmaking-service binaries as child
 // processes on a fresh database of the test's own (FaultStackTest), and real
 // clients as child processes. A fault strikes mid-flow:
@@ -57,7 +57,32 @@
 // players is in the database and the three services still run; a ticket waiting
 // when matchmaking died was seated by the restarted one; the ratings service
 // served again and a game finished while it was down; the bots were restarted).
-// The scenarios of a replicated PostgreSQL are tests/fault/matchmaking_fault_test.sh's.
+//
+// On a replicated PostgreSQL of the test's own (DatabaseFailoverTest; PG_HA=sync, the
+// default, or async: a three-node Patroni cluster of scripts/pg-ha.sh), with
+// table-load playing 40 more tables beside trix-demo's games, the primary is struck
+// while a staked game is played and tickets wait:
+//
+//   PgKill9      its postmaster is killed with SIGKILL: Patroni promotes a standby,
+//                and every service follows it through its multi-host connection
+//                string; with PG_HA=async the standby may lack the last commits: the
+//                table service must find each table whose log is now shorter than
+//                it acknowledged, rebuild it and play on;
+//   PgFreeze     the primary node (Patroni and PostgreSQL) is stopped with SIGSTOP
+//                for 25 s (PG_FREEZE_SECONDS; past Patroni's 20 s TTL: a standby is
+//                promoted meanwhile), then continued: it must come back as a standby;
+//   PgSwitchover an operator's planned switchover (patronictl switchover).
+//
+// Each ends with the checks above and: no acknowledged action missing from the log
+// (each person's client's count of accepted actions against its seat's entries,
+// and table-load's check at its 40 tables; with PG_HA=async, each one missing must
+// be at a table the table service logged as rewound and rebuilt, and how many were
+// lost is printed), no service restarted and each saying SERVING at the end, the
+// cluster with a new primary and its three members again; and it prints the time
+// from the fault to each table's first action committed after it (p50, p99, max;
+// from PostgreSQL's commit timestamps) and the calls the clients saw refused
+// meanwhile, by code. CTest runs them as fault_database_failover_test (sync, the
+// three) and fault_database_async_failover_test (async, PgKill9).
 #include <signal.h>
 
 #include <atomic>
