@@ -64,10 +64,12 @@ int Run(int argc, char** argv) {
   config.Bind("database_url", &f.database_url, "the PostgreSQL database");
   config.Bind("replay_dir", &f.replay_dir,
               "replay every finished game, its files here (empty: no replay)");
-  config.Bind("games", &f.games, "the finished games the replay expects (-1: any number)");
+  config.Bind("games", &f.games,
+              "the finished games the replay expects (-1: any number)");
   config.Bind("wait_rated", &f.wait_rated,
               "how long to wait for the ratings service to consume every result");
-  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv)) return *exit_code;
+  if (std::optional<int> exit_code = config.ParseCommandLine(argc, argv))
+    return *exit_code;
   if (f.database_url.empty()) {
     std::cerr << "trix-end-checks: --database_url is required\n";
     return 2;

@@ -5,10 +5,9 @@
 #include <memory>
 
 #include "absl/strings/match.h"
-#include "nlohmann/json.hpp"
-
 #include "bots/common/child_process.h"
 #include "engine/replay/case_runner.h"
+#include "nlohmann/json.hpp"
 #include "services/common/testing/build_paths.h"
 
 namespace trix::fault {
@@ -243,7 +242,8 @@ std::vector<SeatResult> SeatResults(const std::string& dir, const std::string& s
       nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
       if (!j.is_object() || !j.contains("actions") || !j.contains("table")) continue;
       results.push_back({j["table"].get<std::string>(), j["seat"].get<int>(),
-                         j["actions"].get<int64_t>(), j.value("resubscribes", int64_t{0})});
+                         j["actions"].get<int64_t>(),
+                         j.value("resubscribes", int64_t{0})});
     }
   }
   return results;
@@ -262,8 +262,8 @@ std::vector<std::string> AcknowledgedKept(const std::string& url,
                r.table, r.seat));
     if (logged < r.actions && rewound.count(r.table) > 0) {
       std::cout << "  table " << r.table << " seat " << r.seat << ": "
-                << r.actions - logged << " acknowledged actions lost; the table was rebuilt"
-                << std::endl;
+                << r.actions - logged
+                << " acknowledged actions lost; the table was rebuilt" << std::endl;
       if (lost != nullptr) *lost += r.actions - logged;
     } else if (logged < r.actions || logged > r.actions + r.resubscribes) {
       wrong.push_back(absl::StrCat("table ", r.table, " seat ", r.seat, ": ", r.actions,

@@ -34,8 +34,9 @@ class PgHaCluster {
     chmod(dir_.c_str(), 0755);
   }
   ~PgHaCluster() {
-    Command("stop");
-    if (getenv("KEEP_LOGS") == nullptr) std::system(absl::StrCat("rm -rf ", dir_).c_str());
+    Command("stop", "");
+    if (getenv("KEEP_LOGS") == nullptr)
+      std::system(absl::StrCat("rm -rf ", dir_).c_str());
   }
   PgHaCluster(const PgHaCluster&) = delete;
   PgHaCluster& operator=(const PgHaCluster&) = delete;
@@ -43,32 +44,32 @@ class PgHaCluster {
   // Makes and starts the cluster (`mode`: "sync" or "async"); its URL, or "".
   std::string Start(const std::string& mode) {
     std::string url;
-    return Command(absl::StrCat("start ", mode), &url) ? url : "";
+    return Command("start", mode, &url) ? url : "";
   }
   // The node that is primary now ("pg0" to "pg2"), or "" when none answers so.
   std::string Primary() {
     std::string node;
-    return Command("primary", &node) ? node : "";
+    return Command("primary", "", &node) ? node : "";
   }
   // SIGKILL to the node's postmaster.
   bool KillPostgres(const std::string& node) {
     std::string pid;
     int n = 0;
-    return Command(absl::StrCat("pid ", node, " postgres"), &pid) && absl::SimpleAtoi(pid, &n) &&
+    return Command("pid", node + " postgres", &pid) && absl::SimpleAtoi(pid, &n) &&
            n > 0 && kill(n, SIGKILL) == 0;
   }
   // SIGSTOP (SIGCONT) to the whole node: its Patroni, postmaster and children.
-  bool Freeze(const std::string& node) { return Command("freeze " + node); }
-  bool Thaw(const std::string& node) { return Command("thaw " + node); }
+  bool Freeze(const std::string& node) { return Command("freeze", node); }
+  bool Thaw(const std::string& node) { return Command("thaw", node); }
   // An operator's planned switchover (patronictl switchover --force); its output
   // in `out_path`.
   bool Switchover(const std::string& out_path) {
-    return Command(absl::StrCat("ctl switchover --force >", out_path, " 2>&1"));
+    return Command("ctl", absl::StrCat("switchover --force >", out_path, " 2>&1"));
   }
   // The members Patroni lists as running or streaming.
   int RunningMembers() {
     std::string out;
-    if (!Command("ctl list -f json", &out, /*all_lines=*/true)) return 0;
+    if (!Command("ctl", "list -f json", &out, /*all_lines=*/true)) return 0;
     const nlohmann::json members = nlohmann::json::parse(out, nullptr, false);
     if (!members.is_array()) return 0;
     int running = 0;
@@ -81,17 +82,17 @@ class PgHaCluster {
   // patronictl list, as a table to print.
   std::string List() {
     std::string out;
-    Command("list", &out, /*all_lines=*/true);
+    Command("list", "", &out, /*all_lines=*/true);
     return out;
   }
 
  private:
-  // Runs `scripts/pg-ha.sh ARGS` on the folder (its stderr to ours); true when it
-  // exits 0. `out`: its output's last line (or all of it), trimmed.
-  bool Command(const std::string& args, std::string* out = nullptr, bool all_lines = false) {
+  // Runs `scripts/pg-ha.sh VERB DIR ARGS` on the folder (its stderr to ours); true
+  // when it exits 0. `out`: its output's last line (or all of it), trimmed.
+  bool Command(const std::string& verb, const std::string& args,
+               std::string* out = nullptr, bool all_lines = false) {
     const std::string command =
-        absl::StrCat(SourcePath("scripts/pg-ha.sh"), " ", args.substr(0, args.find(' ')), " ",
-                     dir_, args.find(' ') == std::string::npos ? "" : args.substr(args.find(' ')));
+        absl::StrCat(SourcePath("scripts/pg-ha.sh"), " ", verb, " ", dir_, " ", args);
     FILE* pipe = popen(command.c_str(), "r");
     if (pipe == nullptr) return false;
     std::string text, last;
