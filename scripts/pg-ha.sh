@@ -10,6 +10,9 @@
 #   scripts/pg-ha.sh primary DIR             # the node that is primary now (pg0..pg2)
 #   scripts/pg-ha.sh freeze|thaw DIR NODE    # SIGSTOP / SIGCONT a whole node
 #
+# Its ports are a free block of 30 picked at random (etcd at the base, the servers
+# at base + 10..12, Patroni's REST APIs at base + 20..22); PG_HA_BASE=N takes N.
+#
 # start prints one libpq connection string naming all three servers with
 # target_session_attrs=read-write, so a client always lands on the current primary
 # and follows a failover by reconnecting (docs/operations.md, "PostgreSQL that fails
@@ -40,19 +43,28 @@ exec_as_pg() {
 
 port_free() { ! ss -Hltn "sport = :$1" | grep -q .; }
 
+block_free() {  # BASE: the ports of its block that the cluster binds are free
+  local p
+  for p in $1 $(($1 + 1)) $(($1 + 10)) $(($1 + 11)) $(($1 + 12)) \
+    $(($1 + 20)) $(($1 + 21)) $(($1 + 22)); do
+    port_free "$p" || return 1
+  done
+}
+
 # A base port whose block of 30 ports is free now (etcd, the servers, the REST APIs),
 # below 32768: the kernel's ephemeral ports (outgoing connections, servers on port 0)
 # start there, and one of them could take a port of the block before it is bound.
+# PG_HA_BASE in the environment: that base, when its block is free.
 pick_base() {
-  local base p ok
+  local base
+  if [ -n "${PG_HA_BASE:-}" ]; then
+    block_free "$PG_HA_BASE" || { echo "pg-ha.sh: ports from $PG_HA_BASE are taken" >&2; exit 1; }
+    echo "$PG_HA_BASE"
+    return
+  fi
   for _ in $(seq 50); do
     base=$((20000 + (RANDOM % 400) * 30))
-    ok=1
-    for p in $base $((base + 1)) $((base + 10)) $((base + 11)) $((base + 12)) \
-      $((base + 20)) $((base + 21)) $((base + 22)); do
-      port_free "$p" || { ok=0; break; }
-    done
-    [ "$ok" = 1 ] && { echo "$base"; return; }
+    block_free "$base" && { echo "$base"; return; }
   done
   echo "pg-ha.sh: no free block of ports" >&2
   exit 1

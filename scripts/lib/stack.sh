@@ -2,8 +2,7 @@
 # one with the deployment's secrets in its environment (not on its command line,
 # which ps shows) on a loopback port the kernel picks, wait for its "serving" line,
 # show the end of its log when it exits instead, and stop them all. Sourced by
-# scripts/run-local.sh, scripts/service-match.sh, tests/soak/run_soak.sh and
-# tests/fault/*.sh.
+# scripts/run-local.sh, scripts/service-match.sh and tests/soak/run_soak.sh.
 #
 # The script sets `root` (the checkout, for migrations/), `bin` (the binaries),
 # `log_dir` (where each service's log goes, as NAME.log), `url` (the database) and

@@ -7,8 +7,9 @@
 # all inside containers. Mid-game it kills -9 the table service holding a game
 # under way, and checks that Docker restarts it, that the game still finishes,
 # that every game finished with a consistent result and was rated once (its
-# rating history, per seat) and its money moved once (tests/fault/end_checks.sh's
-# rated_once and ledger_once, in the stack's database). Then the `demo` container
+# rating history, per seat) and its money moved once (build/bin/trix-end-checks, run
+# on the host against the stack's PostgreSQL, published on a free loopback port for
+# the test). Then the `demo` container
 # (trix-table-demo: tables opened on table-1 directly, no matchmaking) plays a
 # game, and everything is torn down (data too).
 #
@@ -22,8 +23,9 @@
 # scripts/test.sh (CI) runs it the first way, beside the CTest tests, as its
 # `stack` phase (one test in the counts; MAMLAKA_STACK=0 skips it), and starts
 # dockerd for it when none runs. By hand it needs root (or the docker group),
-# dockerd running, and Debian's docker.io, docker-compose and mmdebstrap
-# (deploy/docker/base-image.sh), which scripts/install-deps.sh installs.
+# dockerd running, Debian's docker.io, docker-compose and mmdebstrap
+# (deploy/docker/base-image.sh), which scripts/install-deps.sh installs, and the
+# host's build of trix-end-checks (scripts/build.sh; in BINARIES when that is set).
 # Settings: PACE (400ms: the people of the watched table think that long, so that
 # its game is still under way when its table service is killed), BINARIES (above),
 # KEEP=1 leaves the stack up (tear it down with the command printed).
@@ -40,13 +42,23 @@ export POSTGRES_PASSWORD=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
 export TABLE_PORT="" MATCHMAKING_PORT="" RATINGS_PORT=""  # free ports on 127.0.0.1
 export PACE=${PACE:-400ms} GAMES=1 KINGDOMS=1
 logs=$(mktemp -d /tmp/mamlaka-stack.XXXXXX)
-dc() { "${compose[@]}" -p "$project" -f deploy/compose.yaml --profile matchmaking "$@"; }
+# The stack's PostgreSQL on a free loopback port as well, for trix-end-checks on the
+# host (the deployment itself publishes no database port).
+cat >"$logs/postgres-port.yaml" <<'EOF'
+services:
+  postgres:
+    ports:
+      - "127.0.0.1::5432"
+EOF
+dc() {
+  "${compose[@]}" -p "$project" -f deploy/compose.yaml -f "$logs/postgres-port.yaml" \
+    --profile matchmaking "$@"
+}
 fail() { echo "stack_test: FAIL: $*" >&2; exit 1; }
+end_checks=${BINARIES:-build/bin}/trix-end-checks
+[ -x "$end_checks" ] || fail "$end_checks is missing (scripts/build.sh builds it)"
 
-# shellcheck source=tests/fault/end_checks.sh
-. tests/fault/end_checks.sh
 psql_() { dc exec -T postgres psql -U mamlaka -d mamlaka -v ON_ERROR_STOP=1 -tAc "$1"; }
-since=1970-01-01
 
 cleanup() {
   local status=$?
@@ -129,12 +141,11 @@ after=$(psql_ "SELECT log_length FROM games WHERE id = '$running' AND finished I
 [ "$finished" -ge 3 ] || fail "$finished game(s) finished, expected the demo's 3"
 [ -n "$after" ] && [ "$after" -gt "$before" ] || fail "the killed game did not go on"
 if grep -q '✗' "$logs/play.log"; then fail "a result failed its checks"; fi
-for _ in $(seq 1 120); do  # the ratings service catches up with the last game
-  [ "$(psql_ "SELECT count(*) FROM game_results WHERE consumed_at IS NULL")" -eq 0 ] && break
-  sleep 0.5
-done
-rated_once || fail "games not rated exactly once"
-ledger_once || fail "money not moved exactly once"
+# Every game rated once and its money moved once, once the ratings service has
+# caught up with the last one (60 s at most).
+database_url="postgresql://mamlaka:$POSTGRES_PASSWORD@$(dc port postgres 5432)/mamlaka"
+"$end_checks" --database_url="$database_url" --wait_rated=60s ||
+  fail "games not rated exactly once, or money not moved exactly once (above)"
 bot_seats=$(psql_ "SELECT count(*) FROM game_seats WHERE bot")
 [ "$bot_seats" -gt 0 ] || fail "no seat was played by a bot account"
 echo "stack_test: $finished games through matchmaking ($bot_seats seats filled by bots)," \

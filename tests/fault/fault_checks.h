@@ -1,8 +1,7 @@
 // The checks the fault tests share: a wait for a condition that fails with what
 // was awaited, one value read from the database, and the checks a scenario ends
-// with on the database (the SQL of end_checks.sh, which the replicated-database
-// scenarios, the soak run and the stack test use, and of
-// matchmaking_fault_test.sh's assignment checks). Each
+// with on the database (which the soak run and the stack test run too, through
+// build/bin/trix-end-checks), and the seat clients' acknowledged actions. Each
 // check of the database answers what is wrong, one line each ("3 accounts whose
 // ..."; empty when all is well); every game of the database counts: it is the
 // test's own.
@@ -16,6 +15,7 @@
 #include <functional>
 #include <iostream>
 #include <pqxx/pqxx>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -91,7 +91,7 @@ std::vector<std::string> LedgerOnce(const std::string& url);
 // consumed, one applied_games row, one rating history row per seat (none for a
 // voided table); every rating's history is a chain (each change starts where the
 // last ended, and the rating is where its last change ended), as many changes as
-// games (end_checks.sh's rated_once).
+// games.
 std::vector<std::string> RatedOnce(const std::string& url);
 // Waits up to `seconds` until the ratings service consumed every finished game's
 // outbox row, as RatedOnce expects.
@@ -112,9 +112,29 @@ std::vector<std::string> HoldsSettled(const std::string& url);
 
 // Every finished game's stored log, as a rule case (trix-game-cases), replays
 // through trix-replay's engine to the result the table service recorded
-// (trix-conformance-compare), and there are `n` of them. Its files go to `dir`.
+// (trix-conformance-compare), and there are `n` of them (n < 0: any number). Its
+// files go to `dir`.
 ::testing::AssertionResult GamesReplay(const std::string& url, const std::string& dir,
                                        int n);
+
+// A seat client's result line (trix-bot's JSON: "table", "seat", "actions",
+// "resubscribes"), from the files of `dir` whose names end in `suffix`.
+struct SeatResult {
+  std::string table;
+  int seat = 0;
+  int64_t actions = 0, resubscribes = 0;
+};
+std::vector<SeatResult> SeatResults(const std::string& dir, const std::string& suffix);
+// Each seat's client entries in the log are at least its count of accepted actions
+// (none missing) and at most one more per stream break (an action made durable
+// whose answer the break swallowed); what is wrong, a line each. After an
+// asynchronous failover, which may lose acknowledged actions, `rewound` names the
+// tables the table service found shorter than acknowledged and rebuilt: a seat
+// there missing actions is reported and counted in `*lost`, not failed.
+std::vector<std::string> AcknowledgedKept(const std::string& url,
+                                          const std::vector<SeatResult>& results,
+                                          const std::set<std::string>& rewound = {},
+                                          int64_t* lost = nullptr);
 
 }  // namespace trix::fault
 

@@ -1,4 +1,4 @@
-// Fault tests of the whole deployment that need no replicated PostgreSQL: the real
+// Fault tests of the whole deployment (those of a replicated PostgreSQL below): the real
 // table-service, ratings-service and matchmaking-service binaries as child
 // processes on a fresh database of the test's own (FaultStackTest), and real
 // clients as child processes. A fault strikes mid-flow:
@@ -57,19 +57,50 @@
 // players is in the database and the three services still run; a ticket waiting
 // when matchmaking died was seated by the restarted one; the ratings service
 // served again and a game finished while it was down; the bots were restarted).
-// The scenarios of a replicated PostgreSQL are tests/fault/matchmaking_fault_test.sh's.
+//
+// On a replicated PostgreSQL of the test's own (DatabaseFailoverTest; PG_HA=sync, the
+// default, or async: a three-node Patroni cluster of scripts/pg-ha.sh), with
+// table-load playing 40 more tables beside trix-demo's games, the primary is struck
+// while a staked game is played and tickets wait:
+//
+//   PgKill9      its postmaster is killed with SIGKILL: Patroni promotes a standby,
+//                and every service follows it through its multi-host connection
+//                string; with PG_HA=async the standby may lack the last commits: the
+//                table service must find each table whose log is now shorter than
+//                it acknowledged, rebuild it and play on;
+//   PgFreeze     the primary node (Patroni and PostgreSQL) is stopped with SIGSTOP
+//                for 25 s (PG_FREEZE_SECONDS; past Patroni's 20 s TTL: a standby is
+//                promoted meanwhile), then continued: it must come back as a standby;
+//   PgSwitchover an operator's planned switchover (patronictl switchover).
+//
+// Each ends with the checks above and: no acknowledged action missing from the log
+// (each person's client's count of accepted actions against its seat's entries,
+// and table-load's check at its 40 tables; with PG_HA=async, each one missing must
+// be at a table the table service logged as rewound and rebuilt, and how many were
+// lost is printed), no service restarted and each saying SERVING at the end, the
+// cluster with a new primary and its three members again; and it prints the time
+// from the fault to each table's first action committed after it (p50, p99, max;
+// from PostgreSQL's commit timestamps) and the calls the clients saw refused
+// meanwhile, by code. CTest runs them as fault_database_failover_test (sync, the
+// three) and fault_database_async_failover_test (async, PgKill9).
 #include <signal.h>
 
 #include <atomic>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -77,6 +108,7 @@
 #include "services/common/testing/read_file.h"
 #include "tests/fault/fault_checks.h"
 #include "tests/fault/fault_stack.h"
+#include "tests/fault/pg_ha_cluster.h"
 #include "tests/integration/own_cluster.h"
 #include "tests/integration/service_fixture.h"
 
@@ -538,6 +570,274 @@ TEST_F(MatchmakingFaultTest, BotKill9) {
   EndChecks(3);
   EXPECT_FALSE(ReadFile(BotDir() + "/restarts").empty())
       << "the bot accounts' processes were restarted";
+}
+
+// The primary of a replicated PostgreSQL (a cluster of the test's own,
+// scripts/pg-ha.sh: three Patroni-managed servers; PG_HA=sync, the default, or
+// async) struck while trix-demo's games are played and table-load plays 40 more
+// tables; every service follows the new primary through its multi-host URL.
+class DatabaseFailoverTest : public MatchmakingFaultTest {
+ protected:
+  std::string Database() override { return cluster_.Start(Async() ? "async" : "sync"); }
+  void TearDown() override {
+    load_.reset();
+    MatchmakingFaultTest::TearDown();
+  }
+  static bool Async() {
+    const char* mode = getenv("PG_HA");
+    return mode != nullptr && std::string(mode) == "async";
+  }
+
+  // Forty more tables in play beside trix-demo's three (seats load-*), each
+  // acknowledged action checked in the log at the end; its output in load.out.
+  // They are left unfinished (--keep_tables): voided when table-load ends, they
+  // would be finished games with no result, and the end checks, which read every
+  // finished game, would see them or not depending on whether trix-demo's games
+  // or table-load ended first.
+  void StartLoad() {
+    auto load = bots::ChildProcess::Start(
+        {.argv = {BuildPath("bin/table-load"), "--target=" + Address(table_port_),
+                  "--tables=40", "--rate=150", "--warmup=1s", "--duration=50s",
+                  "--drain=15s", "--target_rate=1", "--target_p99_ms=1000000",
+                  "--keep_tables"},
+         .env = {{"MAMLAKA_LOAD_SERVICE_TOKEN", table::kServiceToken}},
+         .output_path = dir_ + "/load.out"});
+    ASSERT_TRUE(load.ok()) << load.status();
+    load_ = *std::move(load);
+  }
+  // Mid-flow: the staked table placed, a ticket waiting for bots, and table-load's
+  // forty tables under way.
+  testing::AssertionResult WaitAllInPlay() {
+    testing::AssertionResult mid = WaitMidFlow();
+    if (!mid) return mid;
+    return WaitCount(
+        40, 60,
+        "SELECT count(*) FROM games g WHERE log_length > 20 AND EXISTS (SELECT 1 "
+        "FROM game_seats s WHERE s.game_id = g.id AND s.player_id LIKE 'load-%')",
+        "table-load's tables under way");
+  }
+
+  // Each service still runs its first process, served once and says SERVING last.
+  void ExpectServingUnrestarted(HealthWatch& health) {
+    const auto serving_lines = [](const std::string& log) {
+      int n = 0;
+      for (size_t at = log.find("\"msg\":\"serving\""); at != std::string::npos;
+           at = log.find("\"msg\":\"serving\"", at + 1)) {
+        ++n;
+      }
+      return n;
+    };
+    const std::map<std::string, std::pair<bool, int>> services = {
+        {"table", {table_->Running(), serving_lines(table_->Log())}},
+        {"matchmaking",
+         {matchmaking_->Running(), matchmaking_->LogLines("\"msg\":\"serving\"")}},
+        {"ratings",
+         {RatingsRunning(), serving_lines(ratings::ReadFile(dir_ + "/ratings.log"))}}};
+    for (const auto& [name, state] : services) {
+      const std::vector<std::string> seen = health.Seen(name);
+      EXPECT_TRUE(state.first && state.second == 1 && !seen.empty() &&
+                  seen.back() == "SERVING")
+          << name << " was not restarted and says SERVING (running " << state.first
+          << ", " << state.second << " serving lines, last health "
+          << (seen.empty() ? "none" : seen.back()) << ")";
+    }
+  }
+  // Another node is primary now and all three members run (the old primary back
+  // as a standby), within a minute.
+  testing::AssertionResult ClusterWhole(const std::string& old_primary) {
+    std::string now;
+    testing::AssertionResult whole = WaitFor(
+        [&] {
+          now = cluster_.Primary();
+          return !now.empty() && now != old_primary && cluster_.RunningMembers() == 3;
+        },
+        60, "a new primary and three members running");
+    if (whole) {
+      std::cout << "  primary " << old_primary << ", now " << now << "; 3 members running"
+                << std::endl;
+    } else {
+      std::cout << cluster_.List() << std::endl;
+    }
+    return whole;
+  }
+
+  // PG_HA=async: the tables the table service found shorter than acknowledged and
+  // rebuilt (its error log lines), and the entries they lost.
+  std::set<std::string> Rewinds(int64_t* lost) {
+    std::set<std::string> tables;
+    std::istringstream log(table_->Log());
+    for (std::string line; std::getline(log, line);) {
+      const size_t brace = line.find('{');
+      if (brace == std::string::npos ||
+          line.find("log is shorter than acknowledged") == std::string::npos)
+        continue;
+      const nlohmann::json j = nlohmann::json::parse(line.substr(brace), nullptr, false);
+      // The refused append's own warning says so further into its message.
+      if (!j.is_object() ||
+          !absl::StartsWith(j.value("msg", ""), "log is shorter than acknowledged"))
+        continue;
+      tables.insert(j["table"].get<std::string>());
+      *lost += Integer(j["acknowledged"]) - Integer(j["stored"]);
+    }
+    return tables;
+  }
+  static int64_t Integer(const nlohmann::json& j) {
+    return j.is_string() ? std::stoll(j.get<std::string>()) : j.get<int64_t>();
+  }
+  // table-load's durability check (its last JSON line): sync, every action it saw
+  // acknowledged is in the log (exit 0); async, no more missing than the rewinds
+  // lost, and nothing else wrong.
+  void ExpectLoadKept(int64_t lost) {
+    absl::StatusOr<int> status = load_->Wait(absl::Minutes(2));
+    nlohmann::json last;
+    std::ifstream in(dir_ + "/load.out");
+    for (std::string line; std::getline(in, line);) {
+      if (line.find("durability") != std::string::npos ||
+          line.find("targets") != std::string::npos)
+        std::cout << line << std::endl;
+      if (absl::StartsWith(line, "{")) last = nlohmann::json::parse(line, nullptr, false);
+    }
+    if (!Async()) {
+      EXPECT_TRUE(status.ok() && *status == 0)
+          << "every action table-load saw acknowledged at its 40 tables is in the log";
+      return;
+    }
+    ASSERT_TRUE(last.is_object() && last.contains("durability")) << "table-load's report";
+    const nlohmann::json& d = last["durability"];
+    std::cout << "  table-load: " << d["acked"] << " acknowledged actions, "
+              << d["missing"] << " missing (rewinds lost " << lost << " entries)"
+              << std::endl;
+    const int64_t missing = d["missing"].get<int64_t>();
+    EXPECT_TRUE(d["foreign"] == 0 && d["record_errors"] == 0 && missing <= lost &&
+                status.ok() && (*status == 0 || missing > 0))
+        << "table-load's lost actions are no more than the rewinds counted";
+  }
+
+  // From the fault to each table's first action committed after it, for the tables
+  // in play then (PostgreSQL's commit timestamps), and the calls the clients saw
+  // refused meanwhile, by code.
+  void FailoverReport(const std::string& struck) {
+    std::cout << Query(R"sql(
+      SELECT format('  %s tables in play: first action after the fault p50 %s s, p99 %s s, max %s s',
+          count(*), round(percentile_cont(0.5) WITHIN GROUP (ORDER BY w)::numeric, 2),
+          round(percentile_cont(0.99) WITHIN GROUP (ORDER BY w)::numeric, 2),
+          round(max(w)::numeric, 2))
+        FROM (SELECT extract(epoch FROM min(pg_xact_commit_timestamp(l.xmin)) - $1::timestamptz) AS w
+              FROM games g JOIN game_log l ON l.game_id = g.id
+              WHERE g.created < $1::timestamptz
+                AND (g.finished IS NULL OR g.finished > $1::timestamptz)
+                AND pg_xact_commit_timestamp(l.xmin) > $1::timestamptz
+              GROUP BY g.id) t)sql",
+                       struck)
+              << std::endl;
+    std::cout << "  refused meanwhile, by code:";
+    for (const auto& [code, n] : RefusedByCode()) std::cout << " " << code << " " << n;
+    std::cout << std::endl;
+  }
+  // The refusals trix-demo's clients logged ("action refused: UNAVAILABLE", ...)
+  // and table-load's ("table-load: action ... seat 2: 14 ...", the code's number).
+  std::map<std::string, int> RefusedByCode() {
+    static const std::regex kClient(
+        "(action refused|action failed|resyncing): ([A-Z_]+)");
+    static const std::regex kLoad("^table-load: action .* seat [0-3]: ([0-9]+) ");
+    std::map<std::string, int> codes;
+    std::vector<std::string> logs = {dir_ + "/demo.log"};
+    for (const auto& entry : std::filesystem::directory_iterator(dir_ + "/demo"))
+      if (entry.path().extension() == ".log") logs.push_back(entry.path().string());
+    for (const std::string& path : logs) {
+      std::ifstream in(path);
+      for (std::string line; std::getline(in, line);) {
+        for (std::sregex_iterator m(line.begin(), line.end(), kClient), end; m != end;
+             ++m) {
+          ++codes[(*m)[2]];
+        }
+      }
+    }
+    std::ifstream load(dir_ + "/load.out");
+    std::smatch m;
+    for (std::string line; std::getline(load, line);) {
+      if (!std::regex_search(line, m, kLoad)) continue;
+      // gRPC's codes are absl's, number for number.
+      ++codes[absl::StatusCodeToString(static_cast<absl::StatusCode>(std::stoi(m[1])))];
+    }
+    return codes;
+  }
+
+  // The scenario: everything in play, `fault` strikes the primary, then the checks.
+  void Scenario(const std::function<bool(const std::string& primary)>& fault) {
+    ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
+    ASSERT_NO_FATAL_FAILURE(StartLoad());
+    ASSERT_NO_FATAL_FAILURE(StartDemo());
+    HealthWatch health({{"table", Address(table_port_)},
+                        {"matchmaking", Address(matchmaking_port_)},
+                        {"ratings", Address(ratings_port_)}});
+    EXPECT_TRUE(WaitAllInPlay()) << "the fault could not strike mid-flow";
+    const std::string struck = Query("SELECT now()");
+    const std::string old_primary = cluster_.Primary();
+    ASSERT_FALSE(old_primary.empty()) << "no primary to fail";
+    EXPECT_TRUE(fault(old_primary)) << "the fault struck " << old_primary;
+    std::cout << "  struck " << old_primary << " at " << struck << std::endl;
+    EXPECT_TRUE(DemoSucceeds())
+        << "every player seated, every game consistent and rated (trix-demo exit 0)";
+    health.Stop();
+    EndChecks(3);
+    int64_t lost = 0;
+    const std::set<std::string> rewound =
+        Async() ? Rewinds(&lost) : std::set<std::string>{};
+    if (Async()) {
+      std::cout << "  " << rewound.size()
+                << " tables found shorter than acknowledged and rebuilt, " << lost
+                << " entries lost" << std::endl;
+    }
+    // The seven people's seats (trix-bot's result lines in trix-demo's logs).
+    const std::vector<fault::SeatResult> seats =
+        fault::SeatResults(dir_ + "/demo", ".log");
+    EXPECT_EQ(seats.size(), 7u) << "a result line from each person's seat";
+    int64_t seats_lost = 0;
+    EXPECT_THAT(fault::AcknowledgedKept(url_, seats, rewound, &seats_lost), IsEmpty())
+        << (Async() ? "every acknowledged action lost is at a table found and rebuilt"
+                    : "no acknowledged action is missing from the log");
+    if (Async()) {
+      std::cout << "  " << seats_lost << " acknowledged actions of the seat clients lost"
+                << std::endl;
+    }
+    ExpectLoadKept(lost);
+    ExpectServingUnrestarted(health);
+    EXPECT_TRUE(ClusterWhole(old_primary))
+        << "the cluster has a new primary and its three members";
+    EXPECT_GT(SeatedAfter(struck), 0)
+        << "a ticket waiting at the fault was seated after it";
+    FailoverReport(struck);
+  }
+
+  fault::PgHaCluster cluster_{"pgha"};
+  std::unique_ptr<bots::ChildProcess> load_;
+};
+
+// The primary's postmaster killed with SIGKILL: Patroni promotes a standby. With
+// PG_HA=async the standby may lack the last commits: the table service must find
+// each table whose log is now shorter than it acknowledged, rebuild it and play on.
+TEST_F(DatabaseFailoverTest, PgKill9) {
+  Scenario([&](const std::string& primary) { return cluster_.KillPostgres(primary); });
+}
+
+// The primary node (Patroni and PostgreSQL) stopped with SIGSTOP for 25 s
+// (PG_FREEZE_SECONDS; past Patroni's 20 s TTL: a standby is promoted meanwhile),
+// then continued: it must come back as a standby.
+TEST_F(DatabaseFailoverTest, PgFreeze) {
+  const char* seconds = getenv("PG_FREEZE_SECONDS");
+  const int frozen = seconds != nullptr ? std::atoi(seconds) : 25;
+  Scenario([&](const std::string& primary) {
+    if (!cluster_.Freeze(primary)) return false;
+    absl::SleepFor(absl::Seconds(frozen));
+    return cluster_.Thaw(primary);
+  });
+}
+
+// An operator's planned switchover (patronictl switchover).
+TEST_F(DatabaseFailoverTest, PgSwitchover) {
+  Scenario(
+      [&](const std::string&) { return cluster_.Switchover(dir_ + "/switchover.out"); });
 }
 
 }  // namespace

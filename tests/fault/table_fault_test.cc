@@ -57,13 +57,6 @@ using ::testing::IsEmpty;
 // FAULT_FULL=1: longer games, at more tables.
 const int kGames = fault::FullRun() ? 4 : 2;
 
-// A seat's client's result line (trix-bot's JSON).
-struct SeatResult {
-  std::string table;
-  int seat = 0;
-  int64_t actions = 0, resubscribes = 0;
-};
-
 class TableFaultTest : public FaultStackTest {
  protected:
   std::string Database() override { return cluster_.Start(); }
@@ -118,41 +111,16 @@ class TableFaultTest : public FaultStackTest {
     return fault::ExitsZero(*demo_, absl::Minutes(9), "trix-table-demo", dir_ + "/demo.log");
   }
   // The seats' clients' result lines, from their logs (table*-seat*.log).
-  std::vector<SeatResult> SeatResults() const {
-    std::vector<SeatResult> results;
-    for (const auto& entry : std::filesystem::directory_iterator(DemoDir())) {
-      const std::string name = entry.path().filename().string();
-      if (!absl::StartsWith(name, "table") || !absl::StrContains(name, "-seat")) continue;
-      std::ifstream in(entry.path());
-      for (std::string line; std::getline(in, line);) {
-        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-        if (!j.is_object() || !j.contains("actions") || !j.contains("table")) continue;
-        results.push_back({j["table"].get<std::string>(), j["seat"].get<int>(),
-                           j["actions"].get<int64_t>(), j.value("resubscribes", 0)});
-      }
-    }
-    return results;
+  std::vector<fault::SeatResult> SeatResults() const {
+    return fault::SeatResults(DemoDir(), ".log");
   }
   // Each seat's client entries in the log are at least its count of accepted
   // actions and at most one more per stream break; what is wrong, a line each.
   std::vector<std::string> AcknowledgedKept(size_t seats) {
-    const std::vector<SeatResult> results = SeatResults();
+    const std::vector<fault::SeatResult> results = SeatResults();
     if (results.size() != seats)
       return {absl::StrCat("expected ", seats, " seat results, found ", results.size())};
-    std::vector<std::string> wrong;
-    for (const SeatResult& r : results) {
-      const int64_t logged = std::stoll(fault::Scalar(
-          url_,
-          "SELECT count(*) FROM game_log WHERE game_id = $1 AND seat = $2 AND "
-          "request_id <> ''",
-          r.table, r.seat));
-      if (logged < r.actions || logged > r.actions + r.resubscribes) {
-        wrong.push_back(absl::StrCat("table ", r.table, " seat ", r.seat, ": ", r.actions,
-                                     " acknowledged, ", logged, " in the log, ",
-                                     r.resubscribes, " breaks"));
-      }
-    }
-    return wrong;
+    return fault::AcknowledgedKept(url_, results);
   }
   // The checks every scenario ends with.
   void EndChecks() {
@@ -187,7 +155,7 @@ TEST_F(TableFaultTest, Kill9) {
   ASSERT_NO_FATAL_FAILURE(StartTable());
   EndChecks();
   int64_t resubscribes = 0;
-  for (const SeatResult& r : SeatResults()) resubscribes += r.resubscribes;
+  for (const fault::SeatResult& r : SeatResults()) resubscribes += r.resubscribes;
   EXPECT_GT(resubscribes, 0) << "the seats felt the fault (streams reopened)";
 }
 

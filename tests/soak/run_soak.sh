@@ -25,7 +25,7 @@
 # over the second half of it (tcmalloc's caches fill first), judged when the steady
 # part is 10 min or more; after the drain every table service hosts no
 # table and holds at most DRAIN_MB MiB (8) more heap than idle before the run),
-# and the checks of tests/fault/end_checks.sh hold for every game that finished:
+# and the end checks (build/bin/trix-end-checks) hold for every game that finished:
 # its stored log replays through trix-replay's engine to its recorded result, and
 # it was rated and its money moved exactly once.
 #
@@ -37,7 +37,7 @@
 # KEEP_LOGS=1 keeps the folder with the logs, samples.csv and the replayed games;
 # MAMLAKA_FAILPOINTS reaches the services (table.leak_finished_tables: a leak the
 # memory verdict must catch). Needs build/bin/{table-service,ratings-service,
-# matchmaking-service,matchmaking-soak,trix-game-cases,trix-replay,
+# matchmaking-service,matchmaking-soak,trix-end-checks,trix-game-cases,
 # trix-conformance-compare}.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -50,8 +50,8 @@ mem_slope=${MEM_SLOPE:-8}
 drain_mb=${DRAIN_MB:-8}
 drain=${DRAIN:-150s}
 steady_after=${STEADY_AFTER:-180}  # s after the ramp: a finished table's linger and more
-for b in table-service ratings-service matchmaking-service matchmaking-soak trix-game-cases \
-  trix-replay trix-conformance-compare; do
+for b in table-service ratings-service matchmaking-service matchmaking-soak trix-end-checks \
+  trix-game-cases trix-conformance-compare; do
   [ -x "$bin/$b" ] || { echo "run_soak.sh: $bin/$b is missing" >&2; exit 2; }
 done
 seconds_of() {  # 90s, 10m, 1h -> seconds
@@ -88,8 +88,6 @@ trap 'exit 130' INT TERM
 
 url=$("$root/scripts/pg.sh" start "$work/pg" "$(free_port)")
 token=$(head -c 18 /dev/urandom | base64 | tr -d '/+=')
-# shellcheck source=tests/fault/end_checks.sh
-. "$root/tests/fault/end_checks.sh"
 
 # Every table comes from the one matchmaking address: no per-address rate limit.
 # /metrics on loopback for the services that count their heap (tcmalloc's).
@@ -102,7 +100,6 @@ metrics[ratings]=$(free_port)
 stack_start ratings ratings-service --metrics_port="${metrics[ratings]}"
 stack_start matchmaking matchmaking-service --ratings_address="127.0.0.1:${port[ratings]}" \
   --bot_fill_wait=24h --db_connections=16
-since=$(psql_ "SELECT now() - interval '1 minute'")
 
 # Every 10 s, per service: seconds since the start, name, RSS KiB, heap in use KiB
 # (tcmalloc's, where /metrics has it), tables hosted (table services), games under
@@ -176,11 +173,8 @@ memory_steady() {
 verdict "matchmaking-soak saw no error" [ "$soak_status" -eq 0 ]
 verdict "every service still running" all_running
 verdict "memory steady (growth beyond the tables <= $mem_slope MiB/h) and given back (<= idle + $drain_mb MiB)" memory_steady
-verdict "every finished game's log replays to its recorded result" games_replay "$work/replay"
-for _ in $(seq 1 300); do  # the ratings service catches up with the last games
-  [ "$(psql_ "SELECT count(*) FROM game_results WHERE consumed_at IS NULL")" -eq 0 ] && break
-  sleep 0.1
-done
-verdict "every finished game rated once" rated_once
-verdict "every finished game's money moved once" ledger_once
+# Its own PASS or FAIL line for each: the replay, the ratings service caught up
+# with the last games (30 s at most), rated once, money moved once.
+verdict "every finished game replayed, rated once and its money moved once" \
+  "$bin/trix-end-checks" --database_url="$url" --replay_dir="$work/replay" --wait_rated=30s
 [ "$failed" -eq 0 ]
