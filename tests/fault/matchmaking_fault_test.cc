@@ -632,7 +632,7 @@ class DatabaseFailoverTest : public MatchmakingFaultTest {
         {"matchmaking",
          {matchmaking_->Running(), matchmaking_->LogLines("\"msg\":\"serving\"")}},
         {"ratings",
-         {RatingsRunning(), serving_lines(ratings::ReadFile(dir_ + "/ratings.log"))}}};
+         {RatingsRunning(), serving_lines(ReadFile(dir_ + "/ratings.log"))}}};
     for (const auto& [name, state] : services) {
       const std::vector<std::string> seen = health.Seen(name);
       EXPECT_TRUE(state.first && state.second == 1 && !seen.empty() &&
