@@ -40,6 +40,12 @@ HostMetrics::HostMetrics(prometheus::Registry& r)
                  .Help("Tables hosted by this instance")
                  .Register(r)
                  .Add({})),
+      capacity(prometheus::BuildGauge()
+                   .Name("trix_table_capacity")
+                   .Help("Tables this instance takes at most (--max_tables): "
+                         "trix_table_tables against it is how full it is")
+                   .Register(r)
+                   .Add({})),
       streams(prometheus::BuildGauge()
                   .Name("trix_table_streams")
                   .Help("Open event streams")

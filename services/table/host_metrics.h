@@ -5,6 +5,7 @@
 //   trix_table_append_seconds             action accepted -> durable (group commit)
 //   trix_table_append_failures_total
 //   trix_table_tables                     tables hosted
+//   trix_table_capacity                   tables it takes at most (--max_tables)
 //   trix_table_streams                    open event streams
 //   trix_table_adoptions                  tables being looked up / adopted for calls
 //   trix_table_recovered_total            tables rebuilt from their logs
@@ -36,6 +37,7 @@ struct HostMetrics {
   prometheus::Histogram& append_seconds;
   prometheus::Counter& append_failures;
   prometheus::Gauge& tables;
+  prometheus::Gauge& capacity;  // --max_tables
   prometheus::Gauge& streams;
   prometheus::Gauge& adoptions;  // tables not hosted here being looked up for a call
   prometheus::Counter& recovered;

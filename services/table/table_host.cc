@@ -33,6 +33,7 @@ TableHost::TableHost(HostOptions options, TableStore* store,
       io_("table-io", options_.io_threads, options_.max_queued_reads),
       timer_([this](const std::string& id) { OnClock(id); }),
       load_waits_([this](const std::string& id) { OnLoadWaitOver(id); }) {
+  metrics_.capacity.Set(static_cast<double>(options_.max_tables));
   Advertise(options_.advertise_address);
 }
 

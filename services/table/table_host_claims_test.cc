@@ -375,6 +375,9 @@ TEST_F(ClaimTest, TheFirstRoundAfterALapseClaimsAShareOfTheRoom) {
   }
   EXPECT_EQ(c->host.table_count(), 1u);
   EXPECT_EQ(b->host.table_count(), 3u);
+  // What a dashboard compares trix_table_tables with.
+  EXPECT_EQ(b->host.metrics().capacity.Value(), 8);
+  EXPECT_EQ(c->host.metrics().capacity.Value(), HostOptions().max_tables);
 }
 
 // A call that finds its table free (its instance died or left) starts a claim
