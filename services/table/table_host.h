@@ -124,9 +124,13 @@ struct HostOptions {
   size_t max_queued_reads = 1024;
   // Tables being loaded at once for calls that named a table this instance does
   // not host (adoption on the spot, or NOT_FOUND for an id the database does not
-  // know): a call past it is UNAVAILABLE "retry in a second", so that a flood of
-  // made-up ids costs at most this many lookups and placeholders at a time.
+  // know), so that a flood of made-up ids costs at most this many lookups at a
+  // time. A call past them waits, in order, for one to end (up to load_wait; at
+  // a failover every seat of a dead instance's tables asks at once), while up to
+  // max_waiting_adoptions tables wait; past those it is UNAVAILABLE "retry in a
+  // second".
   size_t max_adoptions = 64;
+  size_t max_waiting_adoptions = 1024;
   // An id the database does not know is remembered this long (for at most
   // max_unknown_tables ids), so that repeated calls for it are answered NOT_FOUND
   // without a lookup each. Table ids are random (CreateTable draws a UUID), so an
@@ -258,8 +262,9 @@ class TableHost {
   void PostRead(std::function<void()> read,
                 std::function<void(const absl::Status&)> refuse);
   // The table's slot; a placeholder that adopts the table if it is not hosted.
-  // For a call (`for_call`), nullptr with the reason in `refused` when max_adoptions
-  // placeholders are loading or the id was just found unknown.
+  // For a call (`for_call`), nullptr with the reason in `refused` when the id was
+  // just found unknown or max_adoptions placeholders are loading and
+  // max_waiting_adoptions wait (one that waits holds its commands).
   std::shared_ptr<Slot> SlotFor(const std::string& table_id, bool for_call = false,
                                 absl::Status* refused = nullptr);
   // A placeholder for a table this instance claimed and has read (`claimed`), which
@@ -366,6 +371,8 @@ class TableHost {
   // Either adoption's end: the table hosted, or the placeholder forgotten.
   void FinishAdoption(const std::shared_ptr<Slot>& slot,
                       absl::StatusOr<std::unique_ptr<Table>> table, bool here);
+  // A call's adoption ended: the table that has waited longest for one starts.
+  void StartWaitingAdoption();
   absl::StatusOr<std::unique_ptr<Table>> ClaimAndLoad(const std::string& table_id);
   absl::StatusOr<std::unique_ptr<Table>> LoadClaimed(const std::string& table_id);
   // A claimed table from what was read of it; on DATA_LOSS it is quarantined, on
@@ -449,6 +456,9 @@ class TableHost {
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
   size_t adoptions_ ABSL_GUARDED_BY(mu_) = 0;  // placeholders loading
+  // Tables whose calls wait for an adoption (their placeholders hold them), in
+  // the order they came; one a claim round took meanwhile is skipped.
+  std::deque<std::string> waiting_adoptions_ ABSL_GUARDED_BY(mu_);
   struct Unknown {
     absl::Status status;  // NOT_FOUND, as the lookup said
     absl::Time expires;

@@ -309,7 +309,7 @@ TEST_F(ClaimTest, ACallThatWaitsPastLoadWaitIsRefusedUnavailable) {
   const absl::Status refused = Leave(b->host, "l1");
   EXPECT_GE(absl::Now() - asked, absl::Milliseconds(200));
   EXPECT_EQ(refused.code(), absl::StatusCode::kUnavailable) << refused;
-  EXPECT_THAT(refused.message(), HasSubstr("was not loaded within 200ms; retry"));
+  EXPECT_THAT(refused.message(), HasSubstr("was not ready within 200ms; retry"));
   // The table still comes, and the retry is served.
   b->store.HoldCalls("LoadGames", false);
   EXPECT_TRUE(Leave(b->host, "l1").ok());
@@ -378,6 +378,39 @@ TEST_F(ClaimTest, TheFirstRoundAfterALapseClaimsAShareOfTheRoom) {
   // What a dashboard compares trix_table_tables with.
   EXPECT_EQ(b->host.metrics().capacity.Value(), 8);
   EXPECT_EQ(c->host.metrics().capacity.Value(), HostOptions().max_tables);
+}
+
+// Past max_adoptions a call waits its turn (up to load_wait) rather than being
+// refused: at a failover every seat of a dead instance's tables asks at once, and
+// a refusal only brings it back.
+TEST_F(ClaimTest, ACallPastMaxAdoptionsWaitsForItsTurn) {
+  HostOptions options = Options("table-b");
+  options.max_adoptions = 1;
+  options.load_wait = absl::Seconds(10);
+  std::unique_ptr<Instance> b = StartInstance(options);
+  Orphan();
+  b->store.HoldCalls("Locate", true);  // the one adoption allowed is slow
+  auto unknown = std::make_shared<std::promise<absl::Status>>();
+  v1::ActRequest elsewhere;
+  elsewhere.mutable_leave();
+  elsewhere.set_table_id(service::NewUuid());
+  elsewhere.set_seat_token(table_.seat_tokens(0));
+  elsewhere.set_request_id("u1");
+  b->host.Act(elsewhere, [unknown](absl::StatusOr<v1::ActResponse> r) {
+    unknown->set_value(r.status());
+  });
+  std::future<absl::Status> answer = LeaveLater(b->host, "l1");
+  EXPECT_EQ(answer.wait_for(std::chrono::milliseconds(300)), std::future_status::timeout);
+  EXPECT_EQ(b->host.metrics().adoptions.Value(), 1);
+  b->store.HoldCalls("Locate", false);
+  EXPECT_EQ(unknown->get_future().get().code(), absl::StatusCode::kNotFound);
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  EXPECT_TRUE(answer.get().ok());
+  EXPECT_EQ(Stored().lease_owner, "table-b");
+  for (int i = 0; i < 500 && b->host.metrics().adoptions.Value() > 0; ++i) {
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  EXPECT_EQ(b->host.metrics().adoptions.Value(), 0);
 }
 
 // A call that finds its table free (its instance died or left) starts a claim

@@ -35,11 +35,43 @@ std::shared_ptr<Slot> TableHost::SlotFor(const std::string& table_id,
     }
     // Claims (start, maintenance) are bounded by their batches; calls by this.
     if (adoptions_ >= options_.max_adoptions) {
-      if (refused) *refused = AdoptionsBusy();
-      return nullptr;
+      const bool may_wait = options_.load_wait > absl::ZeroDuration() && !draining_.load();
+      if (!may_wait || waiting_adoptions_.size() >= options_.max_waiting_adoptions) {
+        if (refused) *refused = AdoptionsBusy();
+        return nullptr;
+      }
+      // Held like a claim round's placeholder, until StartWaitingAdoption (or a
+      // claim round) lets it load.
+      waiting_adoptions_.push_back(table_id);
+      return NewPlaceholder(table_id, /*for_call=*/false, /*awaiting_claim=*/true);
     }
   }
   return NewPlaceholder(table_id, for_call);
+}
+
+void TableHost::StartWaitingAdoption() {
+  for (;;) {
+    std::shared_ptr<Slot> slot;
+    {
+      absl::MutexLock lock(&mu_);
+      if (adoptions_ >= options_.max_adoptions || waiting_adoptions_.empty()) return;
+      auto it = slots_.find(waiting_adoptions_.front());
+      waiting_adoptions_.pop_front();
+      if (it == slots_.end()) continue;
+      slot = it->second;
+      ++adoptions_;
+      metrics_.adoptions.Set(static_cast<double>(adoptions_));
+    }
+    // A placeholder a claim round delivered to holds nothing any more: it loads
+    // what the round read.
+    if (slot->strand.StopHolding([&] { slot->for_call = true; })) {
+      Touch(slot, nullptr);  // whether or not its calls still wait
+      return;
+    }
+    absl::MutexLock lock(&mu_);
+    --adoptions_;
+    metrics_.adoptions.Set(static_cast<double>(adoptions_));
+  }
 }
 
 std::shared_ptr<Slot> TableHost::ClaimedSlot(
@@ -95,8 +127,8 @@ bool TableHost::DeliverClaimed(Slot& slot, absl::StatusOr<StoredGame>& claimed) 
 absl::Status TableHost::LoadWaitOver(const std::string& table_id) const {
   metrics_.refused_busy.Increment();
   return absl::UnavailableError(absl::StrCat(
-      "table ", table_id, " is being taken over by this instance (its lease lapsed) "
-      "and was not loaded within ", absl::FormatDuration(options_.load_wait),
+      "table ", table_id, " is being looked up or taken over by this instance and "
+      "was not ready within ", absl::FormatDuration(options_.load_wait),
       "; retry in a second"));
 }
 
@@ -165,12 +197,14 @@ void TableHost::AdoptRead(const std::shared_ptr<Slot>& slot) {
 void TableHost::FinishAdoption(const std::shared_ptr<Slot>& slot,
                                absl::StatusOr<std::unique_ptr<Table>> adopted, bool here) {
   auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(std::move(adopted));
+  const bool for_call = slot->for_call;
   {
     absl::MutexLock lock(&mu_);
-    if (slot->for_call) --adoptions_;
+    if (for_call) --adoptions_;
     metrics_.adoptions.Set(static_cast<double>(adoptions_));
     if (absl::IsNotFound(table->status())) RememberUnknown(slot->id, table->status());
   }
+  if (for_call) StartWaitingAdoption();
   Complete(
       slot,
       [this, slot, table] {
