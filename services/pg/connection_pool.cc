@@ -149,6 +149,10 @@ std::unique_ptr<pqxx::connection> Connect(const std::string& url,
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
   connection->inhibit_reactivation(true);
 #pragma GCC diagnostic pop
+  // The session's setup is bounded like any statement: a server that stops
+  // answering between connect and setup would otherwise hold the caller forever
+  // (a reconnect after a failover is exactly when that happens).
+  const StallLimit limit(*connection, kStallLimit);
   pqxx::nontransaction tx(*connection);
   tx.exec_params("SELECT set_config('application_name', $1, false)", application_name);
   // Bounded transactions: a process frozen mid-transaction (SIGSTOP, a VM pause)
