@@ -195,14 +195,14 @@ class AppendColumns {
 LogWriter::LogWriter(std::string url, std::string instance_id, int max_batch,
                      int max_queued)
     : instance_id_(std::move(instance_id)),
+      max_batch_(max_batch),
+      max_queued_(max_queued),
       connection_(std::move(url), absl::StrCat("mamlaka writer ", instance_id_),
                   [](pqxx::connection& c) {
                     for (const Statement& statement : kStatements) {
                       c.prepare(statement.name, statement.sql);
                     }
                   }),
-      max_batch_(max_batch),
-      max_queued_(max_queued),
       thread_([this] { Run(); }) {}
 
 LogWriter::~LogWriter() {
