@@ -97,10 +97,7 @@ void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bo
   };
   const size_t bound =
       bounded ? options_.max_table_commands : std::numeric_limits<size_t>::max();
-  // A command posted while a claim round reads the table waits for it, on no
-  // thread, up to load_wait.
-  const bool may_hold = options_.load_wait > absl::ZeroDuration() && !draining_.load();
-  switch (slot->strand.Post(run, bound, may_hold)) {
+  switch (slot->strand.Post(run, bound, MayHold())) {
     case Strand::Placed::kFull:
       metrics_.refused_busy.Increment();
       return run(absl::ResourceExhaustedError(
@@ -121,6 +118,10 @@ void TableHost::Post(const std::shared_ptr<Slot>& slot, Command command, bool bo
       // context switch per action).
       return Drain(slot);
   }
+}
+
+bool TableHost::MayHold() const {
+  return options_.load_wait > absl::ZeroDuration() && !draining_.load();
 }
 
 void TableHost::PostRead(std::function<void()> read,

@@ -257,6 +257,9 @@ class TableHost {
   // asked for) finds max_table_commands waiting: it runs at once, off the strand,
   // with RESOURCE_EXHAUSTED (commands only reply when their status is not OK).
   void Post(const std::shared_ptr<Slot>& slot, Command command, bool bounded = true);
+  // Whether a command for a table being loaded (a claim round's, or a call's that
+  // waits for an adoption) waits for it, on no thread, up to load_wait.
+  bool MayHold() const;
   // Runs `read` on the io pool, or answers `refuse` with UNAVAILABLE when
   // max_queued_reads are waiting.
   void PostRead(std::function<void()> read,
@@ -365,8 +368,8 @@ class TableHost {
   // placeholder's table.
   void AdoptOnCall(const std::shared_ptr<Slot>& slot);
   // On a worker: a placeholder whose table its claim round read (and read well)
-  // replays it with no database call; a table that does not replay goes on to
-  // AdoptOnCall, which quarantines or releases it.
+  // replays it with no database call; one that does not replay is quarantined or
+  // released on the io pool (NotRestored).
   void AdoptRead(const std::shared_ptr<Slot>& slot);
   // Either adoption's end: the table hosted, or the placeholder forgotten.
   void FinishAdoption(const std::shared_ptr<Slot>& slot,
@@ -379,6 +382,8 @@ class TableHost {
   // any other error the claim is released.
   absl::StatusOr<std::unique_ptr<Table>> RestoreClaimed(
       const std::string& table_id, absl::StatusOr<StoredGame> stored);
+  // RestoreClaimed's failure: quarantines or releases the table (store writes).
+  absl::Status NotRestored(const std::string& table_id, const absl::Status& failure);
   void Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table);
   void Forget(Slot& slot, const absl::Status& status);
   // Runs `then` once the leases are known to be fresh (at once, usually), or with

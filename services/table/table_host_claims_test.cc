@@ -235,6 +235,28 @@ TEST_F(ClaimTest, ATableWhoseLogDoesNotReplayIsQuarantinedAndReleased) {
   EXPECT_TRUE(Leave(c->host, "l2").ok());
 }
 
+// The same for a table a claim round read: the call waiting for it learns of the
+// quarantine, and the table is marked and released.
+TEST_F(ClaimTest, AClaimedTableThatDoesNotReplayIsQuarantinedAndReleased) {
+  std::unique_ptr<Instance> b = StartInstance("table-b");
+  Orphan();
+  {
+    absl::MutexLock lock(&db_->mu);
+    db_->games[table_.table_id()].stored.entries[0].payload = "\xff\xff";
+  }
+  b->store.HoldCalls("LoadGames", true);
+  b->host.RunMaintenance();
+  std::future<absl::Status> answer = LeaveLater(b->host, "l1");
+  b->store.HoldCalls("LoadGames", false);
+  ASSERT_EQ(answer.wait_for(std::chrono::seconds(10)), std::future_status::ready);
+  const absl::Status refused = answer.get();
+  EXPECT_EQ(refused.code(), absl::StatusCode::kFailedPrecondition) << refused;
+  EXPECT_THAT(refused.message(), HasSubstr("table quarantined"));
+  EXPECT_FALSE(Stored().broken.empty());
+  EXPECT_TRUE(WaitReleasedBy("table-b"));
+  EXPECT_EQ(b->host.metrics().quarantined.Value(), 1);
+}
+
 // A quarantine the database refused leaves the table unmarked and unhosted, yet
 // this instance's: it is released instead (by maintenance, when the release is
 // refused too), and whoever loads it next quarantines it.

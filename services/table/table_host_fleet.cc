@@ -35,8 +35,7 @@ std::shared_ptr<Slot> TableHost::SlotFor(const std::string& table_id,
     }
     // Claims (start, maintenance) are bounded by their batches; calls by this.
     if (adoptions_ >= options_.max_adoptions) {
-      const bool may_wait = options_.load_wait > absl::ZeroDuration() && !draining_.load();
-      if (!may_wait || waiting_adoptions_.size() >= options_.max_waiting_adoptions) {
+      if (!MayHold() || waiting_adoptions_.size() >= options_.max_waiting_adoptions) {
         if (refused) *refused = AdoptionsBusy();
         return nullptr;
       }
@@ -186,12 +185,12 @@ void TableHost::AdoptOnCall(const std::shared_ptr<Slot>& slot) {
 
 void TableHost::AdoptRead(const std::shared_ptr<Slot>& slot) {
   absl::StatusOr<std::unique_ptr<Table>> table = Table::Restore(**slot->claimed);
-  if (!table.ok()) {
-    io_.Post([this, slot] { AdoptOnCall(slot); });  // its failure writes to the store
-    return;
-  }
   slot->claimed.reset();
-  FinishAdoption(slot, std::move(table), /*here=*/true);
+  if (table.ok()) return FinishAdoption(slot, std::move(table), /*here=*/true);
+  // Quarantining or releasing it writes to the store: on the io pool.
+  io_.Post([this, slot, failure = table.status()] {
+    FinishAdoption(slot, NotRestored(slot->id, failure), /*here=*/false);
+  });
 }
 
 void TableHost::FinishAdoption(const std::shared_ptr<Slot>& slot,
@@ -249,17 +248,21 @@ absl::StatusOr<std::unique_ptr<Table>> TableHost::RestoreClaimed(
   absl::StatusOr<std::unique_ptr<Table>> table =
       stored.ok() ? Table::Restore(*stored) : stored.status();
   if (table.ok()) return table;
-  if (table.status().code() == absl::StatusCode::kDataLoss) {
-    const std::string reason(table.status().message());
+  return NotRestored(id, table.status());
+}
+
+absl::Status TableHost::NotRestored(const std::string& id, const absl::Status& failure) {
+  if (failure.code() == absl::StatusCode::kDataLoss) {
+    const std::string reason(failure.message());
     MarkBroken(id, reason);
     CountQuarantine(id, reason);
     return QuarantinedError(reason);
   }
   // A claim whose adoption failed is released at once, for whoever can load it.
   fleet_.ReleaseClaim(id);
-  LogWarn("cannot adopt table", {{"table", id}, {"error", table.status().ToString()}});
+  LogWarn("cannot adopt table", {{"table", id}, {"error", failure.ToString()}});
   return absl::UnavailableError(absl::StrCat("table ", id, " cannot be loaded now (",
-                                             table.status().message(), "); retry"));
+                                             failure.message(), "); retry"));
 }
 
 void TableHost::Adopted(const std::shared_ptr<Slot>& slot, std::unique_ptr<Table> table) {
