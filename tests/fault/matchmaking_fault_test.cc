@@ -130,6 +130,12 @@ class MatchmakingFaultTest : public FaultStackTest {
     demo_.reset();
     FaultStackTest::TearDown();
   }
+  // The three services by name, for a HealthWatch.
+  std::map<std::string, std::string> ServiceAddresses() const {
+    return {{"table", Address(table_port_)},
+            {"matchmaking", Address(matchmaking_port_)},
+            {"ratings", Address(ratings_port_)}};
+  }
   // Bots fill seats after 8 s: longer than a bot account's reconnect backoff (5 s
   // at most), so that after a restart every account is back before seats are given
   // out.
@@ -478,9 +484,7 @@ class DatabaseDownTest : public MatchmakingFaultTest {
 TEST_F(DatabaseDownTest, PgDown) {
   ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
   ASSERT_NO_FATAL_FAILURE(StartDemo());
-  HealthWatch health({{"table", Address(table_port_)},
-                      {"matchmaking", Address(matchmaking_port_)},
-                      {"ratings", Address(ratings_port_)}});
+  HealthWatch health(ServiceAddresses());
   // The staked table in play, the party and the loner waiting for bots.
   EXPECT_TRUE(WaitMidFlow()) << "the fault could not strike mid-flow";
   const std::string struck = Query("SELECT now()");
@@ -768,9 +772,7 @@ class DatabaseFailoverTest : public MatchmakingFaultTest {
     ASSERT_NO_FATAL_FAILURE(StartMatchmaking());
     ASSERT_NO_FATAL_FAILURE(StartLoad());
     ASSERT_NO_FATAL_FAILURE(StartDemo());
-    HealthWatch health({{"table", Address(table_port_)},
-                        {"matchmaking", Address(matchmaking_port_)},
-                        {"ratings", Address(ratings_port_)}});
+    HealthWatch health(ServiceAddresses());
     EXPECT_TRUE(WaitAllInPlay()) << "the fault could not strike mid-flow";
     const std::string struck = Query("SELECT now()");
     const std::string old_primary = cluster_.Primary();
