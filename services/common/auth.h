@@ -34,8 +34,7 @@ std::string RandomBytes(size_t n);
 
 // SHA-256 of the token, lower-case hex (64 characters).
 std::string TokenHash(absl::string_view token);
-// Whether `a` equals `b`, comparing their SHA-256 digests: the time taken depends
-// only on the lengths, even when they differ.
+// Whether `a` equals `b`: the time taken depends only on the lengths.
 bool ConstantTimeEquals(absl::string_view a, absl::string_view b);
 // Whether `token` hashes to `stored_hash`, in constant time.
 bool TokenMatches(absl::string_view token, absl::string_view stored_hash);
