@@ -155,7 +155,8 @@ class AppendColumns {
     return tx.exec_prepared(
         kAppend.name, instance_id, r_game.Finish(), r_first.Finish(), r_count.Finish(),
         r_deadline.Finish(), r_result.Finish(), r_outbox.Finish(), r_totals.Finish(),
-        r_places.Finish(), e_request.Finish(), pqxx::prepare::make_dynamic_params(entry_arrays));
+        r_places.Finish(), e_request.Finish(),
+        pqxx::prepare::make_dynamic_params(entry_arrays));
   }
 
  private:
