@@ -15,8 +15,6 @@
 // since a process's arguments are visible to every user of the machine.
 // Exit status: 0 when the game ended (one JSON line with the result on stdout),
 // 1 when the seat could not be played, 2 for bad flags.
-#include <signal.h>
-
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -24,10 +22,10 @@
 #include <memory>
 #include <random>
 #include <string>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "bots/common/bot_program.h"
 #include "bots/sdk/bot_account.h"
 #include "bots/sdk/seat.h"
 #include "bots/strategies/level.h"
@@ -75,19 +73,6 @@ LogSink SeatLog(const std::string& table) {
         return service::LogError(message, fields);
     }
   };
-}
-
-// SIGINT / SIGTERM call `stop` (a seat's server autopilot then takes over).
-void StopOnSignal(std::function<void()> stop) {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::thread([stop, signals] {
-    int signal = 0;
-    if (sigwait(&signals, &signal) == 0) stop();
-  }).detach();
 }
 
 uint64_t Seed(int64_t flag) {
@@ -204,7 +189,7 @@ int PlayOneSeat(const Flags& flags,
   seat_config.log = SeatLog(table);
   seat_config.credentials = credentials;
   Seat seat(TableChannel(flags.address, credentials), seat_config, bot->get());
-  StopOnSignal([&seat] { seat.Stop(); });
+  StopOnSignal([&seat] { seat.Stop(); });  // the server's autopilot then plays it
 
   service::LogInfo(
       "playing",
@@ -251,13 +236,10 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-bot: " << bot.status().message() << "\n";
     return 2;
   }
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      service::ChannelCredentials(flags.tls);
-  if (!credentials.ok()) {
-    std::cerr << "trix-bot: " << credentials.status().message() << "\n";
-    return 2;
-  }
-  return account ? ServeAccount(flags, *credentials) : PlayOneSeat(flags, *credentials);
+  const std::shared_ptr<grpc::ChannelCredentials> credentials =
+      FlagCredentials("trix-bot", flags.tls);
+  if (credentials == nullptr) return 2;
+  return account ? ServeAccount(flags, credentials) : PlayOneSeat(flags, credentials);
 }
 
 }  // namespace

@@ -6,7 +6,6 @@
 //
 // Exit status: 0 after a match, 1 when a game could not be played (a strategy's
 // illegal answer, say), 2 for bad flags.
-#include <fstream>
 #include <iostream>
 #include <string>
 
@@ -49,13 +48,8 @@ int Run(int argc, char** argv) {
     return 0;
   }
   std::cout << ReportText(*report);
-  if (!json.empty()) {
-    std::ofstream file(json);
-    file << ReportJson(*report).dump(2) << "\n";
-    if (!file) {
-      std::cerr << "trix-arena: cannot write " << json << "\n";
-      return 1;
-    }
+  if (!json.empty() && !WriteReportJson(ReportJson(*report), json, "trix-arena")) {
+    return 1;
   }
   return 0;
 }

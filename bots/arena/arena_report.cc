@@ -1,5 +1,8 @@
 #include "bots/arena/arena_report.h"
 
+#include <fstream>
+#include <iostream>
+
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -108,6 +111,15 @@ nlohmann::json ReportJson(const MatchReport& report) {
     }
   }
   return out;
+}
+
+bool WriteReportJson(const nlohmann::json& json, const std::string& path,
+                     const std::string& program) {
+  std::ofstream file(path);
+  file << json.dump(2) << "\n";
+  if (file) return true;
+  std::cerr << program << ": cannot write " << path << "\n";
+  return false;
 }
 
 }  // namespace trix::arena

@@ -23,6 +23,12 @@ std::vector<Figure> ReportedFigures(const MatchReport& report);
 std::string ReportText(const MatchReport& report);
 nlohmann::json ReportJson(const MatchReport& report);
 
+// Writes a report's JSON, indented, to the file at `path` (trix-arena's and
+// trix-service-match's --json); false, after saying so on stderr as `program`,
+// when it cannot be written.
+bool WriteReportJson(const nlohmann::json& json, const std::string& path,
+                     const std::string& program);
+
 }  // namespace trix::arena
 
 #endif  // TRIX_BOTS_ARENA_ARENA_REPORT_H_

@@ -13,12 +13,12 @@
 // Exit status: 0 when every game was played as planned and rated, 1 otherwise,
 // 2 for bad flags.
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <string>
 
 #include "absl/strings/str_format.h"
+#include "bots/arena/arena_report.h"
 #include "bots/arena/service_match.h"
 #include "bots/common/child_process.h"
 #include "services/common/config.h"
@@ -66,13 +66,9 @@ int Run(int argc, char** argv) {
     return report.status().code() == absl::StatusCode::kInvalidArgument ? 2 : 1;
   }
   std::cout << ServiceReportText(*report);
-  if (!json.empty()) {
-    std::ofstream file(json);
-    file << ServiceReportJson(*report).dump(2) << "\n";
-    if (!file) {
-      std::cerr << "trix-service-match: cannot write " << json << "\n";
-      return 1;
-    }
+  if (!json.empty() &&
+      !WriteReportJson(ServiceReportJson(*report), json, "trix-service-match")) {
+    return 1;
   }
   const bool all_rated = report->Rated() == static_cast<int>(report->games.size());
   return all_rated ? 0 : 1;

@@ -1,15 +1,13 @@
 #include "bots/demo/console.h"
 
-#include <signal.h>
-
 #include <array>
 #include <atomic>
 #include <iostream>
 #include <optional>
-#include <thread>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bots/common/bot_program.h"
 #include "bots/common/table_printer.h"
 #include "engine/replay/deal_check.h"
 #include "google/protobuf/util/json_util.h"
@@ -102,17 +100,10 @@ void TableWatch::Stop() {
 }
 
 void StopOnSignal(TableWatch* watch) {
-  static sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  std::thread([watch] {
-    int signal = 0;
-    if (sigwait(&signals, &signal) != 0) return;
+  bots::StopOnSignal([watch] {
     stopping.store(true);
     watch->Stop();
-  }).detach();
+  });
 }
 
 bool Stopping() { return stopping.load(); }

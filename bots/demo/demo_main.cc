@@ -24,6 +24,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "bots/common/bot_program.h"
 #include "bots/common/child_process.h"
 #include "bots/demo/console.h"
 #include "bots/demo/demo_plan.h"
@@ -343,13 +344,8 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-demo: " << plan.status().message() << "\n";
     return 2;
   }
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      service::ChannelCredentials(flags.tls);
-  if (!credentials.ok()) {
-    std::cerr << "trix-demo: " << credentials.status().message() << "\n";
-    return 2;
-  }
-  flags.credentials = *credentials;
+  flags.credentials = FlagCredentials("trix-demo", flags.tls);
+  if (flags.credentials == nullptr) return 2;
   if (system(absl::StrCat("mkdir -p '", flags.log_dir, "'").c_str()) != 0) return 1;
   TableWatch watch(flags.credentials);
   StopOnSignal(&watch);

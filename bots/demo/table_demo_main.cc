@@ -25,6 +25,7 @@
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
+#include "bots/common/bot_program.h"
 #include "bots/common/child_process.h"
 #include "bots/demo/console.h"
 #include "bots/demo/table_plan.h"
@@ -291,13 +292,8 @@ int Run(int argc, char** argv) {
     return *exit_code;
   }
   if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      service::ChannelCredentials(flags.tls);
-  if (!credentials.ok()) {
-    std::cerr << "trix-table-demo: " << credentials.status().message() << "\n";
-    return 2;
-  }
-  flags.credentials = *credentials;
+  flags.credentials = FlagCredentials("trix-table-demo", flags.tls);
+  if (flags.credentials == nullptr) return 2;
   const TablePlan plan = PlanOf(flags);
   absl::StatusOr<std::vector<PlannedTable>> planned = PlanTables(plan);
   if (!planned.ok()) {

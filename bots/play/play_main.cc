@@ -40,6 +40,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "bots/common/bot_program.h"
 #include "bots/play/keys.h"
 #include "bots/play/matchmaking_client.h"
 #include "bots/play/person_bot.h"
@@ -313,17 +314,15 @@ std::optional<v1::EmptySeats> EmptySeatsFromName(const std::string& name) {
   return std::nullopt;
 }
 
-// Why no room could be opened or joined, until a key. Returns the exit status.
-int NoRoom(const Flags& flags, const absl::Status& status) {
-  const std::string frame =
-      Frame({"No room: " + status.ToString(), "", "Press any key to exit."});
+// Why there is no seat to play ("No room: ...", "No table: ..."), until a key.
+void ShowNoSeat(const Flags& flags, const std::string& why) {
+  const std::string frame = Frame({why, "", "Press any key to exit."});
   std::fwrite(frame.data(), 1, frame.size(), stdout);
   std::fflush(stdout);
   if (flags.wait_at_end) {
     char c;
     (void)!read(STDIN_FILENO, &c, 1);
   }
-  return 1;
 }
 
 // --create_room or --room: the person's part in a private room, game after game,
@@ -342,7 +341,10 @@ int PlayRoom(const Flags& flags) {
   RawTerminal terminal;
   const absl::StatusOr<v1::RoomState> opened =
       flags.create_room ? room.Create(*empty, flags.mode) : room.Join(flags.room);
-  if (!opened.ok()) return NoRoom(flags, opened.status());
+  if (!opened.ok()) {
+    ShowNoSeat(flags, "No room: " + opened.status().ToString());
+    return 1;
+  }
   room.Watch(opened->room_id());
   Flags at_table = flags;
   at_table.wait_at_end = false;  // back to the room after each game
@@ -419,14 +421,7 @@ int FindAndPlay(const Flags& flags) {
   found = true;
   keys.join();
   if (!seat.ok()) {
-    const std::string frame =
-        Frame({"No table: " + seat.status().ToString(), "", "Press any key to exit."});
-    std::fwrite(frame.data(), 1, frame.size(), stdout);
-    std::fflush(stdout);
-    if (flags.wait_at_end) {
-      char c;
-      (void)!read(STDIN_FILENO, &c, 1);
-    }
+    ShowNoSeat(flags, "No table: " + seat.status().ToString());
     return absl::IsCancelled(seat.status()) ? 0 : 1;  // the person stopped looking
   }
   return PlaySeat(flags, seat->address(), seat->table_id(), seat->seat_token());
@@ -462,13 +457,8 @@ int Run(int argc, char** argv) {
     std::cout << config.Usage() << "\n" << kKeysHelp << kRoomKeysHelp;
     return 0;
   }
-  absl::StatusOr<std::shared_ptr<grpc::ChannelCredentials>> credentials =
-      service::ChannelCredentials(flags.tls);
-  if (!credentials.ok()) {
-    std::cerr << "trix-play: " << credentials.status().message() << "\n";
-    return 2;
-  }
-  flags.credentials = *credentials;
+  flags.credentials = FlagCredentials("trix-play", flags.tls);
+  if (flags.credentials == nullptr) return 2;
   if (flags.practice) return Practice(flags);
   if (flags.create_room || !flags.room.empty()) {
     if (flags.matchmaking.empty() || flags.player.empty()) {

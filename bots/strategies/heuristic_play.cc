@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "bots/strategies/best_by.h"
 #include "bots/strategies/card_points.h"
 #include "bots/strategies/heuristic_bot.h"
 
@@ -18,22 +19,6 @@ using engine::Count;
 CardSet SuitOfCard(Card c) { return engine::SuitCards(engine::SuitOf(c)); }
 CardSet Below(Card c) { return SuitOfCard(c) & (Bit(c) - 1); }
 CardSet Above(Card c) { return SuitOfCard(c) & ~((Bit(c) << 1) - 1); }
-
-// The card of `cards` with the highest key; ties go to the lower card.
-template <typename Key>
-Card BestBy(CardSet cards, Key key) {
-  Card best = engine::Lowest(cards);
-  double best_key = -std::numeric_limits<double>::infinity();
-  for (CardSet b = cards; b;) {
-    const Card c = engine::PopLowest(b);
-    const double k = key(c);
-    if (k > best_key) {
-      best_key = k;
-      best = c;
-    }
-  }
-  return best;
-}
 
 struct TrickView {
   Contract contract;

@@ -133,16 +133,8 @@ TEST_P(BeliefPropertyTest, SamplesNeverContradictWhatWasSeen) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, BeliefPropertyTest,
-                         testing::Values("classic-solo", "classic-partner",
-                                         "complex-solo", "complex-partner"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == '-') c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Modes, BeliefPropertyTest, testing::ValuesIn(kModes),
+                         ModeTestName());
 
 }  // namespace
 }  // namespace trix::bots::search

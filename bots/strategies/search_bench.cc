@@ -8,6 +8,7 @@
 #include "benchmark/benchmark.h"
 #include "bots/strategies/search_belief.h"
 #include "bots/strategies/search_playout.h"
+#include "bots/strategies/strategy_testing.h"
 #include "engine/random.h"
 
 namespace trix::bots::search {
@@ -15,13 +16,6 @@ namespace {
 
 using engine::Contract;
 using engine::Deal;
-
-engine::Rules RulesFor(bool partner, bool complex) {
-  engine::Rules rules;
-  rules.variant.team = partner ? engine::Team::kPartner : engine::Team::kSolo;
-  rules.variant.format = complex ? engine::Format::kComplex : engine::Format::kClassic;
-  return rules;
-}
 
 void BM_SampleHands(benchmark::State& state) {
   const engine::Hands dealt = engine::ShuffledHands(1, 0);

@@ -60,16 +60,8 @@ TEST_P(SearchGameTest, EveryDecisionOfWholeGamesIsLegal) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Modes, SearchGameTest,
-                         testing::Values("classic-solo", "classic-partner",
-                                         "complex-solo", "complex-partner"),
-                         [](const auto& info) {
-                           std::string name = info.param;
-                           for (char& c : name) {
-                             if (c == '-') c = '_';
-                           }
-                           return name;
-                         });
+INSTANTIATE_TEST_SUITE_P(Modes, SearchGameTest, testing::ValuesIn(kModes),
+                         ModeTestName());
 
 TEST(SearchBotTest, JoinedMidDealStillPlaysALegalCard) {
   // A state made by hand has no history of the deal: the heuristic's card.

@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "bots/strategies/best_by.h"
 #include "bots/strategies/card_points.h"
 
 namespace trix::bots::search {
@@ -26,22 +27,6 @@ CardSet OthersHands(const Deal& d, int me) {
     if (s != me) all |= d.hands()[s];
   }
   return all;
-}
-
-// The card of `cards` with the highest key; ties go to the lower card.
-template <typename Key>
-Card BestBy(CardSet cards, Key key) {
-  Card best = engine::Lowest(cards);
-  int best_key = std::numeric_limits<int>::min();
-  for (CardSet b = cards; b;) {
-    const Card c = engine::PopLowest(b);
-    const int k = key(c);
-    if (k > best_key) {
-      best_key = k;
-      best = c;
-    }
-  }
-  return best;
 }
 
 Card LeadCard(const Deal& d, bool partner, CardSet legal) {

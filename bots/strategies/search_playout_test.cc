@@ -2,6 +2,7 @@
 
 #include <limits>
 
+#include "bots/strategies/strategy_testing.h"
 #include "engine/random.h"
 #include "gtest/gtest.h"
 
@@ -14,13 +15,6 @@ using engine::CardSet;
 using engine::Contract;
 using engine::Deal;
 using engine::Scores;
-
-engine::Rules RulesFor(bool partner, bool complex) {
-  engine::Rules rules;
-  rules.variant.team = partner ? engine::Team::kPartner : engine::Team::kSolo;
-  rules.variant.format = complex ? engine::Format::kComplex : engine::Format::kClassic;
-  return rules;
-}
 
 int CardsLeft(const Deal& d) {
   return engine::Count(d.hands()[0] | d.hands()[1] | d.hands()[2] | d.hands()[3]);

@@ -79,6 +79,31 @@ class PlayState {
   SeatState s_;
 };
 
+// The rules of a mode: solo or partner, classic or complex.
+inline engine::Rules RulesFor(bool partner, bool complex) {
+  engine::Rules rules;
+  rules.variant.team = partner ? engine::Team::kPartner : engine::Team::kSolo;
+  rules.variant.format = complex ? engine::Format::kComplex : engine::Format::kClassic;
+  return rules;
+}
+
+// The four modes, for a test played in each, named after it (classic_solo, ...):
+//
+//   INSTANTIATE_TEST_SUITE_P(Modes, SearchGameTest, testing::ValuesIn(kModes),
+//                            ModeTestName());
+inline const std::vector<std::string> kModes = {"classic-solo", "classic-partner",
+                                                "complex-solo", "complex-partner"};
+struct ModeTestName {
+  template <typename ParamInfo>
+  std::string operator()(const ParamInfo& info) const {
+    std::string name = info.param;
+    for (char& c : name) {
+      if (c == '-') c = '_';
+    }
+    return name;
+  }
+};
+
 }  // namespace trix::bots
 
 #endif  // TRIX_BOTS_STRATEGIES_STRATEGY_TESTING_H_

@@ -4,6 +4,7 @@
 #include <future>
 #include <mutex>
 #include <pqxx/nontransaction>
+#include <pqxx/prepared_statement>
 #include <pqxx/result>
 #include <pqxx/transaction>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "absl/strings/str_cat.h"
 #include "services/table/store/game_store_impl.h"
 #include "services/table/store/game_store_sql.h"
+#include "services/table/store/log_entry_columns.h"
 #include "services/pg/migrations.h"
 #include "services/pg/array.h"
 
@@ -133,9 +135,8 @@ absl::flat_hash_set<std::string> InsertGames(
   pg::PgArray seat_games(pg::PgType::kText), seats(pg::PgType::kInt2), players(pg::PgType::kText),
       names(pg::PgType::kText), bots(pg::PgType::kBool), stakes(pg::PgType::kInt8),
       hashes(pg::PgType::kText);
-  pg::PgArray entry_games(pg::PgType::kText), idxs(pg::PgType::kInt8), entry_seats(pg::PgType::kInt2),
-      entry_requests(pg::PgType::kText), payloads(pg::PgType::kBytea), responses(pg::PgType::kBytea),
-      times(pg::PgType::kTimestampTz);
+  pg::PgArray entry_games(pg::PgType::kText);
+  LogEntryColumns entries;
   for (const Creation* c : batch) {
     const table::NewGame& game = *c->game;
     ids.AddString(game.game_id);
@@ -160,21 +161,16 @@ absl::flat_hash_set<std::string> InsertGames(
     }
     for (const table::LogEntry& entry : game.entries) {
       entry_games.AddString(game.game_id);
-      idxs.AddInt(entry.index);
-      entry_seats.AddInt(entry.seat);
-      entry_requests.AddString(entry.request_id);
-      payloads.AddString(entry.payload);
-      responses.AddString(entry.response);
-      times.AddTime(entry.time);
+      entries.Add(entry);
     }
   }
+  const LogEntryColumns::Arrays entry_arrays = entries.Finish();
   const pqxx::result inserted = tx.exec_params(
       sql::kInsertGames, options.instance_id, absl::ToInt64Microseconds(options.lease_ttl),
       ids.Finish(), requests.Finish(), modes.Finish(), configs.Finish(), deadlines.Finish(),
       lengths.Finish(), seat_games.Finish(), seats.Finish(), players.Finish(),
       names.Finish(), bots.Finish(), stakes.Finish(), hashes.Finish(), entry_games.Finish(),
-      idxs.Finish(), entry_seats.Finish(), entry_requests.Finish(), payloads.Finish(),
-      responses.Finish(), times.Finish());
+      pqxx::prepare::make_dynamic_params(entry_arrays));
   absl::flat_hash_set<std::string> written;
   for (const pqxx::row& row : inserted) written.insert(row[0].as<std::string>());
   return written;

@@ -55,6 +55,25 @@ constexpr int kMaxPage = 500;
 // waited for it.
 constexpr size_t kLeaseChunk = 100;
 
+// The games that `claim` took: a claim statement (kClaimOrphans, kClaimPreviousRuns)
+// answers their ids as its one column. It commits on its own.
+template <typename... Args>
+absl::StatusOr<std::vector<std::string>> ClaimGames(pg::ConnectionPool& pool,
+                                                    absl::string_view context,
+                                                    const char* claim,
+                                                    const Args&... args) {
+  std::vector<std::string> claimed;
+  absl::Status status = pool.Run(context, [&](pqxx::connection& c) {
+    pqxx::work tx(c);
+    const pqxx::result rows = tx.exec_params(claim, args...);
+    tx.commit();
+    for (const pqxx::row& row : rows) claimed.push_back(row[0].as<std::string>());
+    return absl::OkStatus();
+  });
+  if (!status.ok()) return status;
+  return claimed;
+}
+
 }  // namespace
 
 absl::StatusOr<bool> GameStore::Impl::RenewLease(absl::Duration ttl) {
@@ -82,19 +101,8 @@ absl::StatusOr<std::vector<std::string>> GameStore::ClaimOrphans(absl::Duration 
   if (ttl <= absl::ZeroDuration())
     return absl::InvalidArgumentError("ttl must be positive");
   if (limit < 1) return absl::InvalidArgumentError("limit must be at least 1");
-  std::vector<std::string> claimed;
-  absl::Status status =
-      impl_->pool.Run("claiming orphaned games", [&](pqxx::connection& c) {
-        pqxx::work tx(c);
-        const pqxx::result rows =
-            tx.exec_params(sql::kClaimOrphans, impl_->options.instance_id,
-                           absl::ToInt64Microseconds(ttl), limit);
-        tx.commit();
-        for (const pqxx::row& row : rows) claimed.push_back(row[0].as<std::string>());
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  return claimed;
+  return ClaimGames(impl_->pool, "claiming orphaned games", sql::kClaimOrphans,
+                    impl_->options.instance_id, absl::ToInt64Microseconds(ttl), limit);
 }
 
 absl::Status GameStore::ReleaseLease(const std::string& game_id) {
@@ -192,19 +200,9 @@ absl::StatusOr<std::vector<std::string>> GameStore::ClaimPreviousRuns(
     const std::string& name, absl::Duration ttl) {
   if (ttl <= absl::ZeroDuration())
     return absl::InvalidArgumentError("ttl must be positive");
-  std::vector<std::string> claimed;
-  absl::Status status =
-      impl_->pool.Run("claiming a previous run's games", [&](pqxx::connection& c) {
-        pqxx::work tx(c);
-        const pqxx::result rows =
-            tx.exec_params(sql::kClaimPreviousRuns, impl_->options.instance_id,
-                           absl::ToInt64Microseconds(ttl), name);
-        tx.commit();
-        for (const pqxx::row& row : rows) claimed.push_back(row[0].as<std::string>());
-        return absl::OkStatus();
-      });
-  if (!status.ok()) return status;
-  return claimed;
+  return ClaimGames(impl_->pool, "claiming a previous run's games",
+                    sql::kClaimPreviousRuns, impl_->options.instance_id,
+                    absl::ToInt64Microseconds(ttl), name);
 }
 
 absl::Status GameStore::MarkBroken(const std::string& game_id,

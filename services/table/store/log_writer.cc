@@ -4,6 +4,7 @@
 #include <optional>
 #include <pqxx/except>
 #include <pqxx/nontransaction>
+#include <pqxx/prepared_statement>
 #include <pqxx/result>
 #include <stdexcept>
 #include <utility>
@@ -13,6 +14,7 @@
 #include "services/pg/connection_pool.h"
 #include "services/pg/array.h"
 #include "services/pg/status.h"
+#include "services/table/store/log_entry_columns.h"
 
 namespace trix::table {
 namespace {
@@ -134,31 +136,27 @@ class AppendColumns {
     AddEnd(request.end);
     for (const table::LogEntry& entry : request.entries) {
       e_request.AddInt(r_game.size());  // 1-based: this request's position
-      e_idx.AddInt(entry.index);
-      e_seat.AddInt(entry.seat);
-      e_request_id.AddString(entry.request_id);
-      e_payload.AddString(entry.payload);
-      e_response.AddString(entry.response);
-      e_time.AddTime(entry.time);
+      e_columns.Add(entry);
     }
   }
 
   // For one request that does not end its game: its row (0, game_length) if it
   // was written, none if it was refused.
   pqxx::result CallOne(pqxx::nontransaction& tx, const std::string& instance_id) const {
+    const LogEntryColumns::Arrays entry_arrays = e_columns.Finish();
     return tx.exec_prepared(kAppendOne.name, instance_id, r_game.Finish(),
                             r_first.Finish(), r_count.Finish(), r_deadline.Finish(),
-                            e_idx.Finish(), e_seat.Finish(), e_request_id.Finish(),
-                            e_payload.Finish(), e_response.Finish(), e_time.Finish());
+                            pqxx::prepare::make_dynamic_params(entry_arrays));
   }
 
   // One row (append_status, game_length) per request, in the order added.
   pqxx::result Call(pqxx::nontransaction& tx, const std::string& instance_id) const {
+    const LogEntryColumns::Arrays entry_arrays = e_columns.Finish();
     return tx.exec_prepared(
         kAppend.name, instance_id, r_game.Finish(), r_first.Finish(), r_count.Finish(),
         r_deadline.Finish(), r_result.Finish(), r_outbox.Finish(), r_totals.Finish(),
-        r_places.Finish(), e_request.Finish(), e_idx.Finish(), e_seat.Finish(),
-        e_request_id.Finish(), e_payload.Finish(), e_response.Finish(), e_time.Finish());
+        r_places.Finish(), e_request.Finish(),
+        pqxx::prepare::make_dynamic_params(entry_arrays));
   }
 
  private:
@@ -185,9 +183,8 @@ class AppendColumns {
   pg::PgArray r_game{pg::PgType::kText}, r_first{pg::PgType::kInt8}, r_count{pg::PgType::kInt4},
       r_deadline{pg::PgType::kTimestampTz}, r_result{pg::PgType::kText}, r_outbox{pg::PgType::kText},
       r_totals{pg::PgType::kInt4}, r_places{pg::PgType::kInt4};
-  pg::PgArray e_request{pg::PgType::kInt4}, e_idx{pg::PgType::kInt8}, e_seat{pg::PgType::kInt2},
-      e_request_id{pg::PgType::kText}, e_payload{pg::PgType::kBytea}, e_response{pg::PgType::kBytea},
-      e_time{pg::PgType::kTimestampTz};
+  pg::PgArray e_request{pg::PgType::kInt4};
+  LogEntryColumns e_columns;  // idx, seat, request_id, payload, response, time
 };
 
 }  // namespace
