@@ -196,6 +196,10 @@ int PlayOneSeat(const Flags& flags,
       {{"table", table}, {"strategy", Playing(flags)}, {"address", flags.address}});
   absl::StatusOr<v1::GameResult> result = seat.Play();
   const SeatStats stats = seat.stats();
+  if (absl::IsCancelled(result.status())) {
+    service::LogInfo("stopped; the table's autopilot plays the seat", {{"table", table}});
+    return 0;
+  }
   if (!result.ok()) {
     service::LogError("the seat could not be played",
                       {{"table", table}, {"error", result.status().ToString()}});
@@ -232,6 +236,7 @@ int Run(int argc, char** argv) {
     return 2;
   }
   service::InitLogging("trix-bot", flags.log_level);
+  BlockStopSignals();  // before gRPC starts its threads: they must not take SIGTERM
   if (absl::StatusOr<std::unique_ptr<Bot>> bot = MakeBot(flags, 1); !bot.ok()) {
     std::cerr << "trix-bot: " << bot.status().message() << "\n";
     return 2;

@@ -20,12 +20,25 @@ std::shared_ptr<grpc::ChannelCredentials> FlagCredentials(
   return *std::move(credentials);
 }
 
-void StopOnSignal(std::function<void()> stop) {
+namespace {
+
+sigset_t StopSignals() {
   sigset_t signals;
   sigemptyset(&signals);
   sigaddset(&signals, SIGINT);
   sigaddset(&signals, SIGTERM);
+  return signals;
+}
+
+}  // namespace
+
+void BlockStopSignals() {
+  const sigset_t signals = StopSignals();
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+}
+
+void StopOnSignal(std::function<void()> stop) {
+  const sigset_t signals = StopSignals();
   std::thread([stop = std::move(stop), signals] {
     int signal = 0;
     if (sigwait(&signals, &signal) == 0) stop();

@@ -2,6 +2,7 @@
 // share: the channel credentials of their TLS flags, and a stop on SIGINT or
 // SIGTERM.
 //
+//   BlockStopSignals();
 //   std::shared_ptr<grpc::ChannelCredentials> credentials =
 //       FlagCredentials("trix-bot", flags.tls);
 //   if (credentials == nullptr) return 2;
@@ -24,9 +25,12 @@ namespace trix::bots {
 std::shared_ptr<grpc::ChannelCredentials> FlagCredentials(const std::string& program,
                                                           const service::ChannelTls& tls);
 
-// Blocks SIGINT and SIGTERM in this thread (so in the threads it starts after) and
-// starts a thread that waits for them, then calls `stop`. Call once, from the main
-// thread, before any other thread starts.
+// Blocks SIGINT and SIGTERM in this thread, and so in every thread it starts
+// after (gRPC's among them). Call first thing in main, before any channel is made.
+void BlockStopSignals();
+
+// Starts a thread that waits for SIGINT or SIGTERM, then calls `stop`. Call once,
+// from the main thread, after BlockStopSignals.
 void StopOnSignal(std::function<void()> stop);
 
 }  // namespace trix::bots

@@ -292,6 +292,7 @@ int Run(int argc, char** argv) {
     return *exit_code;
   }
   if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
+  BlockStopSignals();  // before gRPC starts its threads: they must not take SIGTERM
   flags.credentials = FlagCredentials("trix-table-demo", flags.tls);
   if (flags.credentials == nullptr) return 2;
   const TablePlan plan = PlanOf(flags);

@@ -16,6 +16,7 @@
 #include "absl/time/clock.h"
 #include "bots/common/child_process.h"
 #include "bots/sdk/seat.h"
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
 #include "proto/wire/wire.h"
@@ -308,6 +309,22 @@ TEST_F(BotGamesTest, BotsSurviveAServiceRestart) {
     if (!line.is_null()) resubscribes += line["resubscribes"].get<int>();
   }
   EXPECT_GE(resubscribes, 4);  // every bot resumed at least once
+}
+
+// SIGTERM stops a seat's bot: it leaves the seat to the table's autopilot and
+// exits 0, rather than being ended by the signal on one of gRPC's threads.
+TEST_F(BotGamesTest, ABotStopsOnSigterm) {
+  const v1::CreateTableResponse table = CreateTable("complex-solo");
+  StartBots(table, /*think=*/"15ms");
+  const absl::Time until = absl::Now() + kGameTimeout;
+  while (Record(table.table_id()).events_size() < 20 && absl::Now() < until) {
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  bots_[0]->Signal(SIGTERM);
+  absl::StatusOr<int> stopped = bots_[0]->Wait(absl::Seconds(10));
+  ASSERT_TRUE(stopped.ok()) << stopped.status();
+  EXPECT_EQ(*stopped, 0) << ReadFile(BotLog(0));
+  EXPECT_THAT(ReadFile(BotLog(0)), ::testing::HasSubstr("autopilot plays the seat"));
 }
 
 // Two instances, as behind a load balancer: the bots dial the second, which does
