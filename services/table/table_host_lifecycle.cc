@@ -175,7 +175,7 @@ std::vector<std::string> TableHost::DropExpired() {
   metrics_.tables.Set(static_cast<double>(slots_.size()));
   absl::erase_if(create_answers_,
                  [&](const auto& entry) { return entry.second.expires < now; });
-  absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
+  adoptions_.DropExpired(now);
   return dropped;
 }
 
@@ -195,7 +195,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
   absl::MutexLock lock(&mu_);
-  unknown_.erase(slot->id);
+  adoptions_.ForgetUnknown(slot->id);
   if (!slots_.emplace(slot->id, slot).second) {
     return absl::AlreadyExistsError(absl::StrCat("table ", slot->id, " is hosted"));
   }
