@@ -414,7 +414,7 @@ void TableHost::Evict(Slot& slot, const absl::Status& status) {
   // by another instance); if it is not, this fails harmlessly.
   const std::string id = slot.id;
   fleet_.OweReleases({id});
-  io_.Post([this, id] { store_->ReleaseLease(id).IgnoreError(); });
+  io_.Post([this, id] { fleet_.Release(id); });
 }
 
 // --- Actions and streams ----------------------------------------------------------

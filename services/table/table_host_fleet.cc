@@ -178,7 +178,7 @@ void TableHost::FinishAdoption(const std::shared_ptr<Slot>& slot,
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string& id) {
-  absl::StatusOr<table::TableHome> home = store_->Locate(id);
+  absl::StatusOr<table::TableHome> home = fleet_.Home(id);
   if (!home.ok()) {
     // Maintenance may have claimed this table for us (an orphan) before the
     // database failed: give it back rather than hold it, unhosted, until it lapses.
@@ -258,7 +258,7 @@ void TableHost::LocateTable(const v1::LocateTableRequest& request,
   if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s);
   PostRead(
       [this, id = request.table_id(), reply] {
-        absl::StatusOr<table::TableHome> home = store_->Locate(id);
+        absl::StatusOr<table::TableHome> home = fleet_.Home(id);
         if (!home.ok()) return reply(home.status());
         reply(LocationOf(id, *home));
       },

@@ -132,7 +132,7 @@ void TableHost::RunMaintenance() {
   // lost in a failover of the database) is still this instance's: it is released
   // with the finished copy, and taken up again like a dead instance's table.
   const std::vector<std::string> dropped = DropExpired();
-  if (!dropped.empty() && !store_->ReleaseLeases(dropped).ok()) fleet_.OweReleases(dropped);
+  fleet_.ReleaseLeases(dropped).IgnoreError();  // owed when refused
   if (committer_.TakeDoubt() && !CheckStoredLogs().ok()) committer_.DoubtLogs();
 }
 
@@ -255,9 +255,8 @@ void TableHost::Shutdown() {
   for (const std::shared_ptr<Slot>& slot : slots) {
     if (started_.load() && !slot->finished.load()) running.push_back(slot->id);
   }
-  if (absl::Status released = running.empty() ? absl::OkStatus()
-                                               : store_->ReleaseLeases(running);
-      !released.ok()) {
+  // Owed when refused, but no round follows to release them: they lapse.
+  if (absl::Status released = fleet_.ReleaseLeases(running); !released.ok()) {
     LogWarn("shutdown: leases not released; they lapse instead",
             {{"tables", static_cast<int64_t>(running.size())},
              {"error", released.ToString()}});
