@@ -1,7 +1,8 @@
-// TableHost in a fleet of instances: adopting a table a call asks for, claim
-// rounds' tables, the hosted tables' side of lease renewal (the lease itself,
-// claims, owed releases and the registry are the Fleet's: fleet.h), and
-// quarantine.
+// TableHost in a fleet of instances: adopting a table a call asks for (the
+// adoptions' bound, their turns and the ids found unknown are Adoptions':
+// adoptions.h), claim rounds' tables, the hosted tables' side of lease renewal
+// (the lease itself, claims, owed releases, where a table lives and the registry
+// are the Fleet's: fleet.h), and quarantine.
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
