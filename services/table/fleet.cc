@@ -151,10 +151,25 @@ void Fleet::ReleaseOwed(const std::function<bool(const std::string&)>& hosted_he
   }
 }
 
+absl::Status Fleet::ReleaseLeases(const std::vector<std::string>& table_ids) {
+  if (table_ids.empty()) return absl::OkStatus();
+  absl::Status released = store_->ReleaseLeases(table_ids);
+  if (!released.ok()) OweReleases(table_ids);
+  return released;
+}
+
+void Fleet::Release(const std::string& table_id) {
+  store_->ReleaseLease(table_id).IgnoreError();
+}
+
 // --- Where tables live --------------------------------------------------------------
 
+absl::StatusOr<TableHome> Fleet::Home(const std::string& table_id) {
+  return store_->Locate(table_id);
+}
+
 absl::Status Fleet::Locate(const std::string& table_id, absl::string_view why) {
-  absl::StatusOr<table::TableHome> home = store_->Locate(table_id);
+  absl::StatusOr<table::TableHome> home = Home(table_id);
   if (!home.ok()) return home.status();
   if (!home->broken.empty()) return QuarantinedError(home->broken);
   return MovedError(LocationOf(table_id, *home), why);

@@ -80,7 +80,16 @@ class Fleet {
   void OweReleases(const std::vector<std::string>& table_ids);
   // Releases the tables owed, except those `hosted_here` (hosted again).
   void ReleaseOwed(const std::function<bool(const std::string&)>& hosted_here);
+  // Releases tables no longer hosted here (those still ours; the rest are left as
+  // they are); when the database refuses, they are owed. Returns its answer.
+  absl::Status ReleaseLeases(const std::vector<std::string>& table_ids);
+  // Releases a table already owed (OweReleases), whatever the database answers: a
+  // lease no longer ours fails harmlessly, and ReleaseOwed repeats the rest.
+  void Release(const std::string& table_id);
 
+  // Where a table lives as the store says: its lease holder and address, whether
+  // it finished, whether it is quarantined.
+  absl::StatusOr<TableHome> Home(const std::string& table_id);
   // Where a table lives: UNAVAILABLE with its location, or why it is not served.
   absl::Status Locate(const std::string& table_id, absl::string_view why);
   // Tells the registry this instance's address, tables and whether it drains.

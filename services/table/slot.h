@@ -45,8 +45,9 @@ struct Slot {
   // A placeholder's table as a claim round read it (TableHost::AdoptClaimed): set
   // before the slot is published, taken by its load.
   std::unique_ptr<absl::StatusOr<StoredGame>> claimed;
-  // A call's placeholder, counted in TableHost::adoptions_ until its load ends;
-  // a claim round's is not (its batch bounds it). Set before publication.
+  // A call's placeholder, counted in the host's Adoptions (adoptions.h) until
+  // its load ends; a claim round's is not (its batch bounds it). Set before
+  // publication.
   bool for_call = false;
   struct Subscriber {
     int viewer;

@@ -29,6 +29,9 @@ TableHost::TableHost(HostOptions options, TableStore* store,
       fleet_(FleetOptions{options_.instance_name, options_.lease_ttl, options_.claim_batch,
                           options_.claim_room_share, options_.max_tables},
              store),
+      adoptions_(AdoptionOptions{options_.max_adoptions, options_.max_waiting_adoptions,
+                                 options_.unknown_table_memory, options_.max_unknown_tables},
+                 metrics_),
       workers_("table", options_.worker_threads),
       io_("table-io", options_.io_threads, options_.max_queued_reads),
       timer_([this](const std::string& id) { OnClock(id); }),
@@ -411,7 +414,7 @@ void TableHost::Evict(Slot& slot, const absl::Status& status) {
   // by another instance); if it is not, this fails harmlessly.
   const std::string id = slot.id;
   fleet_.OweReleases({id});
-  io_.Post([this, id] { store_->ReleaseLease(id).IgnoreError(); });
+  io_.Post([this, id] { fleet_.Release(id); });
 }
 
 // --- Actions and streams ----------------------------------------------------------

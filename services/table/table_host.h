@@ -1,8 +1,9 @@
 // The table service's logic: hosts many tables in one process, with no knowledge
 // of gRPC (the wiring is grpc_service.h). Its parts: each table's Strand
 // (strand.h) in its Slot (slot.h), the Committer that writes and reads the
-// tables' logs (committer.h), and the Fleet that keeps the instance's lease,
-// claims and registry entry (fleet.h). It owns
+// tables' logs (committer.h), the Fleet that keeps the instance's lease,
+// claims and registry entry (fleet.h), and the Adoptions that bound the tables
+// looked up for calls and remember the ids found unknown (adoptions.h). It owns
 //   - the tables, each behind its own strand: the table's commands (an action, a
 //     clock that ran out, a new subscriber) run strictly one after another, and a
 //     command that changed the table holds the strand until its log entries are
@@ -48,7 +49,6 @@
 #define TRIX_SERVICES_TABLE_TABLE_HOST_H_
 
 #include <atomic>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -64,6 +64,7 @@
 #include "absl/time/time.h"
 #include "absl/types/optional.h"
 #include "prometheus/registry.h"
+#include "services/table/adoptions.h"
 #include "services/table/committer.h"
 #include "services/table/deadline_timer.h"
 #include "services/table/fleet.h"
@@ -265,9 +266,9 @@ class TableHost {
   void PostRead(std::function<void()> read,
                 std::function<void(const absl::Status&)> refuse);
   // The table's slot; a placeholder that adopts the table if it is not hosted.
-  // For a call (`for_call`), nullptr with the reason in `refused` when the id was
-  // just found unknown or max_adoptions placeholders are loading and
-  // max_waiting_adoptions wait (one that waits holds its commands).
+  // For a call (`for_call`), nullptr with the reason in `refused` when Adoptions
+  // refuses it (the id was just found unknown, or max_adoptions placeholders are
+  // loading and max_waiting_adoptions wait); one that waits holds its commands.
   std::shared_ptr<Slot> SlotFor(const std::string& table_id, bool for_call = false,
                                 absl::Status* refused = nullptr);
   // A placeholder for a table this instance claimed and has read (`claimed`), which
@@ -295,11 +296,6 @@ class TableHost {
   void ClaimRound();
   // A ClaimRound on the io pool now, unless one is under way.
   void ClaimRoundNow();
-  // Remembers that the database does not know `table_id` (AdoptOnCall).
-  void RememberUnknown(const std::string& table_id, const absl::Status& status)
-      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // SlotFor's refusal.
-  absl::Status AdoptionsBusy() const;
   // Runs the slot's strand (strand.h) on this thread.
   void Drain(std::shared_ptr<Slot> slot);
   // Strand work that starts an append or a reload suspends the strand
@@ -374,7 +370,8 @@ class TableHost {
   // Either adoption's end: the table hosted, or the placeholder forgotten.
   void FinishAdoption(const std::shared_ptr<Slot>& slot,
                       absl::StatusOr<std::unique_ptr<Table>> table, bool here);
-  // A call's adoption ended: the table that has waited longest for one starts.
+  // A call's adoption ended: the table that has waited longest for one starts
+  // (Adoptions::StartWaiting), unless a claim round delivered it meanwhile.
   void StartWaitingAdoption();
   absl::StatusOr<std::unique_ptr<Table>> ClaimAndLoad(const std::string& table_id);
   absl::StatusOr<std::unique_ptr<Table>> LoadClaimed(const std::string& table_id);
@@ -452,6 +449,9 @@ class TableHost {
   Committer committer_;
   // The instance's leases, claims, owed releases and registry entry.
   Fleet fleet_;
+  // Calls' adoptions loading and waiting, and the ids found unknown. Its lock is
+  // taken inside mu_, never the other way round.
+  Adoptions adoptions_;
   WorkerPool workers_;
   WorkerPool io_;
   DeadlineTimer timer_;
@@ -460,15 +460,6 @@ class TableHost {
 
   mutable absl::Mutex mu_;
   absl::flat_hash_map<std::string, std::shared_ptr<Slot>> slots_ ABSL_GUARDED_BY(mu_);
-  size_t adoptions_ ABSL_GUARDED_BY(mu_) = 0;  // placeholders loading
-  // Tables whose calls wait for an adoption (their placeholders hold them), in
-  // the order they came; one a claim round took meanwhile is skipped.
-  std::deque<std::string> waiting_adoptions_ ABSL_GUARDED_BY(mu_);
-  struct Unknown {
-    absl::Status status;  // NOT_FOUND, as the lookup said
-    absl::Time expires;
-  };
-  absl::flat_hash_map<std::string, Unknown> unknown_ ABSL_GUARDED_BY(mu_);
   struct CreateAnswer {
     v1::CreateTableRequest request;
     v1::CreateTableResponse response;

@@ -1,7 +1,8 @@
-// TableHost in a fleet of instances: adopting a table a call asks for, claim
-// rounds' tables, the hosted tables' side of lease renewal (the lease itself,
-// claims, owed releases and the registry are the Fleet's: fleet.h), and
-// quarantine.
+// TableHost in a fleet of instances: adopting a table a call asks for (the
+// adoptions' bound, their turns and the ids found unknown are Adoptions':
+// adoptions.h), claim rounds' tables, the hosted tables' side of lease renewal
+// (the lease itself, claims, owed releases, where a table lives and the registry
+// are the Fleet's: fleet.h), and quarantine.
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
@@ -25,27 +26,18 @@ std::shared_ptr<Slot> TableHost::SlotFor(const std::string& table_id,
   absl::MutexLock lock(&mu_);
   auto it = slots_.find(table_id);
   if (it != slots_.end()) return it->second;
-  if (for_call) {
-    if (auto u = unknown_.find(table_id); u != unknown_.end()) {
-      if (absl::Now() < u->second.expires) {
-        if (refused) *refused = u->second.status;
-        return nullptr;
-      }
-      unknown_.erase(u);
-    }
-    // Claims (start, maintenance) are bounded by their batches; calls by this.
-    if (adoptions_ >= options_.max_adoptions) {
-      if (!MayHold() || waiting_adoptions_.size() >= options_.max_waiting_adoptions) {
-        if (refused) *refused = AdoptionsBusy();
-        return nullptr;
-      }
+  if (!for_call) return NewPlaceholder(table_id, /*for_call=*/false);
+  switch (adoptions_.Admit(table_id, MayHold(), absl::Now(), refused)) {
+    case Adoptions::Turn::kStart:
+      return NewPlaceholder(table_id, /*for_call=*/true);
+    case Adoptions::Turn::kWait:
       // Held like a claim round's placeholder, until StartWaitingAdoption (or a
       // claim round) lets it load.
-      waiting_adoptions_.push_back(table_id);
       return NewPlaceholder(table_id, /*for_call=*/false, /*awaiting_claim=*/true);
-    }
+    case Adoptions::Turn::kRefused:
+      break;
   }
-  return NewPlaceholder(table_id, for_call);
+  return nullptr;
 }
 
 void TableHost::StartWaitingAdoption() {
@@ -53,13 +45,13 @@ void TableHost::StartWaitingAdoption() {
     std::shared_ptr<Slot> slot;
     {
       absl::MutexLock lock(&mu_);
-      if (adoptions_ >= options_.max_adoptions || waiting_adoptions_.empty()) return;
-      auto it = slots_.find(waiting_adoptions_.front());
-      waiting_adoptions_.pop_front();
-      if (it == slots_.end()) continue;
-      slot = it->second;
-      ++adoptions_;
-      metrics_.adoptions.Set(static_cast<double>(adoptions_));
+      // Skipped: a waiting table whose placeholder is gone (a claim round took it).
+      auto placeholder = [&](const std::string& id) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_) {
+        auto it = slots_.find(id);
+        if (it != slots_.end()) slot = it->second;
+        return slot != nullptr;
+      };
+      if (!adoptions_.StartWaiting(placeholder)) return;
     }
     // A placeholder a claim round delivered to holds nothing any more: it loads
     // what the round read.
@@ -67,9 +59,7 @@ void TableHost::StartWaitingAdoption() {
       Touch(slot, nullptr);  // whether or not its calls still wait
       return;
     }
-    absl::MutexLock lock(&mu_);
-    --adoptions_;
-    metrics_.adoptions.Set(static_cast<double>(adoptions_));
+    adoptions_.NotStarted();
   }
 }
 
@@ -95,10 +85,6 @@ std::shared_ptr<Slot> TableHost::ClaimedSlot(
 std::shared_ptr<Slot> TableHost::NewPlaceholder(const std::string& table_id,
                                                            bool for_call,
                                                            bool awaiting_claim) {
-  if (for_call) {
-    ++adoptions_;
-    metrics_.adoptions.Set(static_cast<double>(adoptions_));
-  }
   auto slot = std::make_shared<Slot>(table_id);
   slot->adopting = true;  // Drain loads it through AdoptOnCall
   slot->for_call = for_call;
@@ -148,23 +134,6 @@ void TableHost::OnLoadWaitOver(const std::string& table_id) {
   if (oldest_left) load_waits_.Schedule(table_id, *oldest_left + options_.load_wait);
 }
 
-void TableHost::RememberUnknown(const std::string& table_id, const absl::Status& status) {
-  if (options_.unknown_table_memory <= absl::ZeroDuration()) return;
-  const absl::Time now = absl::Now();
-  if (unknown_.size() >= options_.max_unknown_tables) {
-    absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
-    if (unknown_.size() >= options_.max_unknown_tables) return;  // full of fresh ones
-  }
-  unknown_[table_id] = {status, now + options_.unknown_table_memory};
-}
-
-absl::Status TableHost::AdoptionsBusy() const {
-  metrics_.refused_busy.Increment();
-  return absl::UnavailableError(
-      absl::StrCat("this instance is loading ", options_.max_adoptions,
-                   " tables it does not host; retry in a second"));
-}
-
 void TableHost::Touch(const std::shared_ptr<Slot>& slot, std::function<void()> loaded) {
   Post(
       slot,
@@ -197,12 +166,8 @@ void TableHost::FinishAdoption(const std::shared_ptr<Slot>& slot,
                                absl::StatusOr<std::unique_ptr<Table>> adopted, bool here) {
   auto table = std::make_shared<absl::StatusOr<std::unique_ptr<Table>>>(std::move(adopted));
   const bool for_call = slot->for_call;
-  {
-    absl::MutexLock lock(&mu_);
-    if (for_call) --adoptions_;
-    metrics_.adoptions.Set(static_cast<double>(adoptions_));
-    if (absl::IsNotFound(table->status())) RememberUnknown(slot->id, table->status());
-  }
+  // A table the database does not know is remembered as unknown for a while.
+  adoptions_.Ended(slot->id, for_call, table->status(), absl::Now());
   if (for_call) StartWaitingAdoption();
   Complete(
       slot,
@@ -214,7 +179,7 @@ void TableHost::FinishAdoption(const std::shared_ptr<Slot>& slot,
 }
 
 absl::StatusOr<std::unique_ptr<Table>> TableHost::ClaimAndLoad(const std::string& id) {
-  absl::StatusOr<table::TableHome> home = store_->Locate(id);
+  absl::StatusOr<table::TableHome> home = fleet_.Home(id);
   if (!home.ok()) {
     // Maintenance may have claimed this table for us (an orphan) before the
     // database failed: give it back rather than hold it, unhosted, until it lapses.
@@ -294,7 +259,7 @@ void TableHost::LocateTable(const v1::LocateTableRequest& request,
   if (absl::Status s = CheckTableId(request.table_id()); !s.ok()) return reply(s);
   PostRead(
       [this, id = request.table_id(), reply] {
-        absl::StatusOr<table::TableHome> home = store_->Locate(id);
+        absl::StatusOr<table::TableHome> home = fleet_.Home(id);
         if (!home.ok()) return reply(home.status());
         reply(LocationOf(id, *home));
       },

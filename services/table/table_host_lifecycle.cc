@@ -132,7 +132,7 @@ void TableHost::RunMaintenance() {
   // lost in a failover of the database) is still this instance's: it is released
   // with the finished copy, and taken up again like a dead instance's table.
   const std::vector<std::string> dropped = DropExpired();
-  if (!dropped.empty() && !store_->ReleaseLeases(dropped).ok()) fleet_.OweReleases(dropped);
+  fleet_.ReleaseLeases(dropped).IgnoreError();  // owed when refused
   if (committer_.TakeDoubt() && !CheckStoredLogs().ok()) committer_.DoubtLogs();
 }
 
@@ -175,7 +175,7 @@ std::vector<std::string> TableHost::DropExpired() {
   metrics_.tables.Set(static_cast<double>(slots_.size()));
   absl::erase_if(create_answers_,
                  [&](const auto& entry) { return entry.second.expires < now; });
-  absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
+  adoptions_.DropExpired(now);
   return dropped;
 }
 
@@ -195,7 +195,7 @@ absl::Status TableHost::AddSlot(std::unique_ptr<Table> table,
   slot->phase.store(static_cast<int>(wire::PhaseToProto(table->game().phase())));
   slot->table = std::move(table);
   absl::MutexLock lock(&mu_);
-  unknown_.erase(slot->id);
+  adoptions_.ForgetUnknown(slot->id);
   if (!slots_.emplace(slot->id, slot).second) {
     return absl::AlreadyExistsError(absl::StrCat("table ", slot->id, " is hosted"));
   }
@@ -255,9 +255,8 @@ void TableHost::Shutdown() {
   for (const std::shared_ptr<Slot>& slot : slots) {
     if (started_.load() && !slot->finished.load()) running.push_back(slot->id);
   }
-  if (absl::Status released = running.empty() ? absl::OkStatus()
-                                               : store_->ReleaseLeases(running);
-      !released.ok()) {
+  // Owed when refused, but no round follows to release them: they lapse.
+  if (absl::Status released = fleet_.ReleaseLeases(running); !released.ok()) {
     LogWarn("shutdown: leases not released; they lapse instead",
             {{"tables", static_cast<int64_t>(running.size())},
              {"error", released.ToString()}});
