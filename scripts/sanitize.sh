@@ -3,7 +3,7 @@
 #   build-asan/  the engine, wire, common, pg, table, matchmaking and ratings unit
 #                tests and the rule cases under AddressSanitizer +
 #                UndefinedBehaviorSanitizer;
-#   build-tsan/  the table host and update stream tests and the ratings consumer and
+#   build-tsan/  the table host (claims and adoptions too) and update stream tests and the ratings consumer and
 #                ledger tests (their threads and the hold sweeper) under ThreadSanitizer.
 # Only the test targets are built. The pg and store tests need PostgreSQL:
 # MAMLAKA_TEST_DATABASE_URL as scripts/test.sh sets it. Exits non-zero on any
@@ -32,7 +32,7 @@ configure() {  # DIR SANITIZER-FLAGS
 targets_of() {
   sed -n 's/^trix_[a-z_]*_test(\([a-z_]*\) .*/\1/p; s/^add_executable(\([a-z_]*_test\) .*/\1/p' "$@"
 }
-tsan_tests="table_host_test table_update_stream_test ratings_consumer_test ratings_ledger_test"
+tsan_tests="table_host_test table_host_claims_test table_host_adoption_test table_adoptions_test table_update_stream_test ratings_consumer_test ratings_ledger_test"
 
 asan_build() {
   echo "== AddressSanitizer + UndefinedBehaviorSanitizer: build"
