@@ -75,9 +75,10 @@ class StallWatch {
     const absl::Time deadline = absl::Now() + limit;
     std::lock_guard<std::mutex> lock(mu_);
     const uint64_t id = ++next_id_;
-    const bool earliest = deadline < Earliest();
     calls_.emplace(id, Call{socket, deadline, limit});
-    if (earliest) changed_.notify_one();
+    // The watcher wakes at least every kIdleWake: a call due after its next wake
+    // needs no wake-up now (a statement costs no thread switch).
+    if (deadline < wakes_at_) changed_.notify_one();
     return id;
   }
   void Remove(uint64_t id) {
@@ -91,6 +92,7 @@ class StallWatch {
     absl::Time deadline;
     absl::Duration limit;
   };
+  static constexpr absl::Duration kIdleWake = absl::Seconds(1);
 
   StallWatch() { std::thread([this] { Run(); }).detach(); }
 
@@ -102,12 +104,8 @@ class StallWatch {
   void Run() {
     std::unique_lock<std::mutex> lock(mu_);
     for (;;) {
-      const absl::Time earliest = Earliest();
-      if (earliest == absl::InfiniteFuture()) {
-        changed_.wait(lock);
-      } else {
-        changed_.wait_until(lock, absl::ToChronoTime(earliest));
-      }
+      wakes_at_ = std::min(Earliest(), absl::Now() + kIdleWake);
+      changed_.wait_until(lock, absl::ToChronoTime(wakes_at_));
       const absl::Time now = absl::Now();
       for (auto it = calls_.begin(); it != calls_.end();) {
         if (it->second.deadline > now) {
@@ -126,6 +124,7 @@ class StallWatch {
   std::condition_variable changed_;
   std::map<uint64_t, Call> calls_;
   uint64_t next_id_ = 0;
+  absl::Time wakes_at_ = absl::InfinitePast();  // when the watcher wakes next
 };
 
 }  // namespace
