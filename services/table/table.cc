@@ -128,6 +128,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const StoredGame& stored) 
       return corrupt(s.message());
     }
     if (!entry.request_id.empty() && entry.seat >= 0) {
+      if (entry.request_id.size() > kMaxRequestIdBytes) return corrupt("request id too long");
       v1::ActResponse answer;
       if (!answer.ParseFromString(entry.response)) return corrupt("unreadable response");
       t.answers_[entry.seat].Add(entry.request_id, static_cast<uint32_t>(answer.seq()));
@@ -177,31 +178,30 @@ std::optional<v1::ActResponse> Table::FindAnswer(int seat,
 }
 
 void Table::SeatAnswers::Add(absl::string_view request_id, uint32_t seq) {
-  ids_.append(request_id.data(), request_id.size());
-  ends_.push_back(static_cast<uint32_t>(ids_.size()));
-  seqs_.push_back(seq);
+  TRIX_CHECK(request_id.size() <= kMaxRequestIdBytes)
+      << "a request id of " << request_id.size() << " bytes";
+  answers_.push_back(static_cast<char>(request_id.size()));
+  answers_.append(request_id.data(), request_id.size());
+  PutVarint(ZigZag(int64_t{seq} - int64_t{last_seq_}), answers_);
+  last_seq_ = seq;
 }
 
 std::optional<uint32_t> Table::SeatAnswers::Find(absl::string_view request_id) const {
-  for (size_t i = ends_.size(); i-- > 0;) {
-    const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
-    if (ends_[i] - begin != request_id.size()) continue;
-    if (absl::string_view(ids_).substr(begin, request_id.size()) == request_id) {
-      return seqs_[i];
-    }
+  std::optional<uint32_t> found;
+  int64_t seq = 0;
+  for (size_t pos = 0; pos < answers_.size();) {
+    const size_t size = static_cast<uint8_t>(answers_[pos++]);
+    const bool match = absl::string_view(answers_).substr(pos, size) == request_id;
+    pos += size;
+    seq += UnZigZag(GetVarint(answers_, pos));
+    if (match) found = static_cast<uint32_t>(seq);
   }
-  return std::nullopt;
+  return found;
 }
 
-void Table::SeatAnswers::ShrinkToFit() {
-  ids_.shrink_to_fit();
-  ends_.shrink_to_fit();
-  seqs_.shrink_to_fit();
-}
+void Table::SeatAnswers::ShrinkToFit() { answers_.shrink_to_fit(); }
 
-size_t Table::SeatAnswers::bytes() const {
-  return ids_.capacity() + (ends_.capacity() + seqs_.capacity()) * sizeof(uint32_t);
-}
+size_t Table::SeatAnswers::bytes() const { return answers_.capacity(); }
 
 size_t Table::answer_bytes() const {
   size_t bytes = 0;

@@ -343,7 +343,10 @@ class Table {
   // A seat's accepted request ids and the seq each was answered (an answer is its
   // seq: ActResponse has nothing else). Every id is kept for the table's life (a
   // repeated id is answered the same however late), back to back in one string:
-  // a few bytes an action where a hash map of strings took over 40.
+  // its length in a byte (an id is at most 128 bytes), the id, and its seq as a
+  // zigzag varint of the difference from the seat's answer before (a byte, as a
+  // seat's seq grows by a few events an action). The id's length and 2 bytes an
+  // action, where a hash map of strings took over 40.
   class SeatAnswers {
    public:
     void Add(absl::string_view request_id, uint32_t seq);
@@ -353,9 +356,8 @@ class Table {
     void ShrinkToFit();
 
    private:
-    std::string ids_;             // the ids back to back
-    std::vector<uint32_t> ends_;  // where each id ends in ids_
-    std::vector<uint32_t> seqs_;
+    std::string answers_;
+    uint32_t last_seq_ = 0;  // of the last answer added
   };
   std::array<SeatAnswers, engine::kNumSeats> answers_;
   // Each seat's token once SeatOf has verified it against the seat's hash.
