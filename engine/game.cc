@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "absl/strings/str_cat.h"
+#include "engine/check.h"
 
 namespace trix::engine {
 namespace {
@@ -96,7 +97,10 @@ int Game::DealOf(size_t i) const {
 }
 
 Event Game::event(size_t i) const {
-  const uint64_t packed = events_[i];
+  TRIX_CHECK(i >= events_forgotten_ && i < event_count())
+      << "event " << i << " is not held (held: " << events_forgotten_ << " to "
+      << event_count() << ")";
+  const uint64_t packed = events_[i - events_forgotten_];
   const uint64_t payload = packed >> kEventPayloadShift;
   Event e;
   e.type = static_cast<EventType>(packed & 15);
@@ -144,6 +148,14 @@ void Game::ShrinkLists() {
   log_.shrink_to_fit();
   log_cards_.shrink_to_fit();
   deal_scores_.shrink_to_fit();
+}
+
+void Game::ForgetEventsBefore(size_t n) {
+  TRIX_CHECK(n >= events_forgotten_ && n <= event_count())
+      << "cannot forget the events before " << n << " (held: " << events_forgotten_
+      << " to " << event_count() << ")";
+  events_.erase(events_.begin(), events_.begin() + (n - events_forgotten_));
+  events_forgotten_ = n;
 }
 
 void Game::AddEvent(const Event& event) {
@@ -390,7 +402,7 @@ void Game::StartDeal(const Hands& hands) {
   phase_ = Phase::kChoosingContract;
   // A game has total_deals() deals, known from the start: one list for them all.
   if (deal_marks_.empty()) deal_marks_.reserve(total_deals());
-  deal_marks_.push_back({static_cast<uint32_t>(events_.size()), kNoContract, hands});
+  deal_marks_.push_back({static_cast<uint32_t>(event_count()), kNoContract, hands});
 
   AddEvent(MakeEvent(EventType::kDealStarted, owner_));
   Event hand = MakeEvent(EventType::kHandShown, owner_);

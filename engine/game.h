@@ -172,10 +172,19 @@ class Game {
   // Cards `seat` may play now.
   CardSet LegalCards(int seat) const;
 
-  // The events so far; event(i) is the i-th, built from the compact list.
+  // The events so far; event(i) is the i-th, built from the compact list. A game
+  // whose holder forgot its first events (ForgetEventsBefore) has only the events
+  // from events_forgotten() on: event(i) of an earlier one is a bug (checked), and
+  // events() is for a game that forgot none.
   EventList events() const { return EventList(this); }
-  size_t event_count() const { return events_.size(); }
+  size_t event_count() const { return events_forgotten_ + events_.size(); }
   Event event(size_t i) const;
+  // Stops holding the events before the n-th (n >= events_forgotten(), at most
+  // event_count()): for a holder that keeps only the recent ones and rebuilds older
+  // ones by replaying log(). Nothing else changes: the numbering, the state and the
+  // log are the same, and the events that follow are the same.
+  void ForgetEventsBefore(size_t n);
+  size_t events_forgotten() const { return events_forgotten_; }
   // The actions applied so far, in order (built on demand from the compact log;
   // `hands` is kept for a Deal only, where it is used).
   std::vector<Action> log() const;
@@ -230,7 +239,8 @@ class Game {
   Scores totals_{};
   std::vector<Scores> deal_scores_;
   std::vector<DealMark> deal_marks_;
-  std::vector<uint64_t> events_;  // PackEvent
+  std::vector<uint64_t> events_;  // PackEvent; the events from events_forgotten_ on
+  size_t events_forgotten_ = 0;
   std::vector<uint32_t> log_;  // PackAction; cards apart, hands in deal_marks_
   std::vector<CardSet> log_cards_;
 };

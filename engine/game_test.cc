@@ -278,6 +278,35 @@ TEST(GameTest, ReplayOfTheLogRebuildsTheSameGame) {
   }
 }
 
+// A game that forgets its past events as each deal starts plays on exactly as one
+// that keeps them: the events it still holds, its state and its log are the same.
+TEST(GameTest, ForgettingPastEventsChangesNothingElse) {
+  for (uint64_t seed = 1; seed <= 8; ++seed) {
+    Rng rng(seed);
+    const Rules rules = RandomRules(rng);
+    Game whole(rules), forgetful(rules);
+    while (whole.phase() != Phase::kGameOver) {
+      const Action action = RandomLegalAction(whole, seed, rng);
+      if (action.type == ActionType::kDeal) {
+        forgetful.ForgetEventsBefore(forgetful.event_count());
+      }
+      ASSERT_OK(whole.Apply(action));
+      ASSERT_OK(forgetful.Apply(action));
+      ASSERT_EQ(whole.event_count(), forgetful.event_count());
+      for (size_t i = forgetful.events_forgotten(); i < whole.event_count(); ++i) {
+        ASSERT_EQ(DescribeEvent(whole.event(i)), DescribeEvent(forgetful.event(i)))
+            << "event " << i;
+      }
+    }
+    EXPECT_GT(forgetful.events_forgotten(), 0u);
+    EXPECT_EQ(whole.totals(), forgetful.totals());
+    EXPECT_EQ(whole.deal_scores(), forgetful.deal_scores());
+    absl::StatusOr<Game> replayed = Game::Replay(rules, forgetful.log());
+    ASSERT_TRUE(replayed.ok()) << replayed.status();
+    ExpectSameGame(whole, *replayed);
+  }
+}
+
 TEST(GameTest, ReplayNamesTheFirstActionThatDoesNotApply) {
   Game game(MakeRules(Team::kSolo, Format::kClassic));
   ASSERT_OK(DealAndChoose(game, SevenOfHeartsAt(0), Contract::kTricks));

@@ -179,8 +179,8 @@ absl::StatusOr<GameRecord> PlayArenaGame(const ArenaGameSetup& setup) {
     if (!acted && !table.over()) return absl::InternalError("no seat could act");
   }
   if (!table.over()) return absl::DeadlineExceededError("the game did not end");
-  absl::StatusOr<std::vector<DealRecord>> deals =
-      BookDeals(table.game().rules(), table.game().events());
+  const engine::Game whole = table.WholeGame();
+  absl::StatusOr<std::vector<DealRecord>> deals = BookDeals(whole.rules(), whole.events());
   if (!deals.ok()) return deals.status();
   GameRecord record = play.TakeRecord();
   record.deals = *std::move(deals);

@@ -64,7 +64,8 @@ double PlayGame(const Flags& f, uint64_t seed, bool a_even, Tally& tally) {
     return (v[a0] + v[a0 + 2] - v[1 - a0] - v[3 - a0]) / 2.0;
   };
   engine::Contract contract = engine::kNoContract;
-  for (const engine::Event& e : table.table().game().events()) {
+  const engine::Game whole = table.table().WholeGame();
+  for (const engine::Event& e : whole.events()) {
     if (e.type == engine::EventType::kContractChosen) contract = e.contract;
     if (e.type == engine::EventType::kDealEnded) {
       tally.by_contract[static_cast<int>(contract)] += lead(e.values);

@@ -23,6 +23,27 @@ constexpr size_t kMaxRequestIdBytes = 128;
 // replayed table computes exactly the deadlines the live one announced.
 absl::Time Micros(absl::Time t) { return absl::FromUnixMicros(absl::ToUnixMicros(t)); }
 
+void PutVarint(uint64_t value, std::string& out) {
+  for (; value >= 0x80; value >>= 7) out.push_back(static_cast<char>(value | 0x80));
+  out.push_back(static_cast<char>(value));
+}
+
+uint64_t GetVarint(const std::string& in, size_t& pos) {
+  uint64_t value = 0;
+  for (int shift = 0;; shift += 7) {
+    const uint8_t byte = static_cast<uint8_t>(in[pos++]);
+    value |= uint64_t{byte & 0x7fu} << shift;
+    if (byte < 0x80) return value;
+  }
+}
+
+uint64_t ZigZag(int64_t v) {
+  return (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+}
+int64_t UnZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
+
 engine::Stakes StakesOf(const std::array<SeatRecord, engine::kNumSeats>& seats) {
   engine::Stakes stakes{};
   for (int s = 0; s < engine::kNumSeats; ++s) stakes[s] = seats[s].stake;
@@ -107,6 +128,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const StoredGame& stored) 
       return corrupt(s.message());
     }
     if (!entry.request_id.empty() && entry.seat >= 0) {
+      if (entry.request_id.size() > kMaxRequestIdBytes) return corrupt("request id too long");
       v1::ActResponse answer;
       if (!answer.ParseFromString(entry.response)) return corrupt("unreadable response");
       t.answers_[entry.seat].Add(entry.request_id, static_cast<uint32_t>(answer.seq()));
@@ -114,6 +136,7 @@ absl::StatusOr<std::unique_ptr<Table>> Table::Restore(const StoredGame& stored) 
   }
   // The stored deadline is the one clients were told; replay derives the same one.
   if (!t.over() && stored.deadline && t.deadline_) t.deadline_ = Micros(*stored.deadline);
+  t.ForgetPast();
   return table;
 }
 
@@ -155,31 +178,30 @@ std::optional<v1::ActResponse> Table::FindAnswer(int seat,
 }
 
 void Table::SeatAnswers::Add(absl::string_view request_id, uint32_t seq) {
-  ids_.append(request_id.data(), request_id.size());
-  ends_.push_back(static_cast<uint32_t>(ids_.size()));
-  seqs_.push_back(seq);
+  TRIX_CHECK(request_id.size() <= kMaxRequestIdBytes)
+      << "a request id of " << request_id.size() << " bytes";
+  answers_.push_back(static_cast<char>(request_id.size()));
+  answers_.append(request_id.data(), request_id.size());
+  PutVarint(ZigZag(int64_t{seq} - int64_t{last_seq_}), answers_);
+  last_seq_ = seq;
 }
 
 std::optional<uint32_t> Table::SeatAnswers::Find(absl::string_view request_id) const {
-  for (size_t i = ends_.size(); i-- > 0;) {
-    const uint32_t begin = i == 0 ? 0 : ends_[i - 1];
-    if (ends_[i] - begin != request_id.size()) continue;
-    if (absl::string_view(ids_).substr(begin, request_id.size()) == request_id) {
-      return seqs_[i];
-    }
+  std::optional<uint32_t> found;
+  int64_t seq = 0;
+  for (size_t pos = 0; pos < answers_.size();) {
+    const size_t size = static_cast<uint8_t>(answers_[pos++]);
+    const bool match = absl::string_view(answers_).substr(pos, size) == request_id;
+    pos += size;
+    seq += UnZigZag(GetVarint(answers_, pos));
+    if (match) found = static_cast<uint32_t>(seq);
   }
-  return std::nullopt;
+  return found;
 }
 
-void Table::SeatAnswers::ShrinkToFit() {
-  ids_.shrink_to_fit();
-  ends_.shrink_to_fit();
-  seqs_.shrink_to_fit();
-}
+void Table::SeatAnswers::ShrinkToFit() { answers_.shrink_to_fit(); }
 
-size_t Table::SeatAnswers::bytes() const {
-  return ids_.capacity() + (ends_.capacity() + seqs_.capacity()) * sizeof(uint32_t);
-}
+size_t Table::SeatAnswers::bytes() const { return answers_.capacity(); }
 
 size_t Table::answer_bytes() const {
   size_t bytes = 0;
@@ -237,6 +259,7 @@ absl::StatusOr<v1::internal::LogRecord> Table::RecordFor(
 
 absl::StatusOr<Step> Table::Act(int seat, const v1::ActRequest& request, absl::Time now) {
   now = Micros(now);
+  ForgetPast();
   if (!broken_.ok()) return broken_;
   if (voided()) return VoidedError();
   if (request.request_id().empty()) {
@@ -325,6 +348,7 @@ absl::Status Table::VoidedError() const {
 
 Step Table::Advance(absl::Time now) {
   now = Micros(now);
+  ForgetPast();
   Step step;
   if (voided()) return step;
   const bool was_over = over();
@@ -436,6 +460,7 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
   }
   TRIX_CHECK(actions.empty() || actions.size() == static_cast<size_t>(record.actions_size()))
       << "table " << id_ << ": a record and its actions differ";
+  const int deals_before = game_.deals_started();
   for (int i = 0; i < record.actions_size(); ++i) {
     if (!actions.empty()) {
       if (absl::Status s = ApplyAction(seat, actions[i]); !s.ok()) return s;
@@ -444,6 +469,10 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
     absl::StatusOr<engine::Action> action = ActionFromLog(record.actions(i));
     if (!action.ok()) return action.status();
     if (absl::Status s = ApplyAction(seat, *action); !s.ok()) return s;
+  }
+  if (game_.deals_started() != deals_before) {
+    deal_start_ = event_count();
+    deal_start_engine_ = engine_events_seen_;
   }
   for (; engine_events_seen_ < game_.event_count(); ++engine_events_seen_) {
     const engine::Event e = game_.event(engine_events_seen_);
@@ -456,7 +485,7 @@ absl::Status Table::ApplyEntry(int seat, const v1::internal::LogRecord& record,
     AddEngineEvent(visible);
   }
   UpdateClock(time);
-  ++log_length_;
+  NoteEntry(record.leave() ? kLeave : kActions, seat, record.actions_size());
   if (over()) ShrinkLists();
   return absl::OkStatus();
 }
@@ -468,11 +497,87 @@ absl::Status Table::ApplyAction(int seat, const engine::Action& action) {
   return game_.Apply(action);
 }
 
+void Table::NoteEntry(EntryKind kind, int seat, int actions) {
+  TRIX_CHECK(seat >= -1 && seat < engine::kNumSeats && actions >= 0 && actions < 8)
+      << "table " << id_ << ": an entry of seat " << seat << " with " << actions
+      << " actions";
+  entry_log_.push_back(static_cast<char>(kind | (seat + 1) << 2 | actions << 5));
+  const int64_t time_us = absl::ToUnixMicros(entry_time_);
+  PutVarint(ZigZag(time_us - last_entry_us_), entry_log_);
+  last_entry_us_ = time_us;
+  ++log_length_;
+}
+
+std::unique_ptr<Table> Table::Rebuilt() const {
+  std::unique_ptr<Table> t(new Table(id_, settings_, game_.rules(), seats_, created_));
+  t->hold_all_ = true;
+  const std::vector<engine::Action> actions = game_.log();
+  size_t next = 0;
+  int64_t time_us = 0;
+  for (size_t pos = 0; pos < entry_log_.size();) {
+    const uint8_t head = static_cast<uint8_t>(entry_log_[pos++]);
+    time_us += UnZigZag(GetVarint(entry_log_, pos));
+    const int seat = ((head >> 2) & 7) - 1;
+    const size_t count = head >> 5;
+    v1::internal::LogRecord record;
+    switch (static_cast<EntryKind>(head & 3)) {
+      case kActions:
+        break;
+      case kLeave:
+        record.set_leave(true);
+        break;
+      case kSeed:
+        record.set_seed((*seat_seeds_)[seat]);
+        break;
+      case kVoid:
+        record.set_void_reason(void_reason_);
+        break;
+    }
+    TRIX_CHECK(next + count <= actions.size()) << "table " << id_ << ": entries past the log";
+    for (size_t i = 0; i < count; ++i) *record.add_actions() = ActionToLog(actions[next + i]);
+    const absl::Status applied = t->ApplyEntry(
+        seat, record, absl::FromUnixMicros(time_us), absl::MakeConstSpan(&actions[next], count));
+    TRIX_CHECK(applied.ok()) << "table " << id_ << ": rebuilding entry " << t->log_length_
+                             << ": " << applied.message();
+    next += count;
+  }
+  return t;
+}
+
+engine::Game Table::WholeGame() const {
+  absl::StatusOr<engine::Game> game = engine::Game::Replay(game_.rules(), game_.log());
+  TRIX_CHECK(game.ok()) << "table " << id_ << ": " << game.status().message();
+  return *std::move(game);
+}
+
+void Table::ForgetPast() {
+  if (hold_all_ || deal_start_ <= base_) return;
+  ViewerCounts seqs;
+  for (int v = 0; v < kViewers; ++v) seqs[v] = static_cast<uint32_t>(SeqBefore(deal_start_, v));
+  const size_t drop = deal_start_ - base_;
+  size_t services = 0;
+  for (size_t k = 0; k < drop; ++k) services += events_[k].service();
+  events_.erase(events_.begin(), events_.begin() + drop);
+  service_events_.erase(service_events_.begin(), service_events_.begin() + services);
+  game_.ForgetEventsBefore(deal_start_engine_);
+  base_ = deal_start_;
+  base_seqs_ = seqs;
+  // The marks again, for the blocks of the events held now.
+  seq_marks_.clear();
+  uint32_t engine_events = static_cast<uint32_t>(deal_start_engine_);
+  for (size_t k = 0; k < events_.size(); ++k) {
+    if (k % kSeqBlock == 0) seq_marks_.push_back({seqs, engine_events});
+    for (int v = 0; v < kViewers; ++v) seqs[v] += (events_[k].visible() >> v) & 1;
+    engine_events += !events_[k].service();
+  }
+}
+
 void Table::ShrinkLists() {
   game_.ShrinkLists();
   events_.shrink_to_fit();
   service_events_.shrink_to_fit();
   seq_marks_.shrink_to_fit();
+  entry_log_.shrink_to_fit();
   for (SeatAnswers& answers : answers_) answers.ShrinkToFit();
 }
 
@@ -487,7 +592,7 @@ absl::Status Table::ApplyVoid(int seat, const v1::internal::LogRecord& record) {
   AddServiceEvent(voided);
   deadline_.reset();
   turn_key_ = {-1, -1, -1, -1};
-  ++log_length_;
+  NoteEntry(kVoid, seat, 0);
   ShrinkLists();
   return absl::OkStatus();
 }
@@ -540,7 +645,7 @@ absl::Status Table::ApplySeed(int seat, const v1::internal::LogRecord& record) {
   contributed.seat = static_cast<int8_t>(seat);
   AddServiceEvent(contributed);
   UpdateClock(entry_time_);
-  ++log_length_;
+  NoteEntry(kSeed, seat, 0);
   return absl::OkStatus();
 }
 
@@ -559,7 +664,8 @@ void Table::AddServiceEvent(ServiceEvent event) {
 void Table::AddEvent(EventRef ref) {
   if (events_.size() % kSeqBlock == 0) {
     seq_marks_.push_back(
-        {seq_totals_, static_cast<uint32_t>(events_.size() - service_events_.size() +
+        {seq_totals_, static_cast<uint32_t>(game_.events_forgotten() + events_.size() -
+                                            service_events_.size() +
                                             (ref.service() ? 1 : 0))});
   }
   events_.push_back(ref);
@@ -569,26 +675,28 @@ void Table::AddEvent(EventRef ref) {
 }
 
 int64_t Table::IndexOf(size_t i) const {
-  const size_t block = i / kSeqBlock;
+  const size_t at = i - base_;  // in events_
+  const size_t block = at / kSeqBlock;
   int64_t engine_events = seq_marks_[block].engine_events;
-  for (size_t k = block * kSeqBlock; k < i; ++k) {
+  for (size_t k = block * kSeqBlock; k < at; ++k) {
     if (!events_[k].service()) ++engine_events;
   }
-  if (!events_[i].service()) return engine_events;
+  if (!events_[at].service()) return engine_events;
   return ~static_cast<int64_t>(i - engine_events);
 }
 
 size_t Table::event_list_bytes() const {
   return events_.size() * sizeof(EventRef) +
          service_events_.size() * sizeof(ServiceEvent) +
-         seq_marks_.size() * sizeof(BlockMark);
+         seq_marks_.size() * sizeof(BlockMark) + entry_log_.size();
 }
 
 uint64_t Table::SeqBefore(size_t i, int viewer_index) const {
-  if (i == events_.size()) return seq_totals_[viewer_index];
-  const size_t block = i / kSeqBlock;
+  if (i == event_count()) return seq_totals_[viewer_index];
+  const size_t at = i - base_;
+  const size_t block = at / kSeqBlock;
   uint64_t seq = seq_marks_[block].seqs[viewer_index];
-  for (size_t k = block * kSeqBlock; k < i; ++k) {
+  for (size_t k = block * kSeqBlock; k < at; ++k) {
     if (events_[k].visible() & (1 << viewer_index)) ++seq;
   }
   return seq;
@@ -599,13 +707,13 @@ size_t Table::StartAfter(uint64_t seen, int viewer_index) const {
   auto after = std::upper_bound(
       seq_marks_.begin(), seq_marks_.end(), seen,
       [viewer_index](uint64_t n, const BlockMark& m) { return n < m.seqs[viewer_index]; });
-  if (after == seq_marks_.begin()) return 0;
-  size_t i = (after - seq_marks_.begin() - 1) * kSeqBlock;
-  uint64_t seq = seq_marks_[i / kSeqBlock].seqs[viewer_index];
-  for (; seq < seen; ++i) {
-    if (events_[i].visible() & (1 << viewer_index)) ++seq;
+  if (after == seq_marks_.begin()) return base_;
+  size_t at = (after - seq_marks_.begin() - 1) * kSeqBlock;
+  uint64_t seq = seq_marks_[at / kSeqBlock].seqs[viewer_index];
+  for (; seq < seen; ++at) {
+    if (events_[at].visible() & (1 << viewer_index)) ++seq;
   }
-  return i;
+  return base_ + at;
 }
 
 absl::Duration Table::ClockFor(Phase phase) const {
@@ -645,13 +753,14 @@ void Table::UpdateClock(absl::Time time) {
 }
 
 std::optional<v1::Event> Table::EventFor(size_t i, int viewer) const {
+  if (i < base_) return Rebuilt()->EventFor(i, viewer);
   const int viewer_index = ViewerIndex(viewer);
-  if (!(events_[i].visible() & (1 << viewer_index))) return std::nullopt;
+  if (!(events_[i - base_].visible() & (1 << viewer_index))) return std::nullopt;
   return EventProto(i, SeqBefore(i, viewer_index) + 1);
 }
 
 v1::Event Table::EventProto(size_t i, uint64_t seq) const {
-  const EventRef& ref = events_[i];
+  const EventRef& ref = events_[i - base_];
   const int64_t index = IndexOf(i);
   v1::Event out;
   if (index >= 0) {
@@ -659,7 +768,8 @@ v1::Event Table::EventProto(size_t i, uint64_t seq) const {
     out = EngineEventToProto(
         e, e.type == engine::EventType::kGameEnded ? ResultProto() : v1::GameResult{});
   } else {
-    const ServiceEvent& s = service_events_[~index];
+    const ServiceEvent& s =
+        service_events_[~index - static_cast<int64_t>(base_ - game_.events_forgotten())];
     if (s.kind == ServiceEvent::kSeatLeft) {
       out.mutable_seat_left()->set_seat(s.seat);
     } else if (s.kind == ServiceEvent::kVoided) {
@@ -689,11 +799,14 @@ absl::StatusOr<std::vector<v1::Event>> Table::EventsAfter(int viewer,
                                                           uint64_t after_seq) const {
   const int viewer_index = ViewerIndex(viewer);
   if (after_seq > last_seq(viewer)) return BeyondStream(after_seq, last_seq(viewer));
+  if (after_seq < base_seqs_[viewer_index]) return Rebuilt()->EventsAfter(viewer, after_seq);
   std::vector<v1::Event> out;
   out.reserve(last_seq(viewer) - after_seq);
   uint64_t seq = after_seq;
-  for (size_t i = StartAfter(after_seq, viewer_index); i < events_.size(); ++i) {
-    if (events_[i].visible() & (1 << viewer_index)) out.push_back(EventProto(i, ++seq));
+  for (size_t i = StartAfter(after_seq, viewer_index); i < event_count(); ++i) {
+    if (events_[i - base_].visible() & (1 << viewer_index)) {
+      out.push_back(EventProto(i, ++seq));
+    }
   }
   return out;
 }

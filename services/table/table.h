@@ -123,7 +123,11 @@ class Table {
   // Whether the autopilot plays `seat`: it left, or it was created autopilot
   // (settings().autopilot_seats(); such a seat never has a SeatLeft event).
   bool left(int seat) const { return left_[seat]; }
+  // The engine's game. It holds the events of the current deal only (those before
+  // are forgotten as the table plays on): WholeGame() has them all.
   const engine::Game& game() const { return game_; }
+  // The game with every event from the first deal on, replayed from its log.
+  engine::Game WholeGame() const;
   bool over() const { return game_.phase() == engine::Phase::kGameOver; }
   // Voided (Void): ended with no result, in the phase it had. Nothing is played
   // after: Act is FAILED_PRECONDITION "table voided: <reason>", no clock runs.
@@ -142,8 +146,11 @@ class Table {
   // the seed and salt; unset for a table created before deal proofs.
   std::optional<v1::DealProof> DealProof() const;
 
-  // Events, in table order; index i is the i-th event of the table.
-  size_t event_count() const { return events_.size(); }
+  // Events, in table order; index i is the i-th event of the table. The table holds
+  // those from the start of the current deal (of the deal current at its last Act
+  // or Advance); an earlier one is rebuilt on demand by replaying the table's
+  // entries (Rebuilt), with the very same content and seq.
+  size_t event_count() const { return base_ + events_.size(); }
   // The i-th event as `viewer` receives it (with its seq), or nullopt when the
   // viewer may not see it.
   std::optional<v1::Event> EventFor(size_t i, int viewer) const;
@@ -153,8 +160,8 @@ class Table {
   absl::StatusOr<std::vector<v1::Event>> EventsAfter(int viewer,
                                                      uint64_t after_seq) const;
   // The bytes the event list's entries take (a vector's spare capacity aside):
-  // the table's events, kept once for every viewer, and their seq marks. No viewer
-  // has a list of its own.
+  // the held events, kept once for every viewer, their seq marks, and the entries'
+  // compact list that older events are rebuilt from. No viewer has a list of its own.
   size_t event_list_bytes() const;
   // The bytes the seats' answers take (the ids and their seqs, capacity included).
   size_t answer_bytes() const;
@@ -218,15 +225,32 @@ class Table {
 
   Table(std::string id, v1::internal::TableSettings settings, engine::Rules rules,
         std::array<SeatRecord, engine::kNumSeats> seats, absl::Time created);
+  // What kind of entry an EntryHead records.
+  enum EntryKind : uint8_t { kActions, kLeave, kSeed, kVoid };
+  // Notes an applied entry in entry_log_: its kind, seat, engine actions and time.
+  void NoteEntry(EntryKind kind, int seat, int actions);
+  // This table as it would be had it held every event: a new table that holds all,
+  // with every entry applied again from entry_log_ and the game's log (a whole game
+  // takes well under a millisecond). Only the events are read from it.
+  std::unique_ptr<Table> Rebuilt() const;
+  // Stops holding the events before the current deal's (and the engine's): at the
+  // start of a step, when the events of the steps before were streamed.
+  void ForgetPast();
+  // The viewer's events after its seen-th, kMaxEventsPerUpdate per update; from a
+  // rebuilt table when they start before the held ones.
+  std::vector<v1::TableUpdate> UpdatesAfter(uint64_t seen, int viewer) const;
   // Where a viewer's events are listed: its seat, or after the seats for spectators.
   static int ViewerIndex(int viewer) { return viewer < 0 ? engine::kNumSeats : viewer; }
-  // The viewer's events among events_[0, i): the seq of its last event before i.
+  // Indexes below are the table's (event_count()); events_ holds those from base_.
+  // The viewer's events among the table's [0, i), i >= base_: the seq of its last
+  // event before i.
   uint64_t SeqBefore(size_t i, int viewer_index) const;
   // Where the viewer's events after its seen-th start: the i with SeqBefore(i) ==
-  // seen and none of its events in between. seen <= last_seq.
+  // seen and none of its events in between. base seq <= seen <= last_seq.
   size_t StartAfter(uint64_t seen, int viewer_index) const;
-  // Which event events_[i] is: its index in game_.events() (>= 0), or ~ its index
-  // in service_events_.
+  // Which event the table's i-th is: its index in the game's events (>= 0), or ~
+  // its index among the table's service events (service_events_ holds those from
+  // base_).
   int64_t IndexOf(size_t i) const;
   // events_[i] on the wire, numbered `seq`.
   v1::Event EventProto(size_t i, uint64_t seq) const;
@@ -287,12 +311,26 @@ class Table {
   int64_t log_length_ = 0;
   absl::Time entry_time_;  // of the entry being applied: its events' time
 
+  // The held events: the table's from base_ on, and the engine's from
+  // game_.events_forgotten() on (the engine's before base_).
   std::vector<EventRef> events_;
   std::vector<ServiceEvent> service_events_;
+  size_t base_ = 0;
+  ViewerCounts base_seqs_{};  // each viewer's events before base_
+  bool hold_all_ = false;     // a Rebuilt() table forgets nothing
+  // Where the current deal's events start: the table's index and the engine's.
+  size_t deal_start_ = 0;
+  size_t deal_start_engine_ = 0;
   size_t engine_events_seen_ = 0;
-  // seq_marks_[b].seqs[ViewerIndex(v)]: viewer v's events in events_[0, b * kSeqBlock).
+  // seq_marks_[b].seqs[ViewerIndex(v)]: viewer v's events before events_[b * kSeqBlock].
   std::vector<BlockMark> seq_marks_;
-  ViewerCounts seq_totals_{};  // each viewer's events in events_: its last seq
+  ViewerCounts seq_totals_{};  // each viewer's events: its last seq
+  // Every applied entry in 2 bytes or so: a head (EntryKind, seat + 1, the number
+  // of its engine actions) and its time, a zigzag varint of microseconds since the
+  // entry before. With game_.log(), the seats' seeds and the void reason, it is
+  // what Rebuilt() applies again.
+  std::string entry_log_;
+  int64_t last_entry_us_ = 0;
 
   // The clock: which decision it times (phase, deal, seat, cards played) and when
   // it runs out.
@@ -305,7 +343,10 @@ class Table {
   // A seat's accepted request ids and the seq each was answered (an answer is its
   // seq: ActResponse has nothing else). Every id is kept for the table's life (a
   // repeated id is answered the same however late), back to back in one string:
-  // a few bytes an action where a hash map of strings took over 40.
+  // its length in a byte (an id is at most 128 bytes), the id, and its seq as a
+  // zigzag varint of the difference from the seat's answer before (a byte, as a
+  // seat's seq grows by a few events an action). The id's length and 2 bytes an
+  // action, where a hash map of strings took over 40.
   class SeatAnswers {
    public:
     void Add(absl::string_view request_id, uint32_t seq);
@@ -315,9 +356,8 @@ class Table {
     void ShrinkToFit();
 
    private:
-    std::string ids_;             // the ids back to back
-    std::vector<uint32_t> ends_;  // where each id ends in ids_
-    std::vector<uint32_t> seqs_;
+    std::string answers_;
+    uint32_t last_seq_ = 0;  // of the last answer added
   };
   std::array<SeatAnswers, engine::kNumSeats> answers_;
   // Each seat's token once SeatOf has verified it against the seat's hash.

@@ -2,7 +2,8 @@
 // a game a hosted table goes through (docs/benchmarks.md, "Memory per hosted
 // table"). It builds --tables tables of --mode, deals, then has the seats play
 // --actions actions each (random legal actions from the prompts, as a load run),
-// and prints the heap in use per table after each stage and the event list's part.
+// and prints the heap in use per table after each stage and the event list's part,
+// then the time a spectator's resume from its first event takes.
 //
 //   build/bin/table-memory --mode=complex-solo --tables=1000 --actions=100
 #include <cstdio>
@@ -96,6 +97,20 @@ int Run() {
                "actions and scores %.0f reserved, the seats' answers %.0f reserved)\n",
                per(created - start), per(dealt - start), per(after - start),
                per(event_bytes), per(engine_bytes), per(answer_bytes));
+  // What a spectator resuming from its first event costs: the events of earlier
+  // deals are rebuilt from the table's entries.
+  const absl::Time resume_start = absl::Now();
+  size_t resumed = 0;
+  for (auto& t : tables) resumed += t->EventsAfter(engine::kSpectator, 1).value().size();
+  const double resumed_events = per(resumed);
+  const double resume_us = absl::ToDoubleMicroseconds(absl::Now() - resume_start) / count;
+  // Of which the rebuild: the table's first event alone is rebuilt as well.
+  const absl::Time first_start = absl::Now();
+  for (auto& t : tables) resumed += t->EventFor(0, engine::kSpectator).has_value();
+  absl::PrintF("a spectator resuming after its first event: %.1f events, %.0f us a table "
+               "(its first event alone: %.0f us)\n",
+               resumed_events, resume_us,
+               absl::ToDoubleMicroseconds(absl::Now() - first_start) / count);
   return 0;
 }
 

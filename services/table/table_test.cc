@@ -148,12 +148,11 @@ void ExpectSameEvents(const Table& a, const Table& b) {
   ASSERT_EQ(a.event_count(), b.event_count());
   for (int viewer = -1; viewer < 4; ++viewer) {
     ASSERT_EQ(a.last_seq(viewer), b.last_seq(viewer));
-    for (size_t i = 0; i < a.event_count(); ++i) {
-      std::optional<v1::Event> x = a.EventFor(i, viewer), y = b.EventFor(i, viewer);
-      ASSERT_EQ(x.has_value(), y.has_value());
-      if (x) {
-        ASSERT_EQ(x->SerializeAsString(), y->SerializeAsString()) << i;
-      }
+    const std::vector<v1::Event> x = a.EventsAfter(viewer, 0).value();
+    const std::vector<v1::Event> y = b.EventsAfter(viewer, 0).value();
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t i = 0; i < x.size(); ++i) {
+      ASSERT_EQ(x[i].SerializeAsString(), y[i].SerializeAsString()) << i;
     }
   }
 }
@@ -725,6 +724,177 @@ TEST(TableTest, StreamsNeverShowAnotherSeatsHand) {
       }
     }
   }
+}
+
+// Every viewer's events as its stream received them, one step at a time: what a
+// table that held every event of its game gives each viewer.
+struct Streams {
+  std::array<std::vector<v1::Event>, kViewers> events;
+  // The table's event count and each viewer's streamed events before each step.
+  std::vector<std::pair<size_t, std::array<size_t, kViewers>>> steps;
+
+  void Take(const Table& t, size_t from) {
+    std::array<size_t, kViewers> before;
+    for (int v = -1; v < 4; ++v) {
+      std::vector<v1::Event>& mine = events[v + 1];
+      before[v + 1] = mine.size();
+      for (const v1::TableUpdate& u : t.StepUpdates(from, v)) {
+        for (const v1::Event& e : u.events()) mine.push_back(e);
+      }
+    }
+    steps.push_back({from, before});
+  }
+};
+
+// Plays `f`'s table to its end with random actions, a step at a time, streaming each
+// step; `leaver` (when >= 0) leaves a third of the way through.
+void PlayStreamed(Fixture& f, uint64_t seed, Streams& streams, int leaver = -1) {
+  Table& t = *f.table;
+  engine::Rng rng(seed);
+  absl::Time now = kStart;
+  for (int n = 0; !t.over(); ++n) {
+    ASSERT_LT(n, 5000);
+    const size_t from = t.event_count();
+    now += absl::Milliseconds(1 + rng.Below(5000));
+    absl::StatusOr<Step> step;
+    if (n == 150 && leaver >= 0) {
+      v1::ActRequest leave;
+      leave.mutable_leave();
+      step = t.Act(leaver, Request("bye", leave), now);
+    } else if (t.deadline() && rng.Below(40) == 0) {
+      step = t.Advance(*t.deadline());  // a clock runs out: the autopilot acts
+      now = *t.deadline() > now ? *t.deadline() : now;
+    } else {
+      const int seat = SeatToAct(t);
+      ASSERT_GE(seat, 0);
+      step = t.Act(seat, Request("r" + std::to_string(n), RandomAction(*t.PromptFor(seat), rng)),
+                   now);
+    }
+    ASSERT_TRUE(step.ok()) << step.status();
+    f.Write(*step);
+    streams.Take(t, from);
+  }
+}
+
+// What the table gives a viewer resuming anywhere, the seqs of earlier deals
+// included (rebuilt from the table's entries), is exactly the rest of what its
+// stream received.
+void ExpectResumesAsStreamed(const Table& t, const Streams& streams) {
+  for (int v = -1; v < 4; ++v) {
+    const std::vector<v1::Event>& all = streams.events[v + 1];
+    ASSERT_EQ(all.size(), t.last_seq(v));
+    for (size_t after = 0; after <= all.size(); after += 1 + after / 4) {
+      const std::vector<v1::Event> tail = t.EventsAfter(v, after).value();
+      ASSERT_EQ(tail.size(), all.size() - after) << "viewer " << v << " after " << after;
+      for (size_t k = 0; k < tail.size(); ++k) {
+        ASSERT_EQ(tail[k].SerializeAsString(), all[after + k].SerializeAsString())
+            << "viewer " << v << " after " << after << " event " << k;
+      }
+      if (after == 0) continue;
+      size_t k = after;
+      const std::vector<v1::TableUpdate> updates = t.StreamStart(v, after).value();
+      for (const v1::TableUpdate& u : updates) {
+        for (const v1::Event& e : u.events()) {
+          ASSERT_LT(k, all.size());
+          ASSERT_EQ(e.SerializeAsString(), all[k++].SerializeAsString());
+        }
+      }
+      ASSERT_EQ(k, all.size());
+    }
+  }
+}
+
+// The table holds the current deal's events only; a viewer that resumes from a seq
+// of an earlier deal, or a step streamed late, gets what a table that held every
+// event gives: the same events, content and seq.
+TEST(TableTest, EventsOfEarlierDealsAreRebuiltExactly) {
+  const std::array<v1::Mode, 4> modes = {
+      Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), Mode(v1::TEAM_PARTNER, v1::FORMAT_COMPLEX),
+      Mode(v1::TEAM_SOLO, v1::FORMAT_CLASSIC), Mode(v1::TEAM_PARTNER, v1::FORMAT_CLASSIC)};
+  for (size_t m = 0; m < modes.size(); ++m) {
+    SCOPED_TRACE(m);
+    Fixture f = MakeTable(modes[m], 60 + m, /*kingdoms=*/2);
+    Streams streams;
+    streams.Take(*f.table, 0);
+    PlayStreamed(f, 60 + m, streams, /*leaver=*/static_cast<int>(m));
+    const Table& t = *f.table;
+    ASSERT_LT(t.game().events_forgotten(), t.game().event_count());
+    ASSERT_GT(t.game().events_forgotten(), 0u);  // it forgot the earlier deals
+    ExpectResumesAsStreamed(t, streams);
+    // Each step again, as a stream that fell behind would ask for it late.
+    for (size_t s = 0; s < streams.steps.size(); s += 5) {
+      const auto& [from, before] = streams.steps[s];
+      for (int v = -1; v < 4; ++v) {
+        size_t k = before[v + 1];
+        for (const v1::TableUpdate& u : t.StepUpdates(from, v)) {
+          for (const v1::Event& e : u.events()) {
+            ASSERT_EQ(e.SerializeAsString(), streams.events[v + 1][k++].SerializeAsString());
+          }
+        }
+        ASSERT_EQ(k, streams.events[v + 1].size());
+      }
+    }
+    // One event by its index, from an earlier deal and from the current one.
+    for (size_t i : {size_t{3}, t.event_count() - 1}) {
+      for (int v = -1; v < 4; ++v) {
+        const std::optional<v1::Event> e = t.EventFor(i, v);
+        if (e) {
+          ASSERT_EQ(e->SerializeAsString(),
+                    streams.events[v + 1][e->seq() - 1].SerializeAsString());
+        }
+      }
+    }
+    // The whole game, the engine's events of every deal, is there to replay.
+    EXPECT_EQ(t.WholeGame().event_count(), t.game().event_count());
+    EXPECT_EQ(t.WholeGame().events_forgotten(), 0u);
+    // A table restored from the stored log resumes the same.
+    ExpectResumesAsStreamed(*Table::Restore(f.stored).value(), streams);
+  }
+}
+
+// The entries that carry no engine action (seeds, a leave, a void) are rebuilt too,
+// mid-game: resuming from the first seq gives the whole stream.
+TEST(TableTest, SeedsLeavesAndVoidsAreRebuiltExactly) {
+  Fixture f = MakeTable(Mode(v1::TEAM_SOLO, v1::FORMAT_COMPLEX), 70, /*kingdoms=*/2,
+                        /*clock_ms=*/1000, /*autopilot_seats=*/{2}, /*seat_seeds=*/true);
+  Table& t = *f.table;
+  Streams streams;
+  streams.Take(t, 0);
+  for (int s : {0, 1, 3}) {
+    const size_t from = t.event_count();
+    f.Write(t.Act(s, Request("seed", Seed(std::string(engine::kSeatSeedBytes, 'a' + s))),
+                  kStart + absl::Milliseconds(s))
+                .value());
+    streams.Take(t, from);
+  }
+  ASSERT_GT(t.game().deals_started(), 0);
+  engine::Rng rng(70);
+  absl::Time now = kStart + absl::Seconds(1);
+  for (int n = 0; n < 90 && !t.over(); ++n) {
+    const size_t from = t.event_count();
+    now += absl::Milliseconds(7);
+    const int seat = SeatToAct(t);
+    ASSERT_GE(seat, 0);
+    Step step;
+    if (n == 40) {
+      v1::ActRequest leave;
+      leave.mutable_leave();
+      step = t.Act(seat, Request("bye", leave), now).value();
+    } else {
+      step = t.Act(seat, Request("r" + std::to_string(n), RandomAction(*t.PromptFor(seat), rng)),
+                   now)
+                 .value();
+    }
+    f.Write(step);
+    streams.Take(t, from);
+  }
+  ASSERT_FALSE(t.over());
+  const size_t from = t.event_count();
+  f.Write(t.Void("the room closed", now + absl::Seconds(1)).value());
+  streams.Take(t, from);
+  ASSERT_GT(t.game().events_forgotten(), 0u);
+  ExpectResumesAsStreamed(t, streams);
+  ExpectResumesAsStreamed(*Table::Restore(f.stored).value(), streams);
 }
 
 }  // namespace

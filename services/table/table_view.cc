@@ -87,18 +87,31 @@ std::vector<v1::TableUpdate> Table::EventUpdates(size_t from, uint64_t seen,
   const int viewer_index = ViewerIndex(viewer);
   std::vector<v1::TableUpdate> out;
   uint64_t seq = seen;
-  for (size_t i = from; i < events_.size(); ++i) {
-    if (!(events_[i].visible() & (1 << viewer_index))) continue;
+  for (size_t i = from; i < event_count(); ++i) {
+    if (!(events_[i - base_].visible() & (1 << viewer_index))) continue;
     if ((seq - seen) % kMaxEventsPerUpdate == 0) out.emplace_back();
     *out.back().add_events() = EventProto(i, ++seq);
   }
   return out;
 }
 
+std::vector<v1::TableUpdate> Table::UpdatesAfter(uint64_t seen, int viewer) const {
+  const int viewer_index = ViewerIndex(viewer);
+  if (seen < base_seqs_[viewer_index]) return Rebuilt()->UpdatesAfter(seen, viewer);
+  return EventUpdates(StartAfter(seen, viewer_index), seen, viewer);
+}
+
 std::vector<v1::TableUpdate> Table::StepUpdates(size_t from, int viewer) const {
-  // The viewer's events before the step: those at table positions below `from`.
-  std::vector<v1::TableUpdate> out =
-      EventUpdates(from, SeqBefore(from, ViewerIndex(viewer)), viewer);
+  // The viewer's events before the step: those at table positions below `from`. A
+  // step whose events start before the held ones (the stream fell a deal behind)
+  // is read from the table rebuilt.
+  std::vector<v1::TableUpdate> out;
+  if (from < base_) {
+    const std::unique_ptr<Table> whole = Rebuilt();
+    out = whole->EventUpdates(from, whole->SeqBefore(from, ViewerIndex(viewer)), viewer);
+  } else {
+    out = EventUpdates(from, SeqBefore(from, ViewerIndex(viewer)), viewer);
+  }
   if (out.empty()) return out;
   if (std::optional<v1::Prompt> prompt = PromptFor(viewer)) {
     *out.back().mutable_prompt() = *std::move(prompt);
@@ -114,7 +127,7 @@ absl::StatusOr<std::vector<v1::TableUpdate>> Table::StreamStart(
   } else if (after_seq > last_seq(viewer)) {
     return BeyondStream(after_seq, last_seq(viewer));
   } else {
-    out = EventUpdates(StartAfter(after_seq, ViewerIndex(viewer)), after_seq, viewer);
+    out = UpdatesAfter(after_seq, viewer);
   }
   // A seat resuming in the middle of its decision is told its options again.
   if (std::optional<v1::Prompt> prompt = PromptFor(viewer)) {
