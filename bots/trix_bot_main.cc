@@ -95,7 +95,8 @@ std::string Playing(const Flags& flags) {
 
 // Serves the bot account whose key is --bot_key until a signal stops it.
 int ServeAccount(const Flags& flags,
-                 const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+                 const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+                 const service::StopSignals& signals) {
   BotAccountConfig config;
   config.matchmaking_address = flags.matchmaking;
   config.bot_key = flags.bot_key;
@@ -139,7 +140,7 @@ int ServeAccount(const Flags& flags,
                                        {"ok", result.ok()},
                                        {"illegal_answers", stats.replaced}});
       });
-  StopOnSignal([&account] { account.Stop(); });
+  StopOnSignal(signals, [&account] { account.Stop(); });
   service::LogInfo("serving bot account", {{"matchmaking", flags.matchmaking},
                                            {"capacity", flags.capacity},
                                            {"strategy", Playing(flags)}});
@@ -178,7 +179,8 @@ void Bind(service::Config& config, Flags& flags) {
 
 // Plays the one seat of --table with --token, then prints a line of what it did.
 int PlayOneSeat(const Flags& flags,
-                const std::shared_ptr<grpc::ChannelCredentials>& credentials) {
+                const std::shared_ptr<grpc::ChannelCredentials>& credentials,
+                const service::StopSignals& signals) {
   absl::StatusOr<std::unique_ptr<Bot>> bot = MakeBot(flags, Seed(flags.seed));
   const std::string table = flags.table;
   SeatConfig seat_config;
@@ -189,7 +191,7 @@ int PlayOneSeat(const Flags& flags,
   seat_config.log = SeatLog(table);
   seat_config.credentials = credentials;
   Seat seat(TableChannel(flags.address, credentials), seat_config, bot->get());
-  StopOnSignal([&seat] { seat.Stop(); });  // the server's autopilot then plays it
+  StopOnSignal(signals, [&seat] { seat.Stop(); });  // the server's autopilot then plays it
 
   service::LogInfo(
       "playing",
@@ -236,7 +238,7 @@ int Run(int argc, char** argv) {
     return 2;
   }
   service::InitLogging("trix-bot", flags.log_level);
-  BlockStopSignals();  // before gRPC starts its threads: they must not take SIGTERM
+  const service::StopSignals signals;  // before gRPC starts its threads: they must not take SIGTERM
   if (absl::StatusOr<std::unique_ptr<Bot>> bot = MakeBot(flags, 1); !bot.ok()) {
     std::cerr << "trix-bot: " << bot.status().message() << "\n";
     return 2;
@@ -244,7 +246,8 @@ int Run(int argc, char** argv) {
   const std::shared_ptr<grpc::ChannelCredentials> credentials =
       FlagCredentials("trix-bot", flags.tls);
   if (credentials == nullptr) return 2;
-  return account ? ServeAccount(flags, credentials) : PlayOneSeat(flags, credentials);
+  return account ? ServeAccount(flags, credentials, signals)
+                 : PlayOneSeat(flags, credentials, signals);
 }
 
 }  // namespace

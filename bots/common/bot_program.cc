@@ -1,8 +1,5 @@
 #include "bots/common/bot_program.h"
 
-#include <pthread.h>
-#include <signal.h>
-
 #include <iostream>
 #include <thread>
 #include <utility>
@@ -20,28 +17,11 @@ std::shared_ptr<grpc::ChannelCredentials> FlagCredentials(
   return *std::move(credentials);
 }
 
-namespace {
-
-sigset_t StopSignals() {
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  return signals;
-}
-
-}  // namespace
-
-void BlockStopSignals() {
-  const sigset_t signals = StopSignals();
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-}
-
-void StopOnSignal(std::function<void()> stop) {
-  const sigset_t signals = StopSignals();
-  std::thread([stop = std::move(stop), signals] {
-    int signal = 0;
-    if (sigwait(&signals, &signal) == 0) stop();
+void StopOnSignal(const service::StopSignals& signals, std::function<void()> stop) {
+  std::thread([&signals, stop = std::move(stop)] {
+    while (!signals.Wait(absl::Hours(1))) {
+    }
+    stop();
   }).detach();
 }
 

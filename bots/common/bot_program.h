@@ -2,12 +2,12 @@
 // share: the channel credentials of their TLS flags, and a stop on SIGINT or
 // SIGTERM.
 //
-//   BlockStopSignals();
+//   const service::StopSignals signals;  // first: gRPC's threads must not take SIGTERM
 //   std::shared_ptr<grpc::ChannelCredentials> credentials =
 //       FlagCredentials("trix-bot", flags.tls);
 //   if (credentials == nullptr) return 2;
 //   ...
-//   StopOnSignal([&seat] { seat.Stop(); });
+//   StopOnSignal(signals, [&seat] { seat.Stop(); });
 #ifndef TRIX_BOTS_COMMON_BOT_PROGRAM_H_
 #define TRIX_BOTS_COMMON_BOT_PROGRAM_H_
 
@@ -15,6 +15,7 @@
 #include <memory>
 #include <string>
 
+#include "services/common/service_main.h"
 #include "services/common/tls.h"
 
 namespace trix::bots {
@@ -25,13 +26,10 @@ namespace trix::bots {
 std::shared_ptr<grpc::ChannelCredentials> FlagCredentials(const std::string& program,
                                                           const service::ChannelTls& tls);
 
-// Blocks SIGINT and SIGTERM in this thread, and so in every thread it starts
-// after (gRPC's among them). Call first thing in main, before any channel is made.
-void BlockStopSignals();
-
-// Starts a thread that waits for SIGINT or SIGTERM, then calls `stop`. Call once,
-// from the main thread, after BlockStopSignals.
-void StopOnSignal(std::function<void()> stop);
+// Starts a thread that waits for one of `signals` (SIGINT, SIGTERM), then calls
+// `stop`. Make `signals` first thing in main, before any channel (gRPC's threads
+// must not take SIGTERM); it must outlive the program's threads.
+void StopOnSignal(const service::StopSignals& signals, std::function<void()> stop);
 
 }  // namespace trix::bots
 

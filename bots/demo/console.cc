@@ -99,8 +99,8 @@ void TableWatch::Stop() {
   if (call_) call_->TryCancel();
 }
 
-void StopOnSignal(TableWatch* watch) {
-  bots::StopOnSignal([watch] {
+void StopOnSignal(const service::StopSignals& signals, TableWatch* watch) {
+  bots::StopOnSignal(signals, [watch] {
     stopping.store(true);
     watch->Stop();
   });

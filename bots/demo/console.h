@@ -5,7 +5,8 @@
 // loop of the demo sees (StopOnSignal, Stopping).
 //
 //   TableWatch watch;
-//   StopOnSignal(&watch);  // before any thread starts
+//   const service::StopSignals signals;  // before any thread starts
+//   StopOnSignal(signals, &watch);
 //   std::thread watcher([&] { watch.Follow(address, table_id, service_token); });
 //   ...
 //   watcher.join();
@@ -25,6 +26,7 @@
 #include "absl/synchronization/mutex.h"
 #include "grpcpp/client_context.h"
 #include "grpcpp/security/credentials.h"
+#include "services/common/service_main.h"
 #include "trix/v1/table.pb.h"
 
 namespace trix::bots {
@@ -61,10 +63,9 @@ class TableWatch {
   bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
-// Blocks SIGINT and SIGTERM in this thread (so in the threads it starts after)
-// and starts a thread that waits for them: then Stopping() is true and `watch`
-// is stopped. Call once, from the main thread, before any other thread starts.
-void StopOnSignal(TableWatch* watch);
+// Starts a thread that waits for one of `signals`: then Stopping() is true and
+// `watch` is stopped. Call once, from the main thread.
+void StopOnSignal(const service::StopSignals& signals, TableWatch* watch);
 bool Stopping();
 
 // Says a finished game's record under `title` (its pot added when staked): each

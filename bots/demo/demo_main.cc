@@ -344,12 +344,12 @@ int Run(int argc, char** argv) {
     std::cerr << "trix-demo: " << plan.status().message() << "\n";
     return 2;
   }
-  BlockStopSignals();  // before gRPC starts its threads: they must not take SIGTERM
+  const service::StopSignals signals;  // before gRPC starts its threads: they must not take SIGTERM
   flags.credentials = FlagCredentials("trix-demo", flags.tls);
   if (flags.credentials == nullptr) return 2;
   if (system(absl::StrCat("mkdir -p '", flags.log_dir, "'").c_str()) != 0) return 1;
   TableWatch watch(flags.credentials);
-  StopOnSignal(&watch);
+  StopOnSignal(signals, &watch);
 
   Lobby lobby(flags.matchmaking, flags.ratings, flags.service_token, flags.credentials);
   Say(absl::StrCat("trix-demo: run ", run_id, "; logs in ", flags.log_dir));

@@ -292,7 +292,7 @@ int Run(int argc, char** argv) {
     return *exit_code;
   }
   if (flags.bot_binary.empty()) flags.bot_binary = SiblingBinary("trix-bot");
-  BlockStopSignals();  // before gRPC starts its threads: they must not take SIGTERM
+  const service::StopSignals signals;  // before gRPC starts its threads: they must not take SIGTERM
   flags.credentials = FlagCredentials("trix-table-demo", flags.tls);
   if (flags.credentials == nullptr) return 2;
   const TablePlan plan = PlanOf(flags);
@@ -309,7 +309,7 @@ int Run(int argc, char** argv) {
   // Ctrl-C / SIGTERM: stop the bots and leave (the service's autopilot would finish
   // the games; the local run stops the service too).
   TableWatch watch(flags.credentials);
-  StopOnSignal(&watch);
+  StopOnSignal(signals, &watch);
 
   auto stub = v1::TableService::NewStub(TableChannel(flags.address, flags.credentials));
   Say(absl::StrCat("trix-table-demo: ", tables.size(), " tables on ", flags.address, " (run ",
