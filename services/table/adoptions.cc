@@ -40,7 +40,7 @@ void Adoptions::Ended(const std::string& table_id, bool for_call,
     return;
   }
   if (unknown_.size() >= options_.max_unknown_tables) {
-    absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
+    EraseExpired(now);
     if (unknown_.size() >= options_.max_unknown_tables) return;  // full of fresh ones
   }
   unknown_[table_id] = {outcome, now + options_.unknown_table_memory};
@@ -71,6 +71,10 @@ void Adoptions::ForgetUnknown(const std::string& table_id) {
 
 void Adoptions::DropExpired(absl::Time now) {
   absl::MutexLock lock(&mu_);
+  EraseExpired(now);
+}
+
+void Adoptions::EraseExpired(absl::Time now) {
   absl::erase_if(unknown_, [&](const auto& entry) { return entry.second.expires <= now; });
 }
 

@@ -94,6 +94,8 @@ class Adoptions {
  private:
   // Counts `loading` adoptions loading, and shows it (trix_table_adoptions).
   void ShowLoading(size_t loading) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Forgets the unknown ids that expired by `now`.
+  void EraseExpired(absl::Time now) ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Busy() const;
 
   struct Unknown {
